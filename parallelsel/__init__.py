@@ -1,0 +1,12 @@
+"""parallelsel: choose DP, FSDP/ZeRO, TP and PP for large-model training, with every number traceable to a source."""
+
+from .hardware import DEVICES, LINKS, Cluster, Device, Link
+from .model import MODELS, Transformer
+from .plan import Plan, Workload, fsdp_plan
+from .recipe import RECIPES, Recipe
+
+__all__ = [
+    "DEVICES", "LINKS", "MODELS", "RECIPES",
+    "Cluster", "Device", "Link", "Plan", "Recipe", "Transformer", "Workload", "fsdp_plan",
+]
+__version__ = "0.1.0"

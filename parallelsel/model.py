@@ -1,0 +1,200 @@
+"""Transformer shapes with exact parameter and FLOP counts.
+
+The counting follows the layer structure, not a fitted formula: attention projections
+(Q, O: h x h; K, V: h x kv_heads*head_dim), an MLP (two matrices, or three when gated as in
+SwiGLU), optional biases, two norms per layer, a final norm, token embeddings (tied or not to
+the output head) and learned position embeddings when used. For the GPT shape this reduces to
+Narayanan et al. 2021, eq. 2: P = 12 l h^2 (1 + 13/(12h) + (V+s)/(12 l h)), plus the final
+layer norm (2h) that eq. 2 leaves out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ._check import ParallelselError, choice, positive_int
+
+RECOMPUTE = ("none", "selective", "full")
+
+
+@dataclass(frozen=True)
+class Transformer:
+    """A decoder-only transformer. ``ffn_hidden`` defaults to 4*hidden, ``kv_heads`` to ``heads`` (MHA)."""
+
+    layers: int
+    hidden: int
+    heads: int
+    seq_len: int
+    vocab: int
+    ffn_hidden: int | None = None
+    kv_heads: int | None = None
+    gated_mlp: bool = False
+    tied_embeddings: bool = False
+    position: str = "rotary"  # "learned" adds seq_len*hidden parameters
+    bias: bool = False
+    norm: str = "rmsnorm"  # "layernorm" has a bias, so 2*hidden parameters per norm
+    experts: int = 1
+    top_k: int = 1
+    name: str = "custom"
+
+    def __post_init__(self):
+        for f in ("layers", "hidden", "heads", "seq_len", "vocab", "experts", "top_k"):
+            positive_int(f, getattr(self, f))
+        if self.ffn_hidden is None:
+            object.__setattr__(self, "ffn_hidden", 4 * self.hidden)
+        if self.kv_heads is None:
+            object.__setattr__(self, "kv_heads", self.heads)
+        positive_int("ffn_hidden", self.ffn_hidden)
+        positive_int("kv_heads", self.kv_heads)
+        if self.hidden % self.heads:
+            raise ParallelselError(f"hidden={self.hidden}: must be divisible by heads={self.heads}")
+        if self.heads % self.kv_heads:
+            raise ParallelselError(f"kv_heads={self.kv_heads}: must divide heads={self.heads} (grouped-query attention)")
+        if self.top_k > self.experts:
+            raise ParallelselError(f"top_k={self.top_k}: must be <= experts={self.experts}")
+        choice("position", self.position, ("learned", "rotary"))
+        choice("norm", self.norm, ("layernorm", "rmsnorm"))
+
+    # -- shape helpers -------------------------------------------------------------------
+    @property
+    def head_dim(self) -> int:
+        return self.hidden // self.heads
+
+    @property
+    def kv_dim(self) -> int:
+        """Width of K (and of V): kv_heads * head_dim."""
+        return self.kv_heads * self.head_dim
+
+    @property
+    def is_moe(self) -> bool:
+        return self.experts > 1
+
+    # -- parameters ----------------------------------------------------------------------
+    @property
+    def attention_params(self) -> int:
+        """Q, K, V and output projections of one layer (with biases if ``bias``)."""
+        h, kv = self.hidden, self.kv_dim
+        weights = 2 * h * h + 2 * h * kv
+        biases = (2 * h + 2 * kv) if self.bias else 0
+        return weights + biases
+
+    @property
+    def expert_params(self) -> int:
+        """One MLP (one expert): 2 matrices, or 3 when gated (SwiGLU, Shazeer 2020)."""
+        h, f = self.hidden, self.ffn_hidden
+        mats = 3 if self.gated_mlp else 2
+        biases = ((2 * f if self.gated_mlp else f) + h) if self.bias else 0
+        return mats * h * f + biases
+
+    @property
+    def mlp_params(self) -> int:
+        """All experts of one layer plus the router (hidden x experts) when MoE."""
+        router = self.hidden * self.experts if self.is_moe else 0
+        return self.experts * self.expert_params + router
+
+    @property
+    def norm_params(self) -> int:
+        """One norm: scale (and bias for LayerNorm)."""
+        return 2 * self.hidden if self.norm == "layernorm" else self.hidden
+
+    @property
+    def layer_params(self) -> int:
+        """One transformer layer: attention + MLP + two norms."""
+        return self.attention_params + self.mlp_params + 2 * self.norm_params
+
+    @property
+    def embedding_params(self) -> int:
+        """Token embedding, plus learned positions if used (the input side of the model)."""
+        pos = self.seq_len * self.hidden if self.position == "learned" else 0
+        return self.vocab * self.hidden + pos
+
+    @property
+    def head_params(self) -> int:
+        """Output projection to the vocabulary (0 when tied to the embedding) plus the final norm."""
+        out = 0 if self.tied_embeddings else self.vocab * self.hidden
+        return out + self.norm_params
+
+    @property
+    def params(self) -> int:
+        """Exact total parameter count."""
+        return self.layers * self.layer_params + self.embedding_params + self.head_params
+
+    @property
+    def active_params(self) -> int:
+        """Parameters touched per token (MoE routes each token to top_k experts)."""
+        inactive = (self.experts - self.top_k) * self.expert_params * self.layers
+        return self.params - inactive
+
+    # -- FLOPs ---------------------------------------------------------------------------
+    def forward_flops_per_token(self, seq_len: int | None = None) -> dict[str, float]:
+        """Forward FLOPs per token, split into ``layers`` (matmuls), ``attention`` (scores) and ``logits``.
+
+        Each multiply-add is 2 FLOPs. Matmuls: 2 x (weight matrices a token touches). Attention
+        scores QK^T and the weighted sum over V: 2 x 2 x s x h per layer without a causal discount,
+        as in Narayanan et al. 2021 (eq. 3) and Korthikanti et al. 2022 (§6). Logits: 2 V h.
+        """
+        s = self.seq_len if seq_len is None else positive_int("seq_len", seq_len)
+        h, kv, f = self.hidden, self.kv_dim, self.ffn_hidden
+        attn_mats = 2 * h * h + 2 * h * kv
+        mlp_mats = self.top_k * (3 if self.gated_mlp else 2) * h * f
+        router = h * self.experts if self.is_moe else 0
+        return {
+            "layers": 2.0 * self.layers * (attn_mats + mlp_mats + router),
+            "attention": 4.0 * self.layers * s * h,
+            "logits": 2.0 * self.vocab * h,
+        }
+
+    def flops_per_token(self, recompute: str = "none", seq_len: int | None = None) -> float:
+        """Training FLOPs per token (forward + backward = 3 x forward).
+
+        Backward costs twice the forward (Kaplan et al. 2020 §2.1; Narayanan et al. 2021 §5.1).
+        For the GPT shape with recompute="none" this is 72 l h^2 + 12 l s h + 6 V h; with
+        recompute="full" the layers' forward runs once more, giving Narayanan et al. eq. 3:
+        96 l h^2 (1 + s/(6h)) + 6 V h per token. "selective" re-runs only the attention-score
+        part (Korthikanti et al. 2022 §5).
+        """
+        choice("recompute", recompute, RECOMPUTE)
+        fw = self.forward_flops_per_token(seq_len)
+        total = 3.0 * (fw["layers"] + fw["attention"] + fw["logits"])
+        if recompute == "full":
+            total += fw["layers"] + fw["attention"]
+        elif recompute == "selective":
+            total += fw["attention"]
+        return total
+
+    def model_flops_per_token(self, seq_len: int | None = None) -> float:
+        """The FLOPs MFU counts: training without recompute (Chowdhery et al. 2022, App. B)."""
+        return self.flops_per_token("none", seq_len)
+
+
+def _gpt(name, layers, hidden, heads, seq_len=2048, vocab=51200):
+    return Transformer(
+        layers=layers, hidden=hidden, heads=heads, seq_len=seq_len, vocab=vocab, tied_embeddings=True,
+        position="learned", bias=True, norm="layernorm", name=name,
+    )
+
+
+def _llama(name, layers, hidden, heads, ffn, vocab, seq_len, kv_heads=None, experts=1, top_k=1):
+    return Transformer(
+        layers=layers, hidden=hidden, heads=heads, kv_heads=kv_heads, ffn_hidden=ffn, vocab=vocab, seq_len=seq_len,
+        gated_mlp=True, tied_embeddings=False, position="rotary", bias=False, norm="rmsnorm",
+        experts=experts, top_k=top_k, name=name,
+    )
+
+
+MODELS: dict[str, Transformer] = {
+    # Radford et al. 2019 (GPT-2 XL): 48 layers, d=1600, 25 heads, 1024 context, 50257 vocab -> 1,557,611,200.
+    "gpt2-1.5b": _gpt("GPT-2 1.5B", 48, 1600, 25, seq_len=1024, vocab=50257),
+    # Brown et al. 2020, Table 2.1 (GPT-3 175B); vocab padded to 51200 as in Narayanan et al. 2021 §5.1.
+    "gpt3-175b": _gpt("GPT-3 175B", 96, 12288, 96),
+    # Touvron et al. 2023 (Llama 2), Table 1 and the released configs.
+    "llama2-7b": _llama("Llama-2 7B", 32, 4096, 32, 11008, 32000, 4096),
+    "llama2-13b": _llama("Llama-2 13B", 40, 5120, 40, 13824, 32000, 4096),
+    "llama2-70b": _llama("Llama-2 70B", 80, 8192, 64, 28672, 32000, 4096, kv_heads=8),
+    # Llama 3 Herd of Models (Dubey et al. 2024), Table 3.
+    "llama3-8b": _llama("Llama-3 8B", 32, 4096, 32, 14336, 128256, 8192, kv_heads=8),
+    "llama3-70b": _llama("Llama-3 70B", 80, 8192, 64, 28672, 128256, 8192, kv_heads=8),
+    "llama3-405b": _llama("Llama-3 405B", 126, 16384, 128, 53248, 128256, 8192, kv_heads=8),
+    # Jiang et al. 2024 (Mixtral of Experts): 8 experts, top-2, 32 layers, d=4096, GQA 8.
+    "mixtral-8x7b": _llama("Mixtral 8x7B", 32, 4096, 32, 14336, 32000, 4096, kv_heads=8, experts=8, top_k=2),
+}

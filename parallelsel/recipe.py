@@ -1,0 +1,51 @@
+"""Training recipes: bytes per parameter for weights, gradients and optimizer state.
+
+Rajbhandari et al. 2020 (ZeRO), §3.1: mixed-precision Adam keeps 2 bytes of fp16/bf16 weights,
+2 bytes of gradients and K = 12 bytes of optimizer state per parameter (fp32 master weights,
+momentum and variance), 16 bytes in all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ._check import positive_number
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """Bytes per parameter: ``weights`` (compute copy), ``grads``, ``optimizer`` (K in ZeRO's notation).
+
+    ``activation`` is the bytes per activation element (Korthikanti et al. 2022 assume 16-bit).
+    """
+
+    name: str
+    weights: float
+    grads: float
+    optimizer: float
+    activation: float = 2.0
+
+    def __post_init__(self):
+        positive_number("weights", self.weights)
+        positive_number("grads", self.grads)
+        positive_number("optimizer", self.optimizer, allow_zero=True)
+        positive_number("activation", self.activation)
+
+    @property
+    def per_param(self) -> float:
+        """Bytes of training state per parameter (weights + grads + optimizer)."""
+        return self.weights + self.grads + self.optimizer
+
+
+RECIPES: dict[str, Recipe] = {
+    # ZeRO §3.1: 2 + 2 + 12 (fp32 master, momentum, variance).
+    "bf16-adam": Recipe("bf16 + Adam", 2, 2, 12),
+    # Megatron-LM's default with fp32 gradient accumulation (main_grad): 2 + 4 + 12.
+    "bf16-adam-fp32grad": Recipe("bf16 + Adam, fp32 grads", 2, 4, 12),
+    # Pure fp32 Adam: weights, grads, momentum, variance, no master copy: 4 + 4 + 8.
+    "fp32-adam": Recipe("fp32 Adam", 4, 4, 8, activation=4),
+    # Dettmers et al. 2022 (8-bit optimizers): momentum and variance in 1 byte each, fp32 master kept: 2 + 2 + 6.
+    "bf16-adam8bit": Recipe("bf16 + 8-bit Adam", 2, 2, 6),
+    # SGD with momentum in fp32: weights, grads, momentum: 4 + 4 + 4.
+    "sgd-momentum": Recipe("fp32 SGD + momentum", 4, 4, 4, activation=4),
+}

@@ -1,0 +1,89 @@
+"""One shared matplotlib style for every chart on the site.
+
+Charts are SVG with text kept as text (``svg.fonttype: none``) so they are small and searchable,
+with a CJK-capable font first in the fallback list so Chinese titles render without tofu, and
+byte-stable: a fixed hash salt per figure and no date metadata (see DESIGN.md, toolchain facts).
+"""
+
+from __future__ import annotations
+
+import io
+from contextlib import contextmanager
+from typing import Iterator
+
+import matplotlib
+
+matplotlib.use("Agg")  # build machines have no display
+import matplotlib.pyplot as plt  # noqa: E402
+
+# Noto Sans CJK comes from Debian's fonts-noto-cjk; the rest are fallbacks so Latin text still renders.
+FONT_FAMILY = ["Noto Sans CJK SC", "Noto Sans CJK JP", "Source Han Sans SC", "WenQuanYi Zen Hei", "DejaVu Sans"]
+
+# Colours shared by all charts, so F/B/W or compute/comm/wait mean the same thing everywhere.
+COLORS = {
+    "F": "#4C78A8",
+    "B": "#F58518",
+    "W": "#54A24B",
+    "compute": "#4C78A8",
+    "comm": "#F58518",
+    "bubble": "#BAB0AC",
+    "wait": "#E45756",
+    "params": "#4C78A8",
+    "grads": "#F58518",
+    "optimizer": "#54A24B",
+    "activations": "#B279A2",
+    "other": "#9D755D",
+}
+
+RC = {
+    "font.family": "sans-serif",
+    "font.sans-serif": FONT_FAMILY,
+    "axes.unicode_minus": False,  # CJK fonts lack U+2212 in some builds
+    "svg.fonttype": "none",
+    "figure.dpi": 100,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "font.size": 10,
+}
+
+
+@contextmanager
+def chart(width: float = 7.0, height: float = 3.6, nrows: int = 1, ncols: int = 1, **kw) -> Iterator[tuple]:
+    """Yield ``(fig, axes)`` under the shared style; the figure is closed afterwards."""
+    with plt.rc_context(RC):
+        fig, axes = plt.subplots(nrows, ncols, figsize=(width, height), **kw)
+        try:
+            yield fig, axes
+        finally:
+            plt.close(fig)
+
+
+def to_svg(fig, salt: str) -> str:
+    """Serialise ``fig`` to an inline SVG string that is identical across builds.
+
+    ``salt`` must be unique per figure on a page: matplotlib derives element ids from it, and two
+    inline SVGs with the same ids on one page would clash.
+    """
+    if not salt:
+        raise ValueError(f"salt={salt!r}: must be a non-empty string unique to this figure")
+    buf = io.StringIO()
+    with plt.rc_context({**RC, "svg.hashsalt": salt}):
+        fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
+    text = buf.getvalue()
+    # Drop the XML prolog and DOCTYPE so the SVG can be inlined into HTML.
+    start = text.find("<svg")
+    return text[start:]
+
+
+def figure_html(svg: str, caption: str) -> str:
+    """Wrap an inline SVG in a captioned figure; the caption doubles as the accessible name."""
+    if not caption:
+        raise ValueError("caption='': every chart needs a caption (it is its alt text)")
+    svg = svg.replace("<svg ", f'<svg role="img" aria-label="{_escape(caption)}" ', 1)
+    return f'<figure class="ps-chart">\n{svg}\n<figcaption>{_escape(caption)}</figcaption>\n</figure>\n'
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
