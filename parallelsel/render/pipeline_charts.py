@@ -1,0 +1,211 @@
+"""Pipeline charts: Gantt timelines, bubble curves, schedule comparison, a straggler.
+
+Pure functions: data in, SVG string out (via :func:`parallelsel.render.style.to_svg`). Every function
+takes ``salt``, which must be unique per figure on a page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from matplotlib.patches import Patch
+from matplotlib.ticker import PercentFormatter
+
+from parallelsel import pipeline as pl
+from parallelsel._check import ParallelselError, positive_int, positive_number
+from parallelsel.render.style import COLORS, chart, to_svg
+
+__all__ = ["gantt", "bubble_curve", "schedule_comparison", "straggler", "schedule_name"]
+
+DEFAULT_XLABEL = "时间（单位：前向耗时）"
+_KIND_LABEL = {"F": "前向 F", "B": "反向 B", "W": "权重梯度 W"}
+_MAX_LABELLED_STAGES = 8
+_MAX_LABELLED_MICROBATCHES = 16
+
+
+def schedule_name(sched: pl.Schedule) -> str:
+    """Short display name of a schedule, e.g. ``"1F1B"`` or ``"交错 1F1B（v=2）"``."""
+    if sched.kind == "interleaved" and sched.chunks > 1:
+        return f"交错 1F1B（v={sched.chunks}）"
+    return {"gpipe": "GPipe", "1f1b": "1F1B", "interleaved": "1F1B", "zb-h1": "ZB-H1"}.get(sched.kind, sched.kind)
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _default_title(tl: pl.Timeline) -> str:
+    s = tl.schedule
+    return f"{schedule_name(s)}，p={s.stages}，m={s.microbatches}：气泡占比 {_pct(tl.bubble_fraction)}"
+
+
+def _draw(ax, tl: pl.Timeline, xlabel: str | None, legend: bool = True) -> None:
+    """Draw ``tl`` as a Gantt chart on ``ax``: one row per stage, stage 0 at the top."""
+    s = tl.schedule
+    p, m, v = s.stages, s.microbatches, s.chunks
+    labelled = p <= _MAX_LABELLED_STAGES and m <= _MAX_LABELLED_MICROBATCHES
+    height = 0.8
+    edge = dict(edgecolor="white", linewidth=0.6) if labelled else dict(linewidth=0)
+    # Each row's full extent in a faint grey, so idle time reads as empty space inside the step.
+    for stage in range(p):
+        ax.broken_barh([(0, tl.makespan)], (stage - height / 2, height), facecolors=COLORS["bubble"], alpha=0.18, linewidth=0)
+    for stage in range(p):
+        on_stage = tl.stage == stage
+        for kind in "FBW":
+            for chunk in range(v):
+                sel = on_stage & (tl.kind == kind) & (tl.chunk == chunk)
+                if not sel.any():
+                    continue
+                starts, ends = tl.start[sel], tl.end[sel]
+                if not labelled:
+                    starts, ends = _merge_runs(starts, ends)  # fewer SVG paths, no seams between touching blocks
+                alpha = 1.0 if v == 1 else 1.0 - 0.45 * chunk / (v - 1)  # later chunks lighter
+                ax.broken_barh(
+                    list(zip(starts, ends - starts)), (stage - height / 2, height),
+                    facecolors=COLORS[kind], alpha=alpha, **edge,
+                )
+                if labelled:
+                    for a, b, mb in zip(starts, ends, tl.microbatch[sel]):
+                        if b - a > 0:
+                            ax.text((a + b) / 2, stage, str(int(mb)), ha="center", va="center", fontsize=7, color="white")
+    ax.set_ylim(p - 0.5, -0.5)  # stage 0 at the top
+    ax.set_yticks(range(p))
+    ax.set_yticklabels([f"阶段 {i}" for i in range(p)], fontsize=8 if p <= 16 else 6)
+    ax.set_xlim(0, tl.makespan)
+    ax.grid(False, axis="y")
+    ax.set_axisbelow(True)
+    if xlabel:
+        ax.set_xlabel(xlabel)
+    if legend:
+        kinds = [k for k in "FBW" if (tl.kind == k).any()]
+        handles = [Patch(facecolor=COLORS[k], label=_KIND_LABEL[k]) for k in kinds]
+        handles.append(Patch(facecolor=COLORS["bubble"], alpha=0.3, label="空闲（气泡）"))
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+
+
+def _merge_runs(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Join blocks that touch (one ends where the next starts) into one interval."""
+    order = np.argsort(starts, kind="stable")
+    starts, ends = starts[order], ends[order]
+    gap = starts[1:] > ends[:-1] + 1e-9 * max(1.0, float(ends.max()))
+    first = np.concatenate(([True], gap))
+    last = np.concatenate((gap, [True]))
+    return starts[first], ends[last]
+
+
+def _height(p: int) -> float:
+    return min(10.0, 1.3 + 0.32 * p)
+
+
+def gantt(timeline: pl.Timeline, title: str | None = None, *, salt: str, xlabel: str = DEFAULT_XLABEL) -> str:
+    """Gantt chart of a simulated step: rows are stages, blocks are F/B/W passes, gaps are the bubble.
+
+    Blocks carry their micro-batch number when ``p <= 8`` and ``m <= 16``. The default title names the
+    schedule, ``p``, ``m`` and the measured bubble fraction. ``xlabel`` should name the time unit of the
+    costs given to :func:`parallelsel.pipeline.simulate`.
+    """
+    if not isinstance(timeline, pl.Timeline):
+        raise ParallelselError(f"timeline={timeline!r}: must be a Timeline from pipeline.simulate()")
+    with chart(width=8.0, height=_height(timeline.stages)) as (fig, ax):
+        _draw(ax, timeline, xlabel)
+        ax.set_title(title if title is not None else _default_title(timeline))
+        return to_svg(fig, salt)
+
+
+def bubble_curve(stages_list: Sequence[int], m_values: Sequence[int], salt: str) -> str:
+    """Bubble fraction against the number of micro-batches ``m`` for several pipeline depths ``p``.
+
+    Lines are the closed form ``(p-1)/(m+p-1)`` (:func:`parallelsel.pipeline.bubble_fraction`); points
+    are 1F1B steps simulated at each ``m`` in ``m_values`` and lie on the lines.
+    """
+    ps = [positive_int("stages_list[]", p) for p in stages_list]
+    ms = sorted({positive_int("m_values[]", m) for m in m_values})
+    if not ps:
+        raise ParallelselError(f"stages_list={stages_list!r}: must list at least one stage count")
+    if not ms:
+        raise ParallelselError(f"m_values={m_values!r}: must list at least one micro-batch count")
+    colors = ["#4C78A8", "#F58518", "#54A24B", "#E45756", "#B279A2", "#9D755D", "#72B7B2", "#EECA3B"]
+    grid = np.arange(1, max(ms) + 1)
+    with chart(width=7.0, height=3.8) as (fig, ax):
+        for i, p in enumerate(ps):
+            c = colors[i % len(colors)]
+            ax.plot(grid, [pl.bubble_fraction(p, int(m)) for m in grid], color=c, linewidth=1.6, label=f"p={p}（解析式）")
+            sim = [pl.simulate(pl.schedule("1f1b", p, m)).bubble_fraction for m in ms]
+            ax.plot(ms, sim, "o", color=c, markersize=5, markerfacecolor="white", markeredgewidth=1.4, label=f"p={p}（模拟）")
+        ax.set_xlabel("微批次数 m")
+        ax.set_ylabel("气泡占比")
+        ax.set_ylim(0, 1)
+        ax.set_xlim(0, max(ms) + 1)
+        ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+        ax.set_title("气泡占比 (p-1)/(m+p-1)：线为解析式，点为 1F1B 模拟")
+        ax.legend(fontsize=8, ncol=2, frameon=False)
+        return to_svg(fig, salt)
+
+
+def schedule_comparison(stages: int, microbatches: int, chunks: int, salt: str) -> str:
+    """The same ``p`` and ``m`` under GPipe, 1F1B, interleaved 1F1B (``chunks``) and ZB-H1.
+
+    Costs: forward 1, backward 2 (for ZB-H1 split into B = 1 and W = 1). Each subplot's title gives the
+    measured bubble fraction and the peak in-flight activations, in micro-batches through a whole stage.
+    """
+    p = positive_int("stages", stages)
+    m = positive_int("microbatches", microbatches)
+    v = positive_int("chunks", chunks)
+    scheds = [pl.schedule("gpipe", p, m), pl.schedule("1f1b", p, m), pl.schedule("interleaved", p, m, v), pl.schedule("zb-h1", p, m)]
+    tls = [pl.simulate(s, forward=1.0, backward=2.0) for s in scheds]
+    span = max(t.makespan for t in tls)
+    row = _height(p) * 0.75
+    with chart(width=8.0, height=row * len(tls) + 0.6, nrows=len(tls), ncols=1, sharex=True) as (fig, axes):
+        for i, (ax, tl) in enumerate(zip(axes, tls)):
+            _draw(ax, tl, DEFAULT_XLABEL if i == len(tls) - 1 else None, legend=(i == 0))
+            ax.set_xlim(0, span)
+            peak = float(tl.peak_activations.max())
+            shade = "（颜色越浅，模型块越靠后）" if tl.schedule.chunks > 1 else ""
+            ax.set_title(
+                f"{schedule_name(tl.schedule)}：气泡占比 {_pct(tl.bubble_fraction)}，峰值在途激活 {peak:g} 个微批次{shade}",
+                fontsize=9, loc="left",
+            )
+        if len(tls) == 4:
+            # one shared legend that names W too (only ZB-H1 has W blocks)
+            handles = [Patch(facecolor=COLORS[k], label=_KIND_LABEL[k]) for k in "FBW"]
+            handles.append(Patch(facecolor=COLORS["bubble"], alpha=0.3, label="空闲（气泡）"))
+            axes[0].legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+        fig.suptitle(f"同一 p={p}、m={m} 下的四种调度", y=1.0)
+        fig.tight_layout()
+        return to_svg(fig, salt)
+
+
+def straggler(stages: int, microbatches: int, slow_stage: int, slowdown: float, salt: str, kind: str = "1f1b") -> str:
+    """A uniform pipeline above the same pipeline with one stage ``slowdown`` times slower.
+
+    Forward 1 and backward 2 per stage; on ``slow_stage`` both are multiplied by ``slowdown``. The
+    figure title states how much the bubble fraction and the step time grow.
+    """
+    p = positive_int("stages", stages)
+    m = positive_int("microbatches", microbatches)
+    s = positive_int("slow_stage", slow_stage, minimum=0)
+    if s >= p:
+        raise ParallelselError(f"slow_stage={slow_stage!r}: must be a stage index in 0..{p - 1} (stages={p})")
+    k = positive_number("slowdown", slowdown)
+    sched = pl.schedule(kind, p, m)
+    base = pl.simulate(sched, forward=1.0, backward=2.0)
+    fwd = [1.0] * p
+    bwd = [2.0] * p
+    fwd[s], bwd[s] = k, 2.0 * k
+    slow = pl.simulate(sched, forward=fwd, backward=bwd)
+    row = _height(p) * 0.8
+    with chart(width=8.0, height=2 * row + 0.8, nrows=2, ncols=1, sharex=True) as (fig, (a0, a1)):
+        _draw(a0, base, None)
+        _draw(a1, slow, DEFAULT_XLABEL, legend=False)
+        a1.set_xlim(0, slow.makespan)
+        a0.set_title(f"各阶段一样快：气泡占比 {_pct(base.bubble_fraction)}，步时 {base.makespan:g}", fontsize=9, loc="left")
+        a1.set_title(f"阶段 {s} 慢 {k:g} 倍：气泡占比 {_pct(slow.bubble_fraction)}，步时 {slow.makespan:g}", fontsize=9, loc="left")
+        a1.get_yticklabels()[s].set_color(COLORS["wait"])
+        grow = 100 * (slow.bubble_fraction - base.bubble_fraction)
+        fig.suptitle(
+            f"{schedule_name(sched)}，p={p}，m={m}：一个慢阶段使气泡占比增加 {grow:.1f} 个百分点，步时变为 {slow.makespan / base.makespan:.2f} 倍",
+            y=1.0, fontsize=10,
+        )
+        fig.tight_layout()
+        return to_svg(fig, salt)

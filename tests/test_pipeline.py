@@ -1,0 +1,332 @@
+"""Pipeline schedules and simulator against the closed forms (Narayanan et al. 2021; Qi et al. 2024)."""
+
+from __future__ import annotations
+
+import doctest
+import math
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from parallelsel import pipeline as pl
+
+TOL = 1e-9
+
+
+# ---------------------------------------------------------------------------- simulator == closed form
+
+GRID = [(p, m) for p in (1, 2, 3, 4, 8) for m in (1, 2, 3, 5, 8, 16, 33)]
+
+
+@pytest.mark.parametrize("kind", ["gpipe", "1f1b"])
+@pytest.mark.parametrize("p,m", GRID)
+def test_uniform_gpipe_1f1b_match_closed_form(kind, p, m):
+    tl = pl.simulate(pl.schedule(kind, p, m), forward=1.0, backward=2.0)
+    assert abs(tl.bubble_fraction - pl.bubble_fraction(p, m)) < TOL
+    assert abs(tl.bubble_overhead - pl.bubble_overhead(p, m)) < TOL
+    # per-stage idle is (p-1)(t_f+t_b) (Narayanan et al. 2021 §2.2.1)
+    np.testing.assert_allclose(tl.idle, (p - 1) * 3.0, rtol=0, atol=TOL)
+
+
+@pytest.mark.parametrize("v", [2, 3, 4])
+@pytest.mark.parametrize("p", [1, 2, 3, 4, 8])
+@pytest.mark.parametrize("k", [1, 2, 3, 5])
+def test_uniform_interleaved_matches_closed_form(p, v, k):
+    m = k * p
+    tl = pl.simulate(pl.schedule("interleaved", p, m, chunks=v), forward=1.5, backward=2.5)
+    assert abs(tl.bubble_fraction - pl.bubble_fraction(p, m, v)) < TOL
+    assert abs(tl.bubble_overhead - pl.bubble_overhead(p, m, v)) < TOL
+    np.testing.assert_allclose(tl.idle, (p - 1) * 4.0 / v, rtol=0, atol=TOL)
+
+
+def test_interleaved_one_chunk_is_1f1b():
+    assert pl.schedule("interleaved", 4, 8, chunks=1).ops == pl.schedule("1f1b", 4, 8).ops
+
+
+def test_closed_forms_known_values():
+    assert pl.bubble_fraction(4, 8) == pytest.approx(3 / 11, abs=TOL)
+    assert pl.bubble_overhead(4, 8) == pytest.approx(3 / 8, abs=TOL)
+    assert pl.bubble_overhead(8, 32, 4) == pytest.approx(7 / 128, abs=TOL)
+    o = pl.bubble_overhead(8, 32, 4)
+    assert pl.bubble_fraction(8, 32, 4) == pytest.approx(o / (1 + o), abs=TOL)
+
+
+@pytest.mark.parametrize("p", [2, 3, 4, 8])
+@pytest.mark.parametrize("mult", [1, 2, 3])
+def test_zb_h1_bubble_is_a_third_of_1f1b(p, mult):
+    m = mult * p
+    t = 1.0
+    zb = pl.simulate(pl.schedule("zb-h1", p, m), forward=t, backward=t, weight=t)
+    one = pl.simulate(pl.schedule("1f1b", p, m), forward=t, backward=t, weight=t)
+    np.testing.assert_allclose(zb.idle, pl.zb_h1_bubble_time(p, t, t, t), rtol=0, atol=TOL)
+    np.testing.assert_allclose(one.idle, pl.onef1b_bubble_time(p, t, t, t), rtol=0, atol=TOL)
+    assert pl.zb_h1_bubble_time(p, t, t, t) == pytest.approx((p - 1) * t, abs=TOL)
+    assert pl.onef1b_bubble_time(p, t, t, t) == pytest.approx(3 * (p - 1) * t, abs=TOL)
+    # same peak memory as 1F1B: p micro-batches, and no stage holds more
+    assert zb.peak_inflight.max() == one.peak_inflight.max() == p
+
+
+@pytest.mark.parametrize("f,b,w", [(1.0, 2.0, 0.5), (2.0, 1.0, 1.0), (1.0, 2.0, 1.0), (1.5, 1.0, 0.25)])
+@pytest.mark.parametrize("p,m", [(4, 8), (8, 16), (3, 7)])
+def test_zb_h1_bubble_unequal_costs(f, b, w, p, m):
+    zb = pl.simulate(pl.schedule("zb-h1", p, m), forward=f, backward=b, weight=w)
+    one = pl.simulate(pl.schedule("1f1b", p, m), forward=f, backward=b, weight=w)
+    np.testing.assert_allclose(zb.idle, pl.zb_h1_bubble_time(p, f, b, w), rtol=0, atol=TOL)
+    np.testing.assert_allclose(one.idle, pl.onef1b_bubble_time(p, f, b, w), rtol=0, atol=TOL)
+
+
+def test_zb_h1_default_split_is_half_half():
+    a = pl.simulate(pl.schedule("zb-h1", 4, 8), forward=1.0, backward=2.0)
+    b = pl.simulate(pl.schedule("zb-h1", 4, 8), forward=1.0, backward=1.0, weight=1.0)
+    np.testing.assert_array_equal(a.end, b.end)
+
+
+def test_weight_folds_into_b_for_unsplit_kinds():
+    a = pl.simulate(pl.schedule("1f1b", 4, 8), forward=1.0, backward=1.0, weight=1.0)
+    b = pl.simulate(pl.schedule("1f1b", 4, 8), forward=1.0, backward=2.0)
+    np.testing.assert_array_equal(a.end, b.end)
+    assert not (a.kind == "W").any()
+
+
+# ---------------------------------------------------------------------------- memory
+
+@pytest.mark.parametrize("p,m", [(4, 8), (4, 2), (8, 8), (1, 5), (6, 13)])
+def test_peak_inflight(p, m):
+    one = pl.simulate(pl.schedule("1f1b", p, m))
+    gp = pl.simulate(pl.schedule("gpipe", p, m))
+    assert one.peak_inflight[0] == min(p, m)
+    assert list(one.peak_inflight) == [min(p - s, m) for s in range(p)]
+    assert list(gp.peak_inflight) == [m] * p
+
+
+def test_interleaved_peak_activations_in_stage_units():
+    p, m, v = 4, 8, 2
+    tl = pl.simulate(pl.schedule("interleaved", p, m, chunks=v))
+    # Megatron's warm-up on stage 0: 2(p-1) + (v-1)p forwards, plus one in the first steady step
+    assert tl.peak_inflight[0] == 2 * (p - 1) + (v - 1) * p + 1
+    np.testing.assert_allclose(tl.peak_activations, tl.peak_inflight / v)
+
+
+# ---------------------------------------------------------------------------- schedule structure
+
+@pytest.mark.parametrize("kind,v", [("gpipe", 1), ("1f1b", 1), ("interleaved", 2), ("interleaved", 3), ("zb-h1", 1)])
+def test_every_stage_runs_every_pass_once(kind, v):
+    p, m = 4, 8
+    s = pl.schedule(kind, p, m, chunks=v)
+    kinds = "FBW" if kind == "zb-h1" else "FB"
+    for ops in s.ops:
+        assert sorted((o.kind, o.microbatch, o.chunk) for o in ops) == sorted(
+            (k, b, c) for k in kinds for b in range(m) for c in range(v)
+        )
+
+
+def test_1f1b_order_small():
+    s = pl.schedule("1f1b", 3, 4)
+    assert [" ".join(map(str, ops)) for ops in s.ops] == [
+        "F0 F1 F2 B0 F3 B1 B2 B3",
+        "F0 F1 B0 F2 B1 F3 B2 B3",
+        "F0 B0 F1 B1 F2 B2 F3 B3",
+    ]
+
+
+def test_deps_rule():
+    s = pl.schedule("interleaved", 4, 8, chunks=2)
+    # virtual stage 4 = chunk 1 of stage 0; its forward waits for virtual stage 3 = chunk 0 of stage 3
+    assert s.deps(0, pl.Op("F", 5, 1)) == ((3, pl.Op("F", 5, 0)),)
+    # last virtual stage 7 = chunk 1 of stage 3: B waits for its own F
+    assert s.deps(3, pl.Op("B", 2, 1)) == ((3, pl.Op("F", 2, 1)),)
+    assert s.deps(3, pl.Op("B", 2, 0)) == ((0, pl.Op("B", 2, 1)),)
+    assert s.deps(0, pl.Op("F", 0, 0)) == ()
+    z = pl.schedule("zb-h1", 2, 2)
+    assert z.deps(1, pl.Op("W", 1)) == ((1, pl.Op("B", 1)),)
+
+
+def test_timeline_rows_respect_dependencies():
+    s = pl.schedule("interleaved", 4, 8, chunks=2)
+    tl = pl.simulate(s, p2p=0.25)
+    done = {(st_, op): (a, b) for st_, op, a, b in tl.rows()}
+    for (st_, op), (a, b) in done.items():
+        for ds, dop in s.deps(st_, op):
+            need = done[(ds, dop)][1] + (0.25 if ds != st_ else 0.0)
+            assert a >= need - TOL
+    for stage in range(4):
+        rows = tl.rows(stage)
+        assert all(r0[3] <= r1[2] + TOL for r0, r1 in zip(rows, rows[1:]))
+
+
+def test_deadlock_is_reported():
+    good = pl.schedule("1f1b", 2, 2)
+    # stage 1 runs B0 before F0: its B waits for its own F, which comes later
+    bad_ops = (good.ops[0], (pl.Op("B", 0), pl.Op("F", 0), pl.Op("F", 1), pl.Op("B", 1)))
+    bad = pl.Schedule("1f1b", 2, 2, 1, bad_ops)
+    with pytest.raises(RuntimeError, match="deadlock: stage"):
+        pl.simulate(bad)
+
+
+# ---------------------------------------------------------------------------- imbalance and latency
+
+@pytest.mark.parametrize("kind", ["gpipe", "1f1b", "zb-h1"])
+def test_straggler_increases_bubble(kind):
+    p, m = 4, 8
+    base = pl.simulate(pl.schedule(kind, p, m))
+    fwd = [1.0] * p
+    bwd = [2.0] * p
+    fwd[2], bwd[2] = 1.5, 3.0
+    slow = pl.simulate(pl.schedule(kind, p, m), forward=fwd, backward=bwd)
+    assert slow.bubble_fraction > base.bubble_fraction
+    # the slow stage cannot start before stages 0..1 forward micro-batch 0 and runs m(1.5+3.0) of work;
+    # without a split backward, stages 1..0 must still run the last backward after it
+    tail = 0.0 if kind == "zb-h1" else 2 * 2.0
+    assert slow.makespan >= 2 * 1.0 + m * (1.5 + 3.0) + tail - TOL
+
+
+@pytest.mark.parametrize("p,m", [(2, 4), (4, 3), (4, 8), (8, 16)])
+def test_gpipe_p2p_adds_two_hops_per_stage(p, m):
+    # GPipe: forwards on stage s are contiguous from s(t_f+d); backwards are contiguous on the last
+    # stage and reach stage 0 after p-1 hops of t_b+d, so latency adds exactly 2(p-1)d.
+    d = 0.3
+    base = pl.simulate(pl.schedule("gpipe", p, m)).makespan
+    assert pl.simulate(pl.schedule("gpipe", p, m), p2p=d).makespan == pytest.approx(base + 2 * (p - 1) * d, abs=TOL)
+
+
+@pytest.mark.parametrize("kind,v", [("1f1b", 1), ("interleaved", 2), ("zb-h1", 1)])
+def test_p2p_latency_is_monotone_and_at_least_two_hops(kind, v):
+    p, m = 4, 8
+    spans = [pl.simulate(pl.schedule(kind, p, m, chunks=v), p2p=d).makespan for d in (0.0, 0.1, 0.2, 0.5)]
+    assert spans == sorted(spans) and spans[0] < spans[-1]
+    # micro-batch 0's forward and the last backward each cross p-1 stage boundaries
+    assert spans[-1] >= spans[0] + 2 * (p - 1) * 0.5 - TOL
+
+
+# ---------------------------------------------------------------------------- errors
+
+@pytest.mark.parametrize(
+    "call,match",
+    [
+        (lambda: pl.schedule("gpipe", 0, 4), r"stages=0: must be an integer >= 1"),
+        (lambda: pl.schedule("gpipe", 2.5, 4), r"stages=2.5: must be an integer >= 1"),
+        (lambda: pl.schedule("1f1b", 4, 0), r"microbatches=0: must be an integer >= 1"),
+        (lambda: pl.schedule("1f1b", 4, "8"), r"microbatches='8': must be an integer >= 1"),
+        (lambda: pl.schedule("pipedream", 4, 8), r"kind='pipedream': must be one of"),
+        (lambda: pl.schedule("interleaved", 4, 8, chunks=0), r"chunks=0: must be an integer >= 1"),
+        (lambda: pl.schedule("1f1b", 4, 8, chunks=2), r"chunks=2: must be 1 for kind='1f1b'"),
+        (lambda: pl.schedule("interleaved", 4, 6, chunks=2), r"microbatches=6: must be a multiple of stages=4"),
+        (lambda: pl.simulate(pl.schedule("1f1b", 4, 8), forward=-1), r"forward=-1: must be a finite number > 0"),
+        (lambda: pl.simulate(pl.schedule("1f1b", 4, 8), backward=math.nan), r"backward=nan: must be a finite number > 0"),
+        (lambda: pl.simulate(pl.schedule("1f1b", 4, 8), weight=-0.5), r"weight=-0.5: must be a finite number >= 0"),
+        (lambda: pl.simulate(pl.schedule("1f1b", 4, 8), p2p=math.inf), r"p2p=inf: must be a finite number >= 0"),
+        (lambda: pl.simulate(pl.schedule("1f1b", 4, 8), forward=[1, 1, 1]), r"forward=\[1, 1, 1\]: has 3 entries; must have one per stage \(stages=4\)"),
+        (lambda: pl.simulate(pl.schedule("1f1b", 2, 8), forward=[1, math.nan]), r"forward\[1\]=nan: must be a finite number > 0"),
+        (lambda: pl.simulate(pl.schedule("1f1b", 2, 8), forward="fast"), r"forward='fast': must be a number > 0 or a sequence"),
+        (lambda: pl.simulate("1f1b"), r"schedule='1f1b': must be a Schedule"),
+        (lambda: pl.bubble_fraction(0, 4), r"stages=0"),
+        (lambda: pl.bubble_overhead(4, 4, chunks=0), r"chunks=0"),
+        (lambda: pl.zb_h1_bubble_time(4, 1, 0, 1), r"backward=0: must be a finite number > 0"),
+    ],
+)
+def test_bad_input_names_parameter_value_and_rule(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+# ---------------------------------------------------------------------------- properties
+
+kinds = st.sampled_from(["gpipe", "1f1b", "interleaved", "zb-h1"])
+
+
+@st.composite
+def schedules(draw):
+    kind = draw(kinds)
+    p = draw(st.integers(1, 8))
+    v = draw(st.integers(2, 4)) if kind == "interleaved" else 1
+    m = p * draw(st.integers(1, 5)) if kind == "interleaved" else draw(st.integers(1, 20))
+    return pl.schedule(kind, p, m, chunks=v)
+
+
+costs = st.floats(0.1, 10.0, allow_nan=False)
+
+
+@settings(max_examples=50, deadline=None)
+@given(schedules(), st.data())
+def test_bubble_fraction_in_range_and_makespan_covers_busiest_stage(sched, data):
+    p = sched.stages
+    f = data.draw(st.lists(costs, min_size=p, max_size=p))
+    b = data.draw(st.lists(costs, min_size=p, max_size=p))
+    d = data.draw(st.floats(0.0, 1.0))
+    tl = pl.simulate(sched, forward=f, backward=b, p2p=d)
+    assert 0.0 <= tl.bubble_fraction < 1.0
+    assert tl.makespan >= tl.busy.max() - TOL
+    np.testing.assert_allclose(tl.busy, sched.microbatches * (np.array(f) + np.array(b)), rtol=1e-9)
+    assert (tl.idle >= -TOL).all()
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.sampled_from(["gpipe", "1f1b", "interleaved"]), st.integers(1, 8), st.integers(1, 6), st.integers(1, 3))
+def test_more_microbatches_never_raise_bubble_fraction(kind, p, k, v):
+    if kind != "interleaved":
+        v = 1
+        m1, m2 = k, k + 1
+    else:
+        m1, m2 = k * p, (k + 1) * p
+    a = pl.simulate(pl.schedule(kind, p, m1, chunks=v)).bubble_fraction
+    b = pl.simulate(pl.schedule(kind, p, m2, chunks=v)).bubble_fraction
+    assert b <= a + TOL
+    assert pl.bubble_fraction(p, m2, v) <= pl.bubble_fraction(p, m1, v)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(1, 64), st.integers(1, 512), st.integers(1, 8))
+def test_closed_forms_agree_and_are_bounded(p, m, v):
+    o = pl.bubble_overhead(p, m, v)
+    f = pl.bubble_fraction(p, m, v)
+    assert 0.0 <= f < 1.0
+    assert f == pytest.approx(o / (1 + o), rel=1e-12, abs=1e-15)
+
+
+# ---------------------------------------------------------------------------- speed and docs
+
+def test_large_interleaved_is_fast():
+    t0 = time.perf_counter()
+    tl = pl.simulate(pl.schedule("interleaved", 64, 512, chunks=2))
+    elapsed = time.perf_counter() - t0
+    assert abs(tl.bubble_fraction - pl.bubble_fraction(64, 512, 2)) < TOL
+    assert elapsed < 2.0  # about 0.25 s measured; generous for slow CI machines
+
+
+def test_doctests():
+    failures, _ = doctest.testmod(pl, verbose=False)
+    assert failures == 0
+
+
+# ---------------------------------------------------------------------------- charts
+
+def test_charts_render_svg_with_measured_numbers():
+    from parallelsel.render import pipeline_charts as pc
+
+    tl = pl.simulate(pl.schedule("1f1b", 4, 8))
+    svg = pc.gantt(tl, salt="t-gantt")
+    assert svg.startswith("<svg") and "1F1B，p=4，m=8：气泡占比 27.3%" in svg and "阶段 3" in svg
+    assert "前向 F" in svg and "反向 B" in svg
+    big = pc.gantt(pl.simulate(pl.schedule("gpipe", 32, 40)), title="大", salt="t-big", xlabel="时间（秒）")
+    assert "阶段 31" in big and "时间（秒）" in big
+    assert pc.bubble_curve([2, 4], [1, 4, 8], salt="t-curve").startswith("<svg")
+    comp = pc.schedule_comparison(4, 8, 2, salt="t-comp")
+    assert "峰值在途激活" in comp and "ZB-H1" in comp and "权重梯度 W" in comp
+    strag = pc.straggler(4, 8, 2, 1.5, salt="t-strag")
+    assert "个百分点" in strag and "阶段 2 慢 1.5 倍" in strag
+
+
+def test_chart_bad_input():
+    from parallelsel.render import pipeline_charts as pc
+
+    with pytest.raises(ValueError, match=r"slow_stage=4: must be a stage index in 0..3"):
+        pc.straggler(4, 8, 4, 1.5, salt="x")
+    with pytest.raises(ValueError, match=r"slowdown=0: must be a finite number > 0"):
+        pc.straggler(4, 8, 1, 0, salt="x")
+    with pytest.raises(ValueError, match=r"salt=''"):
+        pc.gantt(pl.simulate(pl.schedule("1f1b", 2, 2)), salt="")
+    with pytest.raises(ValueError, match=r"timeline=None: must be a Timeline"):
+        pc.gantt(None, salt="x")
