@@ -1,5 +1,6 @@
 """parallelsel: choose DP, FSDP/ZeRO, TP and PP for large-model training, with every number traceable to a source."""
 
+from . import pipeline
 from .hardware import DEVICES, LINKS, Cluster, Device, Link
 from .model import MODELS, Transformer
 from .plan import Plan, Workload, fsdp_plan
@@ -7,6 +8,6 @@ from .recipe import RECIPES, Recipe
 
 __all__ = [
     "DEVICES", "LINKS", "MODELS", "RECIPES",
-    "Cluster", "Device", "Link", "Plan", "Recipe", "Transformer", "Workload", "fsdp_plan",
+    "Cluster", "pipeline", "Device", "Link", "Plan", "Recipe", "Transformer", "Workload", "fsdp_plan",
 ]
 __version__ = "0.1.0"
