@@ -12,11 +12,12 @@ Two bubble measures are named apart (DESIGN.md):
 * ``bubble_fraction`` = idle / (stages x makespan), the lesson's ``(p-1)/(m+p-1)``;
 * ``bubble_overhead`` = idle / busy, Narayanan et al.'s ``(p-1)/m``.
 
->>> tl = simulate(schedule("1f1b", 4, 8))
->>> round(tl.bubble_fraction, 4), round(tl.bubble_overhead, 4)
-(0.2727, 0.375)
->>> bubble_fraction(4, 8), bubble_overhead(4, 8)
-(0.2727272727272727, 0.375)
+Examples:
+    >>> tl = simulate(schedule("1f1b", 4, 8))
+    >>> round(tl.bubble_fraction, 4), round(tl.bubble_overhead, 4)
+    (0.2727, 0.375)
+    >>> bubble_fraction(4, 8), bubble_overhead(4, 8)
+    (0.2727272727272727, 0.375)
 """
 
 from __future__ import annotations
@@ -233,9 +234,10 @@ def schedule(kind: str, stages: int, microbatches: int, chunks: int = 1) -> Sche
     ``microbatches % stages == 0``; ``chunks=1`` gives the 1F1B order) or ``"zb-h1"`` (Qi et al. 2024
     §2.1: backward split into B and W, W deferred into the bubbles, peak memory as 1F1B).
 
-    >>> s = schedule("1f1b", 2, 3)
-    >>> [" ".join(map(str, ops)) for ops in s.ops]
-    ['F0 F1 B0 F2 B1 B2', 'F0 B0 F1 B1 F2 B2']
+    Examples:
+        >>> s = schedule("1f1b", 2, 3)
+        >>> [" ".join(map(str, ops)) for ops in s.ops]
+        ['F0 F1 B0 F2 B1 B2', 'F0 B0 F1 B1 F2 B2']
     """
     kind = choice("kind", kind, KINDS)
     p = positive_int("stages", stages)
