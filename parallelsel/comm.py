@@ -1,0 +1,237 @@
+"""Collectives under the alpha-beta model, and each strategy's traffic per training step.
+
+A message of N bytes over a link costs ``alpha + N / beta`` (latency alpha, per-direction bandwidth
+beta: :class:`parallelsel.Link`). Ring algorithms (Thakur, Rabenseifner & Gropp 2005, "Optimization
+of Collective Communication Operations in MPICH", §4) move, per rank, a fixed multiple of the
+buffer -- the *bus factor* that nccl-tests uses to turn algorithm bandwidth into bus bandwidth
+(NVIDIA nccl-tests, ``doc/PERFORMANCE.md``). ``nbytes`` is always the full, unsharded buffer.
+
+:func:`traffic` lists, for a workload, plan and cluster, every collective a step issues, placed on
+the link its group actually crosses. Ranks are ordered TP fastest, then DP, then PP
+(:mod:`parallelsel.plan`): a TP group is ``tp`` consecutive GPUs (stride 1), a DP group has stride
+``tp``, a PP group stride ``tp * dp``.
+
+>>> import parallelsel as ps
+>>> collective_time("all-reduce", 1e9, 8, ps.Link("x", 100e9, 0.0))   # 2 * 7/8 * 1e9 / 100e9
+0.0175
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ._check import ParallelselError, choice, positive_int, positive_number
+from .hardware import Cluster, Link
+from .memory import _shape, _stage_params
+
+__all__ = ["DDP_BUCKET_BYTES", "OPS", "Traffic", "bus_factor", "collective_time", "traffic"]
+
+OPS = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "p2p")
+
+# Latency terms per op for a ring of n ranks (Thakur et al. 2005 §4): all-reduce = reduce-scatter
+# followed by all-gather, 2(n-1) steps; the others n-1 steps; a point-to-point send, one.
+_STEPS = {"all-reduce": 2, "all-gather": 1, "reduce-scatter": 1, "all-to-all": 1}
+
+
+def bus_factor(op: str, n: int) -> float:
+    """Bytes each rank sends per byte of buffer: nccl-tests' bus-bandwidth factor.
+
+    nccl-tests ``doc/PERFORMANCE.md``: busbw = algbw x 2(n-1)/n for all-reduce, x (n-1)/n for
+    all-gather, reduce-scatter and all-to-all, x 1 for point-to-point (and broadcast/reduce). These
+    are the ring volumes of Thakur, Rabenseifner & Gropp 2005 §4.
+
+    >>> bus_factor("all-reduce", 8), bus_factor("all-gather", 8), bus_factor("p2p", 2)
+    (1.75, 0.875, 1.0)
+    """
+    choice("op", op, OPS)
+    n = positive_int("n", n)
+    return _bus(op, n)
+
+
+def _bus(op: str, n: int) -> float:
+    if op == "p2p":
+        return 1.0
+    return _STEPS[op] * (n - 1) / n
+
+
+def collective_time(op: str, nbytes, ranks: int, link: Link) -> float:
+    """Seconds for one ``op`` on a buffer of ``nbytes`` among ``ranks`` ranks over ``link``.
+
+    Ring alpha-beta costs (Thakur, Rabenseifner & Gropp 2005 §4), with alpha = ``link.latency``
+    and beta = ``link.bandwidth``:
+
+    * all-reduce: 2(n-1) alpha + 2(n-1)/n x N/beta
+    * all-gather, reduce-scatter: (n-1) alpha + (n-1)/n x N/beta
+    * all-to-all: (n-1) alpha + (n-1)/n x N/beta (each rank keeps 1/n of its buffer)
+    * p2p: alpha + N/beta
+
+    One rank (or zero bytes) costs nothing.
+    """
+    choice("op", op, OPS)
+    nbytes = positive_number("nbytes", nbytes, allow_zero=True)
+    n = positive_int("ranks", ranks)
+    if not isinstance(link, Link):
+        raise ParallelselError(f"link={link!r}: must be a Link (e.g. ps.LINKS['nvlink3'])")
+    return _time(op, nbytes, n, link)
+
+
+def _time(op: str, nbytes: float, n: int, link: Link) -> float:
+    if n <= 1 or nbytes <= 0:
+        return 0.0
+    if op == "p2p":
+        return link.latency + nbytes / link.bandwidth
+    steps = _STEPS[op] * (n - 1)
+    return steps * link.latency + steps / n * nbytes / link.bandwidth
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """One kind of collective a step issues on one device.
+
+    ``strategy``: "DP", "ZeRO", "FSDP", "HSDP", "TP", "PP" or "EP" (" (experts)" appended for the
+    expert weights' data-parallel group of an MoE model); ``op``: one of
+    :data:`OPS`; ``nbytes``: the full buffer per call; ``calls``: calls per step; ``group``: ranks
+    in the collective; ``link``: the name of the link it crosses; ``time``: seconds per step
+    (calls x one call); ``overlappable``: whether it can run under computation; ``phase``:
+    "forward" or "backward", the pass it runs beside -- an item with one call per step runs beside
+    one micro-batch's pass, an item with one call per micro-batch beside all of them; ``units``:
+    pieces it is issued in (gradient buckets or FSDP units), of which the last cannot be hidden.
+    """
+
+    strategy: str
+    op: str
+    nbytes: float
+    calls: float
+    group: int
+    link: str
+    time: float
+    overlappable: bool
+    phase: str = "backward"
+    units: int = 1
+
+
+DDP_BUCKET_BYTES = 25 * 2**20
+"""Gradient bucket size: PyTorch DDP's default ``bucket_cap_mb=25``. Bucketing lets the all-reduce
+of early buckets overlap the rest of the backward pass; the last bucket cannot (Li et al. 2020,
+"PyTorch Distributed: Experiences on Accelerating Data Parallel Training", §3.2, gradient
+bucketing and overlapping computation with communication)."""
+
+
+def _link(cluster: Cluster, size: int, stride: int) -> Link:
+    # Cluster.link_for without its argument checks (this is the hot path of a plan search); the
+    # rule is the same: a group whose footprint size*stride exceeds a node crosses nodes.
+    return cluster.inter if size > 1 and size * stride > cluster.gpus_per_node else cluster.intra
+
+
+def _item(strategy, op, nbytes, calls, group, link, overlappable, phase, units=1) -> Traffic:
+    return Traffic(strategy, op, nbytes, calls, group, link.name, calls * _time(op, nbytes, group, link),
+                   overlappable, phase, units)
+
+
+def traffic(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
+    """Every collective one device takes part in during a step, with its time on the link it crosses.
+
+    Per strategy (m micro-batches per step, b micro-batch, s sequence, h hidden, Ψ the parameters
+    one device holds for its stage, split by TP and PP, experts also by EP):
+
+    * DP, ZeRO-0: one all-reduce of the gradients (recipe.grads x Ψ bytes) per step, overlapped
+      with the last micro-batch's backward (gradients accumulate locally before it).
+    * ZeRO-1: reduce-scatter of the gradients and all-gather of the updated weights once per step
+      -- the same volume as the all-reduce (Rajbhandari et al. 2020 §7.2.1). ZeRO-2: the gradients
+      are sharded, so each micro-batch's backward reduce-scatters them (m calls); one all-gather.
+    * ZeRO-3 / FSDP: all-gather the weights before each micro-batch's forward and again before its
+      backward, reduce-scatter the gradients after it: 1.5x the DP volume per micro-batch
+      (Rajbhandari et al. §7.2.2; Zhao et al. 2023 §3.2). With a shard group smaller than
+      dp (HSDP), the shards' gradients are then all-reduced across the dp/shard replicas.
+    * TP: per layer and micro-batch, two all-reduces of b·s·h activations in forward and two in
+      backward (Shoeybi et al. 2019 §3, Figure 4); with SP each becomes an all-gather plus a
+      reduce-scatter of the same total volume (Korthikanti et al. 2022 §4.2.2); full
+      recomputation repeats the forward ones. On the critical path.
+    * PP: per micro-batch and model chunk, a p2p send of b·s·h activations forward and of their
+      gradient backward (Narayanan et al. 2021 §2.2); with TP the scatter/gather optimisation
+      (§4.1) sends 1/tp of it over each rank's link. On the critical path; the link is the one
+      between the farthest-apart adjacent stages.
+    * EP (MoE): per MoE layer and micro-batch, two all-to-alls (dispatch, combine) of
+      b·s·h·top_k activations in forward and two in backward (Lepikhin et al. 2021, GShard;
+      Fedus et al. 2022, Switch Transformer), 1/tp of it with SP (tokens are sequence-sharded);
+      full recomputation repeats the forward two. On the critical path.
+
+    Not modelled (small next to the above): TP collectives of the embedding and loss, the
+    all-reduce of tied embeddings between first and last stage, optimizer-step time.
+    """
+    model, recipe = workload.model, workload.recipe
+    dp, tp, pp, v, ep = plan.dp, plan.tp, plan.pp, plan.chunks, plan.ep
+    m = max(1, plan.microbatches(workload))
+    sh = _shape(model)
+    b, s, h = plan.micro_batch, workload.seq_len, sh.hidden
+    act = recipe.activation
+    layers = -(-sh.layers // pp)
+    out: list[Traffic] = []
+
+    # Parameters on the heaviest stage's device (the step waits for it).
+    dense, expert = _stage_params(model, tp, pp, ep, 0)
+    if pp > 1:
+        d2, e2 = _stage_params(model, tp, pp, ep, pp - 1)
+        if d2 + e2 > dense + expert:
+            dense, expert = d2, e2
+
+    # -- data parallel / ZeRO / FSDP: dense parameters over dp, experts over dp/ep --------------
+    groups = [(dense, dp, tp, 1, "")]
+    if expert:
+        groups.append((expert, dp // ep, tp * ep, ep, " (experts)"))
+    for n_params, size, stride, per, tag in groups:
+        if size <= 1 or n_params <= 0:
+            continue
+        shard = size if plan.shard is None else max(1, min(size, plan.shard // per))
+        g_bytes = recipe.grads * n_params
+        w_bytes = recipe.weights * n_params
+        link = _link(cluster, shard, stride) if shard > 1 else cluster.intra
+
+        def label(base: str) -> str:
+            return base + tag
+
+        if plan.zero == 0:
+            units = max(1, -(-int(g_bytes) // DDP_BUCKET_BYTES))
+            out.append(_item(label("DP"), "all-reduce", g_bytes, 1, size, _link(cluster, size, stride), True,
+                             "backward", units))
+            continue
+        if plan.zero in (1, 2):
+            units = max(1, -(-int(g_bytes) // DDP_BUCKET_BYTES))
+            rs_calls = 1 if plan.zero == 1 else m
+            out.append(_item(label("ZeRO"), "reduce-scatter", g_bytes, rs_calls, shard, link, True, "backward", units))
+            out.append(_item(label("ZeRO"), "all-gather", w_bytes, 1, shard, link, True, "forward", units))
+        else:
+            fs_units = layers + 1  # one unit per layer, plus the embedding or head
+            out.append(_item(label("FSDP"), "all-gather", w_bytes, m, shard, link, True, "forward", fs_units))
+            out.append(_item(label("FSDP"), "all-gather", w_bytes, m, shard, link, True, "backward", fs_units))
+            out.append(_item(label("FSDP"), "reduce-scatter", g_bytes, m, shard, link, True, "backward", fs_units))
+        if shard < size:
+            # HSDP: all-reduce each shard's gradient across the replicas (stride: one shard group).
+            calls = 1 if plan.zero == 1 else m
+            out.append(_item(label("HSDP"), "all-reduce", g_bytes / shard, calls, size // shard,
+                             _link(cluster, size // shard, stride * shard), True, "backward"))
+
+    # -- tensor (and sequence) parallel -----------------------------------------------------
+    if tp > 1:
+        x = b * s * h * act
+        per_layer = 6 if plan.recompute == "full" else 4
+        calls = layers * m * per_layer
+        link = _link(cluster, tp, 1)
+        if plan.sp:
+            out.append(_item("TP", "all-gather", x, calls, tp, link, False, "forward"))
+            out.append(_item("TP", "reduce-scatter", x, calls, tp, link, False, "forward"))
+        else:
+            out.append(_item("TP", "all-reduce", x, calls, tp, link, False, "forward"))
+
+    # -- pipeline parallel ------------------------------------------------------------------
+    if pp > 1:
+        x = b * s * h * act / tp
+        out.append(_item("PP", "p2p", x, 2 * m * v, 2, _link(cluster, pp, tp * dp), False, "forward"))
+
+    # -- expert parallel --------------------------------------------------------------------
+    if ep > 1 and sh.experts:
+        x = b * s * h * model.top_k * act / (tp if plan.sp else 1)
+        per_layer = 6 if plan.recompute == "full" else 4
+        out.append(_item("EP", "all-to-all", x, layers * m * per_layer, ep, _link(cluster, ep, tp), False,
+                         "forward"))
+    return tuple(out)

@@ -1,0 +1,268 @@
+"""Step time of a plan: compute + exposed communication + pipeline bubble; throughput, MFU, E(P).
+
+:func:`estimate` puts together the memory breakdown (:mod:`parallelsel.memory`), the traffic
+(:mod:`parallelsel.comm`) and the pipeline bubble (:mod:`parallelsel.pipeline`) for one workload,
+plan and cluster, and lists every hard constraint the plan violates as a sentence.
+
+The time model, with every assumption named:
+
+* compute = FLOPs per GPU per step / (peak x :data:`DEFAULT_EFFICIENCY`); FLOPs include
+  recomputation (:meth:`parallelsel.Transformer.flops_per_token`) and are split evenly over GPUs;
+* communication that can overlap (DP/ZeRO/FSDP) hides behind the pass it runs beside, up to
+  :data:`OVERLAP_FRACTION` of that pass, and never hides its last bucket or unit; TP, EP and PP
+  communication sits on the critical path and is fully exposed;
+* bubble = bubble_overhead(p, m, v) x the per-stage critical-path time (compute plus TP/EP
+  communication), Narayanan et al. 2021 §2.2; ZB-H1 keeps a third of the 1F1B bubble.
+
+>>> import parallelsel as ps
+>>> w = ps.Workload(ps.MODELS["gpt2-1.5b"], global_batch=8)
+>>> e = estimate(w, ps.Plan(dp=8), ps.Cluster(ps.DEVICES["a100-80gb"], nodes=1))
+>>> e.fits, round(e.step.mfu, 2) <= DEFAULT_EFFICIENCY
+(True, True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ._check import ParallelselError, positive_number
+from .comm import Traffic, traffic as _traffic
+from .hardware import Cluster
+from .memory import MemoryBreakdown, breakdown
+from .pipeline import bubble_overhead, onef1b_bubble_time, zb_h1_bubble_time
+from .plan import Plan, Workload, constraint_violations
+
+__all__ = [
+    "DEFAULT_EFFICIENCY",
+    "OVERLAP_FRACTION",
+    "Estimate",
+    "ScalingPoint",
+    "StepTime",
+    "bubble_overhead_for",
+    "estimate",
+    "scaling_efficiency",
+]
+
+DEFAULT_EFFICIENCY = 0.5
+"""Achieved fraction of peak FLOP/s for the computation itself. Narayanan et al. 2021 (Table 1)
+report 138-163 TFLOP/s per A100 (peak 312), i.e. 44-52%, for GPT models from 1.7B to 1T on up to
+3072 GPUs; 0.5 sits in that range. Pass ``efficiency=`` to change it; measure it for your job."""
+
+OVERLAP_FRACTION = 0.9
+"""Share of a pass's compute time that overlappable communication can hide behind. An assumption:
+NCCL kernels share SMs and memory bandwidth with the compute they overlap, so overlap is never
+perfect; measure it (PyTorch profiler, Nsight Systems) before trusting a plan that depends on it."""
+
+_GIB = 2**30
+
+
+def _gib(x: float) -> str:
+    return f"{x / _GIB:.1f} GiB"
+
+
+@dataclass(frozen=True)
+class StepTime:
+    """Seconds per optimizer step, split for a timeline chart.
+
+    ``compute``: computation including recompute; ``communication``: exposed communication (after
+    overlap); ``communication_total``: all communication time before overlap; ``bubble``: pipeline
+    idle time; ``total`` = compute + communication + bubble; ``tokens_per_s``; ``mfu`` = model
+    FLOPs (no recompute) / (total x peak x GPUs) (Chowdhery et al. 2022, App. B); ``exposed``:
+    exposed seconds by strategy label.
+    """
+
+    compute: float
+    communication: float
+    communication_total: float
+    bubble: float
+    total: float
+    tokens_per_s: float
+    mfu: float
+    exposed: tuple[tuple[str, float], ...] = ()
+
+    @property
+    def decomposition(self) -> dict[str, float]:
+        """``{"compute", "communication", "bubble"}`` in seconds; they sum to ``total``."""
+        return {"compute": self.compute, "communication": self.communication, "bubble": self.bubble}
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Everything :func:`estimate` knows about one plan: memory, step time, traffic and the hard-constraint reasons."""
+
+    workload: Workload
+    plan: Plan
+    cluster: Cluster
+    memory: MemoryBreakdown
+    step: StepTime
+    traffic: tuple[Traffic, ...]
+    reasons: tuple[str, ...]
+    efficiency: float = DEFAULT_EFFICIENCY
+
+    @property
+    def fits(self) -> bool:
+        """True when no hard constraint (memory, divisibility, batch, cluster size) fails."""
+        return not self.reasons
+
+
+def bubble_overhead_for(plan: Plan, microbatches: int) -> float:
+    """Pipeline idle time over ideal busy time for ``plan``'s schedule (0 without a pipeline).
+
+    Narayanan et al. 2021 §2.2.1-§2.2.2: (p-1)/m for GPipe and 1F1B, (p-1)/(v·m) interleaved
+    (:func:`parallelsel.pipeline.bubble_overhead`). ZB-H1 (Qi et al. 2024 §2.1): the 1F1B bubble
+    (p-1)(T_F+T_B+T_W) becomes (p-1)(T_F+T_B-T_W), a third of it under the simplification
+    T_F = T_B = T_W that §2.1 uses.
+    """
+    if plan.pp == 1:
+        return 0.0
+    return _bubble(plan.schedule, plan.pp, max(1, microbatches), plan.chunks if plan.schedule == "interleaved" else 1)
+
+
+@lru_cache(maxsize=4096)
+def _bubble(schedule: str, p: int, m: int, v: int) -> float:
+    base = bubble_overhead(p, m, v)
+    if schedule == "zb-h1":
+        base *= zb_h1_bubble_time(p, 1.0, 1.0, 1.0) / onef1b_bubble_time(p, 1.0, 1.0, 1.0)
+    return base
+
+
+@lru_cache(maxsize=1024)
+def _flops(model, recompute: str, s: int) -> tuple[float, float, float]:
+    """Per token: forward FLOPs, training FLOPs with ``recompute``, and model FLOPs (for MFU)."""
+    fw = model.forward_flops_per_token(s)
+    return (fw["layers"] + fw["attention"] + fw["logits"], model.flops_per_token(recompute, s),
+            model.model_flops_per_token(s))
+
+
+def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float = DEFAULT_EFFICIENCY) -> Estimate:
+    """Memory, step time and hard-constraint reasons for ``plan`` training ``workload`` on ``cluster``.
+
+    ``reasons`` holds :func:`parallelsel.plan.constraint_violations` plus, if the most loaded
+    device's memory (:func:`parallelsel.memory.breakdown`) exceeds the device's, a sentence with
+    both in GiB. The step time is computed even for plans that do not fit (see the module
+    docstring for the time model).
+    """
+    if not isinstance(workload, Workload):
+        raise ParallelselError(f"workload={workload!r}: must be a Workload")
+    if not isinstance(plan, Plan):
+        raise ParallelselError(f"plan={plan!r}: must be a Plan")
+    if not isinstance(cluster, Cluster):
+        raise ParallelselError(f"cluster={cluster!r}: must be a Cluster")
+    eff = positive_number("efficiency", efficiency)
+    if eff > 1:
+        raise ParallelselError(f"efficiency={efficiency!r}: must be in (0, 1]")
+
+    reasons = constraint_violations(workload, plan, cluster)
+    mem = breakdown(workload, plan)
+    capacity = cluster.device.memory
+    if mem.total > capacity:
+        where = "" if plan.pp == 1 else ("（首段）" if mem.stage == "first" else "（末段）")
+        reasons.append(f"每卡内存 {_gib(mem.total)} > 可用 {_gib(capacity)}{where}")
+
+    model = workload.model
+    peak = cluster.device.peak_flops
+    gpus = plan.gpus
+    tokens = workload.tokens
+    m = max(1, plan.microbatches(workload))
+    s = workload.seq_len
+    forward, train, model_flops = _flops(model, plan.recompute, s)
+    rate = peak * eff * gpus
+    compute = train * tokens / rate
+    phase_compute = {"forward": forward * tokens / rate}
+    phase_compute["backward"] = compute - phase_compute["forward"]
+
+    items = _traffic(workload, plan, cluster)
+    exposed: dict[str, float] = {}
+    critical = 0.0
+    pools: dict[str, list[Traffic]] = {}
+    for it in items:
+        if it.overlappable:
+            pools.setdefault(it.phase, []).append(it)
+        else:
+            exposed[it.strategy] = exposed.get(it.strategy, 0.0) + it.time
+            if it.op != "p2p":
+                critical += it.time
+    for phase, pool in pools.items():
+        busy = sum(it.time for it in pool)
+        window = phase_compute[phase] * min(1.0, max(it.calls for it in pool) / m)
+        tail = max(it.time / (it.calls * it.units) for it in pool if it.time > 0) if busy > 0 else 0.0
+        hidden_left = max(busy - OVERLAP_FRACTION * window, tail)
+        # Share the exposed time among the pool's strategies in proportion to their time.
+        for it in pool:
+            if busy > 0:
+                exposed[it.strategy] = exposed.get(it.strategy, 0.0) + hidden_left * it.time / busy
+
+    comm_exposed = sum(exposed.values())
+    comm_total = sum(it.time for it in items)
+    bubble = bubble_overhead_for(plan, m) * (compute + critical)
+    total = compute + comm_exposed + bubble
+    step = StepTime(
+        compute=compute,
+        communication=comm_exposed,
+        communication_total=comm_total,
+        bubble=bubble,
+        total=total,
+        tokens_per_s=tokens / total,
+        mfu=model_flops * tokens / (total * peak * gpus),
+        exposed=tuple(exposed.items()),
+    )
+    return Estimate(workload, plan, cluster, mem, step, items, tuple(reasons), eff)
+
+
+@dataclass(frozen=True)
+class ScalingPoint:
+    """E(P) for one plan, with where the lost time went.
+
+    ``efficiency`` = tokens_per_s / (gpus x single-device ideal tokens_per_s); ``losses`` are the
+    shares of the step time spent on ``recompute`` (compute beyond the model FLOPs),
+    ``communication`` (exposed) and ``bubble``, so efficiency = 1 - sum(losses).
+    """
+
+    gpus: int
+    plan: Plan
+    tokens_per_s: float
+    efficiency: float
+    losses: tuple[tuple[str, float], ...]
+    estimate: Estimate
+
+    @property
+    def loss(self) -> dict[str, float]:
+        return dict(self.losses)
+
+
+def scaling_efficiency(workload: Workload, plans, cluster: Cluster,
+                       efficiency: float = DEFAULT_EFFICIENCY) -> tuple[ScalingPoint, ...]:
+    """Scaling efficiency E(P) = throughput(P) / (P x throughput(1)) for each plan, in order of P.
+
+    The formula is the lesson's own (seed, 机制与推导, 扩展效率). throughput(1) is the ideal
+    compute-only throughput of one device -- peak x efficiency / model FLOPs per token -- which
+    a large model cannot actually reach (it may not fit in one device's memory); using it keeps
+    E(P) defined for every P and makes 1 - E(P) exactly the share of the step lost to
+    recomputation, exposed communication and the bubble.
+
+    ``plans`` is a list of plans (P = plan.gpus) or a dict {P: plan}.
+    """
+    if isinstance(plans, dict):
+        pairs = []
+        for p, plan in plans.items():
+            if not isinstance(plan, Plan) or plan.gpus != p:
+                raise ParallelselError(f"plans[{p!r}]={plan!r}: must be a Plan with dp*tp*pp == {p}")
+            pairs.append(plan)
+    else:
+        pairs = list(plans)
+        for plan in pairs:
+            if not isinstance(plan, Plan):
+                raise ParallelselError(f"plans: {plan!r} must be a Plan")
+    eff = positive_number("efficiency", efficiency)
+    one = cluster.device.peak_flops * eff / workload.model.model_flops_per_token(workload.seq_len)
+    out = []
+    for plan in sorted(pairs, key=lambda q: q.gpus):
+        e = estimate(workload, plan, cluster, eff)
+        st = e.step
+        ratio = st.tokens_per_s / (plan.gpus * one)
+        recompute = st.compute - workload.tokens / (plan.gpus * one)
+        losses = (("recompute", recompute / st.total), ("communication", st.communication / st.total),
+                  ("bubble", st.bubble / st.total))
+        out.append(ScalingPoint(plan.gpus, plan, st.tokens_per_s, ratio, losses, e))
+    return tuple(out)

@@ -1,0 +1,431 @@
+"""Per-device training memory, in bytes: model states, activations, the FSDP gather peak.
+
+Three sources, each cited where its formula is used:
+
+* model states (weights, gradients, optimizer) by ZeRO stage -- Rajbhandari et al. 2020, "ZeRO:
+  Memory Optimizations Toward Training Trillion Parameter Models", §3.1 and §5 / Figure 1;
+* activations per transformer layer, with tensor parallelism (TP), sequence parallelism (SP) and
+  recomputation, plus the embedding and output layers and the micro-batches a pipeline keeps in
+  flight -- Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer
+  Models", §4.1-§4.3 and Table 2;
+* the all-gathered unit of fully sharded data parallelism -- Zhao et al. 2023, "PyTorch FSDP:
+  Experiences on Scaling Fully Sharded Data Parallel", §3.2-§3.3.
+
+>>> import parallelsel as ps
+>>> s = model_states(7.5e9, ps.RECIPES["bf16-adam"], dp=64, zero=1)
+>>> round(s.total / 1e9, 1)          # ZeRO Figure 1, P_os: 31.4 GB
+31.4
+>>> gpt3 = ps.MODELS["gpt3-175b"]
+>>> activations_per_layer(gpt3, 1, tp=8, sp=True, recompute="selective") == 2048 * 12288 * 34 / 8
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
+
+from ._check import ParallelselError, choice, positive_int, positive_number
+from .model import RECOMPUTE, Transformer
+from .recipe import RECIPES, Recipe
+
+__all__ = [
+    "ALLOCATOR_OVERHEAD",
+    "MemoryBreakdown",
+    "States",
+    "activations_per_layer",
+    "breakdown",
+    "embedding_activations",
+    "gather_peak",
+    "inflight_microbatches",
+    "logits_activations",
+    "model_states",
+    "stage_params",
+]
+
+ALLOCATOR_OVERHEAD = 0.05
+"""Allowance for the caching allocator's fragmentation and temporary buffers, as a fraction of
+everything else. An assumption, not a measurement: common practice budgets 5-10%, and Megatron-LM's
+``theoretical_memory_usage.py`` adds 5% on top of activations. Measure it for a real job."""
+
+
+# -- model states ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class States:
+    """Bytes per device of weights (``params``), gradients (``grads``) and optimizer state."""
+
+    params: float
+    grads: float
+    optimizer: float
+
+    @property
+    def total(self) -> float:
+        return self.params + self.grads + self.optimizer
+
+
+def _states(n: float, recipe: Recipe, shards: int, zero: int) -> States:
+    # Unchecked core of model_states, used on the fast path of estimate().
+    return States(
+        recipe.weights * n / (shards if zero >= 3 else 1),
+        recipe.grads * n / (shards if zero >= 2 else 1),
+        recipe.optimizer * n / (shards if zero >= 1 else 1),
+    )
+
+
+def model_states(params, recipe: Recipe = RECIPES["bf16-adam"], dp: int = 1, zero: int = 0) -> States:
+    """Model-state bytes per device for ``params`` parameters replicated over ``dp`` ranks.
+
+    Rajbhandari et al. 2020 (ZeRO), §5 and Figure 1: with Ψ parameters, mixed-precision Adam holds
+    2Ψ of weights, 2Ψ of gradients and KΨ of optimizer state (K = 12), i.e. (2 + 2 + K)Ψ per
+    rank. Stage 1 (P_os) divides the optimizer state by the data-parallel degree N_d, stage 2
+    (P_os+g) also the gradients, stage 3 (P_os+g+p) also the weights: 2Ψ + 2Ψ + KΨ/N_d,
+    2Ψ + (2 + K)Ψ/N_d and (2 + 2 + K)Ψ/N_d. The bytes per parameter come from ``recipe``.
+
+    >>> s = model_states(7.5e9, dp=64, zero=3)
+    >>> s.params, s.grads, s.optimizer
+    (234375000.0, 234375000.0, 1406250000.0)
+    """
+    n = positive_number("params", params)
+    if not isinstance(recipe, Recipe):
+        raise ParallelselError(f"recipe={recipe!r}: must be a Recipe (e.g. ps.RECIPES['bf16-adam'])")
+    dp = positive_int("dp", dp)
+    if isinstance(zero, bool) or zero not in (0, 1, 2, 3):
+        raise ParallelselError(f"zero={zero!r}: must be a ZeRO stage 0, 1, 2 or 3")
+    return _states(n, recipe, dp, zero)
+
+
+class _Shape(NamedTuple):
+    """The counts the fast path needs, computed once per model (Transformer recomputes them on access)."""
+
+    layers: int
+    hidden: int
+    kv_dim: int
+    ffn: int
+    heads: int
+    vocab: int
+    f_tensors: int  # f-wide tensors an MLP stores per token: 2, or 3 gated; x top_k for MoE
+    dense_layer: int  # one layer's parameters outside the experts
+    experts: int  # one layer's expert parameters (all experts), 0 for dense models
+    embedding: int
+    head: int  # output projection + final norm, plus the tied word-embedding copy when pp > 1 (see _stage_params)
+    tied: int  # vocab x hidden when embeddings are tied, else 0
+
+
+@lru_cache(maxsize=256)
+def _shape(model: Transformer) -> _Shape:
+    expert = model.experts * model.expert_params if model.is_moe else 0
+    return _Shape(
+        model.layers, model.hidden, model.kv_dim, model.ffn_hidden, model.heads, model.vocab,
+        (3 if model.gated_mlp else 2) * model.top_k, model.layer_params - expert, expert,
+        model.embedding_params, model.head_params, model.vocab * model.hidden if model.tied_embeddings else 0,
+    )
+
+
+# -- activations ----------------------------------------------------------------------------
+def _layer_terms(model: Transformer, s: int, b: int, act_bytes: float) -> tuple[float, float, float]:
+    """Bytes of one layer's stored activations, split the way Korthikanti et al. §4.1-§4.2 split them.
+
+    Returns ``(shared, split, scores)``: ``shared`` is replicated across a TP group and only SP
+    divides it; ``split`` is divided by TP; ``scores`` is the attention-score part (also divided by
+    TP) that selective recomputation drops. See :func:`activations_per_layer` for the breakdown.
+    """
+    sh = _shape(model)
+    h, kv, f = sh.hidden, sh.kv_dim, sh.ffn
+    sb = s * b
+    # Two norm inputs, the QKV-projection input and the MLP input (act_bytes each element) plus the
+    # attention-output and MLP-output dropout masks (1 byte each element).
+    shared = sb * (act_bytes * 4 * h + 2 * h)
+    # Q (h wide), K and V (kv_dim wide each), the output-projection input (h), and the MLP's f-wide
+    # tensors: the activation's input and output (2), plus the up-projection output when gated (3).
+    split = sb * act_bytes * (2 * h + 2 * kv + sh.f_tensors * f)
+    # Softmax output (act_bytes), its dropout mask (1 byte) and the dropout output (act_bytes),
+    # a x s x s elements each per sequence.
+    scores = sh.heads * s * sb * (2 * act_bytes + 1)
+    return shared, split, scores
+
+
+def activations_per_layer(model: Transformer, micro_batch: int, tp: int = 1, sp: bool = False,
+                          recompute: str = "none", seq_len: int | None = None, act_bytes: float = 2) -> float:
+    """Bytes of activations one transformer layer stores for backward, per device, per micro-batch.
+
+    Korthikanti et al. 2022, Table 2 (s sequence length, b micro-batch, h hidden, a heads, t TP):
+
+    ==========================  ========================
+    no parallelism              sbh(34 + 5as/h)
+    TP                          sbh(10 + 24/t + 5as/(ht))
+    TP + SP                     sbh(34/t + 5as/(ht))
+    TP + selective recompute    sbh(10 + 24/t)
+    TP + SP + selective         sbh(34/t)
+    full recompute              2sbh  (2sbh/t with SP: the stored layer input is sequence-sharded)
+    ==========================  ========================
+
+    The constants assume 16-bit activations, MHA and a 4h GeLU MLP. They come from §4.1's
+    breakdown, which this function evaluates term by term so it also covers other shapes:
+    attention 11sbh + 5as²b (QKV input 2sbh, Q and K 4sbh, V 2sbh, output-projection input 2sbh,
+    dropout mask sbh; softmax 2as²b, its dropout mask as²b and output 2as²b), MLP 19sbh (input
+    2sbh, the 4h-wide GeLU input and output 16sbh, dropout mask sbh), two norm inputs 4sbh.
+    §4.2.1: TP splits everything except the norm inputs, the QKV and MLP inputs and the two
+    dropout masks (10sbh); §4.2.2: SP splits those too.
+
+    Generalisation (this library's, stated so it can be checked): K and V are ``kv_dim`` wide
+    (GQA), so they scale by kv_dim/h; the MLP's wide tensors scale by ffn_hidden/(4h); a gated MLP
+    (SwiGLU) stores a third f-wide tensor (the up-projection output), and an MoE layer stores
+    top_k copies of them per token; masks are 1 byte and other tensors ``act_bytes`` each. Dropout
+    masks are kept even for models trained without dropout (an over-estimate of 2sbh per layer).
+    For the GPT shape with act_bytes=2 every row above is reproduced exactly.
+
+    >>> import parallelsel as ps
+    >>> m = ps.MODELS["gpt3-175b"]
+    >>> activations_per_layer(m, 1) == 2048 * 12288 * (34 + 80)
+    True
+    """
+    if not isinstance(model, Transformer):
+        raise ParallelselError(f"model={model!r}: must be a Transformer (e.g. ps.MODELS['llama3-8b'])")
+    b = positive_int("micro_batch", micro_batch)
+    t = positive_int("tp", tp)
+    if not isinstance(sp, bool):
+        raise ParallelselError(f"sp={sp!r}: must be True or False")
+    choice("recompute", recompute, RECOMPUTE)
+    s = model.seq_len if seq_len is None else positive_int("seq_len", seq_len)
+    act_bytes = positive_number("act_bytes", act_bytes)
+    return _activations(model, s, b, t, sp, recompute, act_bytes)
+
+
+def _activations(model: Transformer, s: int, b: int, t: int, sp: bool, recompute: str, act_bytes: float) -> float:
+    sp = sp and t > 1
+    if recompute == "full":
+        # Only the layer input is kept (Korthikanti et al. §5, Table 2 last row).
+        x = act_bytes * s * b * _shape(model).hidden
+        return x / t if sp else x
+    shared, split, scores = _layer_terms(model, s, b, act_bytes)
+    out = (shared / t if sp else shared) + split / t
+    if recompute == "none":
+        out += scores / t
+    return out
+
+
+def embedding_activations(model: Transformer, micro_batch: int, tp: int = 1, sp: bool = False,
+                          seq_len: int | None = None) -> float:
+    """Bytes the input embedding stores per micro-batch: its dropout mask, sbh (1 byte an element).
+
+    Korthikanti et al. 2022, §4.3: the embedding's only stored activation is the dropout mask,
+    sbh/t with SP (the paper multiplies by the p micro-batches held on the first stage; here the
+    caller does that with :func:`inflight_microbatches`). Without SP it is replicated: sbh.
+    """
+    b = positive_int("micro_batch", micro_batch)
+    t = positive_int("tp", tp)
+    s = model.seq_len if seq_len is None else positive_int("seq_len", seq_len)
+    x = s * b * model.hidden
+    return x / t if (sp and t > 1) else x
+
+
+def logits_activations(model: Transformer, micro_batch: int, tp: int = 1, sp: bool = False,
+                       seq_len: int | None = None, act_bytes: float = 2) -> float:
+    """Bytes the final norm, output projection and cross-entropy store per micro-batch (last stage).
+
+    Korthikanti et al. 2022, §4.3: the final norm input 2sbh/t, the output-projection input
+    2sbh/t and the fp32 logits for the loss 4sbv/t, i.e. 4sbh/t x (1 + v/h) with SP. Without SP
+    the two sbh-sized inputs are replicated across the TP group (2sbh each); the vocabulary-parallel
+    logits stay split. ``act_bytes`` scales the two inputs; logits are fp32 as in the paper.
+    """
+    b = positive_int("micro_batch", micro_batch)
+    t = positive_int("tp", tp)
+    s = model.seq_len if seq_len is None else positive_int("seq_len", seq_len)
+    return _logits(model, s, b, t, sp and t > 1, act_bytes)
+
+
+def _logits(model: Transformer, s: int, b: int, t: int, sp: bool, act_bytes: float) -> float:
+    inputs = 2 * act_bytes * s * b * model.hidden
+    return (inputs / t if sp else inputs) + 4.0 * s * b * model.vocab / t
+
+
+def inflight_microbatches(schedule: str, stages: int, microbatches: int, chunks: int = 1, stage: int = 0) -> float:
+    """Micro-batches whose activations ``stage`` holds at its peak, in units of the stage's full activations.
+
+    * No pipeline (stages = 1): 1 -- gradient accumulation runs micro-batches one after another.
+    * GPipe (Huang et al. 2019): all m forwards run before any backward, so m on every stage.
+    * 1F1B (Narayanan et al. 2021 §2.2.1): stage i (from 0) runs p - i warm-up forwards, so it
+      holds min(p - i, m); the first stage holds min(p, m) (Korthikanti et al. 2022 §4.2.3).
+    * ZB-H1 (Qi et al. 2024 §2.1): the same peak as 1F1B.
+    * Interleaved 1F1B with v chunks (Narayanan et al. 2021 §2.2.2): stage i runs
+      2(p - i - 1) + (v - 1)p warm-up chunk-forwards plus one in the steady state, each chunk 1/v of
+      the stage; on the first stage that is p(1 + (p-1)/(pv)), Korthikanti et al. §4.2.3's factor.
+    """
+    choice("schedule", schedule, ("gpipe", "1f1b", "interleaved", "zb-h1"))
+    p = positive_int("stages", stages)
+    m = positive_int("microbatches", microbatches)
+    v = positive_int("chunks", chunks)
+    i = positive_int("stage", stage, minimum=0)
+    if i >= p:
+        raise ParallelselError(f"stage={stage}: must be < stages={p}")
+    return _inflight(schedule, p, m, v, i)
+
+
+def _inflight(schedule: str, p: int, m: int, v: int, i: int) -> float:
+    if p == 1:
+        return 1.0
+    if schedule == "gpipe":
+        return float(m)
+    if schedule == "interleaved" and v > 1:
+        return min(m * v, 2 * (p - i - 1) + (v - 1) * p + 1) / v
+    return float(min(p - i, m))
+
+
+# -- parameters per stage and the FSDP unit -------------------------------------------------
+def stage_params(model: Transformer, tp: int = 1, pp: int = 1, ep: int = 1, stage: int = 0) -> tuple[float, float]:
+    """Parameters one device holds on pipeline ``stage``: ``(dense, expert)``.
+
+    Layers are split evenly over ``pp`` stages (the worst stage gets ceil(L/pp)); the input
+    embedding sits on the first stage, the output projection and final norm on the last; with tied
+    embeddings and pp > 1 the last stage keeps its own copy of the word embedding for the output
+    layer (Megatron-LM, Shoeybi et al. 2019 §3 and Narayanan et al. 2021). Everything is divided by
+    ``tp`` (Megatron splits every matrix and the vocabulary; the small replicated norms and biases
+    are counted as split too), and expert weights additionally by ``ep``.
+    """
+    t, p, e = positive_int("tp", tp), positive_int("pp", pp), positive_int("ep", ep)
+    i = positive_int("stage", stage, minimum=0)
+    if i >= p:
+        raise ParallelselError(f"stage={stage}: must be < stages={p}")
+    return _stage_params(model, t, p, e, i)
+
+
+def _stage_params(model: Transformer, t: int, p: int, e: int, i: int) -> tuple[float, float]:
+    sh = _shape(model)
+    layers = -(-sh.layers // p)
+    dense = layers * sh.dense_layer
+    if i == 0:
+        dense += sh.embedding
+    if i == p - 1:
+        dense += sh.head + (sh.tied if p > 1 else 0)
+    return dense / t, layers * sh.experts / (t * e)
+
+
+def _units(model: Transformer, t: int, p: int, e: int, i: int) -> float:
+    """Largest FSDP unit (parameters per device, unsharded) on stage ``i``: a layer, the embedding or the head."""
+    sh = _shape(model)
+    biggest = sh.dense_layer / t + sh.experts / (t * e)
+    if i == 0:
+        biggest = max(biggest, sh.embedding / t)
+    if i == p - 1:
+        biggest = max(biggest, (sh.head + (sh.tied if p > 1 else 0)) / t)
+    return biggest
+
+
+def gather_peak(model: Transformer, recipe: Recipe = RECIPES["bf16-adam"], tp: int = 1, pp: int = 1,
+                ep: int = 1, stage: int = 0, prefetch: bool = True) -> float:
+    """Extra bytes ZeRO-3 / FSDP FULL_SHARD needs for unsharded units at its peak (backward).
+
+    Zhao et al. 2023 (PyTorch FSDP) §3.2 (sharding): each FSDP unit's parameters are all-gathered
+    into a full buffer (compute dtype) before its forward and again before its backward, and freed
+    after; the unsharded gradient of the unit exists until its reduce-scatter. §3.3 (communication
+    optimisations: backward and forward prefetching): the next unit's all-gather is issued while the current one computes, so two
+    units are materialised at once. The peak is in backward: (2 x weights + grads) bytes per
+    parameter of the largest unit, (1 x weights + grads) without prefetch. Units here are one
+    transformer layer, the input embedding and the output head -- for large vocabularies the
+    embedding is the largest.
+    """
+    t, p, e = positive_int("tp", tp), positive_int("pp", pp), positive_int("ep", ep)
+    i = positive_int("stage", stage, minimum=0)
+    if i >= p:
+        raise ParallelselError(f"stage={stage}: must be < stages={p}")
+    return _gather_peak(model, recipe, t, p, e, i, prefetch)
+
+
+def _gather_peak(model, recipe, t, p, e, i, prefetch=True) -> float:
+    return ((2 if prefetch else 1) * recipe.weights + recipe.grads) * _units(model, t, p, e, i)
+
+
+# -- the whole device -----------------------------------------------------------------------
+@dataclass(frozen=True)
+class MemoryBreakdown:
+    """Bytes on the most loaded device of a plan, by kind, for the worst pipeline stage.
+
+    ``stage`` is "first" or "last" (they coincide when pp = 1, reported as "first"); ``inflight``
+    is the micro-batches in flight on that stage; ``allocator`` is :data:`ALLOCATOR_OVERHEAD` of
+    the rest.
+    """
+
+    params: float
+    grads: float
+    optimizer: float
+    activations: float
+    embeddings: float  # embedding dropout mask (first stage) or logits (last stage) activations
+    gather_peak: float
+    allocator: float
+    stage: str = "first"
+    inflight: float = 1.0
+
+    @property
+    def states(self) -> float:
+        return self.params + self.grads + self.optimizer
+
+    @property
+    def total(self) -> float:
+        return (self.params + self.grads + self.optimizer + self.activations + self.embeddings
+                + self.gather_peak + self.allocator)
+
+    def as_dict(self) -> dict[str, float]:
+        """The byte fields in display order, for bar charts and tables."""
+        return {
+            "params": self.params, "grads": self.grads, "optimizer": self.optimizer,
+            "activations": self.activations, "embeddings": self.embeddings,
+            "gather_peak": self.gather_peak, "allocator": self.allocator,
+        }
+
+
+def _stage_breakdown(workload, plan, i: int) -> MemoryBreakdown:
+    model, recipe = workload.model, workload.recipe
+    t, p, v, e = plan.tp, plan.pp, plan.chunks, plan.ep
+    s, b = workload.seq_len, plan.micro_batch
+    m = max(1, plan.microbatches(workload))
+    act = recipe.activation
+    sp = plan.sp and t > 1
+
+    dense, expert = _stage_params(model, t, p, e, i)
+    n = plan.shard_size
+    st = _states(dense, recipe, n, plan.zero)
+    if expert:
+        # Expert weights are replicated only over dp/ep ranks, so ZeRO shards them over that many.
+        ex = _states(expert, recipe, max(1, n // e), plan.zero)
+        st = States(st.params + ex.params, st.grads + ex.grads, st.optimizer + ex.optimizer)
+
+    flight = _inflight(plan.schedule, p, m, v, i)
+    sh = _shape(model)
+    layers = -(-sh.layers // p)
+    per_layer = _activations(model, s, b, t, plan.sp, plan.recompute, act)
+    acts = flight * layers * per_layer
+    # Recomputation rebuilds one layer's discarded activations just before its backward; that
+    # working set (one layer, one micro-batch) is live at the peak (Chen et al. 2016, "Training Deep
+    # Nets with Sublinear Memory Cost": the recomputed segment is materialised for its backward).
+    if plan.recompute != "none":
+        acts += _activations(model, s, b, t, plan.sp, "none", act) - per_layer
+
+    extra = 0.0
+    if i == 0:
+        extra += flight * (s * b * sh.hidden / (t if sp else 1))
+    if i == p - 1:
+        extra += _inflight(plan.schedule, p, m, v, p - 1) * _logits(model, s, b, t, sp, act)
+
+    gather = _gather_peak(model, recipe, t, p, e, i) if plan.zero == 3 and n > 1 else 0.0
+    rest = st.total + acts + extra + gather
+    return MemoryBreakdown(st.params, st.grads, st.optimizer, acts, extra, gather, ALLOCATOR_OVERHEAD * rest,
+                           "first" if i == 0 else "last", flight)
+
+
+def breakdown(workload, plan) -> MemoryBreakdown:
+    """Per-device memory of ``plan`` on its most loaded pipeline stage (first or last), in bytes.
+
+    Model states (:func:`model_states`) of the stage's parameters (:func:`stage_params`: split by
+    TP and PP, experts also by EP) sharded by ZeRO over ``plan.shard_size`` ranks; activations
+    (:func:`activations_per_layer`) x layers on the stage x micro-batches in flight
+    (:func:`inflight_microbatches`), plus, with recomputation, one layer's rebuilt activations;
+    the embedding dropout mask on the first stage and the logits on the last
+    (Korthikanti et al. 2022 §4.3); the FSDP gather peak (:func:`gather_peak`) under ZeRO-3; and
+    :data:`ALLOCATOR_OVERHEAD`. The first and last stages are both computed; the larger is returned.
+    """
+    first = _stage_breakdown(workload, plan, 0)
+    if plan.pp == 1:
+        return first
+    last = _stage_breakdown(workload, plan, plan.pp - 1)
+    return last if last.total > first.total else first

@@ -1,0 +1,167 @@
+"""Step-time estimates: fit, reasons, scaling, overlap rules, bubble, MFU and E(P)."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import time
+
+import pytest
+
+from parallelsel import DEVICES, LINKS, MODELS, Cluster, Plan, Workload
+from parallelsel.estimate import (
+    DEFAULT_EFFICIENCY,
+    OVERLAP_FRACTION,
+    Estimate,
+    bubble_overhead_for,
+    estimate,
+    scaling_efficiency,
+)
+
+A100 = DEVICES["a100-80gb"]
+GPT2 = MODELS["gpt2-1.5b"]
+
+
+def test_doctests():
+    # importlib returns the module even once the package re-exports the function under its name
+    assert doctest.testmod(importlib.import_module("parallelsel.estimate")).failed == 0
+
+
+def test_small_model_fits_on_one_a100_and_dp_scales():
+    w = Workload(GPT2, global_batch=64)
+    cl = Cluster(A100, nodes=1)
+    one = estimate(w, Plan(micro_batch=4), cl)
+    assert isinstance(one, Estimate) and one.fits and one.reasons == ()
+    assert one.memory.total < A100.memory
+    # One device, no communication: MFU is exactly the compute efficiency.
+    assert one.step.mfu == pytest.approx(DEFAULT_EFFICIENCY)
+    assert one.step.communication == 0 and one.step.bubble == 0
+    eight = estimate(w, Plan(dp=8, micro_batch=4), cl)
+    assert eight.fits
+    # Compute divides by 8; the NVLink all-reduce is almost fully hidden.
+    assert eight.step.compute == pytest.approx(one.step.compute / 8)
+    assert 7.5 < eight.step.tokens_per_s / one.step.tokens_per_s <= 8
+
+
+def test_compute_time_by_hand():
+    # compute = FLOPs per GPU per step / (peak x efficiency), FLOPs with recompute.
+    w = Workload(GPT2, global_batch=16)
+    e = estimate(w, Plan(dp=4, micro_batch=2, recompute="full"), Cluster(A100), efficiency=0.4)
+    flops = GPT2.flops_per_token("full") * 16 * 1024
+    assert e.step.compute == pytest.approx(flops / 4 / (312e12 * 0.4))
+    # MFU counts model FLOPs only (no recompute).
+    mfu = GPT2.model_flops_per_token() * 16 * 1024 / (e.step.total * 312e12 * 4)
+    assert e.step.mfu == pytest.approx(mfu)
+
+
+def test_gpt3_pure_dp_does_not_fit():
+    w = Workload(MODELS["gpt3-175b"], global_batch=1536)
+    e = estimate(w, Plan(dp=64), Cluster(A100, nodes=8))
+    assert not e.fits
+    # 16 bytes x 174.6B parameters alone are 2.6 TiB per device.
+    (reason,) = e.reasons
+    assert reason.startswith("每卡内存") and "GiB" in reason and "可用 80.0 GiB" in reason
+    assert f"{e.memory.total / 2**30:.1f} GiB" in reason
+
+
+def test_reasons_include_plan_constraints():
+    w = Workload(MODELS["gpt3-175b"], global_batch=100)
+    e = estimate(w, Plan(dp=8, tp=7), Cluster(A100, nodes=1))
+    assert any("TP=7" in r for r in e.reasons)
+    assert any("需要 56 张卡" in r for r in e.reasons)
+
+
+def test_tp_across_nodes_on_inter_link_is_slower():
+    w = Workload(MODELS["gpt3-175b"], global_batch=64)
+    cl = Cluster(A100, nodes=4)
+    inside = estimate(w, Plan(dp=4, tp=8, recompute="full"), cl)
+    across = estimate(w, Plan(dp=2, tp=16, recompute="full"), cl)
+    (tp,) = [t for t in across.traffic if t.strategy == "TP"]
+    assert tp.link == LINKS["ib-hdr"].name
+    # TP traffic is on the critical path: exposed in full.
+    assert dict(across.step.exposed)["TP"] == pytest.approx(tp.time)
+    assert across.step.communication > inside.step.communication
+
+
+def test_decomposition_sums_to_total():
+    w = Workload(MODELS["llama2-70b"], global_batch=512)
+    e = estimate(w, Plan(dp=16, tp=8, pp=4, zero=1, sp=True, recompute="selective"), Cluster(A100, nodes=64))
+    d = e.step.decomposition
+    assert set(d) == {"compute", "communication", "bubble"}
+    assert sum(d.values()) == pytest.approx(e.step.total)
+    assert e.step.tokens_per_s == pytest.approx(512 * 4096 / e.step.total)
+    assert sum(v for _, v in e.step.exposed) == pytest.approx(e.step.communication)
+    assert e.step.communication <= e.step.communication_total
+
+
+def test_dp_overlap_rule():
+    # DP all-reduce (once per step) hides behind the last micro-batch's backward, up to
+    # OVERLAP_FRACTION of it, and never hides its last 25 MiB bucket.
+    w = Workload(GPT2, global_batch=64)
+    cl = Cluster(A100, nodes=4)
+    e = estimate(w, Plan(dp=32, micro_batch=1), cl)
+    (dp,) = e.traffic
+    m = 2
+    forward = GPT2.forward_flops_per_token()
+    fwd = sum(forward.values()) * 64 * 1024 / (312e12 * DEFAULT_EFFICIENCY * 32)
+    backward_last = (e.step.compute - fwd) / m
+    assert e.step.communication == pytest.approx(max(dp.time - OVERLAP_FRACTION * backward_last, dp.time / dp.units))
+
+
+def test_bubble_follows_schedule():
+    # Narayanan et al. 2021 §2.2: (p-1)/m for 1F1B, (p-1)/(v·m) interleaved; ZB-H1 a third of 1F1B.
+    assert bubble_overhead_for(Plan(pp=4), 8) == pytest.approx(3 / 8)
+    assert bubble_overhead_for(Plan(pp=4, schedule="gpipe"), 8) == pytest.approx(3 / 8)
+    assert bubble_overhead_for(Plan(pp=4, schedule="interleaved", chunks=2), 8) == pytest.approx(3 / 16)
+    assert bubble_overhead_for(Plan(pp=4, schedule="zb-h1"), 8) == pytest.approx(1 / 8)
+    assert bubble_overhead_for(Plan(), 8) == 0
+    w = Workload(MODELS["llama2-13b"], global_batch=64)
+    cl = Cluster(A100, nodes=4)
+    one = estimate(w, Plan(dp=8, pp=4), cl)
+    inter = estimate(w, Plan(dp=8, pp=4, schedule="interleaved", chunks=2), cl)
+    assert inter.step.bubble < one.step.bubble
+    # the bubble is the overhead times the per-stage critical path (compute + TP/EP collectives)
+    assert one.step.bubble == pytest.approx(3 / 8 * one.step.compute)  # m = 64 / 8 = 8, no TP
+
+
+def test_scaling_efficiency():
+    w = Workload(GPT2, global_batch=64)
+    cl = Cluster(A100, nodes=4)
+    plans = {1: Plan(micro_batch=2), 8: Plan(dp=8, micro_batch=2), 32: Plan(dp=32, micro_batch=2)}
+    pts = scaling_efficiency(w, plans, cl)
+    assert [p.gpus for p in pts] == [1, 8, 32]
+    assert pts[0].efficiency == pytest.approx(1.0)
+    # E falls once DP crosses the slow inter-node link; the loss is communication.
+    assert pts[2].efficiency < pts[1].efficiency <= 1
+    assert pts[2].loss["communication"] > 0.1
+    for p in pts:
+        assert 1 - sum(p.loss.values()) == pytest.approx(p.efficiency)
+    # Recompute shows as its own loss: 1/3 more layer FLOPs (Narayanan et al. eq. 3 vs 3x forward).
+    (r,) = scaling_efficiency(w, [Plan(micro_batch=2, recompute="full")], cl)
+    assert r.loss["recompute"] > 0.2
+
+
+def test_bad_input():
+    w = Workload(GPT2, global_batch=8)
+    cl = Cluster(A100)
+    with pytest.raises(ValueError, match="efficiency"):
+        estimate(w, Plan(), cl, efficiency=1.5)
+    with pytest.raises(ValueError, match="plan"):
+        estimate(w, "DP8", cl)
+    with pytest.raises(ValueError, match="workload"):
+        estimate(GPT2, Plan(), cl)
+    with pytest.raises(ValueError, match="plans"):
+        scaling_efficiency(w, {4: Plan(dp=2)}, cl)
+
+
+def test_fast_enough_for_search():
+    # A plan search calls estimate tens of thousands of times (405B on 16384 GPUs).
+    w = Workload(MODELS["llama3-405b"], global_batch=2048)
+    cl = Cluster(DEVICES["h100-sxm-80gb"], nodes=2048, intra=LINKS["nvlink4"], inter=LINKS["ib-ndr"])
+    plan = Plan(dp=128, tp=8, pp=16, zero=1, sp=True, schedule="interleaved", chunks=2, recompute="selective")
+    estimate(w, plan, cl)
+    n = 500
+    t = time.perf_counter()
+    for _ in range(n):
+        estimate(w, plan, cl)
+    assert (time.perf_counter() - t) / n < 1e-3

@@ -1,0 +1,259 @@
+"""Per-device memory: model states, activations, in-flight micro-batches, FSDP gather peak, breakdown."""
+
+from __future__ import annotations
+
+import doctest
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import parallelsel.memory as memory
+from parallelsel import MODELS, RECIPES, Plan, Transformer, Workload
+from parallelsel.memory import (
+    ALLOCATOR_OVERHEAD,
+    activations_per_layer,
+    breakdown,
+    embedding_activations,
+    gather_peak,
+    inflight_microbatches,
+    logits_activations,
+    model_states,
+    stage_params,
+)
+
+GPT3 = MODELS["gpt3-175b"]
+
+
+def test_doctests():
+    assert doctest.testmod(memory).failed == 0
+
+
+# ------------------------------------------------------------------------------ model states
+def test_model_states_fields_and_recipe():
+    # ZeRO §3.1 with fp32 gradients (Megatron's main_grad): 2 + 4 + 12 bytes per parameter.
+    s = model_states(1e9, RECIPES["bf16-adam-fp32grad"], dp=8, zero=2)
+    assert (s.params, s.grads, s.optimizer) == (2e9, 4e9 / 8, 12e9 / 8)
+    assert s.total == 2e9 + 0.5e9 + 1.5e9
+
+
+def test_model_states_dp_without_zero_replicates():
+    # Plain DP keeps the full (2 + 2 + 12)Ψ on every rank whatever the degree (ZeRO §5).
+    assert model_states(1e9, dp=1024, zero=0).total == 16e9
+
+
+@settings(max_examples=50, deadline=None)
+@given(params=st.floats(1e3, 1e13), dp=st.integers(1, 4096), zero=st.integers(0, 2))
+def test_states_never_grow_with_stage(params, dp, zero):
+    assert model_states(params, dp=dp, zero=zero + 1).total <= model_states(params, dp=dp, zero=zero).total
+
+
+@settings(max_examples=50, deadline=None)
+@given(params=st.floats(1e3, 1e13), dp=st.integers(1, 4096), zero=st.integers(0, 3))
+def test_states_never_grow_with_dp(params, dp, zero):
+    assert model_states(params, dp=dp + 1, zero=zero).total <= model_states(params, dp=dp, zero=zero).total
+
+
+@pytest.mark.parametrize(
+    "kwargs,name",
+    [
+        ({"params": 0}, "params"),
+        ({"params": -5}, "params"),
+        ({"params": 1e9, "dp": 0}, "dp"),
+        ({"params": 1e9, "dp": 2.5}, "dp"),
+        ({"params": 1e9, "zero": 4}, "zero"),
+        ({"params": 1e9, "zero": True}, "zero"),
+        ({"params": 1e9, "recipe": "bf16-adam"}, "recipe"),
+    ],
+)
+def test_model_states_bad_input(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        model_states(**kwargs)
+
+
+# ------------------------------------------------------------------------------- activations
+def test_gqa_gated_generalisation_term_by_term():
+    # Korthikanti §4.1 breakdown evaluated by hand for Llama-3 8B (GQA kv=1024, SwiGLU f=14336):
+    # shared (TP-replicated): norm inputs 4sbh + QKV input 2sbh + MLP input 2sbh + masks 2sbh
+    # split: Q 2sbh + K,V 2 x 2sb·kv + out-proj input 2sbh + 3 f-wide tensors 3 x 2sbf
+    # scores: 5as²b.
+    m = MODELS["llama3-8b"]
+    s, b, h, kv, f, a = 8192, 2, 4096, 1024, 14336, 32
+    shared = s * b * h * 10
+    split = s * b * (2 * h + 4 * kv + 2 * h + 6 * f)
+    scores = 5 * a * s * s * b
+    assert activations_per_layer(m, b) == shared + split + scores
+    assert activations_per_layer(m, b, tp=4) == shared + (split + scores) / 4
+    assert activations_per_layer(m, b, tp=4, sp=True) == (shared + split + scores) / 4
+    assert activations_per_layer(m, b, tp=4, recompute="selective") == shared + split / 4
+    assert activations_per_layer(m, b, tp=4, sp=True, recompute="full") == 2 * s * b * h / 4
+
+
+def test_moe_stores_top_k_expert_tensors():
+    # Each token passes through top_k experts, so the MLP's f-wide tensors are stored top_k times.
+    dense = Transformer(layers=2, hidden=64, heads=4, seq_len=32, vocab=100, gated_mlp=True)
+    moe = Transformer(layers=2, hidden=64, heads=4, seq_len=32, vocab=100, gated_mlp=True, experts=8, top_k=2)
+    extra = 32 * 1 * 2 * 3 * 256  # one more copy of three f-wide (f = 4h = 256) 2-byte tensors
+    assert activations_per_layer(moe, 1) - activations_per_layer(dense, 1) == extra
+
+
+def test_seq_len_and_act_bytes():
+    # sbh(34 + 5as/h) at s = 1024 for GPT-3: 5 * 96 * 1024 / 12288 = 40.
+    assert activations_per_layer(GPT3, 1, seq_len=1024) == 1024 * 12288 * (34 + 40)
+    # 4-byte activations: 2-byte terms double, the 1-byte masks do not: sbh(66 + 9as/h).
+    assert activations_per_layer(GPT3, 1, act_bytes=4) == 2048 * 12288 * (66 + 9 * 80 / 5)
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    key=st.sampled_from(sorted(MODELS)),
+    b=st.integers(1, 8),
+    tp_exp=st.integers(0, 3),
+    sp=st.booleans(),
+    r=st.sampled_from(["none", "selective", "full"]),
+)
+def test_activations_never_grow_with_tp_sp_recompute(key, b, tp_exp, sp, r):
+    m = MODELS[key]
+    tp = 2**tp_exp
+    here = activations_per_layer(m, b, tp=tp, sp=sp, recompute=r)
+    assert activations_per_layer(m, b, tp=2 * tp, sp=sp, recompute=r) <= here
+    assert activations_per_layer(m, b, tp=tp, sp=True, recompute=r) <= here
+    order = ["none", "selective", "full"]
+    for stronger in order[order.index(r):]:
+        assert activations_per_layer(m, b, tp=tp, sp=sp, recompute=stronger) <= here
+
+
+@pytest.mark.parametrize(
+    "kwargs,name",
+    [
+        ({"micro_batch": 0}, "micro_batch"),
+        ({"micro_batch": 1, "tp": 0}, "tp"),
+        ({"micro_batch": 1, "sp": "yes"}, "sp"),
+        ({"micro_batch": 1, "recompute": "some"}, "recompute"),
+        ({"micro_batch": 1, "seq_len": -1}, "seq_len"),
+    ],
+)
+def test_activations_bad_input(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        activations_per_layer(GPT3, **kwargs)
+
+
+def test_activations_needs_a_transformer():
+    with pytest.raises(ValueError, match="model"):
+        activations_per_layer("gpt3", 1)
+
+
+# ------------------------------------------------------------- embeddings and logits (§4.3)
+def test_embedding_and_logits_section_4_3():
+    s, h, v, t = 2048, 12288, 51200, 8
+    # Embedding dropout mask: sbh/t with SP (1 byte per element), sbh without.
+    assert embedding_activations(GPT3, 1, tp=t, sp=True) == s * h / t
+    assert embedding_activations(GPT3, 1, tp=t) == s * h
+    # Final norm, output projection and fp32 logits with SP: 4sbh/t (1 + v/h).
+    assert logits_activations(GPT3, 1, tp=t, sp=True) == pytest.approx(4 * s * h / t * (1 + v / h))
+    # Without SP the two sbh inputs are replicated: 4sbh + 4sbv/t.
+    assert logits_activations(GPT3, 1, tp=t) == pytest.approx(4 * s * h + 4 * s * v / t)
+
+
+# ------------------------------------------------------------------- in-flight micro-batches
+@pytest.mark.parametrize(
+    "schedule,p,m,v,stage,want",
+    [
+        ("gpipe", 4, 8, 1, 0, 8),          # GPipe: all m forwards before any backward
+        ("gpipe", 4, 8, 1, 3, 8),
+        ("1f1b", 4, 8, 1, 0, 4),           # 1F1B: first stage min(p, m)
+        ("1f1b", 4, 2, 1, 0, 2),
+        ("1f1b", 4, 8, 1, 3, 1),           # last stage: one
+        ("zb-h1", 4, 8, 1, 0, 4),          # ZB-H1: same peak as 1F1B
+        ("interleaved", 4, 8, 2, 0, 4 * (1 + 3 / 8)),   # Korthikanti §4.2.3: p(1 + (p-1)/(pv))
+        ("interleaved", 8, 16, 4, 0, 8 * (1 + 7 / 32)),
+        ("1f1b", 1, 8, 1, 0, 1),           # no pipeline: gradient accumulation, one at a time
+    ],
+)
+def test_inflight(schedule, p, m, v, stage, want):
+    assert inflight_microbatches(schedule, p, m, v, stage) == pytest.approx(want)
+
+
+def test_inflight_bad_stage():
+    with pytest.raises(ValueError, match="stage"):
+        inflight_microbatches("1f1b", 4, 8, 1, 4)
+    with pytest.raises(ValueError, match="schedule"):
+        inflight_microbatches("pipedream", 4, 8)
+
+
+# ---------------------------------------------------------------- parameters and gather peak
+def test_stage_params_gpt3():
+    # First stage: 96/8 = 12 layers + the word and position embeddings, split by tp = 8.
+    m = GPT3
+    dense, expert = stage_params(m, tp=8, pp=8, stage=0)
+    assert expert == 0
+    assert dense == (12 * m.layer_params + 51200 * 12288 + 2048 * 12288) / 8
+    # Last stage: 12 layers + final LayerNorm + its copy of the tied word embedding.
+    dense, _ = stage_params(m, tp=8, pp=8, stage=7)
+    assert dense == (12 * m.layer_params + 2 * 12288 + 51200 * 12288) / 8
+
+
+def test_stage_params_moe_divides_experts_by_ep():
+    m = MODELS["mixtral-8x7b"]
+    dense, expert = stage_params(m, tp=1, pp=1, ep=8)
+    assert expert == 32 * 8 * m.expert_params / 8
+    assert dense + expert * 8 == m.params
+
+
+def test_gather_peak_is_largest_unit():
+    # Zhao et al. 2023 §3.2-§3.3: two units of bf16 weights (prefetch) + one unit of bf16 grads.
+    # Llama-3 8B: the embedding (128256 x 4096 = 525M) is larger than a layer (218M).
+    m = MODELS["llama3-8b"]
+    assert m.embedding_params > m.layer_params
+    assert gather_peak(m, stage=0, pp=2) == 6 * m.embedding_params
+    assert gather_peak(m, stage=0, pp=2, prefetch=False) == 4 * m.embedding_params
+    # A middle stage of a 4-stage pipeline has only layers.
+    assert gather_peak(m, pp=4, stage=1) == 6 * m.layer_params
+
+
+# ---------------------------------------------------------------------------------- breakdown
+def test_breakdown_single_device_by_hand():
+    m = MODELS["gpt2-1.5b"]
+    w = Workload(m, global_batch=4)
+    br = breakdown(w, Plan(micro_batch=2))
+    s, h, b, a, v = 1024, 1600, 2, 25, 50257
+    assert br.params == 2 * m.params and br.grads == 2 * m.params and br.optimizer == 12 * m.params
+    # 48 layers of sbh(34 + 5as/h), one micro-batch in flight (gradient accumulation)
+    assert br.activations == pytest.approx(48 * s * b * h * (34 + 5 * a * s / h))
+    # embedding dropout mask sbh and final norm + output input 4sbh + fp32 logits 4sbv
+    assert br.embeddings == pytest.approx(s * b * h + 4 * s * b * h + 4 * s * b * v)
+    assert br.gather_peak == 0
+    rest = br.params + br.grads + br.optimizer + br.activations + br.embeddings
+    assert br.allocator == pytest.approx(ALLOCATOR_OVERHEAD * rest)
+    assert br.total == pytest.approx(rest * (1 + ALLOCATOR_OVERHEAD))
+    assert sum(br.as_dict().values()) == pytest.approx(br.total)
+
+
+def test_breakdown_zero3_and_hsdp_shard_over_shard_group():
+    m = MODELS["llama2-7b"]
+    w = Workload(m, global_batch=64)
+    full = breakdown(w, Plan(dp=64, zero=3))
+    hsdp = breakdown(w, Plan(dp=64, zero=3, shard=8))
+    assert full.params == pytest.approx(2 * m.params / 64)
+    assert hsdp.params == pytest.approx(2 * m.params / 8)
+    assert full.gather_peak == gather_peak(m) > 0
+
+
+def test_breakdown_reports_worst_stage():
+    # Both ends of the pipeline are computed (first: embedding + p in-flight micro-batches; last:
+    # output head + fp32 logits of a 128k vocabulary) and the larger is returned.
+    w = Workload(MODELS["llama3-8b"], global_batch=32)
+    br = breakdown(w, Plan(dp=1, pp=2, micro_batch=1))
+    first = memory._stage_breakdown(w, Plan(dp=1, pp=2, micro_batch=1), 0)
+    last = memory._stage_breakdown(w, Plan(dp=1, pp=2, micro_batch=1), 1)
+    assert br.total == max(first.total, last.total)
+    assert br.stage == ("first" if first.total >= last.total else "last")
+
+
+def test_breakdown_recompute_and_pipeline_reduce_memory():
+    w = Workload(GPT3, global_batch=1536)
+    base = breakdown(w, Plan(dp=12, tp=8, pp=16))
+    assert breakdown(w, Plan(dp=12, tp=8, pp=16, recompute="full")).activations < base.activations
+    assert breakdown(w, Plan(dp=12, tp=8, pp=16, sp=True)).activations < base.activations
+    # GPipe holds all m = 128 micro-batches; 1F1B only p = 16 on the first stage.
+    assert breakdown(w, Plan(dp=12, tp=8, pp=16, schedule="gpipe")).activations > base.activations
