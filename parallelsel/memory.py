@@ -175,6 +175,10 @@ def activations_per_layer(model: Transformer, micro_batch: int, tp: int = 1, sp:
     masks are kept even for models trained without dropout (an over-estimate of 2sbh per layer).
     For the GPT shape with act_bytes=2 every row above is reproduced exactly.
 
+    Boundary: fused attention kernels (FlashAttention, Dao et al. 2022) never store the a·s²
+    scores and recompute them in backward -- the same memory as ``recompute="selective"``. With
+    "none" and long sequences the 5as²b term dominates (Llama-3 8B at s = 8192: 10.7 GB per layer).
+
     >>> import parallelsel as ps
     >>> m = ps.MODELS["gpt3-175b"]
     >>> activations_per_layer(m, 1) == 2048 * 12288 * (34 + 80)
