@@ -1,0 +1,10 @@
+# The seed's three paper cases at a glance: one verdict per strategy, computed by the selection matrix.
+from parallelsel.matrix import paper_cases, selection_matrix
+from parallelsel.render.tables import markdown_table
+
+rows = []
+for name, work, cluster in paper_cases():
+    verdicts = {row.strategy: str(row.verdict) for row in selection_matrix(work, cluster)}
+    setting = f"{work.model.name}，{cluster.gpus} × {cluster.device.name}"
+    rows.append([name, setting] + [verdicts[s] for s in ("DP", "FSDP", "TP", "PP")])
+print(markdown_table(["案例", "模型与集群", "DP", "FSDP", "TP", "PP"], rows, align="llcccc"))
