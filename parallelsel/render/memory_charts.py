@@ -1,0 +1,123 @@
+"""Memory charts: stacked per-device memory bars against device capacity.
+
+Pure functions: byte values in, SVG string out (via :func:`parallelsel.render.style.to_svg`). Bytes
+are drawn in binary units (GiB = 2**30 bytes) unless ``unit`` says otherwise; the axis label names
+the unit. Every function takes ``salt``, which must be unique per figure on a page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from parallelsel._check import ParallelselError
+from parallelsel.render.style import COLORS, chart, to_svg
+from parallelsel.render.tables import _BYTE_UNITS
+
+__all__ = ["PART_LABELS", "memory_bars", "breakdown_parts", "states_parts"]
+
+PART_LABELS = {
+    "params": "权重",
+    "grads": "梯度",
+    "optimizer": "优化器状态",
+    "activations": "激活",
+    "embeddings": "嵌入与 logits 激活",
+    "gather_peak": "FSDP 聚合峰值",
+    "allocator": "分配器余量",
+}
+"""Chinese legend names for the fields of :class:`parallelsel.memory.MemoryBreakdown`."""
+
+_PART_COLORS = {
+    **{k: COLORS[k] for k in ("params", "grads", "optimizer", "activations")},
+    "embeddings": "#72B7B2",
+    "gather_peak": COLORS["wait"],
+    "allocator": COLORS["bubble"],
+}
+_FALLBACK = ["#4C78A8", "#F58518", "#54A24B", "#B279A2", "#72B7B2", "#E45756", "#9D755D", "#EECA3B"]
+_CAPACITY_STYLES = ["--", ":", "-."]
+
+
+def states_parts(states: Sequence) -> dict[str, list[float]]:
+    """``{"params", "grads", "optimizer"}`` byte lists from :class:`parallelsel.memory.States` objects."""
+    return {k: [float(getattr(s, k)) for s in states] for k in ("params", "grads", "optimizer")}
+
+
+def breakdown_parts(breakdowns: Sequence, drop_zero: bool = True) -> dict[str, list[float]]:
+    """Byte lists per field from :class:`parallelsel.memory.MemoryBreakdown` objects, in display order.
+
+    Fields that are zero in every breakdown are dropped when ``drop_zero`` (a chart legend should not
+    list a part that no bar has).
+    """
+    if not breakdowns:
+        raise ParallelselError("breakdowns=[]: must hold at least one MemoryBreakdown")
+    dicts = [b.as_dict() for b in breakdowns]
+    parts = {k: [float(d[k]) for d in dicts] for k in dicts[0]}
+    if drop_zero:
+        parts = {k: v for k, v in parts.items() if any(x > 0 for x in v)}
+    return parts
+
+
+def memory_bars(
+    labels: Sequence[str],
+    parts: Mapping[str, Sequence[float]],
+    *,
+    title: str,
+    salt: str,
+    capacities: Sequence[tuple[str, float]] = (),
+    unit: str = "GiB",
+    xlabel: str | None = None,
+    totals: bool = True,
+    width: float = 7.0,
+    height: float = 3.8,
+    logy: bool = False,
+) -> str:
+    """Stacked bars of per-device memory, one bar per label, with dashed device-capacity lines.
+
+    ``parts`` maps a part name to one byte value per bar; names in :data:`PART_LABELS` get their
+    Chinese legend name and shared colour, other names are used as given. ``capacities`` is a list of
+    ``(label, bytes)`` drawn as horizontal lines. With ``totals`` each bar carries its total. With
+    ``logy`` the y axis is logarithmic (use when bars span orders of magnitude).
+    """
+    if unit not in _BYTE_UNITS:
+        raise ParallelselError(f"unit={unit!r}: must be one of {', '.join(_BYTE_UNITS)}")
+    labels = [str(x) for x in labels]
+    if not labels:
+        raise ParallelselError("labels=[]: must name at least one bar")
+    for name, values in parts.items():
+        if len(values) != len(labels):
+            raise ParallelselError(f"parts[{name!r}] has {len(values)} values: must have one per label ({len(labels)})")
+    div = _BYTE_UNITS[unit]
+    xs = list(range(len(labels)))
+    with chart(width=width, height=height) as (fig, ax):
+        bottom = [0.0] * len(labels)
+        for i, (name, values) in enumerate(parts.items()):
+            vals = [v / div for v in values]
+            color = _PART_COLORS.get(name, _FALLBACK[i % len(_FALLBACK)])
+            ax.bar(xs, vals, bottom=bottom, color=color, width=0.65, label=PART_LABELS.get(name, name),
+                   edgecolor="white", linewidth=0.5)
+            bottom = [b + v for b, v in zip(bottom, vals)]
+        top = max(bottom)
+        for j, (name, cap) in enumerate(capacities):
+            y = cap / div
+            ax.axhline(y, color="#333333", linestyle=_CAPACITY_STYLES[j % len(_CAPACITY_STYLES)], linewidth=1.1)
+            ax.annotate(f"{name}（{y:,.0f} {unit}）", xy=(1.0, y), xycoords=("axes fraction", "data"),
+                        xytext=(4, 0), textcoords="offset points", va="center", fontsize=8, color="#333333")
+            top = max(top, y)
+        if totals:
+            for x, b in zip(xs, bottom):
+                ax.annotate(f"{b:,.1f}", xy=(x, b), xytext=(0, 2), textcoords="offset points",
+                            ha="center", va="bottom", fontsize=8)
+        if logy:
+            ax.set_yscale("log")
+        else:
+            ax.set_ylim(0, top * 1.12)
+        ax.set_xticks(xs)
+        ax.set_xticklabels(labels, fontsize=8 if len(labels) > 6 else 9)
+        ax.set_ylabel(f"每卡内存（{unit}）")
+        if xlabel:
+            ax.set_xlabel(xlabel)
+        ax.set_title(title)
+        ax.grid(False, axis="x")
+        ax.set_axisbelow(True)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14 if xlabel else -0.08), ncol=min(4, len(parts)),
+                  fontsize=8, frameon=False)
+        return to_svg(fig, salt)
