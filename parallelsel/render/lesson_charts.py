@@ -1,0 +1,201 @@
+"""Charts for the exercise, misconception, scenario and validation pages.
+
+Pure functions: numbers in, SVG string out (via :func:`parallelsel.render.style.to_svg`). Times are
+seconds in and drawn in the unit the axis names; every function takes ``salt``, unique per figure
+on a page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from matplotlib.ticker import PercentFormatter
+
+from parallelsel._check import ParallelselError
+from parallelsel.render.style import COLORS, chart, to_svg
+
+__all__ = ["step_bars", "scaling_promise", "sensitivity_lines", "validation_bars", "quote_check", "comparison_table"]
+
+_STEP_PARTS = (("compute", "计算"), ("communication", "暴露的通信"), ("bubble", "流水线气泡"))
+_STEP_COLORS = {"compute": COLORS["compute"], "communication": COLORS["comm"], "bubble": COLORS["bubble"]}
+_LINE_COLORS = ["#4C78A8", "#F58518", "#54A24B", "#E45756", "#B279A2", "#9D755D", "#72B7B2", "#EECA3B"]
+
+
+def _check_lengths(name: str, values: Sequence, n: int) -> None:
+    if len(values) != n:
+        raise ParallelselError(f"{name} has {len(values)} entries: must have one per label ({n})")
+
+
+def step_bars(labels: Sequence[str], steps: Sequence, *, title: str, salt: str, unit: str = "s",
+              notes: Sequence[str] | None = None, width: float = 7.5) -> str:
+    """Horizontal stacked bars of one step's time: compute, exposed communication, bubble.
+
+    ``steps`` are :class:`parallelsel.estimate.StepTime` objects (or anything with ``compute``,
+    ``communication`` and ``bubble`` in seconds), one per label; ``unit`` is ``"s"`` or ``"ms"``.
+    ``notes`` (optional) are printed after each bar's total, e.g. the MFU.
+    """
+    labels = [str(x) for x in labels]
+    if not labels:
+        raise ParallelselError("labels=[]: must name at least one bar")
+    _check_lengths("steps", steps, len(labels))
+    if notes is not None:
+        _check_lengths("notes", notes, len(labels))
+    scale = {"s": 1.0, "ms": 1e3}.get(unit)
+    if scale is None:
+        raise ParallelselError(f"unit={unit!r}: must be 's' or 'ms'")
+    ys = np.arange(len(labels))[::-1]
+    with chart(width=width, height=0.55 * len(labels) + 1.4) as (fig, ax):
+        left = np.zeros(len(labels))
+        for key, name in _STEP_PARTS:
+            vals = np.array([getattr(s, key) * scale for s in steps])
+            if not vals.any():
+                continue
+            ax.barh(ys, vals, left=left, color=_STEP_COLORS[key], height=0.6, label=name, edgecolor="white",
+                    linewidth=0.5)
+            left += vals
+        for i, (y, total) in enumerate(zip(ys, left)):
+            text = f"{total:,.2f} {unit}" + (f"  {notes[i]}" if notes is not None else "")
+            ax.annotate(text, xy=(total, y), xytext=(3, 0), textcoords="offset points", va="center", fontsize=8)
+        ax.set_yticks(ys)
+        ax.set_yticklabels(labels, fontsize=8)
+        ax.set_xlim(0, left.max() * 1.35)
+        ax.set_xlabel(f"每步时间（{unit}）")
+        ax.set_title(title)
+        ax.grid(False, axis="y")
+        ax.legend(loc="lower right", fontsize=8, frameon=False)
+        return to_svg(fig, salt)
+
+
+def scaling_promise(gpus: Sequence[int], promised: Sequence[float], estimated: Sequence[float], *, title: str,
+                    salt: str, ylabel: str = "吞吐（千 token/s）", scale: float = 1e-3) -> str:
+    """Throughput against GPU count: a linear promise as a dashed line, the estimate as points and a line.
+
+    ``promised`` and ``estimated`` are tokens/s; they are multiplied by ``scale`` for the axis
+    (default thousands of tokens/s, which ``ylabel`` names). Each estimated point is labelled with
+    its share of the promise.
+    """
+    n = len(gpus)
+    if n == 0:
+        raise ParallelselError("gpus=[]: must list at least one GPU count")
+    _check_lengths("promised", promised, n)
+    _check_lengths("estimated", estimated, n)
+    x = np.asarray(gpus, dtype=float)
+    p = np.asarray(promised, dtype=float) * scale
+    e = np.asarray(estimated, dtype=float) * scale
+    with chart(width=7.0, height=3.8) as (fig, ax):
+        ax.plot(x, p, "--", color="#333333", linewidth=1.3, label="线性扩展承诺")
+        ax.plot(x, e, "o-", color=COLORS["compute"], linewidth=1.6, label="分解后的估计")
+        for xi, pi, ei in zip(x, p, e):
+            ax.annotate(f"{100 * ei / pi:.0f}%", xy=(xi, ei), xytext=(0, -12), textcoords="offset points",
+                        ha="center", fontsize=8, color=COLORS["compute"])
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(x)
+        ax.set_xticklabels([f"{int(g)}" for g in x])
+        ax.set_xlabel("GPU 数（对数刻度）")
+        ax.set_ylabel(ylabel)
+        ax.set_ylim(0, p.max() * 1.1)
+        ax.set_title(title)
+        ax.legend(loc="upper left", fontsize=8, frameon=False)
+        return to_svg(fig, salt)
+
+
+def sensitivity_lines(series: Sequence[tuple[str, Sequence[float], Sequence[float]]], *, title: str, salt: str,
+                      xlabel: str, ylabel: str = "步时 / 基线步时", reference: float | None = 1.0) -> str:
+    """One line per unknown: how an estimate (relative to its baseline) moves as that unknown moves.
+
+    ``series`` is ``[(name, xs, ys), ...]``: ``xs`` the unknown relative to its assumed value (1 =
+    assumed), ``ys`` the estimate relative to its baseline. A dotted line marks ``reference``.
+    """
+    if not series:
+        raise ParallelselError("series=[]: must hold at least one (name, xs, ys)")
+    with chart(width=7.0, height=3.8) as (fig, ax):
+        for i, (name, xs, ys) in enumerate(series):
+            if len(xs) != len(ys):
+                raise ParallelselError(f"series[{i}] ({name!r}): xs has {len(xs)} values, ys {len(ys)}: must match")
+            ax.plot(xs, ys, "o-", color=_LINE_COLORS[i % len(_LINE_COLORS)], linewidth=1.5, markersize=4, label=name)
+        if reference is not None:
+            ax.axhline(reference, color="#333333", linestyle=":", linewidth=1)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.set_title(title)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+        return to_svg(fig, salt)
+
+
+def validation_bars(labels: Sequence[str], differences: Sequence[float], agrees: Sequence[bool], *, title: str,
+                    salt: str) -> str:
+    """Horizontal bars of (library - published) / published, one per published number.
+
+    Bars whose library value rounds to the published one (``agrees``) are blue, the others orange.
+    """
+    labels = [str(x) for x in labels]
+    if not labels:
+        raise ParallelselError("labels=[]: must name at least one comparison")
+    _check_lengths("differences", differences, len(labels))
+    _check_lengths("agrees", agrees, len(labels))
+    d = np.asarray(differences, dtype=float)
+    ys = np.arange(len(labels))[::-1]
+    colors = [COLORS["compute"] if a else COLORS["comm"] for a in agrees]
+    with chart(width=7.5, height=0.26 * len(labels) + 1.3) as (fig, ax):
+        ax.barh(ys, d, color=colors, height=0.7)
+        ax.axvline(0, color="#333333", linewidth=0.8)
+        ax.set_yticks(ys)
+        ax.set_yticklabels(labels, fontsize=7)
+        ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=1))
+        lim = max(abs(d).max() * 1.15, 0.01)
+        ax.set_xlim(-lim, lim)
+        ax.set_xlabel("相对差（库 − 论文）/ 论文")
+        ax.set_title(title)
+        ax.grid(False, axis="y")
+        from matplotlib.patches import Patch
+
+        ax.legend(handles=[Patch(color=COLORS["compute"], label="按论文的舍入一致"),
+                           Patch(color=COLORS["comm"], label="按论文的舍入不一致")],
+                  loc="lower right", fontsize=8, frameon=False)
+        return to_svg(fig, salt)
+
+
+def quote_check(labels: Sequence[str], values: Sequence[float], ceiling: float, *, title: str, salt: str,
+                xlabel: str, ceiling_label: str) -> str:
+    """Horizontal bars of throughputs (a quote, the estimate) against a hard ceiling drawn as a line.
+
+    Bars above ``ceiling`` are drawn in the warning colour: no schedule can reach them.
+    """
+    labels = [str(x) for x in labels]
+    _check_lengths("values", values, len(labels))
+    v = np.asarray(values, dtype=float)
+    ys = np.arange(len(labels))[::-1]
+    colors = [COLORS["wait"] if x > ceiling else COLORS["compute"] for x in v]
+    with chart(width=7.0, height=0.5 * len(labels) + 1.4) as (fig, ax):
+        ax.barh(ys, v, color=colors, height=0.6)
+        ax.axvline(ceiling, color="#333333", linestyle="--", linewidth=1.2)
+        ax.annotate(ceiling_label, xy=(ceiling, ys.max() + 0.45), xytext=(3, 0), textcoords="offset points",
+                    fontsize=8, va="center")
+        for y, x in zip(ys, v):
+            ax.annotate(f"{x:,.0f}", xy=(x, y), xytext=(3, 0), textcoords="offset points", va="center", fontsize=8)
+        ax.set_yticks(ys)
+        ax.set_yticklabels(labels, fontsize=8)
+        ax.set_xlim(0, max(v.max(), ceiling) * 1.2)
+        ax.set_ylim(-0.6, ys.max() + 0.9)
+        ax.set_xlabel(xlabel)
+        ax.set_title(title)
+        ax.grid(False, axis="y")
+        return to_svg(fig, salt)
+
+
+def comparison_table(comps: Sequence, extra_digits: int = 2) -> str:
+    """Markdown table of :class:`parallelsel.references.Comparison` rows: published, library, difference.
+
+    The library's value is printed with ``extra_digits`` more decimals than the paper prints, so a
+    reader sees both the agreement at the paper's rounding and what the rounding hides.
+    """
+    from parallelsel.render.tables import markdown_table
+
+    rows = []
+    for c in comps:
+        rows.append([
+            c.label, f"{c.published:,.{c.digits}f}", f"{c.library:,.{c.digits + extra_digits}f}", c.unit,
+            f"{c.difference:+.2%}", "一致" if c.agrees else "不一致", c.source,
+        ])
+    return markdown_table(["对象", "论文", "本库", "单位", "相对差", "按论文舍入", "出处"], rows, align="lrrlrcl")

@@ -1,0 +1,8 @@
+# Narayanan et al. 2021 §5.1, eq. 4: GPT-3 175B on 300B tokens with 1024 A100s at 140 TFLOP/s each.
+from parallelsel.references import NARAYANAN_EQ4, comparisons
+from parallelsel.render.lesson_charts import comparison_table
+from parallelsel.render.tables import fmt_count, fmt_flops
+
+k = NARAYANAN_EQ4.key
+print(f"设定：{fmt_count(k['tokens'])} token，{k['gpus']} 张 GPU，每张 {fmt_flops(k['flops_per_gpu'])}\n")
+print(comparison_table(comparisons("days")))
