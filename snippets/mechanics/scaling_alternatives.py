@@ -1,0 +1,27 @@
+# At P=1024 and B=512: other layouts of the same GPUs. None gets back the E(P) of P=64.
+import parallelsel as ps
+from parallelsel.estimate import scaling_efficiency
+from parallelsel.render.style import figure_html  # markdown-exec: hide
+from parallelsel.render.timeline_charts import step_strips  # markdown-exec: hide
+
+cluster = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=128, gpus_per_node=8,
+                     intra=ps.LINKS["nvlink4"], inter=ps.LINKS["ib-ndr"])
+workload = ps.Workload(ps.MODELS["llama3-70b"], global_batch=512)
+common = dict(sp=True, recompute="selective")
+plans = [
+    ps.Plan(dp=16, tp=8, pp=8, zero=1, **common),
+    ps.Plan(dp=16, tp=8, pp=8, zero=1, schedule="interleaved", chunks=2, **common),
+    ps.Plan(dp=64, tp=8, pp=2, zero=1, **common),
+    ps.Plan(dp=128, tp=8, zero=3, **common),
+    ps.Plan(dp=512, tp=2, zero=3, sp=True, recompute="full"),
+    ps.Plan(dp=64, tp=16, zero=3, **common),
+]
+labels, parts = [], {"compute": [], "recompute": [], "communication": [], "bubble": []}
+for pt in scaling_efficiency(workload, plans, cluster):
+    total = pt.estimate.step.total
+    labels.append(f"{pt.plan.label().replace(' · mb1', '')}\nE={pt.efficiency:.1%}")
+    parts["compute"].append(pt.efficiency * total)
+    for k, share in pt.losses:
+        parts[k].append(share * total)
+svg = step_strips(labels, parts, title="P=1024、B=512 时六种放法的一步时间线", salt="scaling-alternatives")  # markdown-exec: hide
+print(figure_html(svg, "同样 1024 张卡、同样的全局批量，换放法只是把损失在气泡、通信和重算之间挪动，没有一种回到小规模时的 E(P)"))  # markdown-exec: hide

@@ -1,0 +1,25 @@
+# E(P) for the same TP8 x PP8 layout with a larger global batch, and with an interleaved schedule.
+import parallelsel as ps
+from parallelsel.estimate import scaling_efficiency
+from parallelsel.render.style import figure_html  # markdown-exec: hide
+from parallelsel.render.timeline_charts import curves  # markdown-exec: hide
+
+cluster = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=128, gpus_per_node=8,
+                     intra=ps.LINKS["nvlink4"], inter=ps.LINKS["ib-ndr"])
+model = ps.MODELS["llama3-70b"]
+base = [ps.Plan(dp=d, tp=8, pp=8, sp=True, zero=1, recompute="selective") for d in (1, 2, 4, 8, 16)]
+interleaved = [p.with_(schedule="interleaved", chunks=2) for p in base]
+
+lines = {
+    "B=512，1F1B": scaling_efficiency(ps.Workload(model, global_batch=512), base, cluster),
+    "B=2048，1F1B": scaling_efficiency(ps.Workload(model, global_batch=2048), base, cluster),
+    "B=512，交错 1F1B（v=2）": scaling_efficiency(ps.Workload(model, global_batch=512), interleaved, cluster),
+}
+gpus = [pt.gpus for pt in lines["B=512，1F1B"]]
+for name, pts in lines.items():
+    print(f"{name}: " + "，".join(f"P={pt.gpus} E={pt.efficiency:.1%}" for pt in pts))
+
+svg = curves(gpus, {k: [pt.efficiency for pt in v] for k, v in lines.items()},  # markdown-exec: hide
+             title="Llama-3 70B，TP8×PP8，DP 从 1 增到 16：扩展效率 E(P)", xlabel="GPU 数 P（对数刻度）",  # markdown-exec: hide
+             ylabel="扩展效率 E(P)", percent=True, logx=2, ylim=(0, 1), salt="scaling-curve")  # markdown-exec: hide
+print(figure_html(svg, "E(P) 随 P 下降的速度取决于全局批量和调度：批量更大或改用交错调度，同样的 P 下 E(P) 更高"))  # markdown-exec: hide
