@@ -14,10 +14,28 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 from parallelsel._check import ParallelselError
 from parallelsel.render.style import COLORS, chart, to_svg
 
-__all__ = ["time_vs_degree", "grouped_time_bars"]
+__all__ = ["time_vs_degree", "grouped_time_bars", "describe_traffic"]
 
 _SERIES_COLORS = ["#4C78A8", "#F58518", "#E45756", "#54A24B", "#B279A2", "#72B7B2", "#9D755D", "#EECA3B"]
 _MARKERS = ["o", "s", "^", "D", "v", "P"]
+
+
+def describe_traffic(items: Sequence, short_links: bool = True) -> str:
+    """One line naming a step's collectives, grouped by the link and group size they use.
+
+    ``items`` are :class:`parallelsel.comm.Traffic` records; calls of the same op on the same group
+    are added up, e.g. ``"all-gather×2 + reduce-scatter×1（8 卡，NVLink3）"``. With ``short_links``
+    a link name keeps its first two words ("InfiniBand HDR 200Gb/s" -> "InfiniBand HDR").
+    """
+    groups: dict[tuple[str, int], dict[str, float]] = {}
+    for t in items:
+        ops = groups.setdefault((t.link, t.group), {})
+        ops[t.op] = ops.get(t.op, 0.0) + t.calls
+    parts = []
+    for (link, size), ops in groups.items():
+        name = " ".join(link.split(" ")[:2]) if short_links else link
+        parts.append(" + ".join(f"{op}×{n:g}" for op, n in ops.items()) + f"（{size} 卡，{name}）")
+    return "；".join(parts) if parts else "无"
 
 
 def _ms_formatter():

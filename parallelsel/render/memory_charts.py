@@ -118,6 +118,7 @@ def memory_bars(
         ax.set_title(title)
         ax.grid(False, axis="x")
         ax.set_axisbelow(True)
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14 if xlabel else -0.08), ncol=min(4, len(parts)),
+        lines = max(lab.count("\n") + 1 for lab in labels) + (1 if xlabel else 0)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.03 - 0.06 * lines), ncol=min(4, len(parts)),
                   fontsize=8, frameon=False)
         return to_svg(fig, salt)
