@@ -1,0 +1,24 @@
+# Which groups leave the node, which link each dimension's traffic crosses, and how often it runs.
+import parallelsel as ps
+from parallelsel.estimate import estimate
+from parallelsel.render.placement import group_spans
+from parallelsel.render.tables import fmt_bytes, fmt_time, markdown_table
+
+cluster = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=16, gpus_per_node=8,
+                     intra=ps.LINKS["nvlink4"], inter=ps.LINKS["ib-ndr"])
+workload = ps.Workload(ps.MODELS["llama3-70b"], global_batch=512)
+rows = []
+for plan in (ps.Plan(dp=4, tp=8, pp=4, sp=True, recompute="selective"),
+             ps.Plan(dp=2, tp=16, pp=4, sp=True, recompute="selective")):
+    spans = {s.dim: s for s in group_spans(plan, cluster.gpus_per_node)}
+    traffic = estimate(workload, plan, cluster).traffic
+    for dim in ("TP", "DP", "PP"):
+        items = [t for t in traffic if t.strategy == dim]
+        if not items:
+            continue
+        s = spans[dim]
+        rows.append([f"TP{plan.tp}×DP{plan.dp}×PP{plan.pp}", dim, s.size, f"{s.crossing}/{s.groups}", items[0].link,
+                     f"{sum(t.calls for t in items):,.0f}", fmt_bytes(items[0].nbytes, "MiB"),
+                     fmt_time(sum(t.time for t in items))])
+print(markdown_table(["放法", "维度", "组大小", "跨节点的组", "走的链路", "每步调用次数", "每次数据量", "每步通信时间"],
+                     rows, align="llrrlrrr"))
