@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullLocator
 
 from parallelsel._check import ParallelselError
 from parallelsel.render.style import COLORS, chart, to_svg
@@ -40,6 +40,14 @@ def describe_traffic(items: Sequence, short_links: bool = True) -> str:
 
 def _ms_formatter():
     return FuncFormatter(lambda y, _pos: f"{y:g}")
+
+
+def _log_ms_axis(ax) -> None:
+    """Log y axis with ticks at 1-2-5 steps, labelled as plain numbers (a decade alone is too coarse)."""
+    ax.set_yscale("log")
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.yaxis.set_major_formatter(_ms_formatter())
 
 
 def time_vs_degree(
@@ -88,8 +96,9 @@ def time_vs_degree(
         ax.xaxis.set_minor_locator(NullLocator())
         ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{int(round(x))}"))
         if logy:
-            ax.set_yscale("log")
-        ax.yaxis.set_major_formatter(_ms_formatter())
+            _log_ms_axis(ax)
+        else:
+            ax.yaxis.set_major_formatter(_ms_formatter())
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         ax.set_title(title)
@@ -135,8 +144,9 @@ def grouped_time_bars(
                     ax.annotate(f"{v:.3g}", xy=(b.get_x() + b.get_width() / 2, v), xytext=(0, 2),
                                 textcoords="offset points", ha="center", va="bottom", fontsize=7)
         if logy:
-            ax.set_yscale("log")
-        ax.yaxis.set_major_formatter(_ms_formatter())
+            _log_ms_axis(ax)
+        else:
+            ax.yaxis.set_major_formatter(_ms_formatter())
         ax.set_xticks(range(len(groups)))
         ax.set_xticklabels(groups, fontsize=9)
         ax.set_ylabel(ylabel)

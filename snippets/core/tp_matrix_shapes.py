@@ -1,0 +1,20 @@
+# What each GPU of a TP group holds and multiplies, GPT-3 175B (b=1, s=2048), and which degrees are allowed.
+import parallelsel as ps
+from parallelsel import memory
+from parallelsel.plan import constraint_violations
+from parallelsel.render.tables import fmt_bytes, markdown_table
+
+model = ps.MODELS["gpt3-175b"]
+work = ps.Workload(model, global_batch=1)
+rows = []
+for t in (1, 2, 4, 8, 16, 32, 64):
+    bad = constraint_violations(work, ps.Plan(tp=t))
+    if bad:
+        rows.append([t, "—", "—", "—", "—", "；".join(bad)])
+        continue
+    dense, _ = memory.stage_params(model, tp=t)
+    rows.append([t, model.heads // t, f"{work.seq_len} × {model.hidden} · {model.hidden} × {model.ffn_hidden // t}",
+                 fmt_bytes(memory.model_states(dense).total),
+                 fmt_bytes(memory.activations_per_layer(model, 1, tp=t) * model.layers), "可行"])
+print(markdown_table(["TP 度 t", "每卡注意力头", "每卡 MLP 第一个矩阵乘（bs×h · h×f/t）", "每卡模型状态", "每卡激活（不重算）", "约束"],
+                     rows, align="rrlrrl"))
