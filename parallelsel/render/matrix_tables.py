@@ -1,0 +1,78 @@
+"""Markdown for the selection matrix and the plan search: pure functions, data in, string out.
+
+Units are printed with the number: memory in GiB (2**30 bytes), time via :func:`fmt_time`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from parallelsel.matrix import FOUR_COLUMNS, MatrixRow, StrategyFacts
+from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_time, markdown_table
+from parallelsel.search import SearchResult
+
+__all__ = ["four_column_table", "matrix_table", "paper_cases_table", "funnel_table", "excluded_table", "top_table",
+           "why_list"]
+
+
+def four_column_table(rows: Sequence[StrategyFacts] = FOUR_COLUMNS) -> str:
+    """The static table 解决的瓶颈 — 主要通信 — 适用条件 — 代价."""
+    return markdown_table(["策略", "解决的瓶颈", "主要通信", "适用条件", "代价"],
+                          [[r.name, r.bottleneck, r.communication, r.conditions, r.cost] for r in rows])
+
+
+def _best(r: MatrixRow) -> str:
+    return r.best.plan.label() if r.best is not None else "—"
+
+
+def matrix_table(rows: Sequence[MatrixRow], reasons: bool = True) -> str:
+    """One line per strategy: verdict, best setting (memory per GPU, step time) and, optionally, the reasons."""
+    headers = ["策略", "判断", "最佳设置", "每卡内存", "步时"] + (["理由"] if reasons else [])
+    body = []
+    for r in rows:
+        e = r.best
+        line = [r.strategy, r.verdict.value, _best(r), fmt_bytes(e.memory.total) if e else "—",
+                fmt_time(e.step.total) if e else "—"]
+        if reasons:
+            line.append("；".join(r.reasons))
+        body.append(line)
+    return markdown_table(headers, body)
+
+
+def paper_cases_table(cases: Sequence[tuple[str, Sequence[MatrixRow]]]) -> str:
+    """The lesson's fill-in table: one row per case, one column per strategy, verdicts only."""
+    strategies = [r.strategy for r in cases[0][1]] if cases else []
+    return markdown_table(["案例"] + strategies, [[name] + [r.verdict.value for r in rows] for name, rows in cases],
+                          align="l" + "c" * len(strategies))
+
+
+def funnel_table(result: SearchResult) -> str:
+    """Plans left after each stage, with the share of the enumeration."""
+    total = max(1, result.considered)
+    return markdown_table(["阶段", "方案数", "占枚举"],
+                          [[stage, f"{n:,}", fmt_pct(n / total)] for stage, n in result.funnel()], align="lrr")
+
+
+def excluded_table(result: SearchResult) -> str:
+    """Excluded plans by reason, in the order the checks run."""
+    return markdown_table(["排除原因", "方案数"], [[k, f"{v:,}"] for k, v in result.excluded.items()], align="lr")
+
+
+def top_table(result: SearchResult) -> str:
+    """The ranked plans: step time, throughput, MFU, memory per GPU and headroom."""
+    cap = result.cluster.device.memory
+    rows = []
+    for r in result.results:
+        st, mem = r.estimate.step, r.estimate.memory
+        rows.append([r.rank, r.plan.label(), fmt_time(st.total, 2), f"{st.tokens_per_s:,.0f}", fmt_pct(st.mfu),
+                     fmt_bytes(mem.total), fmt_pct(1 - mem.total / cap)])
+    return markdown_table(["名次", "方案", "步时", "tokens/s", "MFU", "每卡内存", "余量"], rows, align="rlrrrrr")
+
+
+def why_list(result: SearchResult, limit: int | None = None) -> str:
+    """Each ranked plan's chain of decisions as a nested Markdown list."""
+    out = []
+    for r in result.results[:limit]:
+        out.append(f"{r.rank}. **{r.plan.label()}**")
+        out.extend(f"    - {w}" for w in r.why)
+    return "\n".join(out) + "\n"

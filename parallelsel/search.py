@@ -1,0 +1,344 @@
+"""Search hybrid plans for a cluster: enumerate, drop the infeasible with the reason, rank, explain.
+
+The lesson's method (深入学习提示) run over every plan the cluster allows: hard constraints first
+(divisibility, batch), then memory, then cost. :func:`search` enumerates
+
+* ``dp x tp x pp`` = every GPU of the cluster, ``tp`` over divisors of the GPU count up to the
+  number of heads (a TP group larger than a node is allowed; its ``why`` says it crosses nodes),
+  ``pp`` over divisors of the rest up to the number of layers;
+* ZeRO stage 0-3 (only 0 when dp = 1), micro-batch 1, 2, 4, 8, recompute none / selective / full,
+  sequence parallelism on or off when tp > 1, and with pp > 1 the 1F1B schedule plus interleaved
+  1F1B with 2 or 4 chunks when the layers divide;
+
+checks the cheap hard constraints first (heads and FFN over TP, layers over PP, global batch over
+dp x micro-batch, micro-batches over PP for interleaving), then memory
+(:func:`parallelsel.memory.breakdown`), and calls :func:`parallelsel.estimate.estimate` only for
+plans that fit and are not dominated: for the same plan, more recomputation only adds compute (and,
+with full recompute, TP traffic), so once a recompute setting fits, the heavier ones are counted
+under "重算更多的同配置方案（被支配）" instead of being timed. Fitting plans are then estimated in
+order of a lower bound on their step time (compute plus the bubble on it), stopping once the bound
+passes the N-th best time found: the rest cannot enter the top N and are counted below it.
+
+Ranking: estimated step time, ties (within :data:`TIE`) broken by memory headroom (less memory
+first), then simplicity (fewer parallel dimensions, :attr:`parallelsel.Plan.dims`).
+
+>>> import parallelsel as ps
+>>> r = search(ps.Workload(ps.MODELS["llama2-7b"], global_batch=64), ps.Cluster(ps.DEVICES["a100-80gb"]), top=3)
+>>> len(r.results), sum(r.excluded.values()) + len(r.results) == r.considered
+(3, True)
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ._check import ParallelselError, positive_int
+from .estimate import DEFAULT_EFFICIENCY, Estimate, bubble_overhead_for, estimate
+from .hardware import Cluster
+from .memory import breakdown
+from .plan import SCHEDULES, Plan, Workload
+
+__all__ = ["EXCLUSIONS", "Ranked", "SearchResult", "search"]
+
+MICRO_BATCHES = (1, 2, 4, 8)
+RECOMPUTES = ("none", "selective", "full")
+CHUNKS = (2, 4)
+TIE = 1e-3
+"""Step times within this relative difference count as a tie (the estimate is not that precise)."""
+
+# Exclusion categories, in the order they are checked.
+HEADS = "头数不能被 TP 整除"
+FFN = "FFN 宽度不能被 TP 整除"
+LAYERS = "层数不能被 PP 整除"
+BATCH = "global batch 不能整除"
+INTERLEAVE = "交错调度要求微批数能被 PP 整除"
+MEMORY = "内存放不下"
+DOMINATED = "重算更多的同配置方案（被支配）"
+EXCLUSIONS = (HEADS, FFN, LAYERS, BATCH, INTERLEAVE, MEMORY, DOMINATED)
+"""Every exclusion category, in check order; ``SearchResult.excluded`` also has one for plans
+ranked below the top N ("排名在前 N 之后")."""
+
+_GIB = 2**30
+_PLAN_FIELDS = {f: None for f in Plan.__dataclass_fields__}
+_FIXABLE = ("dp", "tp", "pp", "zero", "micro_batch", "recompute", "sp", "schedule", "chunks")
+
+
+def _gib(x: float) -> str:
+    return f"{x / _GIB:.1f} GiB"
+
+
+def _secs(t: float) -> str:
+    return f"{t * 1e3:.0f} ms" if t < 1 else f"{t:.2f} s"
+
+
+def _rate(link) -> str:
+    return f"{link.bandwidth / 1e9:g} GB/s"
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """One ranked plan: its estimate and the chain of decisions that explains it (Chinese sentences)."""
+
+    rank: int
+    plan: Plan
+    estimate: Estimate
+    why: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What :func:`search` found.
+
+    ``results``: the top plans, fastest first; ``excluded``: plans dropped, by reason category
+    (:data:`EXCLUSIONS`, plus "排名在前 N 之后" for feasible plans ranked below the top N);
+    ``considered``: plans enumerated (``sum(excluded.values()) + len(results) == considered``);
+    ``passed_constraints``: plans that passed every non-memory hard constraint; ``fitting``:
+    plans that also fit in memory; ``seconds``: wall time of the search.
+    """
+
+    workload: Workload
+    cluster: Cluster
+    results: tuple[Ranked, ...]
+    excluded: dict[str, int]
+    considered: int
+    passed_constraints: int
+    fitting: int
+    top: int
+    seconds: float = field(default=0.0, compare=False)
+
+    def funnel(self) -> tuple[tuple[str, int], ...]:
+        """``(stage, plans)`` from enumeration to the top N: 枚举, 约束通过, 内存可放下, 排名前 N."""
+        return (
+            ("枚举", self.considered),
+            ("约束通过", self.passed_constraints),
+            ("内存可放下", self.fitting),
+            (f"排名前 {self.top}", len(self.results)),
+        )
+
+    @property
+    def best(self) -> Ranked | None:
+        return self.results[0] if self.results else None
+
+
+def _divisors(n: int) -> list[int]:
+    small = [d for d in range(1, int(n**0.5) + 1) if n % d == 0]
+    return sorted(set(small + [n // d for d in small]))
+
+
+def _fast_plan(**kw) -> Plan:
+    """A Plan built without re-validating values that the enumeration produced valid by construction."""
+    p = object.__new__(Plan)
+    d = {"dp": 1, "tp": 1, "pp": 1, "zero": 0, "micro_batch": 1, "sp": False, "recompute": "none",
+         "schedule": "1f1b", "chunks": 1, "shard": None, "ep": 1}
+    d.update(kw)
+    for k in _PLAN_FIELDS:
+        object.__setattr__(p, k, d[k])
+    return p
+
+
+def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
+    fixed = dict(fixed or {})
+    for k in fixed:
+        if k not in _FIXABLE:
+            raise ParallelselError(f"fixed[{k!r}]: unknown plan field; allowed: {', '.join(_FIXABLE)}")
+    # Let Plan validate the values themselves (types, ranges, schedule names).
+    Plan(**{k: v for k, v in fixed.items() if k not in ("chunks", "schedule")})
+    if "schedule" in fixed and fixed["schedule"] not in SCHEDULES:
+        raise ParallelselError(f"schedule={fixed['schedule']!r}: must be one of {', '.join(SCHEDULES)}")
+    m = workload.model
+    if "tp" in fixed and (m.heads % fixed["tp"] or fixed["tp"] > m.heads):
+        raise ParallelselError(f"tp={fixed['tp']}: must divide the {m.heads} attention heads of {m.name}")
+    if "pp" in fixed and (m.layers % fixed["pp"] or fixed["pp"] > m.layers):
+        raise ParallelselError(f"pp={fixed['pp']}: must divide the {m.layers} layers of {m.name}")
+    prod = 1
+    for k in ("dp", "tp", "pp"):
+        prod *= fixed.get(k, 1)
+    if cluster.gpus % prod:
+        raise ParallelselError(f"dp×tp×pp={prod}: must divide the cluster's {cluster.gpus} GPUs")
+    return fixed
+
+
+def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | None = None,
+           _exhaustive: bool = False) -> SearchResult:
+    """Enumerate, filter and rank hybrid plans that use every GPU of ``cluster``; see the module docstring.
+
+    ``fixed`` pins plan fields (e.g. ``{"tp": 8}``); plans that differ are not enumerated. A pinned
+    value that can never be valid (tp not dividing the heads, dp x tp x pp not dividing the GPUs)
+    raises :class:`ValueError`.
+    """
+    t0 = time.perf_counter()
+    if not isinstance(workload, Workload):
+        raise ParallelselError(f"workload={workload!r}: must be a Workload")
+    if not isinstance(cluster, Cluster):
+        raise ParallelselError(f"cluster={cluster!r}: must be a Cluster")
+    top = positive_int("top", top)
+    fixed = _check_fixed(fixed, workload, cluster)
+    m = workload.model
+    B = workload.global_batch
+    cap = cluster.device.memory
+    G = cluster.gpus
+
+    def allowed(name, values):
+        return [v for v in values if name not in fixed or fixed[name] == v]
+
+    excluded: Counter = Counter()
+    considered = passed = fitting = 0
+    cands: list[tuple[float, Plan]] = []
+
+    for tp in allowed("tp", [d for d in _divisors(G) if d <= m.heads]):
+        for pp in allowed("pp", [d for d in _divisors(G // tp) if d <= m.layers]):
+            dp = G // (tp * pp)
+            if "dp" in fixed and fixed["dp"] != dp:
+                continue
+            zeros = allowed("zero", (0, 1, 2, 3) if dp > 1 else (0,))
+            sps = allowed("sp", (False, True) if tp > 1 else (False,))
+            mbs = allowed("micro_batch", MICRO_BATCHES)
+            rcs = allowed("recompute", RECOMPUTES)
+            scheds = [("1f1b", 1)] if pp == 1 else [("1f1b", 1)] + [("interleaved", v) for v in CHUNKS
+                                                                   if m.layers % (pp * v) == 0]
+            scheds = [(s, v) for s, v in scheds if ("schedule" not in fixed or fixed["schedule"] == s)
+                      and ("chunks" not in fixed or fixed["chunks"] == v)]
+            n_knobs = len(zeros) * len(sps) * len(mbs) * len(rcs) * len(scheds)
+            if not n_knobs:
+                continue
+            considered += n_knobs
+            # Structural constraints reject every knob setting of this (tp, pp) at once.
+            if m.heads % tp:
+                excluded[HEADS] += n_knobs
+                continue
+            if m.ffn_hidden % tp:
+                excluded[FFN] += n_knobs
+                continue
+            if m.layers % pp:
+                excluded[LAYERS] += n_knobs
+                continue
+            for sched, v in scheds:
+                for z in zeros:
+                    for sp in sps:
+                        # Memory never decreases with the micro-batch (activations grow as b x the
+                        # in-flight count, which shrinks at most as 1/b), so once a (recompute, b)
+                        # does not fit, larger b with that recompute is counted without recomputing.
+                        too_big = {rc: None for rc in rcs}
+                        for b in mbs:
+                            per_step = dp * b
+                            if B < per_step or B % per_step:
+                                excluded[BATCH] += len(rcs)
+                                continue
+                            if sched == "interleaved" and (B // per_step) % pp:
+                                excluded[INTERLEAVE] += len(rcs)
+                                continue
+                            found = False
+                            for rc in rcs:
+                                passed += 1
+                                if found:
+                                    excluded[DOMINATED] += 1
+                                    continue
+                                if too_big[rc] is not None and b > too_big[rc]:
+                                    excluded[MEMORY] += 1
+                                    continue
+                                plan = _fast_plan(dp=dp, tp=tp, pp=pp, zero=z, micro_batch=b, sp=sp,
+                                                  recompute=rc, schedule=sched, chunks=v)
+                                if breakdown(workload, plan).total > cap:
+                                    excluded[MEMORY] += 1
+                                    too_big[rc] = b
+                                    continue
+                                found = True
+                                fitting += 1
+                                cands.append((_lower_bound(workload, plan, cluster), plan))
+
+    fits = _estimate_best(cands, workload, cluster, top, exhaustive=_exhaustive)
+    fits.sort(key=lambda e: (e.step.total, e.memory.total, e.plan.dims))
+    # Ties within TIE: regroup so that headroom, then simplicity, decide.
+    ranked: list[Estimate] = []
+    i = 0
+    while i < len(fits) and len(ranked) < top:
+        j = i + 1
+        while j < len(fits) and fits[j].step.total <= fits[i].step.total * (1 + TIE):
+            j += 1
+        ranked.extend(sorted(fits[i:j], key=lambda e: (e.memory.total, e.plan.dims, e.step.total)))
+        i = j
+    ranked = ranked[:top]
+    below = fitting - len(ranked)
+    if below:
+        excluded[f"排名在前 {top} 之后"] += below
+    results = tuple(Ranked(k + 1, e.plan, e, tuple(_why(e, workload, cluster))) for k, e in enumerate(ranked))
+    # Keep the category order stable: the check order, then "below the top N".
+    order = list(EXCLUSIONS) + [f"排名在前 {top} 之后"]
+    excl = {c: excluded[c] for c in order if excluded.get(c)}
+    return SearchResult(workload, cluster, results, excl, considered, passed, fitting, top,
+                        time.perf_counter() - t0)
+
+
+def _lower_bound(workload: Workload, plan: Plan, cluster: Cluster) -> float:
+    """A step time no plan can beat: its compute plus the bubble on that compute alone.
+
+    :func:`parallelsel.estimate.estimate` gives total = compute + exposed communication +
+    bubble_overhead x (compute + critical-path communication) >= compute x (1 + bubble_overhead).
+    """
+    flops = workload.model.flops_per_token(plan.recompute, workload.seq_len) * workload.tokens
+    compute = flops / (cluster.device.peak_flops * DEFAULT_EFFICIENCY * plan.gpus)
+    return compute * (1 + bubble_overhead_for(plan, plan.microbatches(workload)))
+
+
+def _estimate_best(cands, workload, cluster, top, exhaustive=False) -> list[Estimate]:
+    """Estimate fitting plans in order of their lower bound, stopping once no later one can reach the top N."""
+    cands = sorted(cands, key=lambda c: c[0])
+    done: list[Estimate] = []
+    worst: list[float] = []  # max-heap (negated) of the best ``top`` totals so far
+    for lb, plan in cands:
+        if not exhaustive and len(worst) == top and lb > -worst[0] * (1 + TIE):
+            break
+        e = estimate(workload, plan, cluster)
+        done.append(e)
+        if len(worst) < top:
+            heapq.heappush(worst, -e.step.total)
+        elif e.step.total < -worst[0]:
+            heapq.heapreplace(worst, -e.step.total)
+    return done
+
+
+def _why(e: Estimate, workload: Workload, cluster: Cluster) -> list[str]:
+    """The chain of decisions for one plan: fit -> batch -> placement of each group -> what dominates."""
+    p, mem, st = e.plan, e.memory, e.step
+    cap = cluster.device.memory
+    out = []
+    parts = [f"状态 {_gib(mem.states)}", f"激活 {_gib(mem.activations + mem.embeddings)}"]
+    if mem.gather_peak:
+        parts.append(f"gather 峰值 {_gib(mem.gather_peak)}")
+    out.append(f"放得下：每卡 {_gib(mem.total)} ≤ 可用 {_gib(cap)}（余量 {1 - mem.total / cap:.0%}；"
+               + "，".join(parts) + "）")
+    micro = p.microbatches(workload)
+    out.append(f"batch 能整除：global batch {workload.global_batch} = DP {p.dp} × 微批 {p.micro_batch} × "
+               f"{micro} 个微批（梯度累积）")
+    gpn = cluster.gpus_per_node
+    if p.tp > 1:
+        if cluster.spans_nodes(p.tp, 1):
+            out.append(f"TP={p.tp} 大于每节点 {gpn} 卡，组跨节点：每层的集合通信走 {cluster.inter.name}"
+                       f"（{_rate(cluster.inter)}）")
+        else:
+            out.append(f"TP={p.tp} 组在节点内，每层的集合通信走 {cluster.intra.name}（{_rate(cluster.intra)}）")
+    if p.pp > 1:
+        span = cluster.spans_nodes(p.pp, p.tp * p.dp)
+        link = cluster.link_for(p.pp, p.tp * p.dp)
+        sched = "1F1B" if p.schedule == "1f1b" else f"交错 1F1B（每卡 {p.chunks} 段）"
+        out.append(f"PP={p.pp} 段{'跨节点' if span else '在节点内'}，相邻段 p2p 走 {link.name}（{_rate(link)}），"
+                   f"{sched}")
+    if p.dp > 1:
+        span = cluster.spans_nodes(p.dp, p.tp)
+        link = cluster.link_for(p.dp, p.tp)
+        what = {0: "梯度 all-reduce", 1: "ZeRO-1 梯度 reduce-scatter", 2: "ZeRO-2 梯度 reduce-scatter",
+                3: "ZeRO-3 参数 all-gather 与梯度 reduce-scatter"}[p.zero]
+        out.append(f"DP={p.dp}：{what} {'跨节点' if span else '在节点内'}，走 {link.name}（{_rate(link)}）")
+    shares = {"计算": st.compute, "暴露的通信": st.communication, "流水线气泡": st.bubble}
+    main = max(shares, key=shares.get)
+    comm = ""
+    if st.exposed:
+        strat, secs = max(st.exposed, key=lambda kv: kv[1])
+        if secs > 0:
+            comm = f"；通信主要来自 {strat}（{_secs(secs)}）"
+    out.append(f"步时 {_secs(st.total)}，以{main}为主：计算 {st.compute / st.total:.0%}、暴露的通信 "
+               f"{st.communication / st.total:.0%}、气泡 {st.bubble / st.total:.0%}{comm}；MFU {st.mfu:.0%}")
+    return out

@@ -1,0 +1,16 @@
+# The seed's three paper cases (最小练习 1-2): each strategy alone, judged with reasons.
+from parallelsel.matrix import paper_cases, selection_matrix
+from parallelsel.render.matrix_tables import matrix_table, paper_cases_table
+from parallelsel.render.tables import fmt_bytes, fmt_count
+
+results = []
+for name, workload, cluster in paper_cases():
+    results.append((name, selection_matrix(workload, cluster), workload, cluster))
+
+print(paper_cases_table([(name, rows) for name, rows, _, _ in results]))
+for name, rows, w, c in results:
+    m = w.model
+    print(f"**{name}**：{m.name}（{fmt_count(m.params)} 参数，训练状态 {fmt_bytes(w.recipe.per_param * m.params)}），"
+          f"{c.nodes} 节点 × {c.gpus_per_node} 卡 {c.device.name}（每卡 {fmt_bytes(c.device.memory)}），"
+          f"global batch {w.global_batch}\n")
+    print(matrix_table(rows))

@@ -1,0 +1,15 @@
+# 最小练习 3: the same cases with fast links inside a node and 25GbE Ethernet between nodes.
+from parallelsel.matrix import paper_cases, selection_matrix, topology_variant
+from parallelsel.render.tables import markdown_table
+
+rows = []
+for name, workload, cluster in paper_cases():
+    slow = topology_variant(cluster)
+    before = selection_matrix(workload, cluster)
+    after = selection_matrix(workload, slow)
+    for b, a in zip(before, after):
+        new = [r for r in a.reasons if r not in b.reasons]
+        change = "变" if a.verdict != b.verdict else "不变"
+        rows.append([name, a.strategy, f"{b.verdict.value} → {a.verdict.value}", change, "；".join(new) or "—"])
+print(f"拓扑变体：节点内 NVLink3，节点间 Ethernet 25GbE（每卡 3.125 GB/s），至少 2 节点。\n")
+print(markdown_table(["案例", "策略", "判断（原 → 变体）", "判断变化", "变体下新增的理由"], rows))

@@ -1,0 +1,135 @@
+"""The parallelsel command: help, happy paths (human and JSON), error paths, the SVG, the console script."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from parallelsel.cli import gpt_like, main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("cmd", [[], ["matrix"], ["plan"], ["bubble"], ["memory"]])
+def test_help_exits_zero(cmd, capsys):
+    assert main(cmd + ["--help"]) == 0
+    out = capsys.readouterr().out
+    assert "usage: parallelsel" in out
+
+
+def test_matrix_human(capsys):
+    assert main(["matrix", "--model", "llama2-70b", "--nodes", "4", "--global-batch", "1024", "--intra", "nvlink3"]) == 0
+    out = capsys.readouterr().out
+    assert "| 策略" in out and "不可行" in out and "InfiniBand" in out and "GiB" in out
+
+
+def test_matrix_json(capsys):
+    assert main(["matrix", "--model", "gpt2-1.5b", "--global-batch", "512", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data) == {"model", "cluster", "unknown", "rows"}
+    assert data["unknown"] == ["interconnect"]
+    assert [r["strategy"] for r in data["rows"]] == ["DP", "FSDP", "TP", "PP"]
+    assert set(data["rows"][0]) == {"strategy", "verdict", "reasons", "best"}
+    assert data["rows"][0]["verdict"] == "可行" and set(data["rows"][0]["best"]) == {"plan", "memory_bytes", "step_s"}
+
+
+def test_matrix_without_batch_needs_more_info(capsys):
+    assert main(["matrix", "--model", "gpt2-1.5b", "--intra", "nvlink3", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["unknown"] == ["global_batch"] and data["rows"][0]["verdict"] == "需更多信息"
+
+
+def test_plan_human_and_json(capsys):
+    args = ["plan", "--model", "llama3-70b", "--nodes", "8", "--global-batch", "512", "--top", "3"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "枚举" in out and "内存放不下" in out and "放得下：每卡" in out
+    assert main(args + ["--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data) == {"model", "cluster", "global_batch", "considered", "funnel", "excluded", "results", "seconds"}
+    assert len(data["results"]) == 3 and data["results"][0]["rank"] == 1
+    assert {"plan", "dp", "tp", "pp", "zero", "micro_batch", "step_s", "memory_bytes", "why"} <= set(data["results"][0])
+    assert sum(data["excluded"].values()) + len(data["results"]) == data["considered"]
+
+
+def test_plan_params_model(capsys):
+    assert main(["plan", "--params", "1.3e9", "--global-batch", "64", "--top", "1", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert 1.0e9 < data["model"]["params"] < 1.6e9
+
+
+def test_gpt_like_reproduces_gpt3():
+    m = gpt_like(175e9)
+    assert (m.layers, m.hidden, m.heads) == (96, 12288, 96)
+
+
+def test_bubble_human_json_and_svg(tmp_path, capsys):
+    svg = tmp_path / "g.svg"
+    assert main(["bubble", "--stages", "4", "--microbatches", "8", "--svg", str(svg)]) == 0
+    out = capsys.readouterr().out
+    assert "27.3%" in out  # (p-1)/(m+p-1) = 3/11
+    assert svg.read_text(encoding="utf-8").lstrip().startswith(("<?xml", "<svg"))
+    assert main(["bubble", "--stages", "4", "--microbatches", "8", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["bubble_fraction"] == pytest.approx(3 / 11) and data["svg"] is None
+    assert data["simulated_bubble_fraction"] == pytest.approx(3 / 11)
+
+
+def test_memory_human_and_json(capsys):
+    args = ["memory", "--model", "llama2-13b", "--tp", "8", "--recompute", "selective", "--global-batch", "16"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "优化器状态" in out and "GiB" in out and "放得下" in out
+    assert main(args + ["--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["fits"] is True and data["total_bytes"] == pytest.approx(sum(data["components_bytes"].values()))
+    assert set(data["components_bytes"]) == {"params", "grads", "optimizer", "activations", "embeddings",
+                                             "gather_peak", "allocator"}
+
+
+def test_memory_that_does_not_fit_is_a_result_not_an_error(capsys):
+    assert main(["memory", "--model", "llama2-70b", "--global-batch", "8"]) == 0
+    assert "放不下" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args", [
+    ["matrix", "--model", "no-such-model"],
+    ["matrix", "--model", "llama2-7b", "--nodes", "0"],
+    ["memory", "--model", "llama2-7b", "--tp", "3"],
+    ["plan", "--model", "llama2-7b", "--tp", "3"],
+    ["bubble", "--stages", "4", "--microbatches", "0"],
+    ["matrix"],
+    ["matrix", "--model", "llama2-7b", "--device", "tpu"],
+    ["plan", "--model", "llama2-7b", "--recompute", "sometimes"],
+    ["bubble", "--stages", "x", "--microbatches", "4"],
+    ["nonsense"],
+])
+def test_errors_exit_nonzero_with_one_line(args, capsys):
+    assert main(args) == 2
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err and "Traceback" not in captured.out
+    errors = [line for line in captured.err.splitlines() if "error" in line]
+    assert len(errors) == 1
+    if args[0] != "nonsense" and "x" not in args:
+        # Library errors: exactly one line, naming what is wrong.
+        assert len(captured.err.strip().splitlines()) == 1
+
+
+def test_error_names_the_rule(capsys):
+    main(["memory", "--model", "llama2-7b", "--tp", "3"])
+    err = capsys.readouterr().err
+    assert "--tp 3" in err and "32 attention heads" in err
+
+
+def test_console_script():
+    exe = Path(sys.executable).parent / "parallelsel"
+    assert exe.exists(), "install the package (pip install -e .) so the console script exists"
+    ok = subprocess.run([str(exe), "bubble", "--stages", "2", "--microbatches", "4", "--json"],
+                        capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0 and json.loads(ok.stdout)["stages"] == 2
+    bad = subprocess.run([str(exe), "matrix", "--model", "nope"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr and len(bad.stderr.strip().splitlines()) == 1

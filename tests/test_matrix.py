@@ -1,0 +1,176 @@
+"""The selection matrix: the seed's three paper cases, the topology variant, the static table, and
+Narayanan et al. 2021 Table 1 configurations fitting 80 GB A100s."""
+
+from __future__ import annotations
+
+import pytest
+
+import parallelsel as ps
+from parallelsel.estimate import estimate
+from parallelsel.matrix import (
+    FACTS, FOUR_COLUMNS, MatrixRow, Verdict, paper_cases, selection_matrix, topology_variant,
+)
+
+V = Verdict
+
+
+def _verdicts(rows):
+    return {r.strategy: r.verdict for r in rows}
+
+
+def _reasons(rows, strategy):
+    return " ".join(next(r for r in rows if r.strategy == strategy).reasons)
+
+
+@pytest.fixture(scope="module")
+def cases():
+    out = {}
+    for name, w, c in paper_cases():
+        out[name] = (selection_matrix(w, c), selection_matrix(w, topology_variant(c)), w, c)
+    return out
+
+
+def test_verdict_is_a_str_enum_with_chinese_values():
+    assert [v.value for v in Verdict] == ["不可行", "可行", "不优先", "需更多信息"]
+    assert Verdict.FEASIBLE == "可行" and str(Verdict.NEED_INFO) == "需更多信息"
+
+
+def test_rows_shape(cases):
+    rows = cases["模型可单卡"][0]
+    assert [r.strategy for r in rows] == ["DP", "FSDP", "TP", "PP"]
+    for r in rows:
+        assert isinstance(r, MatrixRow) and r.reasons and all(isinstance(x, str) for x in r.reasons)
+        assert (r.best is None) == (r.verdict is V.INFEASIBLE)
+        if r.best is not None:
+            assert r.best.fits
+
+
+def test_case1_model_fits_one_card(cases):
+    rows, _, w, c = cases["模型可单卡"]
+    assert _verdicts(rows) == {"DP": V.FEASIBLE, "FSDP": V.NOT_PREFERRED, "TP": V.NOT_PREFERRED, "PP": V.NOT_PREFERRED}
+    assert "模型放得下单卡" in _reasons(rows, "TP") and "模型放得下单卡" in _reasons(rows, "PP")
+    assert "DP 已能放下" in _reasons(rows, "FSDP")
+
+
+def test_case2_state_exceeds_card_layer_fits(cases):
+    rows, _, w, c = cases["状态超单卡"]
+    assert _verdicts(rows) == {"DP": V.INFEASIBLE, "FSDP": V.FEASIBLE, "TP": V.NOT_PREFERRED, "PP": V.NOT_PREFERRED}
+    # DP's reason carries the numbers: state = 16 B x 69.0B parameters = 1.00 TiB > 80.0 GiB.
+    dp = _reasons(rows, "DP")
+    assert "训练状态 1.00 TiB" in dp and "16 B/参数" in dp and "69.0B" in dp and "80.0 GiB" in dp
+    # TP alone needs more than 8 GPUs, so its group crosses the IB link between nodes.
+    tp = _reasons(rows, "TP")
+    assert "跨节点" in tp and "InfiniBand" in tp and "25 GB/s" in tp and "NVLink3" in tp
+    assert "倍" in _reasons(rows, "PP")  # slower than FSDP by a stated factor
+
+
+def test_case3_single_layer_exceeds_card(cases):
+    rows, _, w, c = cases["单层超单卡"]
+    assert _verdicts(rows) == {"DP": V.INFEASIBLE, "FSDP": V.INFEASIBLE, "TP": V.FEASIBLE, "PP": V.INFEASIBLE}
+    layer_state = w.recipe.per_param * w.model.layer_params
+    assert layer_state > c.device.memory  # the case's defining property
+    assert "一层的训练状态 48.0 GiB" in _reasons(rows, "PP") and "40.0 GiB" in _reasons(rows, "PP")
+    assert "gather 峰值" in _reasons(rows, "FSDP")
+    tp = next(r for r in rows if r.strategy == "TP")
+    assert tp.best.plan.tp == 8 and not c.spans_nodes(tp.best.plan.tp)
+
+
+def test_topology_variant_changes_what_it_should(cases):
+    # Case 1: DP stays feasible but the gradient all-reduce now crosses 25GbE Ethernet, and says so.
+    _, slow, _, _ = cases["模型可单卡"]
+    assert _verdicts(slow)["DP"] is V.FEASIBLE
+    assert "跨节点" in _reasons(slow, "DP") and "Ethernet 25GbE" in _reasons(slow, "DP")
+    # Case 2: FSDP's per-micro-batch gathers cross the slow link -> 不优先; PP tolerates it -> 可行;
+    # TP still crosses nodes, now over Ethernet.
+    fast, slow, _, _ = cases["状态超单卡"]
+    assert _verdicts(fast)["FSDP"] is V.FEASIBLE and _verdicts(slow)["FSDP"] is V.NOT_PREFERRED
+    assert _verdicts(fast)["PP"] is V.NOT_PREFERRED and _verdicts(slow)["PP"] is V.FEASIBLE
+    assert _verdicts(slow)["TP"] is V.NOT_PREFERRED
+    assert "Ethernet 25GbE" in _reasons(slow, "TP") and "而非 NVLink3" in _reasons(slow, "TP")
+    assert "Ethernet 25GbE" in _reasons(slow, "FSDP")
+    # Case 3: TP stays inside a node and stays feasible; the reason says it cannot grow past the node.
+    _, slow, _, _ = cases["单层超单卡"]
+    assert _verdicts(slow)["TP"] is V.FEASIBLE
+    assert "TP 限在节点内" in _reasons(slow, "TP") and "Ethernet 25GbE" in _reasons(slow, "TP")
+
+
+def test_topology_variant_cluster():
+    c = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=1)
+    v = topology_variant(c)
+    assert v.nodes == 2 and v.gpus_per_node == 8 and v.inter is ps.LINKS["eth-25g"] and v.intra is ps.LINKS["nvlink3"]
+    with pytest.raises(ValueError, match="inter='nope'"):
+        topology_variant(c, inter="nope")
+
+
+def test_unknown_facts_give_need_more_info():
+    name, w, c = paper_cases()[0]
+    rows = selection_matrix(w, c, unknown={"global_batch"})
+    assert _verdicts(rows)["DP"] is V.NEED_INFO and "global batch" in _reasons(rows, "DP")
+    # TP in case 3 is feasible only if the intra-node link is fast: unknown -> needs more information.
+    name, w, c = paper_cases()[2]
+    rows = selection_matrix(w, c, unknown="interconnect")
+    assert _verdicts(rows)["TP"] is V.NEED_INFO and "NVLink" in _reasons(rows, "TP")
+    # Hard "no" does not depend on the unknowns.
+    assert _verdicts(rows)["DP"] is V.INFEASIBLE
+    with pytest.raises(ValueError, match="unknown='weather'"):
+        selection_matrix(w, c, unknown={"weather"})
+    assert set(FACTS) == {"global_batch", "interconnect"}
+
+
+def test_pp_with_few_microbatches_is_not_preferred_with_bubble():
+    # Llama-2 13B on 8 GPUs with a global batch of 8: PP alone gets at most 8 micro-batches.
+    w = ps.Workload(ps.MODELS["llama2-13b"], global_batch=8)
+    c = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=1)
+    rows = selection_matrix(w, c)
+    pp = next(r for r in rows if r.strategy == "PP")
+    assert pp.verdict is V.NOT_PREFERRED and "气泡" in " ".join(pp.reasons) and "%" in " ".join(pp.reasons)
+
+
+def test_bad_input():
+    name, w, c = paper_cases()[0]
+    with pytest.raises(ValueError, match="workload="):
+        selection_matrix("w", c)
+    with pytest.raises(ValueError, match="cluster="):
+        selection_matrix(w, "c")
+
+
+def test_four_column_static_table():
+    assert [r.strategy for r in FOUR_COLUMNS] == ["DP", "FSDP", "TP", "PP", "SP/CP", "EP"]
+    for r in FOUR_COLUMNS:
+        assert r.bottleneck and r.conditions and r.cost
+        assert all(op in r.communication for op in r.collectives)  # the cell names its collective
+    by = {r.strategy: r for r in FOUR_COLUMNS}
+    assert "2Ψ" in by["DP"].communication and "2(n−1)/n" in by["DP"].communication
+    assert "1.5 倍" in by["FSDP"].communication
+    assert "4 次 all-reduce" in by["TP"].communication and "b·s·h" in by["TP"].communication
+    assert "p2p" in by["PP"].communication and "all-to-all" in by["EP"].communication
+
+
+# Narayanan et al. 2021 ("Efficient Large-Scale Language Model Training on GPU Clusters Using
+# Megatron-LM"), Table 1: params (B), heads, hidden, layers, t, p, GPUs, batch. Sequence 2048,
+# vocabulary 51200, A100-80GB (Selene). Every row trained, so with full recomputation (as in the
+# paper, §5.1) every configuration must fit.
+TABLE1 = [
+    (1.7, 24, 2304, 24, 1, 1, 32, 512),
+    (3.6, 32, 3072, 30, 2, 1, 64, 512),
+    (7.5, 32, 4096, 36, 4, 1, 128, 512),
+    (18.4, 48, 6144, 40, 8, 1, 256, 1024),
+    (39.1, 64, 8192, 48, 8, 2, 512, 1536),
+    (76.1, 80, 10240, 60, 8, 4, 1024, 1792),
+    (145.6, 96, 12288, 80, 8, 8, 1536, 2304),
+    (310.1, 128, 16384, 96, 8, 16, 1920, 2160),
+    (529.6, 128, 20480, 105, 8, 35, 2520, 2520),
+    (1008.0, 160, 25600, 128, 8, 64, 3072, 3072),
+]
+
+
+@pytest.mark.parametrize("billions,heads,hidden,layers,t,p,n,batch", TABLE1)
+@pytest.mark.parametrize("recipe", ["bf16-adam", "bf16-adam-fp32grad"])
+def test_narayanan_table1_configurations_fit(billions, heads, hidden, layers, t, p, n, batch, recipe):
+    m = ps.Transformer(layers=layers, hidden=hidden, heads=heads, seq_len=2048, vocab=51200, tied_embeddings=True,
+                       position="learned", bias=True, norm="layernorm")
+    assert round(m.params / 1e9, 1) == billions
+    w = ps.Workload(m, recipe=ps.RECIPES[recipe], global_batch=batch)
+    c = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=n // 8)
+    e = estimate(w, ps.Plan(dp=n // (t * p), tp=t, pp=p, recompute="full"), c)
+    assert e.fits, e.reasons
