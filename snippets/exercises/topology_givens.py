@@ -1,0 +1,16 @@
+# Exercise 3, the givens: the same cases on a cluster whose nodes are fast inside and slow between.
+from parallelsel.matrix import paper_cases, topology_variant
+from parallelsel.render.tables import markdown_table
+
+
+def link(x):
+    return f"{x.name}，{x.bandwidth / 1e9:g} GB/s"
+
+
+rows = []
+for name, w, c in paper_cases():
+    v = topology_variant(c)
+    rows.append([name, f"{c.nodes} × {c.gpus_per_node}", link(c.intra), link(c.inter),
+                 f"{v.nodes} × {v.gpus_per_node}", link(v.intra), link(v.inter)])
+print(markdown_table(["案例", "原：节点 × 卡", "原：节点内", "原：节点间", "新：节点 × 卡", "新：节点内", "新：节点间"], rows))
+print("\n带宽为每卡单向带宽（GB/s = 10^9 字节/秒）。")
