@@ -2,14 +2,18 @@
 
 from . import comm, memory, pipeline
 from .estimate import Estimate, MemoryBreakdown, StepTime, estimate, scaling_efficiency
+from .matrix import FOUR_COLUMNS, MatrixRow, Verdict, paper_cases, selection_matrix, topology_variant
 from .hardware import DEVICES, LINKS, Cluster, Device, Link
 from .model import MODELS, Transformer
 from .plan import Plan, Workload, fsdp_plan
 from .recipe import RECIPES, Recipe
+from .search import SearchResult, search
 
 __all__ = [
     "DEVICES", "LINKS", "MODELS", "RECIPES",
     "Cluster", "pipeline", "comm", "memory",
-    "estimate", "Estimate", "StepTime", "MemoryBreakdown", "scaling_efficiency", "Device", "Link", "Plan", "Recipe", "Transformer", "Workload", "fsdp_plan",
+    "estimate", "Estimate", "StepTime", "MemoryBreakdown", "scaling_efficiency",
+    "FOUR_COLUMNS", "MatrixRow", "SearchResult", "Verdict", "paper_cases", "search", "selection_matrix", "topology_variant",
+    "Device", "Link", "Plan", "Recipe", "Transformer", "Workload", "fsdp_plan",
 ]
 __version__ = "0.1.0"
