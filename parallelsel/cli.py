@@ -56,9 +56,10 @@ def gpt_like(params: float, seq_len: int = DEFAULT_SEQ, vocab: int = 51200):
     rounded to a multiple of 128 (heads of width 128); then l = round((N - V h) / (12 h^2)), at
     least 1, so the embedding (V h) is counted. For N = 175e9 this returns GPT-3's l=96, h=12288.
 
-    >>> m = gpt_like(175e9)
-    >>> m.layers, m.hidden, m.heads
-    (96, 12288, 96)
+    Examples:
+        >>> m = gpt_like(175e9)
+        >>> m.layers, m.hidden, m.heads
+        (96, 12288, 96)
     """
     from .model import Transformer
 

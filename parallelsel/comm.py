@@ -11,9 +11,10 @@ the link its group actually crosses. Ranks are ordered TP fastest, then DP, then
 (:mod:`parallelsel.plan`): a TP group is ``tp`` consecutive GPUs (stride 1), a DP group has stride
 ``tp``, a PP group stride ``tp * dp``.
 
->>> import parallelsel as ps
->>> collective_time("all-reduce", 1e9, 8, ps.Link("x", 100e9, 0.0))   # 2 * 7/8 * 1e9 / 100e9
-0.0175
+Examples:
+    >>> import parallelsel as ps
+    >>> collective_time("all-reduce", 1e9, 8, ps.Link("x", 100e9, 0.0))   # 2 * 7/8 * 1e9 / 100e9
+    0.0175
 """
 
 from __future__ import annotations
@@ -40,8 +41,9 @@ def bus_factor(op: str, n: int) -> float:
     all-gather, reduce-scatter and all-to-all, x 1 for point-to-point (and broadcast/reduce). These
     are the ring volumes of Thakur, Rabenseifner & Gropp 2005 §4.
 
-    >>> bus_factor("all-reduce", 8), bus_factor("all-gather", 8), bus_factor("p2p", 2)
-    (1.75, 0.875, 1.0)
+    Examples:
+        >>> bus_factor("all-reduce", 8), bus_factor("all-gather", 8), bus_factor("p2p", 2)
+        (1.75, 0.875, 1.0)
     """
     choice("op", op, OPS)
     n = positive_int("n", n)

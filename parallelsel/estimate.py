@@ -14,11 +14,12 @@ The time model, with every assumption named:
 * bubble = bubble_overhead(p, m, v) x the per-stage critical-path time (compute plus TP/EP
   communication), Narayanan et al. 2021 §2.2; ZB-H1 keeps a third of the 1F1B bubble.
 
->>> import parallelsel as ps
->>> w = ps.Workload(ps.MODELS["gpt2-1.5b"], global_batch=8)
->>> e = estimate(w, ps.Plan(dp=8), ps.Cluster(ps.DEVICES["a100-80gb"], nodes=1))
->>> e.fits, round(e.step.mfu, 2) <= DEFAULT_EFFICIENCY
-(True, True)
+Examples:
+    >>> import parallelsel as ps
+    >>> w = ps.Workload(ps.MODELS["gpt2-1.5b"], global_batch=8)
+    >>> e = estimate(w, ps.Plan(dp=8), ps.Cluster(ps.DEVICES["a100-80gb"], nodes=1))
+    >>> e.fits, round(e.step.mfu, 2) <= DEFAULT_EFFICIENCY
+    (True, True)
 """
 
 from __future__ import annotations

@@ -19,10 +19,11 @@ actually state them, pass ``unknown={"global_batch"}`` and/or ``unknown={"interc
 (see :data:`FACTS`); the estimate still uses the values given, but a verdict that depends on them
 becomes ``需更多信息`` and its reason names the fact.
 
->>> import parallelsel as ps
->>> name, w, c = paper_cases()[0]
->>> [(r.strategy, r.verdict.value) for r in selection_matrix(w, c)]
-[('DP', '可行'), ('FSDP', '不优先'), ('TP', '不优先'), ('PP', '不优先')]
+Examples:
+    >>> import parallelsel as ps
+    >>> name, w, c = paper_cases()[0]
+    >>> [(r.strategy, r.verdict.value) for r in selection_matrix(w, c)]
+    [('DP', '可行'), ('FSDP', '不优先'), ('TP', '不优先'), ('PP', '不优先')]
 """
 
 from __future__ import annotations

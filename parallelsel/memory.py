@@ -11,13 +11,14 @@ Three sources, each cited where its formula is used:
 * the all-gathered unit of fully sharded data parallelism -- Zhao et al. 2023, "PyTorch FSDP:
   Experiences on Scaling Fully Sharded Data Parallel", §3.2-§3.3.
 
->>> import parallelsel as ps
->>> s = model_states(7.5e9, ps.RECIPES["bf16-adam"], dp=64, zero=1)
->>> round(s.total / 1e9, 1)          # ZeRO Figure 1, P_os: 31.4 GB
-31.4
->>> gpt3 = ps.MODELS["gpt3-175b"]
->>> activations_per_layer(gpt3, 1, tp=8, sp=True, recompute="selective") == 2048 * 12288 * 34 / 8
-True
+Examples:
+    >>> import parallelsel as ps
+    >>> s = model_states(7.5e9, ps.RECIPES["bf16-adam"], dp=64, zero=1)
+    >>> round(s.total / 1e9, 1)          # ZeRO Figure 1, P_os: 31.4 GB
+    31.4
+    >>> gpt3 = ps.MODELS["gpt3-175b"]
+    >>> activations_per_layer(gpt3, 1, tp=8, sp=True, recompute="selective") == 2048 * 12288 * 34 / 8
+    True
 """
 
 from __future__ import annotations
@@ -82,9 +83,10 @@ def model_states(params, recipe: Recipe = RECIPES["bf16-adam"], dp: int = 1, zer
     (P_os+g) also the gradients, stage 3 (P_os+g+p) also the weights: 2Ψ + 2Ψ + KΨ/N_d,
     2Ψ + (2 + K)Ψ/N_d and (2 + 2 + K)Ψ/N_d. The bytes per parameter come from ``recipe``.
 
-    >>> s = model_states(7.5e9, dp=64, zero=3)
-    >>> s.params, s.grads, s.optimizer
-    (234375000.0, 234375000.0, 1406250000.0)
+    Examples:
+        >>> s = model_states(7.5e9, dp=64, zero=3)
+        >>> s.params, s.grads, s.optimizer
+        (234375000.0, 234375000.0, 1406250000.0)
     """
     n = positive_number("params", params)
     if not isinstance(recipe, Recipe):
@@ -179,10 +181,11 @@ def activations_per_layer(model: Transformer, micro_batch: int, tp: int = 1, sp:
     scores and recompute them in backward -- the same memory as ``recompute="selective"``. With
     "none" and long sequences the 5as²b term dominates (Llama-3 8B at s = 8192: 10.7 GB per layer).
 
-    >>> import parallelsel as ps
-    >>> m = ps.MODELS["gpt3-175b"]
-    >>> activations_per_layer(m, 1) == 2048 * 12288 * (34 + 80)
-    True
+    Examples:
+        >>> import parallelsel as ps
+        >>> m = ps.MODELS["gpt3-175b"]
+        >>> activations_per_layer(m, 1) == 2048 * 12288 * (34 + 80)
+        True
     """
     if not isinstance(model, Transformer):
         raise ParallelselError(f"model={model!r}: must be a Transformer (e.g. ps.MODELS['llama3-8b'])")

@@ -19,13 +19,16 @@ under "重算更多的同配置方案（被支配）" instead of being timed. Fi
 order of a lower bound on their step time (compute plus the bubble on it), stopping once the bound
 passes the N-th best time found: the rest cannot enter the top N and are counted below it.
 
-Ranking: estimated step time, ties (within :data:`TIE`) broken by memory headroom (less memory
-first), then simplicity (fewer parallel dimensions, :attr:`parallelsel.Plan.dims`).
+Ranking: estimated step time; ties (within :data:`TIE`) go to the simpler plan first (fewer
+parallel dimensions, :attr:`parallelsel.Plan.dims`: the lesson's "complexity is itself a cost",
+and the selection matrix's preference for plain DP when it is as fast), then to memory headroom
+(less memory first).
 
->>> import parallelsel as ps
->>> r = search(ps.Workload(ps.MODELS["llama2-7b"], global_batch=64), ps.Cluster(ps.DEVICES["a100-80gb"]), top=3)
->>> len(r.results), sum(r.excluded.values()) + len(r.results) == r.considered
-(3, True)
+Examples:
+    >>> import parallelsel as ps
+    >>> r = search(ps.Workload(ps.MODELS["llama2-7b"], global_batch=64), ps.Cluster(ps.DEVICES["a100-80gb"]), top=3)
+    >>> len(r.results), sum(r.excluded.values()) + len(r.results) == r.considered
+    (3, True)
 """
 
 from __future__ import annotations
@@ -251,14 +254,14 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
 
     fits = _estimate_best(cands, workload, cluster, top, exhaustive=_exhaustive)
     fits.sort(key=lambda e: (e.step.total, e.memory.total, e.plan.dims))
-    # Ties within TIE: regroup so that headroom, then simplicity, decide.
+    # Ties within TIE: regroup so that simplicity, then headroom, decide.
     ranked: list[Estimate] = []
     i = 0
     while i < len(fits) and len(ranked) < top:
         j = i + 1
         while j < len(fits) and fits[j].step.total <= fits[i].step.total * (1 + TIE):
             j += 1
-        ranked.extend(sorted(fits[i:j], key=lambda e: (e.memory.total, e.plan.dims, e.step.total)))
+        ranked.extend(sorted(fits[i:j], key=lambda e: (e.plan.dims, e.memory.total, e.step.total)))
         i = j
     ranked = ranked[:top]
     below = fitting - len(ranked)
