@@ -1,0 +1,22 @@
+# Korthikanti et al. 2022, Table 2, evaluated for GPT-3 175B (s=2048, b=1, t=8): the library beside the formulas.
+import parallelsel as ps
+from parallelsel import memory
+from parallelsel.render.tables import fmt_bytes, markdown_table
+
+m = ps.MODELS["gpt3-175b"]
+s, b, h, a, t = m.seq_len, 1, m.hidden, m.heads, 8
+sbh = s * b * h
+rows_spec = [
+    ("无并行", "sbh(34 + 5as/h)", sbh * (34 + 5 * a * s / h), dict(tp=1)),
+    ("TP", "sbh(10 + 24/t + 5as/(ht))", sbh * (10 + 24 / t + 5 * a * s / (h * t)), dict(tp=t)),
+    ("TP + SP", "sbh(34/t + 5as/(ht))", sbh * (34 / t + 5 * a * s / (h * t)), dict(tp=t, sp=True)),
+    ("TP + 选择性重算", "sbh(10 + 24/t)", sbh * (10 + 24 / t), dict(tp=t, recompute="selective")),
+    ("TP + SP + 选择性重算", "sbh(34/t)", sbh * 34 / t, dict(tp=t, sp=True, recompute="selective")),
+    ("完全重算", "2sbh", 2 * sbh, dict(recompute="full")),
+]
+rows = []
+for name, formula, value, kw in rows_spec:
+    lib = memory.activations_per_layer(m, b, **kw)
+    rows.append([name, formula, fmt_bytes(value, "MiB"), fmt_bytes(lib, "MiB"), "一致" if abs(lib - value) < 1 else "不同"])
+print(f"{m.name}：s={s}，b={b}，h={h}，a={a}，t={t}，每层激活\n")
+print(markdown_table(["方式", "Table 2 公式（字节）", "公式值", "库的结果", "核对"], rows, align="llrrl"))
