@@ -6,7 +6,6 @@
 * :func:`step_strips` -- one horizontal bar per plan: the step laid out as compute | exposed
   communication | bubble, in seconds.
 * :func:`curves` -- lines of y against x with optional log axes and dashed reference lines.
-* :func:`load_bars` -- tokens per expert after routing, with the mean and a capacity line.
 
 Pure functions: numbers in (seconds, bytes, counts), SVG string out via
 :func:`parallelsel.render.style.to_svg`. Every function takes ``salt``, unique per figure on a page.
@@ -21,7 +20,7 @@ from matplotlib.ticker import FuncFormatter, PercentFormatter
 from parallelsel._check import ParallelselError
 from parallelsel.render.style import COLORS, chart, to_svg
 
-__all__ = ["STEP_LABELS", "step_decomposition", "step_strips", "curves", "load_bars"]
+__all__ = ["STEP_LABELS", "step_decomposition", "step_strips", "curves"]
 
 STEP_LABELS = {
     "compute": "计算",
@@ -216,29 +215,3 @@ def curves(x: Sequence[float], series: Mapping[str, Sequence[float | None]], *, 
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
         return to_svg(fig, salt)
 
-
-def load_bars(loads: Sequence[float], *, title: str, salt: str, capacity: float | None = None,
-              xlabel: str = "专家编号", ylabel: str = "分到的 token 数") -> str:
-    """Bars of tokens per expert, with the mean (what a balanced router gives) and an optional capacity line.
-
-    The busiest expert is drawn in the "wait" colour: in expert parallelism every rank waits for it.
-    """
-    vals = [float(v) for v in loads]
-    if not vals or any(v < 0 for v in vals):
-        raise ParallelselError(f"loads={loads!r}: must list one count >= 0 per expert")
-    mean = sum(vals) / len(vals)
-    top = max(vals)
-    with chart(width=7.0, height=3.4) as (fig, ax):
-        colors = [COLORS["wait"] if v == top else COLORS["compute"] for v in vals]
-        ax.bar(range(len(vals)), vals, color=colors, width=0.7)
-        ax.axhline(mean, color="#333333", linestyle="--", linewidth=1.2, label=f"平均 {mean:,.0f}")
-        if capacity is not None:
-            ax.axhline(capacity, color=COLORS["comm"], linestyle=":", linewidth=1.5, label=f"容量上限 {capacity:,.0f}")
-        ax.set_xticks(range(len(vals)))
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel(ylabel)
-        ax.grid(False, axis="x")
-        ax.set_axisbelow(True)
-        ax.set_title(title, fontsize=10)
-        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
-        return to_svg(fig, salt)
