@@ -141,7 +141,7 @@ def grouped_time_bars(
             bars = ax.bar(xs, ms, width=w * 0.95, color=color, label=name)
             if values:
                 for b, v in zip(bars, ms):
-                    ax.annotate(f"{v:.3g}", xy=(b.get_x() + b.get_width() / 2, v), xytext=(0, 2),
+                    ax.annotate(f"{v:,.0f}" if v >= 100 else f"{v:.3g}", xy=(b.get_x() + b.get_width() / 2, v), xytext=(0, 2),
                                 textcoords="offset points", ha="center", va="bottom", fontsize=7)
         if logy:
             _log_ms_axis(ax)

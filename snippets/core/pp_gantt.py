@@ -1,0 +1,33 @@
+# GPT-3 175B on 8 nodes x 8 A100: TP=8 inside each node, PP=8 across nodes, 1F1B with m=16 micro-batches of one sequence.
+import parallelsel as ps
+from parallelsel import pipeline
+from parallelsel.estimate import estimate
+from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_time
+from parallelsel.render.pipeline_charts import gantt  # markdown-exec: hide
+from parallelsel.render.style import figure_html  # markdown-exec: hide
+
+model = ps.MODELS["gpt3-175b"]
+cluster = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=8, gpus_per_node=8)
+work = ps.Workload(model, global_batch=16)
+plan = ps.Plan(tp=8, pp=8, sp=True, recompute="selective", micro_batch=1)
+e = estimate(work, plan, cluster)
+m = plan.microbatches(work)
+
+# Per stage and micro-batch: the forward share of the compute (FLOPs ratio), the rest is backward;
+# TP collectives sit on the critical path, half in forward and half in backward.
+fw = model.forward_flops_per_token()
+fw_share = sum(fw.values()) / model.flops_per_token(plan.recompute)
+tp_comm = sum(t.time for t in e.traffic if t.strategy == "TP") / m
+forward = e.step.compute / m * fw_share + tp_comm / 2
+backward = e.step.compute / m * (1 - fw_share) + tp_comm / 2
+(p2p,) = [t for t in e.traffic if t.strategy == "PP"]
+
+ms = 1e3  # the Gantt chart is drawn in milliseconds
+tl = pipeline.simulate(pipeline.schedule("1f1b", plan.pp, m), forward=forward * ms, backward=backward * ms,
+                       p2p=p2p.time / p2p.calls * ms)
+print(f"每卡内存 {fmt_bytes(e.memory.total)}（{'放得下' if e.fits else '放不下'}）；每段每个微批次：前向 {fmt_time(forward)}，"
+      f"反向 {fmt_time(backward)}；段间每次 p2p 发送 {fmt_bytes(p2p.nbytes, 'MiB')}，耗时 {fmt_time(p2p.time / p2p.calls)}（{p2p.link}）。")
+print(f"步时 {fmt_time(tl.makespan / ms)}；气泡占比：模拟 {fmt_pct(tl.bubble_fraction)}，"
+      f"公式 (p-1)/(m+p-1) = {fmt_pct(pipeline.bubble_fraction(plan.pp, m))}。")
+svg = gantt(tl, salt="pp-gantt", xlabel="时间（ms）")  # markdown-exec: hide
+print(figure_html(svg, "GPT-3 175B 的 1F1B 流水线甘特图：8 个阶段、16 个微批次，时间单位毫秒；灰色空白是气泡"))  # markdown-exec: hide
