@@ -40,7 +40,9 @@ def fmt_pct(x: float, digits: int = 1) -> str:
 
 
 def fmt_rate(bytes_per_s: float) -> str:
-    return f"{bytes_per_s / 1e9:,.0f} GB/s"
+    """Bandwidth in decimal GB/s (10**9 bytes/s, as vendors quote links), three significant digits."""
+    v = bytes_per_s / 1e9
+    return f"{v:,.0f} GB/s" if v >= 100 else f"{v:.3g} GB/s"
 
 
 def fmt_flops(flops_per_s: float) -> str:

@@ -1,6 +1,6 @@
 # 最小练习 3: the same cases with fast links inside a node and 25GbE Ethernet between nodes.
 from parallelsel.matrix import paper_cases, selection_matrix, topology_variant
-from parallelsel.render.tables import markdown_table
+from parallelsel.render.tables import fmt_rate, markdown_table
 
 rows = []
 for name, workload, cluster in paper_cases():
@@ -11,5 +11,7 @@ for name, workload, cluster in paper_cases():
         new = [r for r in a.reasons if r not in b.reasons]
         change = "变" if a.verdict != b.verdict else "不变"
         rows.append([name, a.strategy, f"{b.verdict.value} → {a.verdict.value}", change, "；".join(new) or "—"])
-print(f"拓扑变体：节点内 NVLink3，节点间 Ethernet 25GbE（每卡 3.125 GB/s），至少 2 节点。\n")
+slow = topology_variant(paper_cases()[0][2])
+print(f"拓扑变体：节点内 {slow.intra.name}（{fmt_rate(slow.intra.bandwidth)}），"
+      f"节点间 {slow.inter.name}（每卡 {fmt_rate(slow.inter.bandwidth)}），至少 {slow.nodes} 节点。\n")
 print(markdown_table(["案例", "策略", "判断（原 → 变体）", "判断变化", "变体下新增的理由"], rows))

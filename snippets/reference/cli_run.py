@@ -1,0 +1,22 @@
+# Run the `parallelsel` command in-process and show what a platform engineer sees in the terminal.
+import contextlib
+import io
+import shlex
+
+from parallelsel.cli import main
+
+COMMANDS = [  # markdown-exec: hide
+    "parallelsel --help",
+    "parallelsel matrix --model llama2-70b --device a100-80gb --nodes 4 --gpus-per-node 8 "
+    "--intra nvlink3 --inter ib-hdr --global-batch 1024",
+    "parallelsel plan --model llama3-70b --device a100-80gb --nodes 8 --global-batch 512 --top 3",
+    "parallelsel bubble --stages 4 --microbatches 8 --schedule 1f1b",
+    "parallelsel memory --model llama2-13b --device a100-80gb --nodes 1 --dp 8 --zero 3 --recompute selective --global-batch 64",
+    "parallelsel plan --model gpt3-175b --nodes 0",
+]
+for command in COMMANDS:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(shlex.split(command)[1:])
+    print(f"```console\n$ {command}\n{out.getvalue()}{err.getvalue()}```\n")
+    print(f"退出码：`{code}`\n")
