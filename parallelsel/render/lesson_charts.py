@@ -59,17 +59,17 @@ def step_bars(labels: Sequence[str], steps: Sequence, *, title: str, salt: str, 
             ax.annotate(text, xy=(total, y), xytext=(3, 0), textcoords="offset points", va="center", fontsize=8)
         ax.set_yticks(ys)
         ax.set_yticklabels(labels, fontsize=8)
-        ax.set_xlim(0, left.max() * 1.35)
+        ax.set_xlim(0, left.max() * (1.6 if notes is not None else 1.3))
         ax.set_xlabel(f"每步时间（{unit}）")
         ax.set_title(title)
         ax.grid(False, axis="y")
-        ax.legend(loc="lower right", fontsize=8, frameon=False)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
         return to_svg(fig, salt)
 
 
 def scaling_promise(gpus: Sequence[int], promised: Sequence[float], estimated: Sequence[float], *, title: str,
                     salt: str, ylabel: str = "吞吐（千 token/s）", scale: float = 1e-3) -> str:
-    """Throughput against GPU count: a linear promise as a dashed line, the estimate as points and a line.
+    """Throughput against GPU count on log-log axes: a linear promise (dashed), the estimate (points and a line).
 
     ``promised`` and ``estimated`` are tokens/s; they are multiplied by ``scale`` for the axis
     (default thousands of tokens/s, which ``ylabel`` names). Each estimated point is labelled with
@@ -92,9 +92,9 @@ def scaling_promise(gpus: Sequence[int], promised: Sequence[float], estimated: S
         ax.set_xscale("log", base=2)
         ax.set_xticks(x)
         ax.set_xticklabels([f"{int(g)}" for g in x])
+        ax.set_yscale("log")
         ax.set_xlabel("GPU 数（对数刻度）")
-        ax.set_ylabel(ylabel)
-        ax.set_ylim(0, p.max() * 1.1)
+        ax.set_ylabel(ylabel + "，对数刻度")
         ax.set_title(title)
         ax.legend(loc="upper left", fontsize=8, frameon=False)
         return to_svg(fig, salt)

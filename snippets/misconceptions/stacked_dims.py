@@ -1,0 +1,31 @@
+# Misconception 5: a five-dimension stack against a two-dimension plan, Llama-2 13B on 2 nodes x 8 A100 (InfiniBand).
+import parallelsel as ps
+from parallelsel.estimate import estimate
+from parallelsel.render.lesson_charts import step_bars
+from parallelsel.render.style import figure_html  # markdown-exec: hide
+from parallelsel.render.tables import fmt_bytes, fmt_time, markdown_table
+from parallelsel.search import search
+import markdown  # markdown-exec: hide
+
+work = ps.Workload(ps.MODELS["llama2-13b"], global_batch=256)
+cluster = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=2, gpus_per_node=8)
+plans = [
+    ps.Plan(dp=16, zero=2, recompute="selective"),                                         # DP + ZeRO
+    ps.Plan(dp=4, tp=2, pp=2, zero=3, sp=True, recompute="selective", schedule="interleaved", chunks=2),
+    ps.Plan(dp=2, tp=4, pp=2, zero=3, sp=True, schedule="interleaved", chunks=2),
+    search(work, cluster, top=1).best.plan,                                                # the search's first place
+]
+labels, steps, notes, rows = [], [], [], []
+for plan in plans:
+    e = estimate(work, plan, cluster)
+    assert e.fits, e.reasons
+    kinds = len({(t.strategy, t.op) for t in e.traffic})        # distinct collectives a step issues
+    labels.append(plan.label())
+    steps.append(e.step)
+    notes.append(f"{plan.dims} 个维度")
+    rows.append([plan.label(), plan.dims, kinds, fmt_time(e.step.total, 2), f"{e.step.mfu:.1%}", fmt_bytes(e.memory.total)])
+table = markdown_table(["方案", "并行维度数", "每步的通信种类", "步时", "MFU", "每卡内存"], rows, align="lrrrrr")
+svg = step_bars(labels, steps, notes=notes, title=f"{work.model.name}，{cluster.gpus} 卡：维度越多不等于越快",
+                salt="mis-stacked-dims")
+print(markdown.markdown(table, extensions=["tables"]))  # markdown-exec: hide
+print(figure_html(svg, "两个维度的 DP+ZeRO 方案与五个维度的堆叠方案步时相当，堆叠方案多出 TP 和流水线的通信、调度与调试成本"))  # markdown-exec: hide
