@@ -111,6 +111,11 @@ class Traffic:
     phase: str = "backward"
     units: int = 1
 
+    @property
+    def sent(self) -> float:
+        """Bytes each rank sends per step: calls x buffer x bus factor (nccl-tests PERFORMANCE.md)."""
+        return self.calls * self.nbytes * bus_factor(self.op, self.group)
+
 
 DDP_BUCKET_BYTES = 25 * 2**20
 """Gradient bucket size: PyTorch DDP's default ``bucket_cap_mb=25``. Bucketing lets the all-reduce

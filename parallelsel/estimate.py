@@ -70,7 +70,8 @@ class StepTime:
     overlap); ``communication_total``: all communication time before overlap; ``bubble``: pipeline
     idle time; ``total`` = compute + communication + bubble; ``tokens_per_s``; ``mfu`` = model
     FLOPs (no recompute) / (total x peak x GPUs) (Chowdhery et al. 2022, App. B); ``exposed``:
-    exposed seconds by strategy label.
+    exposed seconds by strategy label; ``forward``: the forward-pass part of ``compute``;
+    ``critical``: TP/EP collective time on the critical path (also inside ``communication``).
     """
 
     compute: float
@@ -81,6 +82,8 @@ class StepTime:
     tokens_per_s: float
     mfu: float
     exposed: tuple[tuple[str, float], ...] = ()
+    forward: float = 0.0
+    critical: float = 0.0
 
     @property
     def decomposition(self) -> dict[str, float]:
@@ -105,6 +108,17 @@ class Estimate:
     def fits(self) -> bool:
         """True when no hard constraint (memory, divisibility, batch, cluster size) fails."""
         return not self.reasons
+
+    def pass_times(self) -> tuple[float, float]:
+        """Seconds of one pipeline stage's forward and backward pass for one micro-batch.
+
+        The compute of a step split over its micro-batches, with the TP/EP collectives on the
+        critical path shared half to each pass (they are issued in both). These are the per-stage
+        costs :func:`parallelsel.pipeline.simulate` takes.
+        """
+        m = max(1, self.plan.microbatches(self.workload))
+        half = self.step.critical / (2 * m)
+        return self.step.forward / m + half, (self.step.compute - self.step.forward) / m + half
 
 
 def bubble_overhead_for(plan: Plan, microbatches: int) -> float:
@@ -207,6 +221,8 @@ def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float
         tokens_per_s=tokens / total,
         mfu=model_flops * tokens / (total * peak * gpus),
         exposed=tuple(exposed.items()),
+        forward=phase_compute["forward"],
+        critical=critical,
     )
     return Estimate(workload, plan, cluster, mem, step, items, tuple(reasons), eff)
 

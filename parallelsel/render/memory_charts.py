@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 
 from parallelsel._check import ParallelselError
 from parallelsel.render.style import COLORS, chart, to_svg
-from parallelsel.render.tables import _BYTE_UNITS
+from parallelsel.render.tables import BYTE_UNITS
 
 __all__ = ["PART_LABELS", "memory_bars", "breakdown_parts", "states_parts"]
 
@@ -77,15 +77,15 @@ def memory_bars(
     ``(label, bytes)`` drawn as horizontal lines. With ``totals`` each bar carries its total. With
     ``logy`` the y axis is logarithmic (use when bars span orders of magnitude).
     """
-    if unit not in _BYTE_UNITS:
-        raise ParallelselError(f"unit={unit!r}: must be one of {', '.join(_BYTE_UNITS)}")
+    if unit not in BYTE_UNITS:
+        raise ParallelselError(f"unit={unit!r}: must be one of {', '.join(BYTE_UNITS)}")
     labels = [str(x) for x in labels]
     if not labels:
         raise ParallelselError("labels=[]: must name at least one bar")
     for name, values in parts.items():
         if len(values) != len(labels):
             raise ParallelselError(f"parts[{name!r}] has {len(values)} values: must have one per label ({len(labels)})")
-    div = _BYTE_UNITS[unit]
+    div = BYTE_UNITS[unit]
     xs = list(range(len(labels)))
     with chart(width=width, height=height) as (fig, ax):
         bottom = [0.0] * len(labels)

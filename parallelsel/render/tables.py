@@ -9,14 +9,14 @@ from __future__ import annotations
 import unicodedata
 from typing import Iterable, Sequence
 
-_BYTE_UNITS = {"GiB": 2**30, "MiB": 2**20, "KiB": 2**10, "TiB": 2**40, "GB": 1e9, "MB": 1e6, "TB": 1e12}
+BYTE_UNITS = {"GiB": 2**30, "MiB": 2**20, "KiB": 2**10, "TiB": 2**40, "GB": 1e9, "MB": 1e6, "TB": 1e12}
 
 
 def fmt_bytes(n: float, unit: str = "GiB", digits: int = 1) -> str:
     """``fmt_bytes(85899345920) == '80.0 GiB'``."""
-    if unit not in _BYTE_UNITS:
-        raise ValueError(f"unit={unit!r}: must be one of {', '.join(_BYTE_UNITS)}")
-    return f"{n / _BYTE_UNITS[unit]:,.{digits}f} {unit}"
+    if unit not in BYTE_UNITS:
+        raise ValueError(f"unit={unit!r}: must be one of {', '.join(BYTE_UNITS)}")
+    return f"{n / BYTE_UNITS[unit]:,.{digits}f} {unit}"
 
 
 def fmt_time(seconds: float, digits: int = 1) -> str:

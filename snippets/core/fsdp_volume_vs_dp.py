@@ -8,8 +8,7 @@ work = ps.Workload(ps.MODELS["llama2-7b"], global_batch=8)
 sent = {}
 for zero in (0, 1, 2, 3):
     items = comm.traffic(work, ps.Plan(dp=8, zero=zero), cluster)
-    # Per rank, one call moves bus_factor x buffer bytes (nccl-tests' bus bandwidth factor).
-    sent[zero] = sum(t.calls * t.nbytes * comm.bus_factor(t.op, t.group) for t in items)
+    sent[zero] = sum(t.sent for t in items)
     ops = " + ".join(f"{t.op}×{t.calls:g}" for t in items)
     print(f"ZeRO-{zero}: {ops}")
 print()

@@ -16,7 +16,7 @@ for link, cluster in clusters.items():
         groups.append(f"{link}，度 {d}")
         for name, plan in (("TP", ps.Plan(tp=d)), ("PP", ps.Plan(pp=d))):
             items = [t for t in comm.traffic(work, plan, cluster) if t.strategy == name]
-            sent = sum(t.calls * t.nbytes * comm.bus_factor(t.op, t.group) for t in items)
+            sent = sum(t.sent for t in items)
             time = sum(t.time for t in items)
             times[name].append(time)
             rows.append([link, d, name, f"{items[0].op} × {items[0].calls:g}", fmt_bytes(sent, "MiB", digits=0), fmt_time(time)])

@@ -13,13 +13,8 @@ plan = ps.Plan(tp=8, pp=8, sp=True, recompute="selective", micro_batch=1)
 e = estimate(work, plan, cluster)
 m = plan.microbatches(work)
 
-# Per stage and micro-batch: the forward share of the compute (FLOPs ratio), the rest is backward;
-# TP collectives sit on the critical path, half in forward and half in backward.
-fw = model.forward_flops_per_token()
-fw_share = sum(fw.values()) / model.flops_per_token(plan.recompute)
-tp_comm = sum(t.time for t in e.traffic if t.strategy == "TP") / m
-forward = e.step.compute / m * fw_share + tp_comm / 2
-backward = e.step.compute / m * (1 - fw_share) + tp_comm / 2
+# Per stage and micro-batch: forward and backward compute, each with half of the TP collectives.
+forward, backward = e.pass_times()
 (p2p,) = [t for t in e.traffic if t.strategy == "PP"]
 
 ms = 1e3  # the Gantt chart is drawn in milliseconds
@@ -30,4 +25,4 @@ print(f"每卡内存 {fmt_bytes(e.memory.total)}（{'放得下' if e.fits else '
 print(f"步时 {fmt_time(tl.makespan / ms)}；气泡占比：模拟 {fmt_pct(tl.bubble_fraction)}，"
       f"公式 (p-1)/(m+p-1) = {fmt_pct(pipeline.bubble_fraction(plan.pp, m))}。")
 svg = gantt(tl, salt="pp-gantt", xlabel="时间（ms）")  # markdown-exec: hide
-print(figure_html(svg, "GPT-3 175B 的 1F1B 流水线甘特图：8 个阶段、16 个微批次，时间单位毫秒；灰色空白是气泡"))  # markdown-exec: hide
+print(figure_html(svg, f"GPT-3 175B 的 1F1B 流水线甘特图：{plan.pp} 个阶段、{m} 个微批次，时间单位毫秒；灰色空白是气泡"))  # markdown-exec: hide
