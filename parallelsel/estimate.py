@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ._check import ParallelselError, positive_number
+from . import _words as _w
 from .comm import Traffic, traffic as _traffic
 from .hardware import Cluster
 from .memory import MemoryBreakdown, breakdown
@@ -55,11 +56,8 @@ OVERLAP_FRACTION = 0.9
 NCCL kernels share SMs and memory bandwidth with the compute they overlap, so overlap is never
 perfect; measure it (PyTorch profiler, Nsight Systems) before trusting a plan that depends on it."""
 
-_GIB = 2**30
 
 
-def _gib(x: float) -> str:
-    return f"{x / _GIB:.1f} GiB"
 
 
 @dataclass(frozen=True)
@@ -173,7 +171,7 @@ def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float
     capacity = cluster.device.memory
     if mem.total > capacity:
         where = "" if plan.pp == 1 else ("（首段）" if mem.stage == "first" else "（末段）")
-        reasons.append(f"每卡内存 {_gib(mem.total)} > 可用 {_gib(capacity)}{where}")
+        reasons.append(f"每卡内存 {_w.size(mem.total)} > 可用 {_w.size(capacity)}{where}")
 
     model = workload.model
     peak = cluster.device.peak_flops

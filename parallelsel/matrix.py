@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from ._check import ParallelselError, choice
+from . import _words as _w
 from .estimate import Estimate, estimate
 from .hardware import DEVICES, LINKS, Cluster, Link
 from .model import MODELS, Transformer
@@ -65,26 +66,14 @@ SLOWER = 1.5
 BUBBLE_LIMIT = 0.2
 """PP alone is 不优先 when its bubble fraction (p-1)/(m+p-1) exceeds this share of the step."""
 
-_GIB = 2**30
 
 
-def _size(n: float) -> str:
-    """Bytes as GiB (one decimal), or TiB above 1024 GiB: binary units, as estimate() prints them."""
-    if n >= 1024 * _GIB:
-        return f"{n / 2**40:.2f} TiB"
-    return f"{n / _GIB:.1f} GiB"
 
 
-def _count(n: float) -> str:
-    return f"{n / 1e9:.1f}B" if n >= 1e9 else f"{n / 1e6:.0f}M"
 
 
-def _secs(t: float) -> str:
-    return f"{t * 1e3:.0f} ms" if t < 1 else f"{t:.2f} s"
 
 
-def _rate(link: Link) -> str:
-    return f"{link.bandwidth / 1e9:g} GB/s"
 
 
 # -- the static four-column matrix ------------------------------------------------------------
@@ -263,29 +252,29 @@ def _infeasible_reasons(t: _Trial, workload: Workload, cluster: Cluster) -> list
     if t.strategy == "DP":
         states = r.per_param * m.params
         if states > cap:
-            out.append(f"训练状态 {_size(states)}（{r.per_param:g} B/参数 × {_count(m.params)} 参数）> 单卡 {_size(cap)}"
+            out.append(f"训练状态 {_w.size(states)}（{r.per_param:g} B/参数 × {_w.count(m.params)} 参数）> 单卡 {_w.size(cap)}"
                        f"（{dev}）：纯 DP 每卡都要存一整份")
         else:
-            out.append(f"训练状态 {_size(mem.states)} 放得下，但加上激活后每卡 {_size(mem.total)} > 单卡 {_size(cap)}"
+            out.append(f"训练状态 {_w.size(mem.states)} 放得下，但加上激活后每卡 {_w.size(mem.total)} > 单卡 {_w.size(cap)}"
                        f"（已试微批 1 和完全重算）")
     elif t.strategy == "FSDP":
         n = c.plan.shard_size
-        out.append(f"ZeRO-3 分到 {n} 卡后每卡状态 {_size(mem.states)}，加上一层的 gather 峰值 {_size(mem.gather_peak)}"
-                   f"、激活 {_size(mem.activations + mem.embeddings)}，每卡 {_size(mem.total)} > 单卡 {_size(cap)}")
+        out.append(f"ZeRO-3 分到 {n} 卡后每卡状态 {_w.size(mem.states)}，加上一层的 gather 峰值 {_w.size(mem.gather_peak)}"
+                   f"、激活 {_w.size(mem.activations + mem.embeddings)}，每卡 {_w.size(mem.total)} > 单卡 {_w.size(cap)}")
         layer = (2 * r.weights + r.grads) * m.layer_params
         if mem.gather_peak > 0 and layer > cap - mem.states:
-            out.append(f"一层 {_count(m.layer_params)} 参数必须整层 gather（参数 ×2 预取 + 梯度 = {_size(layer)}），"
+            out.append(f"一层 {_w.count(m.layer_params)} 参数必须整层 gather（参数 ×2 预取 + 梯度 = {_w.size(layer)}），"
                        f"分片再多也省不掉这一项")
     elif t.strategy == "PP":
         layer = r.per_param * m.layer_params
         if layer > cap:
-            out.append(f"每段至少放一整层：一层的训练状态 {_size(layer)}（{_count(m.layer_params)} 参数 × "
-                       f"{r.per_param:g} B）> 单卡 {_size(cap)}，PP 切不开一层")
+            out.append(f"每段至少放一整层：一层的训练状态 {_w.size(layer)}（{_w.count(m.layer_params)} 参数 × "
+                       f"{r.per_param:g} B）> 单卡 {_w.size(cap)}，PP 切不开一层")
         else:
-            out.append(f"PP 最多切 {c.plan.pp} 段，最省的设置（{c.plan.label()}）每卡仍需 {_size(mem.total)} > 单卡 {_size(cap)}")
+            out.append(f"PP 最多切 {c.plan.pp} 段，最省的设置（{c.plan.label()}）每卡仍需 {_w.size(mem.total)} > 单卡 {_w.size(cap)}")
     else:
         out.append(f"TP 最多 {c.plan.tp} 路（受头数 {m.heads} 与卡数 {cluster.gpus} 限制），"
-                   f"最省的设置（{c.plan.label()}）每卡仍需 {_size(mem.total)} > 单卡 {_size(cap)}")
+                   f"最省的设置（{c.plan.label()}）每卡仍需 {_w.size(mem.total)} > 单卡 {_w.size(cap)}")
     return out
 
 
@@ -297,22 +286,22 @@ def _placement(e: Estimate, cluster: Cluster) -> tuple[bool, str]:
         crosses = cluster.spans_nodes(p.tp, 1)
         link = cluster.link_for(p.tp, 1)
         if crosses:
-            return True, (f"TP={p.tp} 的组跨节点，每层的 all-reduce 走 {link.name}（{_rate(link)}）"
-                          f"而非 {cluster.intra.name}（{_rate(cluster.intra)}）")
-        return False, f"TP={p.tp} 的组在节点内，每层的 all-reduce 走 {link.name}（{_rate(link)}）"
+            return True, (f"TP={p.tp} 的组跨节点，每层的 all-reduce 走 {link.name}（{_w.rate(link)}）"
+                          f"而非 {cluster.intra.name}（{_w.rate(cluster.intra)}）")
+        return False, f"TP={p.tp} 的组在节点内，每层的 all-reduce 走 {link.name}（{_w.rate(link)}）"
     if p.pp > 1:
         crosses = cluster.spans_nodes(p.pp, 1)
         link = cluster.link_for(p.pp, 1)
-        return crosses, f"PP={p.pp} 段{'跨节点' if crosses else '在节点内'}，相邻段 p2p 走 {link.name}（{_rate(link)}）"
+        return crosses, f"PP={p.pp} 段{'跨节点' if crosses else '在节点内'}，相邻段 p2p 走 {link.name}（{_w.rate(link)}）"
     crosses = cluster.spans_nodes(p.dp, 1)
     link = cluster.link_for(p.dp, 1)
     what = "梯度 all-reduce" if p.zero == 0 else ("参数 all-gather 与梯度 reduce-scatter" if p.zero == 3 else "梯度 reduce-scatter")
-    return crosses, f"{what} {'跨节点' if crosses else '在节点内'}，走 {link.name}（{_rate(link)}）"
+    return crosses, f"{what} {'跨节点' if crosses else '在节点内'}，走 {link.name}（{_w.rate(link)}）"
 
 
 def _comm_sentence(e: Estimate) -> str:
     st = e.step
-    return (f"每步通信 {_secs(st.communication_total)}，其中掩盖不掉的 {_secs(st.communication)}"
+    return (f"每步通信 {_w.secs(st.communication_total)}，其中掩盖不掉的 {_w.secs(st.communication)}"
             f"（占步时 {st.communication / st.total:.0%}）")
 
 
@@ -353,8 +342,8 @@ def selection_matrix(workload: Workload, cluster: Cluster, unknown=()) -> list[M
                                   t.closest))
             continue
         e = t.best
-        reasons: list[str] = [f"最佳设置 {e.plan.label()}：每卡 {_size(e.memory.total)} ≤ {_size(cap)}，"
-                              f"步时 {_secs(e.step.total)}"]
+        reasons: list[str] = [f"最佳设置 {e.plan.label()}：每卡 {_w.size(e.memory.total)} ≤ {_w.size(cap)}，"
+                              f"步时 {_w.secs(e.step.total)}"]
         crosses, where = _placement(e, cluster)
         reasons.append(where)
         verdict = Verdict.FEASIBLE
@@ -370,13 +359,13 @@ def selection_matrix(workload: Workload, cluster: Cluster, unknown=()) -> list[M
                 needs.append(f"DP 用满 {cluster.gpus} 卡要求 global batch ≥ {cluster.gpus} 且能被整除；"
                              f"场景没给 global batch，它决定 DP 度和每卡微批")
         elif s == "FSDP":
-            reasons.append(f"ZeRO-{e.plan.zero} 把状态分到 {e.plan.shard_size} 卡：每卡状态 {_size(e.memory.states)}")
+            reasons.append(f"ZeRO-{e.plan.zero} 把状态分到 {e.plan.shard_size} 卡：每卡状态 {_w.size(e.memory.states)}")
             if crosses:
                 reasons.append(_comm_sentence(e))
             dp_best = trials["DP"].best
             if dp_best is not None and e.step.total >= dp_best.step.total * 0.99:
                 verdict = Verdict.NOT_PREFERRED
-                reasons.append(f"DP 已能放下且不更慢（步时 {_secs(dp_best.step.total)}），分片只多出通信和实现细节")
+                reasons.append(f"DP 已能放下且不更慢（步时 {_w.secs(dp_best.step.total)}），分片只多出通信和实现细节")
             elif dp_best is not None:
                 gains = []
                 if e.plan.micro_batch > dp_best.plan.micro_batch:
@@ -384,8 +373,8 @@ def selection_matrix(workload: Workload, cluster: Cluster, unknown=()) -> list[M
                 if RECOMPUTES.index(e.plan.recompute) < RECOMPUTES.index(dp_best.plan.recompute):
                     gains.append("更少的重算")
                 why = f"：省下的内存换来了{'和'.join(gains)}" if gains else ""
-                reasons.append(f"DP 也能放下，但 ZeRO-{e.plan.zero} 的步时 {_secs(e.step.total)} 比 DP 的 "
-                               f"{_secs(dp_best.step.total)} 短{why}")
+                reasons.append(f"DP 也能放下，但 ZeRO-{e.plan.zero} 的步时 {_w.secs(e.step.total)} 比 DP 的 "
+                               f"{_w.secs(dp_best.step.total)} 短{why}")
             if "global_batch" in unknown:
                 needs.append("FSDP 的分片度也受 global batch 限制；场景没给 global batch")
         elif s == "TP":
@@ -399,7 +388,7 @@ def selection_matrix(workload: Workload, cluster: Cluster, unknown=()) -> list[M
                 reasons.append(f"高频的 TP 通信不该跨慢链路：组内要放进一个节点（≤ {cluster.gpus_per_node} 卡）")
             elif cluster.nodes > 1:
                 reasons.append(f"TP 限在节点内（≤ {cluster.gpus_per_node} 卡）；再大就要跨 {cluster.inter.name}"
-                               f"（{_rate(cluster.inter)}）")
+                               f"（{_w.rate(cluster.inter)}）")
             if "interconnect" in unknown:
                 needs.append(f"TP 每层每微批 4 次 all-reduce，是否划算取决于组内互联是否为 NVLink 级；"
                              f"场景没说明（此处假设 {cluster.intra.name}）")
@@ -422,7 +411,7 @@ def selection_matrix(workload: Workload, cluster: Cluster, unknown=()) -> list[M
         if fastest is not None and e.step.total > SLOWER * fastest and verdict is Verdict.FEASIBLE:
             verdict = Verdict.NOT_PREFERRED
             winner = next(x for x in STRATEGIES if trials[x].best is not None and trials[x].best.step.total == fastest)
-            reasons.append(f"步时 {_secs(e.step.total)} 是最快方案（{winner}，{_secs(fastest)}）的 "
+            reasons.append(f"步时 {_w.secs(e.step.total)} 是最快方案（{winner}，{_w.secs(fastest)}）的 "
                            f"{e.step.total / fastest:.1f} 倍")
         if needs and verdict is Verdict.FEASIBLE:
             verdict = Verdict.NEED_INFO

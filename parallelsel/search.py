@@ -39,6 +39,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ._check import ParallelselError, positive_int
+from . import _words as _w
 from .estimate import DEFAULT_EFFICIENCY, Estimate, bubble_overhead_for, estimate
 from .hardware import Cluster
 from .memory import breakdown
@@ -64,21 +65,14 @@ EXCLUSIONS = (HEADS, FFN, LAYERS, BATCH, INTERLEAVE, MEMORY, DOMINATED)
 """Every exclusion category, in check order; ``SearchResult.excluded`` also has one for plans
 ranked below the top N ("排名在前 N 之后")."""
 
-_GIB = 2**30
 _PLAN_FIELDS = {f: None for f in Plan.__dataclass_fields__}
 _FIXABLE = ("dp", "tp", "pp", "zero", "micro_batch", "recompute", "sp", "schedule", "chunks")
 
 
-def _gib(x: float) -> str:
-    return f"{x / _GIB:.1f} GiB"
 
 
-def _secs(t: float) -> str:
-    return f"{t * 1e3:.0f} ms" if t < 1 else f"{t:.2f} s"
 
 
-def _rate(link) -> str:
-    return f"{link.bandwidth / 1e9:g} GB/s"
 
 
 @dataclass(frozen=True)
@@ -308,10 +302,10 @@ def _why(e: Estimate, workload: Workload, cluster: Cluster) -> list[str]:
     p, mem, st = e.plan, e.memory, e.step
     cap = cluster.device.memory
     out = []
-    parts = [f"状态 {_gib(mem.states)}", f"激活 {_gib(mem.activations + mem.embeddings)}"]
+    parts = [f"状态 {_w.size(mem.states)}", f"激活 {_w.size(mem.activations + mem.embeddings)}"]
     if mem.gather_peak:
-        parts.append(f"gather 峰值 {_gib(mem.gather_peak)}")
-    out.append(f"放得下：每卡 {_gib(mem.total)} ≤ 可用 {_gib(cap)}（余量 {1 - mem.total / cap:.0%}；"
+        parts.append(f"gather 峰值 {_w.size(mem.gather_peak)}")
+    out.append(f"放得下：每卡 {_w.size(mem.total)} ≤ 可用 {_w.size(cap)}（余量 {1 - mem.total / cap:.0%}；"
                + "，".join(parts) + "）")
     micro = p.microbatches(workload)
     out.append(f"batch 能整除：global batch {workload.global_batch} = DP {p.dp} × 微批 {p.micro_batch} × "
@@ -320,28 +314,28 @@ def _why(e: Estimate, workload: Workload, cluster: Cluster) -> list[str]:
     if p.tp > 1:
         if cluster.spans_nodes(p.tp, 1):
             out.append(f"TP={p.tp} 大于每节点 {gpn} 卡，组跨节点：每层的集合通信走 {cluster.inter.name}"
-                       f"（{_rate(cluster.inter)}）")
+                       f"（{_w.rate(cluster.inter)}）")
         else:
-            out.append(f"TP={p.tp} 组在节点内，每层的集合通信走 {cluster.intra.name}（{_rate(cluster.intra)}）")
+            out.append(f"TP={p.tp} 组在节点内，每层的集合通信走 {cluster.intra.name}（{_w.rate(cluster.intra)}）")
     if p.pp > 1:
         span = cluster.spans_nodes(p.pp, p.tp * p.dp)
         link = cluster.link_for(p.pp, p.tp * p.dp)
         sched = "1F1B" if p.schedule == "1f1b" else f"交错 1F1B（每卡 {p.chunks} 段）"
-        out.append(f"PP={p.pp} 段{'跨节点' if span else '在节点内'}，相邻段 p2p 走 {link.name}（{_rate(link)}），"
+        out.append(f"PP={p.pp} 段{'跨节点' if span else '在节点内'}，相邻段 p2p 走 {link.name}（{_w.rate(link)}），"
                    f"{sched}")
     if p.dp > 1:
         span = cluster.spans_nodes(p.dp, p.tp)
         link = cluster.link_for(p.dp, p.tp)
         what = {0: "梯度 all-reduce", 1: "ZeRO-1 梯度 reduce-scatter", 2: "ZeRO-2 梯度 reduce-scatter",
                 3: "ZeRO-3 参数 all-gather 与梯度 reduce-scatter"}[p.zero]
-        out.append(f"DP={p.dp}：{what} {'跨节点' if span else '在节点内'}，走 {link.name}（{_rate(link)}）")
+        out.append(f"DP={p.dp}：{what} {'跨节点' if span else '在节点内'}，走 {link.name}（{_w.rate(link)}）")
     shares = {"计算": st.compute, "暴露的通信": st.communication, "流水线气泡": st.bubble}
     main = max(shares, key=shares.get)
     comm = ""
     if st.exposed:
         strat, secs = max(st.exposed, key=lambda kv: kv[1])
         if secs > 0:
-            comm = f"；通信主要来自 {strat}（{_secs(secs)}）"
-    out.append(f"步时 {_secs(st.total)}，以{main}为主：计算 {st.compute / st.total:.0%}、暴露的通信 "
+            comm = f"；通信主要来自 {strat}（{_w.secs(secs)}）"
+    out.append(f"步时 {_w.secs(st.total)}，以{main}为主：计算 {st.compute / st.total:.0%}、暴露的通信 "
                f"{st.communication / st.total:.0%}、气泡 {st.bubble / st.total:.0%}{comm}；MFU {st.mfu:.0%}")
     return out

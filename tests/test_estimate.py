@@ -60,8 +60,10 @@ def test_gpt3_pure_dp_does_not_fit():
     assert not e.fits
     # 16 bytes x 174.6B parameters alone are 2.6 TiB per device.
     (reason,) = e.reasons
-    assert reason.startswith("每卡内存") and "GiB" in reason and "可用 80.0 GiB" in reason
-    assert f"{e.memory.total / 2**30:.1f} GiB" in reason
+    assert reason.startswith("每卡内存") and "可用 80.0 GiB" in reason
+    # Above 1024 GiB the sentence switches to TiB (binary units throughout).
+    assert e.memory.total > 16 * 174.6e9
+    assert f"{e.memory.total / 2**40:.2f} TiB" in reason
 
 
 def test_reasons_include_plan_constraints():
