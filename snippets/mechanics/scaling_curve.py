@@ -16,8 +16,6 @@ lines = {
     "B=512，交错 1F1B（v=2）": scaling_efficiency(ps.Workload(model, global_batch=512), interleaved, cluster),
 }
 gpus = [pt.gpus for pt in lines["B=512，1F1B"]]
-for name, pts in lines.items():
-    print(f"{name}: " + "，".join(f"P={pt.gpus} E={pt.efficiency:.1%}" for pt in pts))
 
 svg = curves(gpus, {k: [pt.efficiency for pt in v] for k, v in lines.items()},  # markdown-exec: hide
              title="Llama-3 70B，TP8×PP8，DP 从 1 增到 16：扩展效率 E(P)", xlabel="GPU 数 P（对数刻度）",  # markdown-exec: hide
