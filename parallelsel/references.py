@@ -5,10 +5,11 @@ them, so both read one table. Every value is the paper's own printed number (wit
 rounding, kept in ``digits``), or a formula the paper prints, evaluated for the paper's shape.
 Nothing here is computed by the library.
 
->>> ZERO_FIGURE1[1].value, ZERO_FIGURE1[1].unit
-(31.4, 'GB')
->>> KORTHIKANTI_TABLE2[0].per_sbh(a=96, s=2048, h=12288, t=8)
-114.0
+Examples:
+    >>> ZERO_FIGURE1[1].value, ZERO_FIGURE1[1].unit
+    (31.4, 'GB')
+    >>> KORTHIKANTI_TABLE2[0].per_sbh(a=96, s=2048, h=12288, t=8)
+    114.0
 """
 
 from __future__ import annotations
