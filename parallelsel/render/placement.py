@@ -39,8 +39,9 @@ class Slot:
 def layout(plan: Plan, gpus_per_node: int) -> list[Slot]:
     """Every rank of ``plan`` with its node and its (tp, dp, pp) coordinates, in rank order.
 
-    >>> [ (s.node, s.tp_rank, s.dp_rank, s.pp_stage) for s in layout(Plan(dp=2, tp=2, pp=2), 4)][:5]
-    [(0, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (0, 1, 1, 0), (1, 0, 0, 1)]
+    Examples:
+        >>> [ (s.node, s.tp_rank, s.dp_rank, s.pp_stage) for s in layout(Plan(dp=2, tp=2, pp=2), 4)][:5]
+        [(0, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (0, 1, 1, 0), (1, 0, 0, 1)]
     """
     if not isinstance(plan, Plan):
         raise ParallelselError(f"plan={plan!r}: must be a Plan")

@@ -20,7 +20,7 @@ from matplotlib.ticker import FuncFormatter, PercentFormatter
 from parallelsel._check import ParallelselError
 from parallelsel.render.style import COLORS, chart, to_svg
 
-__all__ = ["STEP_LABELS", "step_decomposition", "step_strips", "curves"]
+__all__ = ["STEP_LABELS", "scaling_parts", "step_decomposition", "step_strips", "curves"]
 
 STEP_LABELS = {
     "compute": "计算",
@@ -38,6 +38,21 @@ _STEP_COLORS = {
 }
 _SERIES = ["#4C78A8", "#F58518", "#54A24B", "#E45756", "#B279A2", "#72B7B2", "#9D755D", "#EECA3B"]
 _MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+
+
+def scaling_parts(points) -> dict[str, list[float]]:
+    """Seconds per step of each :class:`parallelsel.estimate.ScalingPoint`, split for the charts here.
+
+    "compute" is the useful (model-FLOPs) share E(P) of the step; "recompute", "communication" and
+    "bubble" are the losses, so the four add up to the step time.
+    """
+    parts: dict[str, list[float]] = {"compute": [], "recompute": [], "communication": [], "bubble": []}
+    for pt in points:
+        total = pt.estimate.step.total
+        parts["compute"].append(pt.efficiency * total)
+        for k, share in pt.losses:
+            parts[k].append(share * total)
+    return parts
 
 
 def _check_parts(labels: Sequence[str], parts: Mapping[str, Sequence[float]]) -> list[str]:

@@ -1,6 +1,5 @@
 # How often each collective runs in one step: DP once per step, TP four times per layer per micro-batch.
 import parallelsel as ps
-from parallelsel import comm
 from parallelsel.estimate import estimate
 from parallelsel.render.tables import fmt_bytes, fmt_time, markdown_table
 
@@ -13,8 +12,7 @@ print(f"{workload.model.name}，{plan.label()}，每条序列 {workload.seq_len}
       f"每步每个 DP 副本 {plan.microbatches(workload)} 个微批次，{workload.model.layers} 层\n")
 rows = []
 for t in e.traffic:
-    sent = comm.bus_factor(t.op, t.group) * t.nbytes * t.calls        # bytes each rank sends per step
-    rows.append([t.strategy, t.op, fmt_bytes(t.nbytes, "MiB"), f"{t.calls:,.0f}", fmt_bytes(sent, "GiB"), t.link,
+    rows.append([t.strategy, t.op, fmt_bytes(t.nbytes, "MiB"), f"{t.calls:,.0f}", fmt_bytes(t.sent, "GiB"), t.link,
                  fmt_time(t.time), "可以" if t.overlappable else "不能"])
 print(markdown_table(["维度", "操作", "每次数据量", "每步次数", "每卡每步发送", "链路", "每步用时", "能否与计算重叠"],
                      rows, align="llrrrlrl"))

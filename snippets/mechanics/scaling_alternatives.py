@@ -2,7 +2,7 @@
 import parallelsel as ps
 from parallelsel.estimate import scaling_efficiency
 from parallelsel.render.style import figure_html  # markdown-exec: hide
-from parallelsel.render.timeline_charts import step_strips  # markdown-exec: hide
+from parallelsel.render.timeline_charts import scaling_parts, step_strips
 
 cluster = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=128, gpus_per_node=8,
                      intra=ps.LINKS["nvlink4"], inter=ps.LINKS["ib-ndr"])
@@ -16,12 +16,8 @@ plans = [
     ps.Plan(dp=512, tp=2, zero=3, sp=True, recompute="full"),
     ps.Plan(dp=64, tp=16, zero=3, **common),
 ]
-labels, parts = [], {"compute": [], "recompute": [], "communication": [], "bubble": []}
-for pt in scaling_efficiency(workload, plans, cluster):
-    total = pt.estimate.step.total
-    labels.append(f"{pt.plan.label().replace(' · mb1', '')}\nE={pt.efficiency:.1%}")
-    parts["compute"].append(pt.efficiency * total)
-    for k, share in pt.losses:
-        parts[k].append(share * total)
+points = scaling_efficiency(workload, plans, cluster)
+labels = [f"{pt.plan.label().replace(' · mb1', '')}\nE={pt.efficiency:.1%}" for pt in points]
+parts = scaling_parts(points)          # useful compute, recompute, exposed communication, bubble (seconds)
 svg = step_strips(labels, parts, title="P=1024、B=512 时六种放法的一步时间线", salt="scaling-alternatives")  # markdown-exec: hide
 print(figure_html(svg, "同样 1024 张卡、同样的全局批量，换放法只是把损失在气泡、通信和重算之间挪动，没有一种回到小规模时的 E(P)"))  # markdown-exec: hide

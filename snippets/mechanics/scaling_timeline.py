@@ -2,7 +2,7 @@
 import parallelsel as ps
 from parallelsel.estimate import scaling_efficiency
 from parallelsel.render.style import figure_html  # markdown-exec: hide
-from parallelsel.render.timeline_charts import step_decomposition  # markdown-exec: hide
+from parallelsel.render.timeline_charts import scaling_parts, step_decomposition
 
 cluster = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=128, gpus_per_node=8,
                      intra=ps.LINKS["nvlink4"], inter=ps.LINKS["ib-ndr"])
@@ -11,12 +11,7 @@ plans = [ps.Plan(dp=d, tp=8, pp=8, sp=True, zero=1, recompute="selective") for d
 points = scaling_efficiency(workload, plans, cluster)
 
 # Split each step: useful compute = E(P) of it; the losses are recompute, exposed communication, bubble.
-parts = {"compute": [], "recompute": [], "communication": [], "bubble": []}
-for pt in points:
-    total = pt.estimate.step.total
-    parts["compute"].append(pt.efficiency * total)
-    for k, share in pt.losses:
-        parts[k].append(share * total)
+parts = scaling_parts(points)
 svg = step_decomposition([f"P={pt.gpus}\nm={pt.plan.microbatches(workload)}" for pt in points], parts,  # markdown-exec: hide
                          efficiency=[pt.efficiency for pt in points], xlabel="GPU 数 P 与每条流水线的微批次数 m",  # markdown-exec: hide
                          title="每步时间分解：计算、重算、暴露通信、气泡（B=512 固定）", salt="scaling-timeline")  # markdown-exec: hide
