@@ -22,10 +22,10 @@ for name, link in links.items():
 cluster = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=1)
 compute = estimate(ps.Workload(model, global_batch=1), ps.Plan(), cluster).step.compute
 
-print(f"梯度缓冲区 {fmt_bytes(grad_bytes)}；一个 {model.seq_len} token 的微批次在 A100 上前向+反向约 {fmt_time(compute)}。\n")
+print(f"梯度缓冲区 {fmt_bytes(grad_bytes)}；一个 {model.seq_len} token 的微批次在 {cluster.device.name} 上前向+反向约 {fmt_time(compute)}。\n")
 rows = [[n, fmt_bytes(comm.bus_factor("all-reduce", n) * grad_bytes)]
         + [fmt_time(t[i]) if t[i] is not None else "—" for t in times.values()] for i, n in enumerate(degrees)]
 print(markdown_table(["DP 度 n", "每卡发送量"] + list(links), rows, align="rr" + "r" * len(links)))
 svg = time_vs_degree(degrees, times, references={"一个微批次的计算": compute}, xlabel="DP 度 n（参与 all-reduce 的卡数）",  # markdown-exec: hide
-                     title="Llama-2 7B 梯度 all-reduce 时间：取决于链路，几乎不随 n 变", salt="dp-allreduce")  # markdown-exec: hide
-print(figure_html(svg, "Llama-2 7B 梯度 all-reduce 时间（毫秒，对数轴）随 DP 度和链路变化；虚线为一个微批次的计算时间"))  # markdown-exec: hide
+                     title=f"{model.name} 梯度 all-reduce 时间：取决于链路，几乎不随 n 变", salt="dp-allreduce")  # markdown-exec: hide
+print(figure_html(svg, f"{model.name} 梯度 all-reduce 时间（毫秒，对数轴）随 DP 度和链路变化；虚线为一个微批次的计算时间"))  # markdown-exec: hide

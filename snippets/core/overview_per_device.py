@@ -12,6 +12,8 @@ plans = {
     "TP": ps.Plan(tp=8, recompute="selective"),
     "PP（1F1B）": ps.Plan(pp=8, recompute="selective"),
 }
+print(f"{work.model.name}，{cluster.nodes} 个节点 × {cluster.gpus_per_node} 张 {cluster.device.name}（{cluster.intra.name}），"
+      f"global batch {work.global_batch} 条序列，各方案都开选择性重算、用满 {cluster.gpus} 张卡。\n")
 rows = []
 for name, plan in plans.items():
     e = estimate(work, plan, cluster)
@@ -19,5 +21,5 @@ for name, plan in plans.items():
     rows.append([name, fmt_bytes(mem.states), fmt_bytes(mem.activations + mem.embeddings), fmt_bytes(mem.total),
                  "放得下" if e.fits else "放不下", describe_traffic(e.traffic), fmt_time(e.step.communication_total),
                  fmt_time(e.step.total), fmt_pct(e.step.bubble / e.step.total)])
-print(markdown_table(["策略（度 8）", "每卡模型状态", "每卡激活", "每卡合计", "A100-80GB", "每步的通信", "通信总时长", "步时（估算）", "其中气泡"],
+print(markdown_table([f"策略（度 {cluster.gpus}）", "每卡模型状态", "每卡激活", "每卡合计", f"放进 {cluster.device.name}？", "每步的通信", "通信总时长", "步时（估算）", "其中气泡"],
                      rows, align="lrrrclrrr"))
