@@ -273,7 +273,8 @@ def _infeasible_reasons(t: _Trial, workload: Workload, cluster: Cluster) -> list
         else:
             out.append(f"PP 最多切 {c.plan.pp} 段，最省的设置（{c.plan.label()}）每卡仍需 {_w.size(mem.total)} > 单卡 {_w.size(cap)}")
     else:
-        out.append(f"TP 最多 {c.plan.tp} 路（受头数 {m.heads} 与卡数 {cluster.gpus} 限制），"
+        limit = f"KV 头数 {m.kv_heads}" if m.kv_heads < m.heads else f"头数 {m.heads}"
+        out.append(f"TP 最多 {c.plan.tp} 路（受{limit}与卡数 {cluster.gpus} 限制），"
                    f"最省的设置（{c.plan.label()}）每卡仍需 {_w.size(mem.total)} > 单卡 {_w.size(cap)}")
     return out
 

@@ -139,7 +139,7 @@ def constraint_violations(workload: Workload, plan: Plan, cluster: Cluster | Non
     """Every hard constraint (other than memory) that ``plan`` violates, as sentences (Chinese, for the site).
 
     Divisibility rules are Megatron-LM's (Shoeybi et al. 2019 §3; Narayanan et al. 2021 §2):
-    heads and FFN width split over TP, layers over PP x virtual chunks, the global batch into
+    heads, KV groups (GQA) and FFN width split over TP, layers over PP x virtual chunks, the global batch into
     dp x micro_batch x micro-batches, and the interleaved schedule needs micro-batches divisible by PP.
     """
     m = workload.model
@@ -150,6 +150,10 @@ def constraint_violations(workload: Workload, plan: Plan, cluster: Cluster | Non
         out.append(f"TP={plan.tp} 大于注意力头数 {m.heads}")
     elif m.heads % plan.tp:
         out.append(f"注意力头数 {m.heads} 不能被 TP={plan.tp} 整除")
+    elif m.kv_heads % plan.tp:
+        # Grouped-query attention: each TP rank must hold whole K/V groups (Megatron-LM asserts
+        # num_query_groups % tensor_model_parallel_size == 0; Ainslie et al. 2023 for GQA).
+        out.append(f"KV 头数 {m.kv_heads} 不能被 TP={plan.tp} 整除（GQA 的每个 TP 分片要持有整数个 KV 组）")
     if m.ffn_hidden % plan.tp:
         out.append(f"FFN 宽度 {m.ffn_hidden} 不能被 TP={plan.tp} 整除")
     if plan.pp * plan.chunks > m.layers:

@@ -54,7 +54,7 @@ TIE = 1e-3
 """Step times within this relative difference count as a tie (the estimate is not that precise)."""
 
 # Exclusion categories, in the order they are checked.
-HEADS = "头数不能被 TP 整除"
+HEADS = "头数或 KV 头数不能被 TP 整除"
 FFN = "FFN 宽度不能被 TP 整除"
 LAYERS = "层数不能被 PP 整除"
 BATCH = "global batch 不能整除"
@@ -146,8 +146,9 @@ def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
     if "schedule" in fixed and fixed["schedule"] not in SCHEDULES:
         raise ParallelselError(f"schedule={fixed['schedule']!r}: must be one of {', '.join(SCHEDULES)}")
     m = workload.model
-    if "tp" in fixed and (m.heads % fixed["tp"] or fixed["tp"] > m.heads):
-        raise ParallelselError(f"tp={fixed['tp']}: must divide the {m.heads} attention heads of {m.name}")
+    if "tp" in fixed and (m.heads % fixed["tp"] or m.kv_heads % fixed["tp"] or fixed["tp"] > m.heads):
+        raise ParallelselError(f"tp={fixed['tp']}: must divide the {m.heads} attention heads and the "
+                               f"{m.kv_heads} KV heads of {m.name}")
     if "pp" in fixed and (m.layers % fixed["pp"] or fixed["pp"] > m.layers):
         raise ParallelselError(f"pp={fixed['pp']}: must divide the {m.layers} layers of {m.name}")
     prod = 1
@@ -203,7 +204,7 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
                 continue
             considered += n_knobs
             # Structural constraints reject every knob setting of this (tp, pp) at once.
-            if m.heads % tp:
+            if m.heads % tp or m.kv_heads % tp:  # as plan.constraint_violations (GQA: whole KV groups)
                 excluded[HEADS] += n_knobs
                 continue
             if m.ffn_hidden % tp:

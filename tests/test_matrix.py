@@ -54,13 +54,14 @@ def test_case1_model_fits_one_card(cases):
 
 def test_case2_state_exceeds_card_layer_fits(cases):
     rows, _, w, c = cases["状态超单卡"]
-    assert _verdicts(rows) == {"DP": V.INFEASIBLE, "FSDP": V.FEASIBLE, "TP": V.NOT_PREFERRED, "PP": V.NOT_PREFERRED}
+    assert _verdicts(rows) == {"DP": V.INFEASIBLE, "FSDP": V.FEASIBLE, "TP": V.INFEASIBLE, "PP": V.NOT_PREFERRED}
     # DP's reason carries the numbers: state = 16 B x 69.0B parameters = 1.00 TiB > 80.0 GiB.
     dp = _reasons(rows, "DP")
     assert "训练状态 1.00 TiB" in dp and "16 B/参数" in dp and "69.0B" in dp and "80.0 GiB" in dp
-    # TP alone needs more than 8 GPUs, so its group crosses the IB link between nodes.
+    # Llama-2 70B has 8 KV groups (GQA), so TP alone stops at 8 ways (Megatron-LM's rule), and
+    # 1/8 of the 1.00 TiB state plus activations is still more than one card.
     tp = _reasons(rows, "TP")
-    assert "跨节点" in tp and "InfiniBand" in tp and "25 GB/s" in tp and "NVLink3" in tp
+    assert "TP 最多 8 路" in tp and "KV 头数 8" in tp and "> 单卡 80.0 GiB" in tp
     assert "倍" in _reasons(rows, "PP")  # slower than FSDP by a stated factor
 
 
@@ -81,12 +82,11 @@ def test_topology_variant_changes_what_it_should(cases):
     assert _verdicts(slow)["DP"] is V.FEASIBLE
     assert "跨节点" in _reasons(slow, "DP") and "Ethernet 25GbE" in _reasons(slow, "DP")
     # Case 2: FSDP's per-micro-batch gathers cross the slow link -> 不优先; PP tolerates it -> 可行;
-    # TP still crosses nodes, now over Ethernet.
+    # TP alone stays infeasible (capped at 8 ways by the KV groups).
     fast, slow, _, _ = cases["状态超单卡"]
     assert _verdicts(fast)["FSDP"] is V.FEASIBLE and _verdicts(slow)["FSDP"] is V.NOT_PREFERRED
     assert _verdicts(fast)["PP"] is V.NOT_PREFERRED and _verdicts(slow)["PP"] is V.FEASIBLE
-    assert _verdicts(slow)["TP"] is V.NOT_PREFERRED
-    assert "Ethernet 25GbE" in _reasons(slow, "TP") and "而非 NVLink3" in _reasons(slow, "TP")
+    assert _verdicts(slow)["TP"] is V.INFEASIBLE  # capacity, not the link, rules TP out here
     assert "Ethernet 25GbE" in _reasons(slow, "FSDP")
     # Case 3: TP stays inside a node and stays feasible; the reason says it cannot grow past the node.
     _, slow, _, _ = cases["单层超单卡"]

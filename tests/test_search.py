@@ -59,7 +59,8 @@ def test_tp_group_stays_in_a_node(llama70):
 
 
 def test_crossing_tp_is_said():
-    w = ps.Workload(ps.MODELS["llama2-70b"], global_batch=16)
+    # Llama-2 7B: 32 heads, multi-head attention, so TP=16 divides both heads and KV heads.
+    w = ps.Workload(ps.MODELS["llama2-7b"], global_batch=16)
     c = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=4)
     r = search(w, c, top=3, fixed={"tp": 16, "pp": 1})
     assert r.results and all(x.plan.tp == 16 for x in r.results)
@@ -71,7 +72,7 @@ def test_exclusion_categories():
     w = ps.Workload(ps.MODELS["gpt2-1.5b"], global_batch=24)
     c = ps.Cluster(ps.DEVICES["a100-40gb"], nodes=2)
     r = search(w, c, top=3)
-    assert r.excluded["头数不能被 TP 整除"] > 0
+    assert r.excluded["头数或 KV 头数不能被 TP 整除"] > 0
     assert r.excluded["global batch 不能整除"] > 0
     assert sum(r.excluded.values()) + len(r.results) == r.considered
 
@@ -115,3 +116,15 @@ def test_large_cluster_405b():
     r = search(w, c, top=5)
     assert r.results and r.results[0].estimate.fits
     assert sum(r.excluded.values()) + len(r.results) == r.considered
+
+
+def test_gqa_caps_tp_at_kv_heads():
+    # Llama-3 70B: 64 query heads but 8 KV groups; Megatron-LM needs whole KV groups per TP rank,
+    # so no plan with TP=16 may appear, and pinning it is refused with the rule.
+    w = ps.Workload(ps.MODELS["llama3-70b"], global_batch=512)
+    c = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=8)
+    r = search(w, c, top=20)
+    assert r.results and all(x.plan.tp <= 8 for x in r.results)
+    with pytest.raises(ValueError, match="8 KV heads"):
+        search(w, c, fixed={"tp": 16})
+    assert any("KV 头数 8" in s for s in ps.estimate(w, ps.Plan(dp=4, tp=16), c).reasons)

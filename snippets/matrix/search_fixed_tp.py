@@ -1,11 +1,19 @@
-# Pin TP to 16 (two nodes) and compare the best plan with the unconstrained best.
+# Pin TP to 16 (two nodes): refused for Llama-3 70B (8 KV groups), allowed but slower for GPT-3 175B (96 heads).
 import parallelsel as ps
 from parallelsel.render.tables import fmt_time, markdown_table
 
-workload = ps.Workload(ps.MODELS["llama3-70b"], global_batch=512)
 cluster = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=8, gpus_per_node=8)
-free = ps.search(workload, cluster, top=1).best
-tp16 = ps.search(workload, cluster, top=1, fixed={"tp": 16}).best
+llama = ps.Workload(ps.MODELS["llama3-70b"], global_batch=512)
+try:
+    ps.search(llama, cluster, top=1, fixed={"tp": 16})
+except ValueError as err:
+    print(f"{llama.model.name} 固定 TP=16 被拒绝：`{err}`\n")
+
+gpt3 = ps.Workload(ps.MODELS["gpt3-175b"], global_batch=512)
+free = ps.search(gpt3, cluster, top=1).best
+tp16 = ps.search(gpt3, cluster, top=1, fixed={"tp": 16}).best
+print(f"{gpt3.model.name}（{gpt3.model.heads} 个头），{cluster.gpus} × {cluster.device.name}，"
+      f"global batch {gpt3.global_batch}：\n")
 print(markdown_table(["约束", "最佳方案", "每步时间"], [
     ["无", free.plan.label(), fmt_time(free.estimate.step.total)],
     ["TP = 16", tp16.plan.label(), fmt_time(tp16.estimate.step.total)],
