@@ -14,7 +14,7 @@ plans = [
     ps.Plan(dp=64, tp=8, pp=2, zero=1, **common),
     ps.Plan(dp=128, tp=8, zero=3, **common),
     ps.Plan(dp=512, tp=2, zero=3, sp=True, recompute="full"),
-    ps.Plan(dp=64, tp=16, zero=3, **common),
+    ps.Plan(dp=32, tp=8, pp=4, zero=1, **common),
 ]
 points = scaling_efficiency(workload, plans, cluster)
 labels = [f"{pt.plan.label().replace(' · mb1', '')}\nE={pt.efficiency:.1%}" for pt in points]

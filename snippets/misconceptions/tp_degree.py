@@ -1,11 +1,15 @@
-# Misconception 2: TP degree 4, 8, 16, 32 for paper case 2 (32 GPUs in 4 nodes of 8): more TP is not faster.
-from parallelsel import Plan
+# Misconception 2: TP degree 4, 8, 16, 32 on paper case 2's cluster (4 nodes of 8): more TP is not faster.
+# Llama-2 7B here: multi-head attention with 32 heads, so every TP degree up to 32 is legal
+# (case 2's Llama-2 70B has 8 KV groups and cannot go past TP=8 at all).
+from parallelsel import MODELS, Plan, Workload
 from parallelsel.estimate import estimate
 from parallelsel.matrix import paper_cases
 from parallelsel.render.lesson_charts import step_bars
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 
-name, work, cluster = paper_cases()[1]
+_, _, cluster = paper_cases()[1]
+work = Workload(MODELS["llama2-7b"], global_batch=256)
+name = f"{work.model.name}，{cluster.gpus} × {cluster.device.name}"
 labels, steps, notes = [], [], []
 for tp in (4, 8, 16, 32):
     # The rest of the GPUs do data parallelism; ZeRO-1 if it fits, else ZeRO-3 (FSDP).
@@ -13,6 +17,7 @@ for tp in (4, 8, 16, 32):
         e = estimate(work, Plan(dp=cluster.gpus // tp, tp=tp, zero=zero, sp=True, recompute="selective"), cluster)
         if e.fits:
             break
+    assert e.fits, f"{e.plan.label()} does not fit: {e.reasons}"  # never chart an infeasible plan
     labels.append(f"TP{tp} · DP{e.plan.dp} · ZeRO-{zero}")
     steps.append(e.step)
     notes.append(f"TP 组走 {cluster.link_for(tp).name}")

@@ -6,14 +6,16 @@ from parallelsel.render.tables import fmt_bytes, fmt_time, markdown_table
 
 cluster = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=16, gpus_per_node=8,
                      intra=ps.LINKS["nvlink4"], inter=ps.LINKS["ib-ndr"])
-workload = ps.Workload(ps.MODELS["llama3-70b"], global_batch=512)
+workload = ps.Workload(ps.MODELS["gpt3-175b"], global_batch=512)
+print(f"{workload.model.name}，{cluster.gpus} × {cluster.device.name}，global batch {workload.global_batch}：\n")
 rows = []
-for plan in (ps.Plan(dp=4, tp=8, pp=4, sp=True, recompute="selective"),
-             ps.Plan(dp=2, tp=16, pp=4, sp=True, recompute="selective")):
+for plan in (ps.Plan(dp=4, tp=8, pp=4, zero=1, sp=True, recompute="selective"),
+             ps.Plan(dp=2, tp=16, pp=4, zero=1, sp=True, recompute="selective")):
     spans = {s.dim: s for s in group_spans(plan, cluster.gpus_per_node)}
     traffic = estimate(workload, plan, cluster).traffic
     for dim in ("TP", "DP", "PP"):
-        items = [t for t in traffic if t.strategy == dim]
+        # ZeRO-1 shards the optimizer but its gradient traffic still runs over the DP group.
+        items = [t for t in traffic if t.strategy == dim or (dim == "DP" and t.strategy == "ZeRO")]
         if not items:
             continue
         s = spans[dim]

@@ -1,4 +1,4 @@
-# The step of TP8 (inside a node) vs TP16 (across two nodes) for Llama-3 70B on the same 128 GPUs.
+# The step of TP8 (inside a node) vs TP16 (across two nodes) for GPT-3 175B (96 heads, so TP=16 is legal) on the same 128 GPUs.
 import parallelsel as ps
 from parallelsel.estimate import estimate
 from parallelsel.render.style import figure_html  # markdown-exec: hide
@@ -6,14 +6,14 @@ from parallelsel.render.timeline_charts import step_strips  # markdown-exec: hid
 
 cluster = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=16, gpus_per_node=8,
                      intra=ps.LINKS["nvlink4"], inter=ps.LINKS["ib-ndr"])
-workload = ps.Workload(ps.MODELS["llama3-70b"], global_batch=512)
-plans = [ps.Plan(dp=4, tp=8, pp=4, sp=True, recompute="selective"),
-         ps.Plan(dp=2, tp=16, pp=4, sp=True, recompute="selective")]
+workload = ps.Workload(ps.MODELS["gpt3-175b"], global_batch=512)
+plans = [ps.Plan(dp=4, tp=8, pp=4, zero=1, sp=True, recompute="selective"),
+         ps.Plan(dp=2, tp=16, pp=4, zero=1, sp=True, recompute="selective")]
 labels, parts = [], {"compute": [], "communication": [], "bubble": []}
 for plan in plans:
     st = estimate(workload, plan, cluster).step
     labels.append(f"TP{plan.tp}×DP{plan.dp}×PP{plan.pp}\nMFU {st.mfu:.0%}")
     for k, v in st.decomposition.items():
         parts[k].append(v)
-svg = step_strips(labels, parts, title="Llama-3 70B，128 张 H100：TP 在节点内与跨节点的一步", salt="hybrid-tp-across")  # markdown-exec: hide
+svg = step_strips(labels, parts, title=f"{workload.model.name}，{cluster.gpus} 张 {cluster.device.name}：TP 在节点内与跨节点的一步", salt="hybrid-tp-across")  # markdown-exec: hide
 print(figure_html(svg, "同样的卡数，TP16 跨出节点后每层的 TP 通信走 InfiniBand，一步的暴露通信成倍增加"))  # markdown-exec: hide
