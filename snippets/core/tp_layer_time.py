@@ -16,6 +16,8 @@ fw = model.forward_flops_per_token()
 layer_flops = 3 * (fw["layers"] + fw["attention"]) / model.layers * work.tokens
 compute = [layer_flops / (t * device.peak_flops * DEFAULT_EFFICIENCY) for t in degrees]
 
+print(f"{model.name}，一条 {work.seq_len} token 的序列（微批次 {work.global_batch}）；每层计算按 {device.name} 峰值 × "
+      f"假定效率 {DEFAULT_EFFICIENCY:.0%} 估算。\n")
 comm_time = {}
 for name, link in links.items():
     row = []
@@ -31,6 +33,6 @@ for name, link in links.items():
 rows = [[t, fmt_time(compute[i])] + [f"{fmt_time(v[i])}（{fmt_pct(v[i] / compute[i], 0)}）" if v[i] is not None else "—"
                                      for v in comm_time.values()] for i, t in enumerate(degrees)]
 print(markdown_table(["TP 度 t", "每层计算"] + [f"{k} 通信（占计算）" for k in links], rows, align="rr" + "r" * len(links)))
-svg = time_vs_degree(degrees, comm_time, references={"每层计算（A100，假定效率）": compute}, salt="tp-layer-time",  # markdown-exec: hide
-                     xlabel="TP 度 t", title="GPT-3 175B 每层 TP 通信（4 次 all-reduce）与每层计算")  # markdown-exec: hide
-print(figure_html(svg, "GPT-3 175B 每层前向加反向的 TP all-reduce 时间（毫秒，对数轴）随 TP 度和链路变化；虚线为每层计算时间，随 t 成反比下降"))  # markdown-exec: hide
+svg = time_vs_degree(degrees, comm_time, references={f"每层计算（{device.name}，假定效率）": compute}, salt="tp-layer-time",  # markdown-exec: hide
+                     xlabel="TP 度 t", title=f"{model.name} 每层 TP 通信（4 次 all-reduce）与每层计算")  # markdown-exec: hide
+print(figure_html(svg, f"{model.name} 每层前向加反向的 TP all-reduce 时间（毫秒，对数轴）随 TP 度和链路变化；虚线为每层计算时间，随 t 成反比下降"))  # markdown-exec: hide
