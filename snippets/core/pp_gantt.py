@@ -20,9 +20,11 @@ forward, backward = e.pass_times()
 ms = 1e3  # the Gantt chart is drawn in milliseconds
 tl = pipeline.simulate(pipeline.schedule("1f1b", plan.pp, m), forward=forward * ms, backward=backward * ms,
                        p2p=p2p.time / p2p.calls * ms)
+print(f"{model.name}，{cluster.nodes} 个节点 × {cluster.gpus_per_node} 张 {cluster.device.name}：节点内 TP={plan.tp}，"
+      f"节点间 PP={plan.pp}，1F1B，每条流水线 {m} 个微批次（每个 {plan.micro_batch} 条序列）。\n")
 print(f"每卡内存 {fmt_bytes(e.memory.total)}（{'放得下' if e.fits else '放不下'}）；每段每个微批次：前向 {fmt_time(forward)}，"
       f"反向 {fmt_time(backward)}；段间每次 p2p 发送 {fmt_bytes(p2p.nbytes, 'MiB')}，耗时 {fmt_time(p2p.time / p2p.calls)}（{p2p.link}）。")
 print(f"步时 {fmt_time(tl.makespan / ms)}；气泡占比：模拟 {fmt_pct(tl.bubble_fraction)}，"
       f"公式 (p-1)/(m+p-1) = {fmt_pct(pipeline.bubble_fraction(plan.pp, m))}。")
 svg = gantt(tl, salt="pp-gantt", xlabel="时间（ms）")  # markdown-exec: hide
-print(figure_html(svg, f"GPT-3 175B 的 1F1B 流水线甘特图：{plan.pp} 个阶段、{m} 个微批次，时间单位毫秒；灰色空白是气泡"))  # markdown-exec: hide
+print(figure_html(svg, f"{model.name} 的 1F1B 流水线甘特图：{plan.pp} 个阶段、{m} 个微批次，时间单位毫秒；灰色空白是气泡"))  # markdown-exec: hide

@@ -21,5 +21,5 @@ even = pipeline.simulate(pipeline.schedule("1f1b", p, m), forward=1.0, backward=
 uneven = pipeline.simulate(pipeline.schedule("1f1b", p, m), forward=forward, backward=[2 * f for f in forward])
 print(f"\n1F1B，p={p}，m={m}：均衡时气泡占比 {fmt_pct(even.bubble_fraction)}，按上表不均衡时 {fmt_pct(uneven.bubble_fraction)}；"
       f"步时从 {even.makespan:.1f} 变为 {uneven.makespan:.1f}（单位：一个均衡阶段的前向）。")
-svg = gantt(uneven, salt="pp-imbalance", xlabel="时间（单位：均衡阶段的一次前向）", title=f"Llama-3 8B，末段多了输出层：气泡占比 {fmt_pct(uneven.bubble_fraction)}")  # markdown-exec: hide
-print(figure_html(svg, "Llama-3 8B 按层均分为 4 段的 1F1B 甘特图：末段多算输出层，其他阶段都要等它"))  # markdown-exec: hide
+svg = gantt(uneven, salt="pp-imbalance", xlabel="时间（单位：均衡阶段的一次前向）", title=f"{model.name}，末段多了输出层：气泡占比 {fmt_pct(uneven.bubble_fraction)}")  # markdown-exec: hide
+print(figure_html(svg, f"{model.name} 按层均分为 {p} 段的 1F1B 甘特图：末段多算输出层，其他阶段都要等它"))  # markdown-exec: hide
