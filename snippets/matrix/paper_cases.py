@@ -1,5 +1,5 @@
 # The seed's three paper cases (最小练习 1-2): each strategy alone, judged with reasons.
-from parallelsel.matrix import paper_cases, selection_matrix
+from parallelsel.matrix import BUBBLE_LIMIT, SLOWER, paper_cases, selection_matrix
 from parallelsel.render.matrix_tables import matrix_table, paper_cases_table
 from parallelsel.render.tables import fmt_bytes, fmt_count
 
@@ -14,3 +14,5 @@ for name, rows, w, c in results:
           f"{c.nodes} 节点 × {c.gpus_per_node} 卡 {c.device.name}（每卡 {fmt_bytes(c.device.memory)}），"
           f"global batch {w.global_batch}\n")
     print(matrix_table(rows))
+print(f"判 `不优先` 的两个门槛：步时超过最快可行策略的 {SLOWER:g} 倍（`SLOWER`）；"
+      f"纯 PP 的气泡占比超过 {BUBBLE_LIMIT:.0%}（`BUBBLE_LIMIT`）。")

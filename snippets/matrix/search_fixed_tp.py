@@ -3,21 +3,22 @@ import parallelsel as ps
 from parallelsel.render.tables import fmt_time, markdown_table
 
 cluster = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=8, gpus_per_node=8)
+TP = 16  # more than one node's GPUs
 llama = ps.Workload(ps.MODELS["llama3-70b"], global_batch=512)
 try:
-    ps.search(llama, cluster, top=1, fixed={"tp": 16})
+    ps.search(llama, cluster, top=1, fixed={"tp": TP})
 except ValueError as err:
-    print(f"{llama.model.name} 固定 TP=16 被拒绝：`{err}`\n")
+    print(f"{llama.model.name} 固定 TP={TP} 被拒绝：`{err}`\n")
 
 gpt3 = ps.Workload(ps.MODELS["gpt3-175b"], global_batch=512)
 free = ps.search(gpt3, cluster, top=1).best
-tp16 = ps.search(gpt3, cluster, top=1, fixed={"tp": 16}).best
+tp16 = ps.search(gpt3, cluster, top=1, fixed={"tp": TP}).best
 print(f"{gpt3.model.name}（{gpt3.model.heads} 个头），{cluster.gpus} × {cluster.device.name}，"
       f"global batch {gpt3.global_batch}：\n")
 print(markdown_table(["约束", "最佳方案", "每步时间"], [
     ["无", free.plan.label(), fmt_time(free.estimate.step.total)],
-    ["TP = 16", tp16.plan.label(), fmt_time(tp16.estimate.step.total)],
+    [f"TP = {TP}", tp16.plan.label(), fmt_time(tp16.estimate.step.total)],
 ], align="llr"))
-print(f"TP=16 的最佳方案慢 {tp16.estimate.step.total / free.estimate.step.total:.2f} 倍。它的理由：\n")
+print(f"TP={TP} 的最佳方案慢 {tp16.estimate.step.total / free.estimate.step.total:.2f} 倍。它的理由：\n")
 for line in tp16.why:
     print(f"- {line}")
