@@ -63,4 +63,4 @@ table = markdown_table(["未知量", "取值 1", "取值 2", "取值 3", "取值
 svg = sensitivity_lines(series, title="一个未知量偏离假设时，估计的步时怎么变", xlabel="实测值 / 估计里的假设值",
                         salt="ex-measured")
 print(markdown.markdown(table, extensions=["tables"]))  # markdown-exec: hide
-print(figure_html(svg, "四个必须测量的量各自偏离假设时的步时变化（相对基线）；横轴 1 处为估计所用的假设"))  # markdown-exec: hide
+print(figure_html(svg, f"{len(series)} 个必须测量的量各自偏离假设时的步时变化（相对基线）；横轴 1 处为估计所用的假设"))  # markdown-exec: hide
