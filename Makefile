@@ -10,8 +10,11 @@ $(STAMP): pyproject.toml requirements/constraints.txt scripts/setup.sh
 	bash scripts/setup.sh
 	@touch $(STAMP)
 
+# serve: full (not --dirty) strict rebuilds, made fast by hooks/snippet_cache.py: executed snippets and the
+# notebook are cached in .cache/ keyed on their source, the library's bytes and the tool versions, so a
+# prose edit re-runs nothing and a library edit re-runs everything that could change. Never stale.
 serve: $(STAMP)  ## live-reload server on http://127.0.0.1:8000 (also watches the library and snippets)
-	$(VENV)/bin/mkdocs serve -a 127.0.0.1:8000 --watch parallelsel --watch snippets --watch hooks
+	PARALLELSEL_SNIPPET_CACHE=1 $(VENV)/bin/mkdocs serve -a 127.0.0.1:8000 --watch parallelsel --watch snippets --watch hooks
 
 build: $(STAMP)  ## strict static build into site/
 	$(VENV)/bin/mkdocs build --clean
@@ -19,8 +22,8 @@ build: $(STAMP)  ## strict static build into site/
 test: $(STAMP)  ## library, snippets, strict build, fault injection, browser
 	$(PY) -m pytest
 
-bench: $(STAMP)  ## speed and size figures (not a test)
-	$(PY) benchmarks/run.py
+bench: $(STAMP)  ## speed and size figures (not a test), also written to build/bench.txt; BENCH_ARGS=--quick for a short run
+	$(PY) benchmarks/run.py $(BENCH_ARGS)
 
 clean:
 	rm -rf site build .cache
