@@ -34,10 +34,11 @@ def best_split():
 
 
 even = (model.layers // P,) * P
+M_VALUES = (8, 32)
 rows, timelines = [], {}
 for label, split in (("均分层数", even), ("按计算量重新切分", best_split())):
     f = stage_costs(split)
-    for m in (8, 32):
+    for m in M_VALUES:
         tl = pipeline.simulate(pipeline.schedule("1f1b", P, m), forward=f, backward=[2 * x for x in f])
         timelines[label, m] = tl
         even_cost = sum(f) / P   # the same total work spread perfectly evenly
@@ -47,8 +48,8 @@ for label, split in (("均分层数", even), ("按计算量重新切分", best_s
 head = f"{model.name}：一层前向 {layer / 1e9:.2f} GFLOP/token，输出层前向 {logits / 1e9:.2f} GFLOP/token"
 table = markdown_table(["切分", "每段层数", "每段前向耗时（均分为 1）", "m", "气泡占比（模拟）", "步时", "步时 / 完全均衡时"],
                        rows, align="llrrrrr")
-tl = timelines["均分层数", 8]
-svg = gantt(tl, title=f"{model.name} 均分 {P} 段（m=8）：末段多了输出层，气泡占比 {tl.bubble_fraction:.1%}",
+tl = timelines["均分层数", M_VALUES[0]]
+svg = gantt(tl, title=f"{model.name} 均分 {P} 段（m={M_VALUES[0]}）：末段多了输出层，气泡占比 {tl.bubble_fraction:.1%}",
             salt="mis-pp-imbalance", xlabel="时间（单位：均分时一段的前向耗时）")
 print(markdown.markdown(head + "\n\n" + table, extensions=["tables"]))  # markdown-exec: hide
-print(figure_html(svg, "末段多了输出层，其余三段在每个微批上都要等它，空闲（灰色）出现在稳态中间而不只在首尾"))  # markdown-exec: hide
+print(figure_html(svg, f"末段多了输出层，其余 {P - 1} 段在每个微批上都要等它，空闲（灰色）出现在稳态中间而不只在首尾"))  # markdown-exec: hide

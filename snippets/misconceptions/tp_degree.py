@@ -6,12 +6,14 @@ from parallelsel.estimate import estimate
 from parallelsel.matrix import paper_cases
 from parallelsel.render.lesson_charts import step_bars
 from parallelsel.render.style import figure_html  # markdown-exec: hide
+from parallelsel.render.tables import fmt_time  # markdown-exec: hide
 
 _, _, cluster = paper_cases()[1]
 work = Workload(MODELS["llama2-7b"], global_batch=256)
 name = f"{work.model.name}，{cluster.gpus} × {cluster.device.name}"
+DEGREES = (4, 8, 16, 32)
 labels, steps, notes = [], [], []
-for tp in (4, 8, 16, 32):
+for tp in DEGREES:
     # The rest of the GPUs do data parallelism; ZeRO-1 if it fits, else ZeRO-3 (FSDP).
     for zero in (1, 3):
         e = estimate(work, Plan(dp=cluster.gpus // tp, tp=tp, zero=zero, sp=True, recompute="selective"), cluster)
@@ -21,5 +23,9 @@ for tp in (4, 8, 16, 32):
     labels.append(f"TP{tp} · DP{e.plan.dp} · ZeRO-{zero}")
     steps.append(e.step)
     notes.append(f"TP 组走 {cluster.link_for(tp).name}")
-svg = step_bars(labels, steps, notes=notes, title=f"{name}：TP 度从 4 到 32 的每步时间", salt="mis-tp-degree")
-print(figure_html(svg, "TP 超过一个节点的卡数后，每层的 all-reduce 改走节点间链路，暴露的通信使步时成倍增加"))  # markdown-exec: hide
+svg = step_bars(labels, steps, notes=notes, title=f"{name}：TP 度从 {DEGREES[0]} 到 {DEGREES[-1]} 的每步时间", salt="mis-tp-degree")
+inside = max(i for i, t in enumerate(DEGREES) if t <= cluster.gpus_per_node)  # markdown-exec: hide
+ratio = cluster.intra.bandwidth / cluster.inter.bandwidth  # markdown-exec: hide
+print(figure_html(svg, f"TP 超过一个节点的卡数（{cluster.gpus_per_node}）后，每层的 all-reduce 改走 {cluster.inter.name}，"  # markdown-exec: hide
+                  f"每卡带宽只有节点内 {cluster.intra.name} 的 1/{ratio:.0f}；步时从 TP{DEGREES[inside]} 的 "  # markdown-exec: hide
+                  f"{fmt_time(steps[inside].total)} 变为 TP{DEGREES[inside + 1]} 的 {fmt_time(steps[inside + 1].total)}"))  # markdown-exec: hide
