@@ -32,4 +32,4 @@ svg = quote_check(list(QUOTES) + ["本库估计"], [v / 1e3 for v in QUOTES.valu
                   xlabel="吞吐（千 token/s）", ceiling_label="MFU = 100% 的上限", salt="scn-quote")
 print(markdown.markdown(f"每 token 的模型计算量 {flops / 1e9:,.0f} GFLOP，{cluster.gpus} 卡峰值合计 "
                         f"{peak / 1e15:,.1f} PFLOP/s，上限 {ceiling:,.0f} tokens/s\n\n" + table, extensions=["tables"]))  # markdown-exec: hide
-print(figure_html(svg, "三份报价与本库估计的吞吐，虚线为全部算力都变成模型计算时的上限；红色条超过上限，不可能实现"))  # markdown-exec: hide
+print(figure_html(svg, f"{len(QUOTES)} 份报价与本库估计的吞吐，虚线为全部算力都变成模型计算时的上限；红色条超过上限，不可能实现"))  # markdown-exec: hide
