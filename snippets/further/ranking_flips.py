@@ -4,16 +4,14 @@ from parallelsel.estimate import estimate
 from parallelsel.render.tables import fmt_bytes, fmt_time, markdown_table
 
 work = ps.Workload(ps.MODELS["llama2-13b"], global_batch=64)
-plans = {
-    "FSDP（ZeRO-3）×16": ps.Plan(dp=16, zero=3, micro_batch=1, recompute="selective"),
-    "TP8 × DP2（ZeRO-1）": ps.Plan(dp=2, tp=8, zero=1, micro_batch=1, sp=True, recompute="selective"),
-}
-clusters = {
-    "NVLink 节点内 + IB NDR 节点间": ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=2, gpus_per_node=8,
-                                          intra=ps.LINKS["nvlink4"], inter=ps.LINKS["ib-ndr"]),
-    "PCIe 节点内 + IB NDR 节点间": ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=2, gpus_per_node=8,
-                                        intra=ps.LINKS["pcie4"], inter=ps.LINKS["ib-ndr"]),
-}
+plans = [ps.Plan(dp=16, zero=3, micro_batch=1, recompute="selective"),
+         ps.Plan(dp=2, tp=8, zero=1, micro_batch=1, sp=True, recompute="selective")]
+plans = {(f"TP{p.tp} × DP{p.dp}（ZeRO-{p.zero}）" if p.tp > 1 else f"FSDP（ZeRO-{p.zero}）×{p.dp}"): p for p in plans}
+device = ps.DEVICES["h100-sxm-80gb"]
+clusters = [ps.Cluster(device, nodes=2, gpus_per_node=8, intra=ps.LINKS[k], inter=ps.LINKS["ib-ndr"]) for k in ("nvlink4", "pcie4")]
+clusters = {f"{c.intra.name} 节点内 + {c.inter.name} 节点间": c for c in clusters}
+c0 = next(iter(clusters.values()))
+print(f"{work.model.name}，global batch {work.global_batch}，{c0.nodes} 个节点 × {c0.gpus_per_node} 张 {device.name}，只换节点内互联：\n")
 rows = []
 for cname, cluster in clusters.items():
     results = [(estimate(work, plan, cluster), pname) for pname, plan in plans.items()]
