@@ -10,7 +10,8 @@ Rows:
 * cold strict build of the whole site (no cache), and the same build with snippet execution off
   (PARALLELSEL_SNIPPET_EXEC=0: exec blocks render empty, the notebook is not executed): the floor
   that the theme and the rest of the build cost; their ratio (target < 2x);
-* a full build with the snippet cache warm (what `make serve` pays per save);
+* a full build in a fresh process with the snippet cache warm (what `make serve` pays at start-up;
+  a rebuild inside the running server is cheaper: imports and in-memory memos are warm);
 * save-to-served time of a prose-only edit under `make serve` (mkdocs serve with the cache on, HTTP
   polling until the new text is served), and for comparison under `serve --dirty --no-strict`;
   the rebuild time after a library edit under `make serve` (every block runs again);
@@ -185,7 +186,7 @@ def bench_builds(snap: Path, work: Path, n: int, rows: list, notes: list) -> tup
             cpu_warm.append(proc.cpu)
     stats = re.findall(r"snippet_cache: (.*)", proc.stderr)
     if warm:
-        rows.append(("full build, snippet cache warm (serve's cost per save)", fmt_s(median(warm)), f"{runs_text(warm)} {cpu_note(cpu_warm)}" + (f"; {stats[-1]}" if stats else "")))
+        rows.append(("full build in a fresh process, snippet cache warm (= serve start-up)", fmt_s(median(warm)), f"{runs_text(warm)} {cpu_note(cpu_warm)}" + (f"; {stats[-1]}" if stats else "")))
     shutil.rmtree(work / "warm", ignore_errors=True)
     return site_ok, strict
 
