@@ -86,6 +86,17 @@ def check_site(site_dir: str) -> list[str]:
     return problems
 
 
+_sources: dict[str, str] = {}  # built page (site-relative) -> its source, to name it in messages
+
+
+def on_files(files, config, **kwargs):
+    _sources.clear()
+    docs = os.path.relpath(config["docs_dir"], os.path.dirname(config["config_file_path"])).replace(os.sep, "/")
+    _sources.update({f.dest_uri: f"{docs}/{f.src_uri}" for f in files.documentation_pages()})
+    return files
+
+
 def on_post_build(config, **kwargs):
     for message in check_site(config["site_dir"]):
-        log.warning(message)
+        page = _sources.get(message.split(":", 1)[0])
+        log.warning(f"[page {page}] {message}" if page else message)

@@ -1,0 +1,60 @@
+"""Shared test fixtures: how to run a MkDocs build, and one strict build of the real site.
+
+* ``REPO``: the repository root.
+* ``mkdocs_build`` (fixture returning a function) ``(config_file, site_dir)``: run ``mkdocs build --strict`` in a subprocess with the
+  project's venv and return the ``CompletedProcess`` (``.returncode``, ``.stdout``, ``.stderr``);
+  it never raises on a failed build, so fault-injection tests can inspect the failure.
+* ``built_site`` (session fixture): the real site, built once per test session with
+  ``mkdocs build --strict -d <tmp>/site``; returns that directory as a ``pathlib.Path``. A failed
+  build errors every test that uses it, with MkDocs' output in the message. Tests must treat the
+  directory as read-only (it is shared by the whole session).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable  # the venv's python when run as `make test` / `.venv/bin/python -m pytest`
+BUILD_TIMEOUT = 600  # seconds; the real site executes every snippet and the notebooks
+
+
+def child_env() -> dict[str, str]:
+    """Environment for a build or snippet subprocess: the installed (editable) package, no banner."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["NO_MKDOCS_2_WARNING"] = "1"
+    return env
+
+
+def run_mkdocs_build(config_file: Path, site_dir: Path, *, timeout: float = BUILD_TIMEOUT) -> subprocess.CompletedProcess:
+    """``mkdocs build --strict`` of ``config_file`` into ``site_dir``; returns the finished process."""
+    return subprocess.run(
+        [PYTHON, "-m", "mkdocs", "build", "--strict", "--config-file", str(config_file), "--site-dir", str(site_dir)],
+        cwd=config_file.parent,
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="session")
+def mkdocs_build():
+    """``run_mkdocs_build`` as a fixture, so test modules need not import conftest."""
+    return run_mkdocs_build
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory) -> Path:
+    """The real site, built once (strict) into a temporary directory; read-only for tests."""
+    site = tmp_path_factory.mktemp("real-site") / "site"
+    result = run_mkdocs_build(REPO / "mkdocs.yml", site)
+    if result.returncode != 0:
+        pytest.fail(f"strict build of the real site failed (exit {result.returncode}):\n{result.stderr[-8000:]}", pytrace=False)
+    return site

@@ -1,0 +1,72 @@
+"""Every snippet under ``snippets/`` runs on its own and is shown on some page.
+
+A snippet is a flat script that prints what its page shows (STYLE.md). Here each one runs in a
+fresh interpreter (the venv's python, cwd = repo root, no PYTHONPATH: the package is installed
+editable), so a snippet cannot lean on state left by another block of its page. All of them are
+started together on a small thread pool; each test then checks one result.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SNIPPETS = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "snippets").rglob("*.py") if "__pycache__" not in p.parts)
+TIMEOUT = 300  # seconds per snippet
+
+# `--8<-- "snippets/x.py"` (also 'x.py', and "x.py:section" / "x.py:1:9"), as pymdownx.snippets reads it.
+_INCLUDE = re.compile(r"""^[ \t]*-{1,}8<-{1,}[ \t]+(["'])(?P<path>[^"'\n]+?)\1""", re.M)
+
+
+def _run(rel: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return subprocess.run(
+        [sys.executable, rel], cwd=REPO, env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False
+    )
+
+
+@pytest.fixture(scope="module")
+def snippet_runs():
+    """rel path -> Future of its finished process, all started at once."""
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+        yield {rel: pool.submit(_run, rel) for rel in SNIPPETS}
+
+
+@functools.cache
+def _includes() -> dict[str, list[str]]:
+    """snippet path (as written) -> pages under docs/ that include it."""
+    found: dict[str, list[str]] = {}
+    for page in sorted((REPO / "docs").rglob("*.md")):
+        for m in _INCLUDE.finditer(page.read_text(encoding="utf-8")):
+            path = re.sub(r"(:-?\d*)+$|:[A-Za-z_][\w-]*$", "", m["path"].strip())  # drop :section / :lines
+            found.setdefault(path, []).append(page.relative_to(REPO).as_posix())
+    return found
+
+
+def test_there_are_snippets():
+    assert SNIPPETS, "no snippets/*.py found"
+
+
+@pytest.mark.parametrize("rel", SNIPPETS)
+def test_snippet_runs_and_prints(snippet_runs, rel):
+    result = snippet_runs[rel].result()
+    assert result.returncode == 0, f"{rel} exited {result.returncode}:\n{result.stderr[-6000:]}"
+    assert result.stdout.strip(), f"{rel} printed nothing (a snippet prints what its page shows)\n{result.stderr[-3000:]}"
+
+
+@pytest.mark.parametrize("rel", SNIPPETS)
+def test_snippet_is_included_by_a_page(rel):
+    assert rel in _includes(), f'{rel} is not included by any page under docs/ (`--8<-- "{rel}"`): orphan snippet'
+
+
+def test_every_include_exists():
+    missing = {path: pages for path, pages in _includes().items() if not (REPO / path).is_file()}
+    assert not missing, f"pages include snippets that do not exist: {missing}"
