@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from parallelsel import MODELS, RECIPES, Transformer
+from parallelsel import MODELS, RECIPES, Transformer, references
 from parallelsel.comm import bus_factor
 from parallelsel.memory import activations_per_layer, model_states
 
@@ -95,21 +95,12 @@ def _eq2(l, h, V=51200, s=2048):
 
 
 @pytest.mark.parametrize(
-    "billions,heads,hidden,layers",
-    [  # Table 1 rows: parameters (billion), attention heads, hidden size, layers
-        (1.7, 24, 2304, 24),
-        (3.6, 32, 3072, 30),
-        (7.5, 32, 4096, 36),
-        (18.4, 48, 6144, 40),
-        (39.1, 64, 8192, 48),
-        (76.1, 80, 10240, 60),
-        (145.6, 96, 12288, 80),
-        (310.1, 128, 16384, 96),
-        (529.6, 128, 20480, 105),
-        (1008.0, 160, 25600, 128),
-    ],
+    "row", references.NARAYANAN_TABLE1,
+    ids=lambda r: r.label,
 )
-def test_narayanan_table1_params(billions, heads, hidden, layers):
+def test_narayanan_table1_params(row):
+    # Table 1 rows (parameters in billions; heads, hidden size, layers), from parallelsel.references.
+    billions, heads, hidden, layers = row.value, row.key["heads"], row.key["hidden"], row.key["layers"]
     m = _gpt(layers, hidden, heads)
     # Eq. 2 leaves out the final LayerNorm (2h); otherwise the exact count is eq. 2.
     assert m.params == pytest.approx(_eq2(layers, hidden) + 2 * hidden, rel=1e-12)
@@ -155,7 +146,6 @@ def test_nccl_tests_bus_factors(n):
 
 
 # -- every row of the model-validation page, from the one shared table --------------------------
-from parallelsel import references  # noqa: E402
 
 # Rows where the library legitimately differs from the printed number, and why. Anything else must
 # agree at the paper's own rounding; these must stay within the stated relative bound.
