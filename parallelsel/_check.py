@@ -39,6 +39,24 @@ def choice(name: str, value, allowed) -> str:
     return value
 
 
+class UnknownPresetError(ParallelselError, KeyError):
+    """An unknown preset key: a ``ValueError`` like every bad input, and a ``KeyError`` as dict users expect."""
+
+    def __str__(self) -> str:  # KeyError would print the message quoted
+        return str(self.args[0])
+
+
+class Catalogue(dict):
+    """A preset catalogue (``ps.MODELS``, ``ps.DEVICES``...): an unknown key names itself and the known ones."""
+
+    def __init__(self, kind: str, items: dict):
+        super().__init__(items)
+        self.kind = kind
+
+    def __missing__(self, key):
+        raise UnknownPresetError(f"{self.kind}={key!r}: unknown preset; known: {', '.join(sorted(self))}")
+
+
 def preset(name: str, key, catalogue: dict):
     """Look ``key`` up in a preset catalogue, with the known keys in the error."""
     if key not in catalogue:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._check import ParallelselError, positive_int, positive_number
+from ._check import Catalogue, ParallelselError, positive_int, positive_number
 
 GiB = 2**30
 
@@ -90,7 +90,7 @@ class Cluster:
 # Presets. Memory is the capacity the vendor states (binary GiB as nvidia-smi reports it, rounded);
 # peak_flops is dense BF16 tensor-core throughput from the vendor's datasheet (FP16 for V100, which
 # has no BF16).
-DEVICES: dict[str, Device] = {
+DEVICES: dict[str, Device] = Catalogue("device", {
     # NVIDIA Tesla V100 SXM2 datasheet: 32 GB HBM2, 125 TFLOPS FP16 tensor.
     "v100-32gb": Device("V100-32GB", 32 * GiB, 125e12),
     # NVIDIA A100 datasheet (2021): 40/80 GB HBM2/HBM2e, 312 TFLOPS BF16 dense.
@@ -102,11 +102,11 @@ DEVICES: dict[str, Device] = {
     "h200-141gb": Device("H200-141GB", 141 * GiB, 989e12),
     # NVIDIA Ada Lovelace whitepaper, GeForce RTX 4090: 24 GB GDDR6X, 165.2 TFLOPS BF16 (FP32 accumulate).
     "rtx4090-24gb": Device("RTX4090-24GB", 24 * GiB, 165.2e12),
-}
+})
 
 # Per-GPU, per-direction bandwidth. Latencies are typical small-message figures (order of
 # magnitude from nccl-tests); they matter only for small messages.
-LINKS: dict[str, Link] = {
+LINKS: dict[str, Link] = Catalogue("link", {
     # NVLink 2 (V100 SXM2): 300 GB/s total = 150 GB/s each way.
     "nvlink2": Link("NVLink2", 150e9, 3e-6),
     # NVLink 3 (A100 SXM): 600 GB/s total = 300 GB/s each way.
@@ -122,4 +122,4 @@ LINKS: dict[str, Link] = {
     # Commodity Ethernet, assuming one NIC's share per GPU (divide by GPUs sharing a NIC otherwise).
     "eth-25g": Link("Ethernet 25GbE", 25e9 / 8, 30e-6),
     "eth-100g": Link("Ethernet 100GbE", 100e9 / 8, 20e-6),
-}
+})

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._check import ParallelselError, choice, positive_int
+from ._check import Catalogue, ParallelselError, choice, positive_int
 
 RECOMPUTE = ("none", "selective", "full")
 
@@ -182,7 +182,7 @@ def _llama(name, layers, hidden, heads, ffn, vocab, seq_len, kv_heads=None, expe
     )
 
 
-MODELS: dict[str, Transformer] = {
+MODELS: dict[str, Transformer] = Catalogue("model", {
     # Radford et al. 2019 (GPT-2 XL): 48 layers, d=1600, 25 heads, 1024 context, 50257 vocab -> 1,557,611,200.
     "gpt2-1.5b": _gpt("GPT-2 1.5B", 48, 1600, 25, seq_len=1024, vocab=50257),
     # Brown et al. 2020, Table 2.1 (GPT-3 175B); vocab padded to 51200 as in Narayanan et al. 2021 §5.1.
@@ -197,4 +197,4 @@ MODELS: dict[str, Transformer] = {
     "llama3-405b": _llama("Llama-3 405B", 126, 16384, 128, 53248, 128256, 8192, kv_heads=8),
     # Jiang et al. 2024 (Mixtral of Experts): 8 experts, top-2, 32 layers, d=4096, GQA 8.
     "mixtral-8x7b": _llama("Mixtral 8x7B", 32, 4096, 32, 14336, 32000, 4096, kv_heads=8, experts=8, top_k=2),
-}
+})

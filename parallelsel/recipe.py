@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._check import positive_number
+from ._check import Catalogue, positive_number
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class Recipe:
         return self.weights + self.grads + self.optimizer
 
 
-RECIPES: dict[str, Recipe] = {
+RECIPES: dict[str, Recipe] = Catalogue("recipe", {
     # ZeRO §3.1: 2 + 2 + 12 (fp32 master, momentum, variance).
     "bf16-adam": Recipe("bf16 + Adam", 2, 2, 12),
     # Megatron-LM's default with fp32 gradient accumulation (main_grad): 2 + 4 + 12.
@@ -48,4 +48,4 @@ RECIPES: dict[str, Recipe] = {
     "bf16-adam8bit": Recipe("bf16 + 8-bit Adam", 2, 2, 6),
     # SGD with momentum in fp32: weights, grads, momentum: 4 + 4 + 4.
     "sgd-momentum": Recipe("fp32 SGD + momentum", 4, 4, 4, activation=4),
-}
+})

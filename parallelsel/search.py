@@ -106,6 +106,16 @@ class SearchResult:
     top: int
     seconds: float = field(default=0.0, compare=False)
 
+    def __iter__(self):
+        """Iterate over the ranked plans (``for r in ps.search(...)``)."""
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, i):
+        return self.results[i]
+
     def funnel(self) -> tuple[tuple[str, int], ...]:
         """``(stage, plans)`` from enumeration to the top N: 枚举, 约束通过, 内存可放下, 排名前 N."""
         return (

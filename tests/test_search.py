@@ -128,3 +128,10 @@ def test_gqa_caps_tp_at_kv_heads():
     with pytest.raises(ValueError, match="8 KV heads"):
         search(w, c, fixed={"tp": 16})
     assert any("KV 头数 8" in s for s in ps.estimate(w, ps.Plan(dp=4, tp=16), c).reasons)
+
+
+def test_result_is_a_sequence_of_ranked_plans():
+    w = ps.Workload(ps.MODELS["llama2-7b"], global_batch=64)
+    r = search(w, ps.Cluster(ps.DEVICES["a100-80gb"]), top=3)
+    assert len(r) == 3 and list(r) == list(r.results) and r[0] is r.best
+    assert [x.rank for x in r] == [1, 2, 3]
