@@ -8,7 +8,7 @@ model = ps.MODELS["mixtral-8x7b"]
 device, efficiency, gpus_per_node = ps.DEVICES["h100-sxm-80gb"], 0.5, 8
 b, s = 1, model.seq_len
 msg = b * s * model.hidden * model.top_k * 2                       # bf16, top_k copies of each token
-degrees = [2, 4, 8, 16, 32, 64]
+degrees = [n for n in (2, 4, 8, 16, 32, 64) if model.experts % n == 0]   # EP must divide the expert count
 series = {
     "NVLink4（EP 组在节点内）": [2 * comm.collective_time("all-to-all", msg, n, ps.LINKS["nvlink4"]) if n <= gpus_per_node else None
                                for n in degrees],

@@ -15,15 +15,16 @@ def route(skew: float) -> np.ndarray:
     return np.bincount(chosen.ravel(), minlength=experts)
 
 
+FACTORS = (1.0, 1.25, 2.0)                    # capacity factors tried
 rows = []
 for skew in (0.0, 0.25, 0.5, 1.0):
     load = route(skew)
     mean = load.mean()                        # = tokens * top_k / experts
     row = [f"{skew:g}", f"{load.min():,} – {load.max():,}", f"{load.max() / mean:.2f}"]
-    for cf in (1.0, 1.25, 2.0):
+    for cf in FACTORS:
         cap = int(cf * mean)                  # capacity per expert: capacity factor x balanced share
         row.append(fmt_pct(np.maximum(load - cap, 0).sum() / load.sum()))
     rows.append(row)
 print(f"{tokens:,} 个 token，{experts} 个专家，top-{top_k}；均衡时每个专家 {tokens * top_k // experts:,} 个\n")
 print(markdown_table(["偏斜程度", "各专家 token 数（最少 – 最多）", "最多/平均（专家计算变慢的倍数）",
-                      "丢弃比例 CF=1.0", "CF=1.25", "CF=2.0"], rows, align="rrrrrr"))
+                      *(f"丢弃比例 CF={cf:g}" for cf in FACTORS)], rows, align="rrr" + "r" * len(FACTORS)))
