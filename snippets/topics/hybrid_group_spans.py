@@ -12,7 +12,9 @@ rows = []
 for plan in (ps.Plan(dp=4, tp=8, pp=4, zero=1, sp=True, recompute="selective"),
              ps.Plan(dp=2, tp=16, pp=4, zero=1, sp=True, recompute="selective")):
     spans = {s.dim: s for s in group_spans(plan, cluster.gpus_per_node)}
-    traffic = estimate(workload, plan, cluster).traffic
+    e = estimate(workload, plan, cluster)
+    assert e.fits, e.reasons
+    traffic = e.traffic
     for dim in ("TP", "DP", "PP"):
         # ZeRO-1 shards the optimizer but its gradient traffic still runs over the DP group.
         items = [t for t in traffic if t.strategy == dim or (dim == "DP" and t.strategy == "ZeRO")]

@@ -4,17 +4,20 @@ from parallelsel.estimate import estimate
 from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_time, markdown_table
 
 workload = ps.Workload(ps.MODELS["llama2-13b"], global_batch=256)
+NODES, GPUS_PER_NODE = 4, 8
+gpus = NODES * GPUS_PER_NODE
 plans = {
-    "TP8 在节点内，DP4 跨节点": ps.Plan(dp=4, tp=8, sp=True),
-    "FSDP 全分片到 32 卡": ps.Plan(dp=32, zero=3, recompute="selective"),
-    "HSDP：节点内分片 8，节点间复制": ps.Plan(dp=32, zero=3, shard=8, recompute="selective"),
+    f"TP{GPUS_PER_NODE} 在节点内，DP{NODES} 跨节点": ps.Plan(dp=NODES, tp=GPUS_PER_NODE, sp=True),
+    f"FSDP 全分片到 {gpus} 卡": ps.Plan(dp=gpus, zero=3, recompute="selective"),
+    f"HSDP：节点内分片 {GPUS_PER_NODE}，节点间复制": ps.Plan(dp=gpus, zero=3, shard=GPUS_PER_NODE, recompute="selective"),
 }
 rows = []
 for intra in ("nvlink3", "pcie4"):
-    cluster = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=4, gpus_per_node=8,
+    cluster = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=NODES, gpus_per_node=GPUS_PER_NODE,
                          intra=ps.LINKS[intra], inter=ps.LINKS["eth-100g"])
     for name, plan in plans.items():
         e = estimate(workload, plan, cluster)
+        assert e.fits, e.reasons
         rows.append([cluster.intra.name, name, fmt_bytes(e.memory.total), fmt_time(e.step.total),
                      fmt_time(e.step.communication), fmt_pct(e.step.mfu)])
 print(f"{workload.model.name}，B={workload.global_batch}，{cluster.nodes} 节点 × {cluster.gpus_per_node} 张 "

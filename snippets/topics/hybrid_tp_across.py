@@ -11,9 +11,13 @@ plans = [ps.Plan(dp=4, tp=8, pp=4, zero=1, sp=True, recompute="selective"),
          ps.Plan(dp=2, tp=16, pp=4, zero=1, sp=True, recompute="selective")]
 labels, parts = [], {"compute": [], "communication": [], "bubble": []}
 for plan in plans:
-    st = estimate(workload, plan, cluster).step
+    e = estimate(workload, plan, cluster)
+    assert e.fits, e.reasons
+    st = e.step
     labels.append(f"TP{plan.tp}×DP{plan.dp}×PP{plan.pp}\nMFU {st.mfu:.0%}")
     for k, v in st.decomposition.items():
         parts[k].append(v)
 svg = step_strips(labels, parts, title=f"{workload.model.name}，{cluster.gpus} 张 {cluster.device.name}：TP 在节点内与跨节点的一步", salt="hybrid-tp-across")  # markdown-exec: hide
-print(figure_html(svg, "同样的卡数，TP16 跨出节点后每层的 TP 通信走 InfiniBand，一步的暴露通信成倍增加"))  # markdown-exec: hide
+inside, across = parts["communication"]  # markdown-exec: hide
+print(figure_html(svg, f"同样的卡数，TP{plans[1].tp} 跨出节点后每层的 TP 通信走 {cluster.inter.name}，"  # markdown-exec: hide
+                       f"一步的暴露通信是 TP{plans[0].tp} 的 {across / inside:.0f} 倍"))  # markdown-exec: hide  # markdown-exec: hide
