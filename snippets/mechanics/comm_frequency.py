@@ -8,6 +8,7 @@ cluster = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=2, gpus_per_node=8,
 workload = ps.Workload(ps.MODELS["llama3-8b"], global_batch=64)
 plan = ps.Plan(dp=2, tp=8, zero=0, micro_batch=1)      # TP inside each node, DP across the two nodes
 e = estimate(workload, plan, cluster)
+assert e.fits, e.reasons
 print(f"{workload.model.name}，{plan.label()}，每条序列 {workload.seq_len} token，"
       f"每步每个 DP 副本 {plan.microbatches(workload)} 个微批次，{workload.model.layers} 层\n")
 rows = []

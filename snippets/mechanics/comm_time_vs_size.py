@@ -5,13 +5,9 @@ from parallelsel.render.style import figure_html  # markdown-exec: hide
 from parallelsel.render.timeline_charts import curves  # markdown-exec: hide
 
 sizes = [2**k for k in range(10, 33, 2)]                      # 1 KiB .. 4 GiB
-lines = {
-    "NVLink4，8 卡（节点内）": (ps.LINKS["nvlink4"], 8),
-    "InfiniBand NDR，8 卡（跨节点）": (ps.LINKS["ib-ndr"], 8),
-    "InfiniBand NDR，64 卡（跨节点）": (ps.LINKS["ib-ndr"], 64),
-    "Ethernet 100GbE，8 卡（跨节点）": (ps.LINKS["eth-100g"], 8),
-}
-series = {name: [comm.collective_time("all-reduce", s, n, link) for s in sizes] for name, (link, n) in lines.items()}
+lines = [("nvlink4", 8, "节点内"), ("ib-ndr", 8, "跨节点"), ("ib-ndr", 64, "跨节点"), ("eth-100g", 8, "跨节点")]
+series = {f"{ps.LINKS[key].name}，{n} 卡（{where}）": [comm.collective_time("all-reduce", s, n, ps.LINKS[key]) for s in sizes]
+          for key, n, where in lines}
 ticks = [(s, f"{s // 2**20} MiB" if s >= 2**20 else f"{s // 2**10} KiB") for s in sizes[::2]]  # markdown-exec: hide
 ticks = [(s, lab.replace("1024 MiB", "1 GiB").replace("4096 MiB", "4 GiB")) for s, lab in ticks]  # markdown-exec: hide
 svg = curves(sizes, series, title="ring all-reduce 用时与消息大小（alpha-beta 模型）", xlabel="消息大小（对数刻度）",  # markdown-exec: hide

@@ -1,22 +1,28 @@
-# Exercise: (1) is pure DP possible for Llama-3 8B on an A100-80GB? (2) smallest FSDP degree that fits Llama-3 70B on H100.
+# Exercise: (1) is pure DP possible for a model on a device? (2) smallest FSDP degree that fits a larger model.
+# --8<-- [start:givens]
 import parallelsel as ps
+
+small, big = ps.MODELS["llama3-8b"], ps.MODELS["llama3-70b"]
+a100, h100 = ps.DEVICES["a100-80gb"], ps.DEVICES["h100-sxm-80gb"]
+recipe, GLOBAL_BATCH = ps.RECIPES["bf16-adam"], 1024
+print(f"第 1 题：{small.name} 在 {a100.name} 上，{recipe.name}。\n"
+      f"第 2 题：{big.name} 在 {h100.name} 上只用 FSDP（ZeRO-3），global batch {GLOBAL_BATCH}。")
+# --8<-- [end:givens]
 from parallelsel import memory
 from parallelsel.render.tables import fmt_bytes
 
-m8 = ps.MODELS["llama3-8b"]
-a100 = ps.DEVICES["a100-80gb"]
-m_model = memory.model_states(m8.params, ps.RECIPES["bf16-adam"]).total
-print(f"(1) {m8.name}: M_model = {fmt_bytes(m_model)}，C_device = {fmt_bytes(a100.memory)}，"
+m_model = memory.model_states(small.params, recipe).total
+print(f"(1) {small.name}: M_model = {fmt_bytes(m_model)}，C_device = {fmt_bytes(a100.memory)}，"
       f"纯 DP {'被排除' if m_model > a100.memory else '不被容量排除'}")
 
-m70 = ps.MODELS["llama3-70b"]
-h100 = ps.DEVICES["h100-sxm-80gb"]
-workload = ps.Workload(m70, global_batch=1024)
+workload = ps.Workload(big, recipe=recipe, global_batch=GLOBAL_BATCH)
+degrees = [2**k for k in range(0, 11)]
 for recompute in ("selective", "full"):
-    for P in (2**k for k in range(0, 11)):
+    for P in degrees:
         total = memory.breakdown(workload, ps.Plan(dp=P, zero=3, recompute=recompute)).total
         if total <= h100.memory:
-            print(f"(2) {m70.name}，重算={recompute}：最小 P = {P}（每卡 {fmt_bytes(total)}）")
+            print(f"(2) {big.name}，重算={recompute}：最小 P = {P}（每卡 {fmt_bytes(total)}）")
             break
     else:
-        print(f"(2) {m70.name}，重算={recompute}：P 到 1024 仍放不下（每卡 {fmt_bytes(total)}），要另加 TP/PP 或 SP/CP 切激活")
+        print(f"(2) {big.name}，重算={recompute}：P 到 {degrees[-1]} 仍放不下（每卡 {fmt_bytes(total)}），"
+              "要另加 TP/PP 或 SP/CP 切激活")

@@ -10,12 +10,14 @@ workload = ps.Workload(ps.MODELS["llama3-70b"], global_batch=512)
 plan = ps.Plan(dp=4, tp=8, pp=8, sp=True, zero=1, recompute="selective")
 pt = scaling_efficiency(workload, [plan], cluster)[0]
 e, m = pt.estimate, plan.microbatches(workload)
-tp_time = sum(t.time for t in e.traffic if t.strategy == "TP")
+assert e.fits, e.reasons
+tp = [t for t in e.traffic if t.strategy == "TP"]
+tp_time = sum(t.time for t in tp)
 rows = [
     ["内存", "M_model / C_device",
      f"{fmt_bytes(memory.model_states(workload.model.params).total)} / {fmt_bytes(cluster.device.memory)}"],
     ["内存", "该计划每卡（最重的阶段）", fmt_bytes(e.memory.total)],
-    ["通信", "TP 每步通信（NVLink，不可重叠）", fmt_time(tp_time)],
+    ["通信", f"TP 每步通信（{tp[0].link}，不可重叠）", fmt_time(tp_time)],
     ["气泡", f"p={plan.pp}，m={m}：(p-1)/(m+p-1)", fmt_pct(pipeline.bubble_fraction(plan.pp, m))],
     ["扩展", f"E(P)，P={plan.gpus}", fmt_pct(pt.efficiency)],
 ]
