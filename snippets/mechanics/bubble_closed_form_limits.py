@@ -5,12 +5,17 @@ from parallelsel.render.tables import fmt_pct, markdown_table
 p, m = 4, 16
 sched = pipeline.schedule("1f1b", p, m)
 base = pipeline.simulate(sched, forward=1.0, backward=2.0)
+layers = [3, 3, 2, 2]                        # layers per stage when they do not divide evenly
+extra, slow, latency = 0.3, 1.2, 0.2         # last-stage head share, slow-GPU factor, p2p latency per send
+uneven = [p * n / sum(layers) for n in layers]                     # stage time relative to an even split
+last = [1.0] * (p - 1) + [1 + extra]
+slowed = [1.0, slow] + [1.0] * (p - 2)
 cases = {
     "各阶段均匀": dict(forward=1.0, backward=2.0),
-    "层数不整除：10 层分成 3/3/2/2": dict(forward=[1.2, 1.2, 0.8, 0.8], backward=[2.4, 2.4, 1.6, 1.6]),
-    "末段多了输出层与 loss（+30%）": dict(forward=[1, 1, 1, 1.3], backward=[2, 2, 2, 2.6]),
-    "一张卡降频 1.2 倍": dict(forward=[1, 1.2, 1, 1], backward=[2, 2.4, 2, 2]),
-    "每次跨阶段发送延迟 0.2": dict(forward=1.0, backward=2.0, p2p=0.2),
+    f"层数不整除：{sum(layers)} 层分成 {'/'.join(map(str, layers))}": dict(forward=uneven, backward=[2 * x for x in uneven]),
+    f"末段多了输出层与 loss（+{extra:.0%}）": dict(forward=last, backward=[2 * x for x in last]),
+    f"一张卡降频 {slow:g} 倍": dict(forward=slowed, backward=[2 * x for x in slowed]),
+    f"每次跨阶段发送延迟 {latency:g}": dict(forward=1.0, backward=2.0, p2p=latency),
 }
 rows = []
 for name, kw in cases.items():

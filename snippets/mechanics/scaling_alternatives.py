@@ -17,7 +17,8 @@ plans = [
     ps.Plan(dp=32, tp=8, pp=4, zero=1, **common),
 ]
 points = scaling_efficiency(workload, plans, cluster)
+assert all(pt.estimate.fits for pt in points)
 labels = [f"{pt.plan.label().replace(' · mb1', '')}\nE={pt.efficiency:.1%}" for pt in points]
 parts = scaling_parts(points)          # useful compute, recompute, exposed communication, bubble (seconds)
-svg = step_strips(labels, parts, title="P=1024、B=512 时六种放法的一步时间线", salt="scaling-alternatives")  # markdown-exec: hide
-print(figure_html(svg, "同样 1024 张卡、同样的全局批量，换放法只是把损失在气泡、通信和重算之间挪动，没有一种回到小规模时的 E(P)"))  # markdown-exec: hide
+svg = step_strips(labels, parts, title=f"P={cluster.gpus}、B={workload.global_batch} 时 {len(plans)} 种放法的一步时间线", salt="scaling-alternatives")  # markdown-exec: hide
+print(figure_html(svg, f"同样 {cluster.gpus} 张卡、同样的全局批量，换放法只是把损失在气泡、通信和重算之间挪动，没有一种回到小规模时的 E(P)"))  # markdown-exec: hide

@@ -8,16 +8,18 @@ cluster = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=128, gpus_per_node=8,
                      intra=ps.LINKS["nvlink4"], inter=ps.LINKS["ib-ndr"])
 model = ps.MODELS["llama3-70b"]
 base = [ps.Plan(dp=d, tp=8, pp=8, sp=True, zero=1, recompute="selective") for d in (1, 2, 4, 8, 16)]
-interleaved = [p.with_(schedule="interleaved", chunks=2) for p in base]
+V, B, B_LARGE = 2, 512, 2048
+interleaved = [p.with_(schedule="interleaved", chunks=V) for p in base]
 
 lines = {
-    "B=512，1F1B": scaling_efficiency(ps.Workload(model, global_batch=512), base, cluster),
-    "B=2048，1F1B": scaling_efficiency(ps.Workload(model, global_batch=2048), base, cluster),
-    "B=512，交错 1F1B（v=2）": scaling_efficiency(ps.Workload(model, global_batch=512), interleaved, cluster),
+    f"B={B}，1F1B": scaling_efficiency(ps.Workload(model, global_batch=B), base, cluster),
+    f"B={B_LARGE}，1F1B": scaling_efficiency(ps.Workload(model, global_batch=B_LARGE), base, cluster),
+    f"B={B}，交错 1F1B（v={V}）": scaling_efficiency(ps.Workload(model, global_batch=B), interleaved, cluster),
 }
-gpus = [pt.gpus for pt in lines["B=512，1F1B"]]
+assert all(pt.estimate.fits for pts in lines.values() for pt in pts)
+gpus = [pt.gpus for pt in next(iter(lines.values()))]
 
 svg = curves(gpus, {k: [pt.efficiency for pt in v] for k, v in lines.items()},  # markdown-exec: hide
-             title="Llama-3 70B，TP8×PP8，DP 从 1 增到 16：扩展效率 E(P)", xlabel="GPU 数 P（对数刻度）",  # markdown-exec: hide
+             title=f"{model.name}，TP{base[0].tp}×PP{base[0].pp}，DP 从 {base[0].dp} 增到 {base[-1].dp}：扩展效率 E(P)", xlabel="GPU 数 P（对数刻度）",  # markdown-exec: hide
              ylabel="扩展效率 E(P)", percent=True, logx=2, ylim=(0, 1), salt="scaling-curve")  # markdown-exec: hide
 print(figure_html(svg, "E(P) 随 P 下降的速度取决于全局批量和调度：批量更大或改用交错调度，同样的 P 下 E(P) 更高"))  # markdown-exec: hide

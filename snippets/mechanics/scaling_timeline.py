@@ -14,5 +14,5 @@ points = scaling_efficiency(workload, plans, cluster)
 parts = scaling_parts(points)
 svg = step_decomposition([f"P={pt.gpus}\nm={pt.plan.microbatches(workload)}" for pt in points], parts,  # markdown-exec: hide
                          efficiency=[pt.efficiency for pt in points], xlabel="GPU 数 P 与每条流水线的微批次数 m",  # markdown-exec: hide
-                         title="每步时间分解：计算、重算、暴露通信、气泡（B=512 固定）", salt="scaling-timeline")  # markdown-exec: hide
+                         title=f"每步时间分解：计算、重算、暴露通信、气泡（B={workload.global_batch} 固定）", salt="scaling-timeline")  # markdown-exec: hide
 print(figure_html(svg, "每步时间分解：P 增大时计算时间按 1/P 缩短，气泡因微批次变少而占比上升，E(P) 随之下降"))  # markdown-exec: hide
