@@ -3,7 +3,8 @@ from parallelsel import pipeline
 from parallelsel.render.pipeline_charts import gantt
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 
-timeline = pipeline.simulate(pipeline.schedule("1f1b", stages=4, microbatches=8), forward=1.0, backward=2.0)
+p, m = 4, 8
+timeline = pipeline.simulate(pipeline.schedule("1f1b", stages=p, microbatches=m), forward=1.0, backward=2.0)
 print(f"步时 {timeline.makespan:g}，气泡占比 {timeline.bubble_fraction:.1%}，阶段 0 峰值在途微批次 {timeline.peak_inflight[0]}")
 svg = gantt(timeline, salt="gantt_1f1b")  # markdown-exec: hide
-print(figure_html(svg, "1F1B 调度甘特图：4 个阶段、8 个微批次，灰色空白即流水线气泡"))  # markdown-exec: hide
+print(figure_html(svg, f"1F1B 调度甘特图：{p} 个阶段、{m} 个微批次，灰色空白即流水线气泡"))  # markdown-exec: hide
