@@ -1,7 +1,5 @@
 # A training request turned into scheduling constraints: paper case 2 with the plan search's first place.
-import math
-
-from parallelsel.comm import bus_factor
+from parallelsel import reliability as rel
 from parallelsel.matrix import paper_cases
 from parallelsel.render.tables import fmt_bytes, fmt_time, markdown_table
 from parallelsel.search import search
@@ -13,19 +11,17 @@ plan, e = best.plan, best.estimate
 # Assumptions a platform team would replace with its own measurements:
 STORAGE_BW = 10e9          # bytes/s the checkpoint store sustains for this job's writers
 RESTART = 15 * 60          # seconds to reschedule, reload the checkpoint and warm up
-# Llama 3 (Dubey et al. 2024, §3.3.4, Table 5): 419 unexpected interruptions in 54 days on 16,384 GPUs.
-FAIL_PER_GPU_S = 419 / (54 * 86400 * 16384)
 
-r, m = work.recipe, work.model
-ckpt = (r.weights + r.optimizer) * m.params          # weights + optimizer state; gradients are not saved
-write = ckpt / STORAGE_BW
-mtbf = 1 / (FAIL_PER_GPU_S * plan.gpus)
-interval = math.sqrt(2 * write * mtbf)                # Young 1974: optimal checkpoint interval
+r = work.recipe
+ckpt = rel.checkpoint_bytes(work.model.params, r)    # weights + optimizer state, no gradients
+write = rel.write_time(ckpt, storage_bandwidth=STORAGE_BW, node_bandwidth=STORAGE_BW)
+mtbf = rel.job_mtbf(plan.gpus)                        # Llama 3's interruption rate (Dubey et al. 2024 §3.3.4)
+interval = rel.young_interval(write, mtbf)            # Young 1974: optimal checkpoint interval
 lost = interval / 2 + RESTART + write                 # expected time lost per failure
 
 per_link = {}
 for t in e.traffic:
-    per_link[t.link] = per_link.get(t.link, 0.0) + t.nbytes * t.calls * bus_factor(t.op, t.group)
+    per_link[t.link] = per_link.get(t.link, 0.0) + t.sent
 groups = {"TP": (plan.tp, 1), "DP": (plan.dp, plan.tp), "PP": (plan.pp, plan.tp * plan.dp)}
 affinity = "；".join(f"{k}={n} 的组{'跨节点' if cluster.spans_nodes(n, st) else '须在同一节点'}"
                      for k, (n, st) in groups.items() if n > 1)
