@@ -162,6 +162,25 @@ class Transformer:
             total += fw["attention"]
         return total
 
+    def stage_forward_flops(self, split, seq_len: int | None = None) -> list[float]:
+        """Forward FLOPs per token of each pipeline stage, stage ``i`` holding ``split[i]`` layers.
+
+        Layers cost the same each (matmuls plus attention scores, as in :meth:`forward_flops_per_token`);
+        the output projection (logits, 2 V h) runs on the last stage, which is why an even split by
+        layers is not an even split by work (Narayanan et al. 2021 §3.2 place the loss on the last stage).
+
+        Examples:
+            >>> m = Transformer(layers=4, hidden=64, heads=4, seq_len=16, vocab=1000)
+            >>> [round(f / 1e3, 1) for f in m.stage_forward_flops((2, 2))]
+            [204.8, 332.8]
+        """
+        split = tuple(positive_int("split[i]", n) for n in split)
+        if not split or sum(split) != self.layers:
+            raise ParallelselError(f"split={split!r}: must be layers per stage, each >= 1, summing to layers={self.layers}")
+        fw = self.forward_flops_per_token(seq_len)
+        layer = (fw["layers"] + fw["attention"]) / self.layers
+        return [n * layer + (fw["logits"] if i == len(split) - 1 else 0.0) for i, n in enumerate(split)]
+
     def model_flops_per_token(self, seq_len: int | None = None) -> float:
         """The FLOPs MFU counts: training without recompute (Chowdhery et al. 2022, App. B)."""
         return self.flops_per_token("none", seq_len)

@@ -6,10 +6,8 @@ from parallelsel.render.pipeline_charts import gantt  # markdown-exec: hide
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 
 model, p, m = ps.MODELS["llama3-8b"], 4, 16
-fw = model.forward_flops_per_token()
-body = (fw["layers"] + fw["attention"]) / p  # forward FLOPs per token of one stage's layers
-flops = [body + (fw["logits"] if i == p - 1 else 0.0) for i in range(p)]
-forward = [f / body for f in flops]  # relative to a stage with layers only
+flops = model.stage_forward_flops((model.layers // p,) * p)  # forward FLOPs per token; logits on the last stage
+forward = [f / flops[0] for f in flops]  # relative to a stage with layers only
 
 rows = []
 for i in range(p):

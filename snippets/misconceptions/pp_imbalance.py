@@ -17,7 +17,7 @@ logits = fw["logits"]                                       # output projection,
 def stage_costs(split):
     """Forward cost of each stage, in units of one even stage (L/P layers, no logits)."""
     unit = layer * model.layers / P
-    return [(n * layer + (logits if i == len(split) - 1 else 0.0)) / unit for i, n in enumerate(split)]
+    return [f / unit for f in model.stage_forward_flops(split)]
 
 
 def best_split():
