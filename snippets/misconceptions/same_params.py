@@ -1,0 +1,34 @@
+# Misconception 1: one model (same parameter count), three training setups, three different rows of the
+# matrix; then pure DP's thriftiest setting (micro-batch 1, full recompute) of each setup, per GPU.
+import parallelsel as ps
+from parallelsel.matrix import selection_matrix
+from parallelsel.memory import breakdown
+from parallelsel.render.memory_charts import breakdown_parts, memory_bars
+from parallelsel.render.style import figure_html  # markdown-exec: hide
+from parallelsel.render.tables import fmt_bytes, fmt_count, markdown_table
+import markdown  # markdown-exec: hide
+
+model = ps.MODELS["llama2-7b"]
+cluster = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=1, gpus_per_node=8)
+setups = [("bf16-adam", 4096, 64), ("bf16-adam8bit", 4096, 64), ("bf16-adam8bit", 16384, 16)]
+thrifty_dp = ps.Plan(dp=cluster.gpus, micro_batch=1, recompute="full")
+
+rows, dp, labels, parts = [], [], [], []
+for recipe, seq, batch in setups:
+    w = ps.Workload(model, recipe=ps.RECIPES[recipe], global_batch=batch, seq_len=seq)
+    verdicts = {r.strategy: r.verdict.value for r in selection_matrix(w, cluster)}
+    dp.append(verdicts["DP"])
+    rows.append([w.recipe.name, seq, batch, fmt_bytes(w.recipe.per_param * model.params)]
+                + [verdicts[s] for s in ("DP", "FSDP", "TP", "PP")])
+    labels.append(f"{w.recipe.name}\n序列 {seq}")
+    parts.append(breakdown(w, thrifty_dp))
+
+text = (f"{model.name}，{fmt_count(model.params)} 参数，{cluster.gpus} × {cluster.device.name}\n\n"
+        + markdown_table(["训练配方", "序列长", "global batch", "训练状态", "DP", "FSDP", "TP", "PP"], rows,
+                         align="lrrrcccc")
+        + f"\n纯 DP 在这 {len(setups)} 种设置下依次是：{'、'.join(dp)}。下图把纯 DP 最省内存的设置"
+          f"（{thrifty_dp.label()}）的每卡内存拆开：\n")
+print(markdown.markdown(text, extensions=["tables"]))  # markdown-exec: hide
+svg = memory_bars(labels, breakdown_parts(parts), title=f"{model.name}：纯 DP 最省内存的设置下每卡内存",
+                  capacities=[(cluster.device.name, cluster.device.memory)], salt="mis-same-params")
+print(figure_html(svg, "同一个模型：换优化器或加长序列后，纯 DP 每卡内存跨过或退回单卡容量线"))  # markdown-exec: hide
