@@ -45,8 +45,10 @@ import markdown
 log = logging.getLogger("mkdocs.hooks.prefetch")
 
 ENV_WORKERS = "PARALLELSEL_SNIPPET_WORKERS"
+ENV_CACHE = "PARALLELSEL_SNIPPET_CACHE"  # hooks/snippet_cache.py's switch (make serve)
 JOBS_PER_WORKER = 4
 WORKER = Path(__file__).resolve().with_name("prefetch_worker.py")
+PRELOAD = ("matplotlib.pyplot", "parallelsel.render")  # what nearly every block here imports: workers load it while MkDocs starts
 
 # An opening code fence (any language, any indent: folds and tabs), e.g. ```python exec="on" id="x".
 _OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\n]*)$")
@@ -128,7 +130,7 @@ def _expander(config):
 class Pool:
     """Worker processes fed from one ordered queue; the build can take back a block nobody started."""
 
-    def __init__(self, jobs: list[tuple[str, str]], n_workers: int, env: dict[str, str]):
+    def __init__(self, jobs: list[tuple[str, str]], procs: list[subprocess.Popen]):
         self.cond = threading.Condition()
         self.jobs = jobs
         self.index = {job: n for n, job in enumerate(jobs)}
@@ -136,19 +138,9 @@ class Pool:
         self.status: dict[int, str] = {}  # n -> "running" | "done" | "failed" | "local"
         self.results: dict[int, str] = {}
         self.counts = {"worker": 0, "local": 0, "failed": 0}
-        self.procs: list[subprocess.Popen] = []
-        self.n_workers = n_workers
-        for _ in range(n_workers):
-            proc = subprocess.Popen(
-                [sys.executable, str(WORKER)],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                env=env,
-                text=True,
-                encoding="utf-8",
-                bufsize=1,
-            )
-            self.procs.append(proc)
+        self.procs = procs
+        self.n_workers = len(procs)
+        for proc in procs:
             threading.Thread(target=self._serve, args=(proc,), daemon=True).start()
 
     def _next(self) -> int | None:
@@ -206,18 +198,32 @@ class Pool:
             return None
 
     def close(self) -> None:
-        for proc in self.procs:
-            try:
-                proc.stdin.close()
-            except OSError:
-                pass
-        for proc in self.procs:
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        self.procs.clear()
+        _close(self.procs)
+        self.procs = []
+
+
+def _spawn(n: int) -> list[subprocess.Popen]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}  # import what this process imports
+    return [
+        subprocess.Popen([sys.executable, str(WORKER), *PRELOAD], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
+                         text=True, encoding="utf-8", bufsize=1)
+        for _ in range(n)
+    ]
+
+
+def _close(procs: list[subprocess.Popen]) -> None:
+    """End idle workers: closing stdin ends their loop."""
+    for proc in procs:
+        try:
+            proc.stdin.close()
+        except OSError:
+            pass
+    for proc in procs:
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 class Notebooks:
@@ -329,6 +335,10 @@ def on_config(config, **kwargs):
         _wrap_runner()
         if config.plugins.get("mkdocs-jupyter") is not None:
             _wrap_nb2html()
+        if os.environ.get(ENV_CACHE, "").strip().lower() in {"", "0", "no", "off", "false"}:
+            # A cold build: start the workers now, so their imports overlap MkDocs' own start-up.
+            # (With the serve cache on, most rebuilds need none: on_files starts what it needs.)
+            _state["spawned"] = _spawn(_state["workers"])
     return config
 
 
@@ -356,13 +366,16 @@ def on_files(files, config, **kwargs):
     if notebooks:
         _state["notebooks"] = Notebooks(config.plugins.get("mkdocs-jupyter"), notebooks)
     n_workers = min(_state["workers"], len(jobs) // JOBS_PER_WORKER)
-    if n_workers:
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}  # import what this process imports
-        _state["pool"] = Pool(jobs, n_workers, env)
+    spawned = _state.pop("spawned", [])
+    _close(spawned[n_workers:])
+    procs = spawned[:n_workers] + _spawn(n_workers - len(spawned[:n_workers]))
+    if procs:
+        _state["pool"] = Pool(jobs, procs)
     return files
 
 
 def _stop() -> None:
+    _close(_state.pop("spawned", []))
     notebooks = _state.pop("notebooks", None)
     if notebooks is not None:
         notebooks.close()

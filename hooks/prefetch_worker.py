@@ -3,6 +3,8 @@
 Not a hook (mkdocs.yml does not list it): ``prefetch`` starts it as
 ``python hooks/prefetch_worker.py``. Protocol, one JSON object per line:
 
+Arguments: module names to import before the first job (a warm-up).
+
 * stdin, from the build: ``{"n": 3, "code": "...", "id": "bubble-curve"}``;
 * stdout, to the build: ``{"n": 3, "ok": true, "out": "<printed text>"}`` or ``{"n": 3, "ok": false}``.
 
@@ -22,6 +24,7 @@ import sys
 if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
     del sys.path[0]
 
+import importlib  # noqa: E402
 import json  # noqa: E402
 
 
@@ -33,6 +36,13 @@ def main() -> None:
     sys.stdout = sys.stderr
 
     from markdown_exec._internal.formatters.python import _run_python  # pinned in requirements/constraints.txt
+
+    # Modules named on the command line are imported while the build is still starting up (no job yet).
+    for name in sys.argv[1:]:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001  (only a warm-up: the blocks' own imports report real problems)
+            pass
 
     for line in sys.stdin:
         job = json.loads(line)

@@ -51,8 +51,10 @@ compiled Jinja templates of the theme and of mkdocstrings (Jinja's bytecode cach
 template source's checksum), and the API page's griffe collection of the library (keyed on the
 environment hash above, which includes the library hash, and the handler configuration).
 
-``PARALLELSEL_SNIPPET_EXEC=0`` (benchmarks only) renders every exec block as empty output without
-running it and does not execute the notebook: the cost floor of the theme and the rest of the build.
+``PARALLELSEL_SNIPPET_EXEC=0`` (benchmarks only) switches execution off: no exec block runs (each is
+rendered as markdown-exec renders a block that prints nothing, so its highlighted source tab is still
+built) and the notebook is converted without executing it: the cost floor of the theme and the rest
+of the build.
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ import shutil
 import sys
 import tempfile
 import types
+from functools import partial
 from importlib import metadata
 from pathlib import Path
 
@@ -79,7 +82,7 @@ ENV_CACHE = "PARALLELSEL_SNIPPET_CACHE"
 ENV_EXEC = "PARALLELSEL_SNIPPET_EXEC"
 ENV_LIB = "PARALLELSEL_SNIPPET_CACHE_LIB"
 ENV_DIR = "PARALLELSEL_SNIPPET_CACHE_DIR"
-FORMAT = "1"  # bump when the entry format or the key changes
+FORMAT = "2"  # bump when the entry format or the key changes
 KEEP_ENVS = 4  # environment directories kept (the current one and the most recent others)
 _VERSIONS = ("numpy", "matplotlib", "markdown-exec", "markdown", "pymdown-extensions", "mkdocs")
 _PREFIX = re.compile(r"exec-(\d+)--")
@@ -197,11 +200,56 @@ def _renumber(html: str, start: int, delta: int, now: int) -> str:
     return _PREFIX.sub(sub, html)
 
 
+def exec_key(code: str, block_id: str) -> str:
+    """Name of the marker saying a Python block with this source and id is cached (see :func:`will_hit`)."""
+    return hashlib.sha256(json.dumps([code, block_id]).encode()).hexdigest()
+
+
+def will_hit(code: str, block_id: str) -> bool:
+    """Whether this build will answer the Python block ``(code, id)`` from the cache, so nothing need run it ahead.
+
+    Used by hooks/prefetch.py. A wrong "no" only costs a worker's time; a wrong "yes" only means the
+    block runs in-process when the build reaches it (the cache lookup itself is exact).
+    """
+    cache_dir: Path | None = _state.get("dir")
+    if cache_dir is None:
+        return False
+    try:
+        entry = (cache_dir / "exec" / exec_key(code, block_id)).read_text(encoding="utf-8")
+    except OSError:
+        return False
+    return (cache_dir / entry).is_file()
+
+
+def _silent(*args, **kwargs) -> str:
+    return ""
+
+
+def _unexecuted(fmt, src, language, class_name, options, md, **kwargs):
+    """The block rendered as if its code printed nothing, without running it: source tabs and all."""
+    from markdown_exec._internal import main as mx_main  # noqa: PLC0415
+    from markdown_exec._internal.formatters.base import base_format  # noqa: PLC0415
+    from markdown_exec._internal.formatters.pycon import _transform_source  # noqa: PLC0415
+
+    silent = {
+        "python": partial(base_format, language="python", run=_silent),
+        "pycon": partial(base_format, language="pycon", run=_silent, transform_source=_transform_source),
+    }
+    if language not in silent:
+        return Markup("")
+    saved = mx_main.formatters[language]
+    mx_main.formatters[language] = silent[language]
+    try:
+        return fmt(src, language, class_name, options, md, **kwargs)
+    finally:
+        mx_main.formatters[language] = saved
+
+
 def _wrap(fmt):
     def cached_format(src, language, class_name, options, md, **kwargs):
         if _state.get("noexec"):
             _state["stats"]["skipped"] += 1
-            return Markup("")
+            return _unexecuted(fmt, src, language, class_name, options, md, **kwargs)
         cache_dir: Path | None = _state.get("dir")
         if cache_dir is None or (options or {}).get("session"):
             _state["stats"]["uncacheable"] += cache_dir is not None
@@ -239,6 +287,11 @@ def _wrap(fmt):
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(entry, fh)
         os.replace(tmp, path)
+        if language == "python" and entry["id"]:
+            # Tell hooks/prefetch.py this block needs no worker next time (see will_hit).
+            marker = cache_dir / "exec" / exec_key(src, entry["id"])
+            marker.parent.mkdir(exist_ok=True)
+            marker.write_text(path.name, encoding="utf-8")
         return out
 
     cached_format._ps_snippet_cache = True

@@ -141,7 +141,7 @@ def placement_diagram(plan: Plan, cluster: Cluster, salt: str, title: str | None
             ax.add_patch(Rectangle((cx + 0.04, cy + 0.04), 0.92, 0.92, facecolor=_tint(base, tint), edgecolor="white", linewidth=0.5))
             ink = "white" if tint < 0.35 else "#222222"
             ax.text(cx + 0.5, cy + 0.5, f"t{s.tp_rank}\nd{s.dp_rank}", fontsize=5.5, ha="center", va="center",
-                    color=ink, linespacing=1.0)
+                    color=ink, linespacing=1.0, in_layout=False)  # inside its cell: skip it when measuring the crop
         # Outline each TP group's cells per node (a bounding box of its cells there).
         groups: dict[tuple[int, int], list[int]] = {}
         for s in slots:

@@ -16,6 +16,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # build machines have no display
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.layout_engine import PlaceHolderLayoutEngine  # noqa: E402
 
 # Noto Sans CJK comes from Debian's fonts-noto-cjk; the rest are fallbacks so Latin text still renders.
 FONT_FAMILY = ["Noto Sans CJK SC", "Noto Sans CJK JP", "Source Han Sans SC", "WenQuanYi Zen Hei", "DejaVu Sans"]
@@ -79,6 +80,9 @@ def to_svg(fig, salt: str) -> str:
     """
     if not salt:
         raise ValueError(f"salt={salt!r}: must be a non-empty string unique to this figure")
+    if isinstance(fig.get_layout_engine(), PlaceHolderLayoutEngine):
+        # Left behind by fig.tight_layout(); it does nothing, but savefig draws twice for any engine.
+        fig.set_layout_engine(None)
     buf = io.StringIO()
     boxes: list = []
     pad = plt.rcParams["savefig.pad_inches"]
