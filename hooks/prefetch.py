@@ -41,6 +41,7 @@ from concurrent.futures import Future
 from pathlib import Path, PurePath
 
 import markdown
+from _sibling import sibling_hook  # hooks/_sibling.py (MkDocs puts a hook's folder on sys.path while loading it)
 
 log = logging.getLogger("mkdocs.hooks.prefetch")
 
@@ -327,6 +328,20 @@ def _wrap_runner() -> None:
     mx_python._run_python = _run_python
 
 
+_EXEC_ON = re.compile(r'exec="(?:1|on|true|yes)"', re.IGNORECASE)
+
+
+def _rough_block_count(docs_dir: str) -> int:
+    """Exec fences written directly in the pages (no includes expanded): enough to size the pool early."""
+    count = 0
+    for path in Path(docs_dir).rglob("*.md"):
+        try:
+            count += len(_EXEC_ON.findall(path.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError):
+            continue
+    return count
+
+
 def on_config(config, **kwargs):
     _stop()
     _state["workers"] = _workers_wanted()
@@ -336,9 +351,10 @@ def on_config(config, **kwargs):
         if config.plugins.get("mkdocs-jupyter") is not None:
             _wrap_nb2html()
         if os.environ.get(ENV_CACHE, "").strip().lower() in {"", "0", "no", "off", "false"}:
-            # A cold build: start the workers now, so their imports overlap MkDocs' own start-up.
+            # A cold build: start the workers now, so their imports overlap MkDocs' own start-up;
+            # a rough count of exec fences keeps small sites (test fixtures) from paying for idle ones.
             # (With the serve cache on, most rebuilds need none: on_files starts what it needs.)
-            _state["spawned"] = _spawn(_state["workers"])
+            _state["spawned"] = _spawn(min(_state["workers"], _rough_block_count(config.docs_dir) // JOBS_PER_WORKER))
     return config
 
 
@@ -346,7 +362,7 @@ def on_files(files, config, **kwargs):
     if not (_state.get("workers") and _state.get("execute")):
         return files
     expand = _expander(config)
-    cache = config.plugins.get("hooks/snippet_cache.py")
+    cache = sibling_hook(config, "snippet_cache.py")
     will_hit = getattr(cache, "will_hit", None)
     jobs: list[tuple[str, str]] = []
     seen: set[tuple[str, str]] = set()

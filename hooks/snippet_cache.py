@@ -76,6 +76,8 @@ from pathlib import Path
 from markupsafe import Markup
 from mkdocs.exceptions import PluginError
 
+from _sibling import sibling_hook  # hooks/_sibling.py (MkDocs puts a hook's folder on sys.path while loading it)
+
 log = logging.getLogger("mkdocs.hooks.snippet_cache")
 
 ENV_CACHE = "PARALLELSEL_SNIPPET_CACHE"
@@ -341,7 +343,7 @@ def on_config(config, **kwargs):
         jupyter.config["cache"] = True
         jupyter.config["cache_dir"] = str(base / "mkdocs-jupyter" / env)
     _memoize_search(config.plugins.get("material/search") or config.plugins.get("search"), memo)
-    _memoize_linkcheck(config.plugins.get("hooks/linkcheck.py"), memo)
+    _memoize_linkcheck(sibling_hook(config, "linkcheck.py"), memo)
     _memoize_should_include(jupyter, memo)
     _memoize_mkdocstrings(config.plugins.get("mkdocstrings"), memo, env)
     return config

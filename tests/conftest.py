@@ -1,13 +1,14 @@
 """Shared test fixtures: how to run a MkDocs build, and one strict build of the real site.
 
 * ``REPO``: the repository root.
-* ``mkdocs_build`` (fixture returning a function) ``(config_file, site_dir)``: run ``mkdocs build --strict`` in a subprocess with the
+* ``mkdocs_build`` (fixture returning a function) ``(config_file, site_dir, env=None)``: run ``mkdocs build --strict`` in a subprocess with the
   project's venv and return the ``CompletedProcess`` (``.returncode``, ``.stdout``, ``.stderr``);
   it never raises on a failed build, so fault-injection tests can inspect the failure.
 * ``built_site`` (session fixture): the real site, built once per test session with
   ``mkdocs build --strict -d <tmp>/site``; returns that directory as a ``pathlib.Path``. A failed
-  build errors every test that uses it, with MkDocs' output in the message. Tests must treat the
-  directory as read-only (it is shared by the whole session).
+  build errors every test that uses it, with MkDocs' output in the message. Its log is saved next to
+  it (``site.parent / "build.log"``). Tests must treat the directory as read-only (it is shared by
+  the whole session).
 """
 
 from __future__ import annotations
@@ -31,12 +32,14 @@ def child_env() -> dict[str, str]:
     return env
 
 
-def run_mkdocs_build(config_file: Path, site_dir: Path, *, timeout: float = BUILD_TIMEOUT) -> subprocess.CompletedProcess:
-    """``mkdocs build --strict`` of ``config_file`` into ``site_dir``; returns the finished process."""
+def run_mkdocs_build(
+    config_file: Path, site_dir: Path, *, timeout: float = BUILD_TIMEOUT, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    """``mkdocs build --strict`` of ``config_file`` into ``site_dir`` (``env``: extra variables); returns the finished process."""
     return subprocess.run(
         [PYTHON, "-m", "mkdocs", "build", "--strict", "--config-file", str(config_file), "--site-dir", str(site_dir)],
         cwd=config_file.parent,
-        env=child_env(),
+        env=child_env() | (env or {}),
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -57,4 +60,5 @@ def built_site(tmp_path_factory) -> Path:
     result = run_mkdocs_build(REPO / "mkdocs.yml", site)
     if result.returncode != 0:
         pytest.fail(f"strict build of the real site failed (exit {result.returncode}):\n{result.stderr[-8000:]}", pytrace=False)
+    (site.parent / "build.log").write_text(result.stderr, encoding="utf-8")
     return site

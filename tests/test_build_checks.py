@@ -256,12 +256,21 @@ def test_fixture_builds_are_reproducible(fixture_builds):
 
 
 def test_real_site_builds_are_reproducible(built_site, tmp_path, mkdocs_build):
-    """Two builds of the real site, byte for byte (the sitemap's dates aside).
+    """Two builds of the real site, byte for byte (the sitemap's dates aside): the shared one, whose
+    blocks ran ahead in worker processes (hooks/prefetch.py), and one with workers off, every block
+    run in-process by markdown-exec as it reaches it.
 
     Run it on a quiet tree: an edit saved between the two builds shows up as a difference.
     """
+    log = (built_site.parent / "build.log").read_text(encoding="utf-8")
+    stats = re.search(r"prefetch: (\d+) of (\d+) queued blocks ran in (\d+) worker processes \((\d+) in-process before a worker took them, (\d+) failed", log)
+    if len(os.sched_getaffinity(0)) > 1 and "PARALLELSEL_SNIPPET_WORKERS" not in os.environ:
+        assert stats, f"the shared build should have used prefetch workers:\n{_tail(log)}"
+        ran, queued, _, local, failed = map(int, stats.groups())
+        assert queued >= 100 and failed == 0 and ran + local == queued and ran >= 1, stats.group(0)
     second = tmp_path / "site"
-    result = mkdocs_build(REPO / "mkdocs.yml", second)
+    result = mkdocs_build(REPO / "mkdocs.yml", second, env={"PARALLELSEL_SNIPPET_WORKERS": "0"})
     assert result.returncode == 0, _tail(result.stderr)
+    assert "prefetch:" not in result.stderr
     problems = site_differences(built_site, second)
     assert not problems, "two builds of the real site differ:\n" + "\n".join(problems[:20])
