@@ -10,12 +10,15 @@ if it is done, waits if a worker is on it, and runs the block in-process as befo
 has started it yet. So the build never does less than it did: it only does it earlier and on
 more cores.
 
-The output is the same bytes either way (tests/test_build_checks.py builds the real site with
-and without workers and compares). A block is taken from a worker only when it is an exact
-match: same source after includes, same ``id``, no ``session`` (a session shares state between
-blocks), default return code. Anything else, and any block that failed in a worker, runs
-in-process, so errors are reported exactly as before (hooks/snippet_errors.py names the page).
-Blocks without an ``id`` are not queued: markdown-exec names them by a build-wide counter.
+A worker keeps the build's working directory, environment, stdin, stdout and stderr, so a block
+prints the same bytes there as in-process, provided it does not lean on state another block left
+in the process (which blocks share a process differs); tests/test_build_checks.py builds the real
+site with and without workers and compares. A block is taken from a worker only when it is an
+exact match: same source after includes, same ``id``, no ``session`` (a session shares state
+between blocks), only options that do not change how it runs, each written ``key="value"`` or
+``key='value'``. Anything else, and any block that failed in a worker, runs in-process, so errors
+are reported exactly as before (hooks/snippet_errors.py names the page). Blocks without an ``id``
+are not queued: markdown-exec names them by a build-wide counter.
 
 With the serve-mode cache on (hooks/snippet_cache.py), blocks the cache will answer are not
 queued, so a prose edit under ``make serve`` starts no workers.
@@ -41,6 +44,7 @@ from concurrent.futures import Future
 from pathlib import Path, PurePath
 
 import markdown
+from mkdocs.exceptions import PluginError
 from _sibling import sibling_hook  # hooks/_sibling.py (MkDocs puts a hook's folder on sys.path while loading it)
 
 log = logging.getLogger("mkdocs.hooks.prefetch")
@@ -53,8 +57,8 @@ PRELOAD = ("matplotlib.pyplot", "parallelsel.render")  # what nearly every block
 
 # An opening code fence (any language, any indent: folds and tabs), e.g. ```python exec="on" id="x".
 _OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\n]*)$")
-_PYTHON = re.compile(r"^\{?[ \t]*\.?python\b")
-_OPTION = re.compile(r'(\w[\w-]*)="([^"]*)"')
+_PYTHON = re.compile(r"^\{?[ \t]*\.?python(?=[ \t}]|$)")
+_OPTION = re.compile(r"""[ \t]+([A-Za-z][\w-]*)=(?:"([^"]*)"|'([^']*)')""")  # superfences quotes values with " or '
 _TRUE = {"1", "on", "true", "yes"}
 _PLAIN = {"exec", "html", "source", "tabs", "id", "result", "title", "idprefix", "update_toc"}  # options that do not change how the code runs
 
@@ -67,14 +71,33 @@ def _workers_wanted() -> int:
         try:
             n = int(raw)
         except ValueError:
-            raise ValueError(f"{ENV_WORKERS}={raw!r}: must be a whole number of worker processes (0 = off)") from None
+            raise PluginError(f"{ENV_WORKERS}={raw!r}: must be a whole number of worker processes (0 = off)") from None
         if n < 0:
-            raise ValueError(f"{ENV_WORKERS}={raw!r}: must be >= 0")
+            raise PluginError(f"{ENV_WORKERS}={raw!r}: must be >= 0 (0 = off)")
         return n
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
         return os.cpu_count() or 1
+
+
+def _options(rest: str) -> dict[str, str] | None:
+    """``key="value"`` options of a fence's info string, or None if anything else is there (left to the build).
+
+    >>> _options(" exec='on' width='40'")
+    {'exec': 'on', 'width': '40'}
+    >>> _options(' exec="on" linenums') is None
+    True
+    """
+    options: dict[str, str] = {}
+    pos = 0
+    while pos < len(rest.rstrip()):
+        m = _OPTION.match(rest, pos)
+        if not m:
+            return None
+        options[m.group(1)] = m.group(2) if m.group(2) is not None else m.group(3)
+        pos = m.end()
+    return options
 
 
 def exec_blocks(text: str) -> list[tuple[str, str]]:
@@ -103,10 +126,11 @@ def exec_blocks(text: str) -> list[tuple[str, str]]:
             body.append(line[len(indent) :] if line.startswith(indent) else line.lstrip(" \t"))
             i += 1
         i += 1
-        if not _PYTHON.match(info):  # another language's fence: skip its body, which may show exec blocks as text
+        lang = _PYTHON.match(info)
+        if not lang:  # another language's fence: skip its body, which may show exec blocks as text
             continue
-        options = dict(_OPTION.findall(info))
-        if options.get("exec", "").lower() not in _TRUE or not options.get("id") or set(options) - _PLAIN:
+        options = _options(info[lang.end() :].rstrip().removesuffix("}"))
+        if options is None or options.get("exec", "").lower() not in _TRUE or not options.get("id") or set(options) - _PLAIN:
             continue
         found.append(("\n".join(body), options["id"]))
     return found
@@ -142,7 +166,9 @@ class Pool:
         self.procs = procs
         self.n_workers = len(procs)
         for proc in procs:
-            threading.Thread(target=self._serve, args=(proc,), daemon=True).start()
+            # Each worker's first block is claimed here, before any page is converted, so the first
+            # blocks are always a worker's (the tests rely on it to exercise the worker path).
+            threading.Thread(target=self._serve, args=(proc, self._next()), daemon=True).start()
 
     def _next(self) -> int | None:
         with self.cond:
@@ -153,15 +179,14 @@ class Pool:
                     return n
             return None
 
-    def _serve(self, proc: subprocess.Popen) -> None:
-        """Feed one worker a block at a time and record its replies (runs in a thread)."""
-        n = None
+    def _serve(self, proc: subprocess.Popen, n: int | None) -> None:
+        """Feed one worker a block at a time, starting with ``n``, and record its replies (runs in a thread)."""
         try:
-            while (n := self._next()) is not None:
+            while n is not None:
                 code, block_id = self.jobs[n]
-                proc.stdin.write(json.dumps({"n": n, "code": code, "id": block_id}, ensure_ascii=False) + "\n")
-                proc.stdin.flush()
-                line = proc.stdout.readline()
+                proc.jobs.write(json.dumps({"n": n, "code": code, "id": block_id}, ensure_ascii=False) + "\n")
+                proc.jobs.flush()
+                line = proc.replies.readline()
                 if not line:
                     break
                 reply = json.loads(line)
@@ -171,7 +196,7 @@ class Pool:
                     else:
                         self.status[n] = "failed"
                     self.cond.notify_all()
-                n = None
+                n = self._next()
         except (OSError, ValueError):
             pass
         if proc.poll() not in (None, 0):
@@ -194,7 +219,7 @@ class Pool:
             status = self.status[n]
             if status == "done":
                 self.counts["worker"] += 1
-                return self.results.pop(n)
+                return self.results[n]  # not popped: the same block may appear on another page
             self.counts["failed" if status == "failed" else "local"] += 1
             return None
 
@@ -204,19 +229,28 @@ class Pool:
 
 
 def _spawn(n: int) -> list[subprocess.Popen]:
+    """Start ``n`` workers, each with its own pair of pipes (``proc.jobs``, ``proc.replies``); they share our stdio."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}  # import what this process imports
-    return [
-        subprocess.Popen([sys.executable, str(WORKER), *PRELOAD], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
-                         text=True, encoding="utf-8", bufsize=1)
-        for _ in range(n)
-    ]
+    procs = []
+    for _ in range(n):
+        job_r, job_w = os.pipe()  # not inheritable (PEP 446): a later worker cannot hold an earlier one's pipe open
+        reply_r, reply_w = os.pipe()
+        try:
+            proc = subprocess.Popen([sys.executable, str(WORKER), str(job_r), str(reply_w), *PRELOAD], pass_fds=(job_r, reply_w), env=env)
+        finally:
+            os.close(job_r)
+            os.close(reply_w)
+        proc.jobs = os.fdopen(job_w, "w", encoding="utf-8")
+        proc.replies = os.fdopen(reply_r, encoding="utf-8")
+        procs.append(proc)
+    return procs
 
 
 def _close(procs: list[subprocess.Popen]) -> None:
-    """End idle workers: closing stdin ends their loop."""
+    """End workers: closing the job pipe ends their loop once the block in hand is done."""
     for proc in procs:
         try:
-            proc.stdin.close()
+            proc.jobs.close()
         except OSError:
             pass
     for proc in procs:
@@ -225,6 +259,7 @@ def _close(procs: list[subprocess.Popen]) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        proc.replies.close()
 
 
 class Notebooks:
@@ -232,6 +267,8 @@ class Notebooks:
 
     def __init__(self, jupyter, paths: list[str]):
         self.tmp = Path(tempfile.mkdtemp(prefix="parallelsel-nb-"))
+        self.lock = threading.Lock()
+        self.closed = False
         self.futures: dict[str, Future] = {}
         for i, path in enumerate(paths):
             future: Future = Future()
@@ -239,8 +276,7 @@ class Notebooks:
             out = self.tmp / str(i) / Path(path).name  # same file name: nbconvert derives names from it
             threading.Thread(target=self._execute, args=(jupyter, path, out, future), daemon=True).start()
 
-    @staticmethod
-    def _execute(jupyter, path: str, out: Path, future: Future) -> None:
+    def _execute(self, jupyter, path: str, out: Path, future: Future) -> None:
         try:
             import nbformat  # noqa: PLC0415  (only when there is a notebook to run)
             from mkdocs_jupyter.nbconvert2 import get_nbconvert_app  # noqa: PLC0415
@@ -250,8 +286,11 @@ class Notebooks:
             app = get_nbconvert_app(execute=True, kernel_name=jupyter.config["kernel_name"], allow_errors=jupyter.config["allow_errors"])
             nb = nbformat.read(path, as_version=4)
             ExecutePreprocessor(config=app.config).preprocess(nb, {"metadata": {"path": str(Path(path).parent)}})
-            out.parent.mkdir(parents=True)
-            nbformat.write(nb, str(out))
+            with self.lock:  # a build that ended meanwhile has removed self.tmp: do not create it again
+                if self.closed:
+                    raise RuntimeError("build ended")
+                out.parent.mkdir(parents=True)
+                nbformat.write(nb, str(out))
             future.set_result(str(out))
         except BaseException as exc:  # noqa: BLE001  (the page's own conversion re-runs it and reports the error)
             future.set_exception(exc)
@@ -267,7 +306,9 @@ class Notebooks:
             return None
 
     def close(self) -> None:
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        with self.lock:
+            self.closed = True
+            shutil.rmtree(self.tmp, ignore_errors=True)
 
 
 def _notebooks_to_run(files, jupyter) -> list[str]:

@@ -10,6 +10,7 @@ tests/test_build_checks.py (``test_real_site_builds_are_reproducible``).
 
 from __future__ import annotations
 
+import doctest
 import json
 import os
 import re
@@ -18,6 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from mkdocs.exceptions import PluginError
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "hooks"))
@@ -79,7 +81,13 @@ def test_scanner_queues_plain_blocks_with_ids():
         + _fence('python exec="1" source="tabbed-left" tabs="a|b" id="b" title="t"', "x = 1\n\nprint(x)", indent="    ")
         + _fence('{.python exec="true" id="c"}', "print(3)")
     )
-    assert prefetch.exec_blocks(text) == [("print(1)", "a"), ("x = 1\n\nprint(x)", "b"), ("print(3)", "c")]
+    text += _fence("python exec='on' id='d'", "print(4)")  # superfences takes either quote
+    assert prefetch.exec_blocks(text) == [("print(1)", "a"), ("x = 1\n\nprint(x)", "b"), ("print(3)", "c"), ("print(4)", "d")]
+
+
+def test_hook_docstring_examples():
+    result = doctest.testmod(prefetch)
+    assert result.attempted >= 3 and result.failed == 0
 
 
 @pytest.mark.parametrize(
@@ -88,6 +96,9 @@ def test_scanner_queues_plain_blocks_with_ids():
         ('python exec="on"', "no id: markdown-exec numbers it with a build-wide counter"),
         ('python exec="on" id="s" session="x"', "a session shares state between blocks"),
         ('python exec="on" id="r" returncode="1"', "an expected failure is the build's to check"),
+        ("python exec=\"on\" id=\"w\" width='40'", "an option that changes how it runs (either quote)"),
+        ('python exec="on" id="f" linenums', "anything that is not key=value: the build knows best"),
+        ('python3 exec="on" id="p3"', "not the python formatter"),
         ('python exec="off" id="o"', "not executed"),
         ('python id="n"', "not executed"),
         ('pycon exec="on" id="p"', "another language"),
@@ -107,7 +118,7 @@ def test_scanner_skips_blocks_shown_inside_other_fences():
 @pytest.mark.parametrize("raw", ["two", "-1", "1.5"])
 def test_bad_worker_count_is_a_clear_error(monkeypatch, raw):
     monkeypatch.setenv("PARALLELSEL_SNIPPET_WORKERS", raw)
-    with pytest.raises(ValueError, match=rf"PARALLELSEL_SNIPPET_WORKERS={re.escape(repr(raw))}"):
+    with pytest.raises(PluginError, match=rf"PARALLELSEL_SNIPPET_WORKERS={re.escape(repr(raw))}"):
         prefetch._workers_wanted()
 
 
@@ -120,7 +131,7 @@ def test_worker_count_defaults_to_usable_cpus(monkeypatch):
 
 # --- builds ------------------------------------------------------------------------------------
 
-N_BLOCKS = 6  # 3 per page; with JOBS_PER_WORKER = 4 that is one worker
+N_BLOCKS = 8  # distinct (code, id) pairs below; with JOBS_PER_WORKER = 4 that is two workers
 
 
 class Site:
@@ -134,6 +145,9 @@ class Site:
         first = "# First\n\nProse.\n\n" + BLOCK.format(id="one", n=10) + "\n" + BLOCK.format(id="two", n=20) + "\n"
         first += '```python exec="on" id="three"\n--8<-- "snippets/inc.py"\n```\n'
         second = "# Second\n\n" + "\n".join(BLOCK.format(id=name, n=n) for name, n in (("four", 4), ("five", 5), ("six", 6)))
+        second += '\n```python exec="on" id="three"\n--8<-- "snippets/inc.py"\n```\n'  # the same block again: both pages show it
+        second += _fence('python exec="on" id="stdin"', 'import sys\n\nprint("stdin holds", len(sys.stdin.read()), "characters")')
+        second += _fence('python exec="on" id="zh"', 'print("并行策略：数据并行")')  # non-ASCII, whatever the locale
         (root / "docs" / "index.md").write_text(first, encoding="utf-8")
         (root / "docs" / "second.md").write_text(second, encoding="utf-8")
 
@@ -141,14 +155,14 @@ class Site:
         path = self.root / "docs" / page
         path.write_text(text + "\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
 
-    def build(self, *, workers: int, cache: bool = False, site: str = "site") -> subprocess.CompletedProcess:
+    def build(self, *, workers: int, cache: bool = False, site: str = "site", **extra: str) -> subprocess.CompletedProcess:
         env = {k: v for k, v in os.environ.items() if not k.startswith("PARALLELSEL_SNIPPET") and k != "PYTHONPATH"}
-        env |= {"NO_MKDOCS_2_WARNING": "1", "PARALLELSEL_SNIPPET_WORKERS": str(workers)}
+        env |= {"NO_MKDOCS_2_WARNING": "1", "PARALLELSEL_SNIPPET_WORKERS": str(workers), **extra}
         if cache:
             env["PARALLELSEL_SNIPPET_CACHE"] = "1"
         return subprocess.run(
             [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(self.root / "mkdocs.yml"), "-d", str(self.root / site)],
-            cwd=self.root, env=env, capture_output=True, text=True, timeout=300, check=False,
+            cwd=self.root, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, encoding="utf-8", timeout=120, check=False,
         )  # fmt: skip
 
     def pages(self, site: str = "site") -> dict[str, str]:
@@ -170,21 +184,24 @@ def site(tmp_path) -> Site:
 
 @pytest.mark.build
 def test_workers_change_nothing_but_where_blocks_run(site: Site):
-    off = site.build(workers=0, site="off")
+    # A locale whose encoding cannot hold the page's Chinese: the workers' pipes must not depend on it.
+    off = site.build(workers=0, site="off", PYTHONIOENCODING="latin-1")
     assert off.returncode == 0, off.stderr[-6000:]
     assert _stats(off.stderr) is None, "workers=0 turns the hook off"
-    on = site.build(workers=2, site="on")
+    on = site.build(workers=2, site="on", PYTHONIOENCODING="latin-1")
     assert on.returncode == 0, on.stderr[-6000:]
     assert site.pages("on") == site.pages("off")
-    assert "block two: 2470" in site.pages("on")["index.html"]  # sum of squares below 20
-    assert "from an included file" in site.pages("on")["index.html"]
+    first, second = site.pages("on").values()
+    assert "block two: 2470" in first  # sum of squares below 20
+    assert "from an included file" in first and "from an included file" in second
+    assert "stdin holds 0 characters" in second and "并行策略：数据并行" in second
     stats = _stats(on.stderr)
     assert stats is not None, on.stderr[-3000:]
     ran, queued, workers, local, failed = stats
-    assert queued == N_BLOCKS and workers == 1 and failed == 0, stats
-    # The first block is handed to the worker before any page is converted, so at least it ran there;
-    # later ones may be taken back by the build if it gets to them first.
-    assert ran >= 1 and ran + local == N_BLOCKS, stats
+    assert queued == N_BLOCKS and workers == 2 and failed == 0, stats
+    # Each worker's first block is handed over before any page is converted, so at least those ran
+    # there; later ones may be taken back by the build if it gets to them first.
+    assert ran >= 2 and ran + local >= N_BLOCKS, stats
 
 
 @pytest.mark.build
@@ -220,3 +237,11 @@ def test_warm_serve_cache_queues_nothing(site: Site):
     assert third.returncode == 0, third.stderr[-6000:]
     assert _stats(third.stderr) is not None and _stats(third.stderr)[1] == 4, "only the four new blocks are queued"
     assert "block nine: 204" in site.pages()["second/index.html"]
+
+
+@pytest.mark.build
+def test_bad_worker_count_fails_the_build_in_one_line(site: Site):
+    result = site.build(workers="two")  # type: ignore[arg-type]
+    assert result.returncode != 0
+    assert "PARALLELSEL_SNIPPET_WORKERS='two': must be a whole number" in result.stderr
+    assert "Traceback" not in result.stderr, result.stderr[-3000:]
