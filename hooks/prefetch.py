@@ -45,12 +45,14 @@ from pathlib import Path, PurePath
 
 import markdown
 from mkdocs.exceptions import PluginError
-from _sibling import sibling_hook  # hooks/_sibling.py (MkDocs puts a hook's folder on sys.path while loading it)
+
+# Sibling modules in hooks/ (MkDocs puts a hook's folder on sys.path while loading it).
+from _sibling import sibling_hook
+from _switches import cache_on, execution_on
 
 log = logging.getLogger("mkdocs.hooks.prefetch")
 
 ENV_WORKERS = "PARALLELSEL_SNIPPET_WORKERS"
-ENV_CACHE = "PARALLELSEL_SNIPPET_CACHE"  # hooks/snippet_cache.py's switch (make serve)
 JOBS_PER_WORKER = 4
 WORKER = Path(__file__).resolve().with_name("prefetch_worker.py")
 PRELOAD = ("matplotlib.pyplot", "parallelsel.render")  # what nearly every block here imports: workers load it while MkDocs starts
@@ -369,15 +371,12 @@ def _wrap_runner() -> None:
     mx_python._run_python = _run_python
 
 
-_EXEC_ON = re.compile(r'exec="(?:1|on|true|yes)"', re.IGNORECASE)
-
-
 def _rough_block_count(docs_dir: str) -> int:
-    """Exec fences written directly in the pages (no includes expanded): enough to size the pool early."""
+    """Queueable blocks in the pages as written (includes not yet expanded): enough to size the pool early."""
     count = 0
     for path in Path(docs_dir).rglob("*.md"):
         try:
-            count += len(_EXEC_ON.findall(path.read_text(encoding="utf-8")))
+            count += len(exec_blocks(path.read_text(encoding="utf-8")))
         except (OSError, UnicodeDecodeError):
             continue
     return count
@@ -386,12 +385,12 @@ def _rough_block_count(docs_dir: str) -> int:
 def on_config(config, **kwargs):
     _stop()
     _state["workers"] = _workers_wanted()
-    _state["execute"] = os.environ.get("PARALLELSEL_SNIPPET_EXEC", "1").strip().lower() not in {"", "0", "no", "off", "false"}
+    _state["execute"] = execution_on()
     if _state["workers"] and _state["execute"]:
         _wrap_runner()
         if config.plugins.get("mkdocs-jupyter") is not None:
             _wrap_nb2html()
-        if os.environ.get(ENV_CACHE, "").strip().lower() in {"", "0", "no", "off", "false"}:
+        if not cache_on():
             # A cold build: start the workers now, so their imports overlap MkDocs' own start-up;
             # a rough count of exec fences keeps small sites (test fixtures) from paying for idle ones.
             # (With the serve cache on, most rebuilds need none: on_files starts what it needs.)

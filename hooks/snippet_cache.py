@@ -76,19 +76,18 @@ from pathlib import Path
 from markupsafe import Markup
 from mkdocs.exceptions import PluginError
 
-from _sibling import sibling_hook  # hooks/_sibling.py (MkDocs puts a hook's folder on sys.path while loading it)
+# Sibling modules in hooks/ (MkDocs puts a hook's folder on sys.path while loading it).
+from _sibling import sibling_hook
+from _switches import cache_on, execution_on
 
 log = logging.getLogger("mkdocs.hooks.snippet_cache")
 
-ENV_CACHE = "PARALLELSEL_SNIPPET_CACHE"
-ENV_EXEC = "PARALLELSEL_SNIPPET_EXEC"
 ENV_LIB = "PARALLELSEL_SNIPPET_CACHE_LIB"
 ENV_DIR = "PARALLELSEL_SNIPPET_CACHE_DIR"
 FORMAT = "2"  # bump when the entry format or the key changes
 KEEP_ENVS = 4  # environment directories kept (the current one and the most recent others)
 _VERSIONS = ("numpy", "matplotlib", "markdown-exec", "markdown", "pymdown-extensions", "mkdocs")
 _PREFIX = re.compile(r"exec-(\d+)--")
-_OFF = {"", "0", "no", "off", "false"}
 
 _state: dict = {}
 
@@ -104,10 +103,6 @@ def _memo() -> types.ModuleType:
         memo.griffe = None  # (key, modules collection, lines collection) of the last build
         sys.modules[name] = memo
     return memo
-
-
-def _flag(name: str, default: str = "") -> bool:
-    return os.environ.get(name, default).strip().lower() not in _OFF
 
 
 def _lib_roots(config) -> list[Path]:
@@ -303,7 +298,7 @@ def _wrap(fmt):
 
 def on_config(config, **kwargs):
     _state.clear()
-    cache, noexec = _flag(ENV_CACHE), not _flag(ENV_EXEC, "1")
+    cache, noexec = cache_on(), not execution_on()
     if not (cache or noexec):
         return config
     fences = config.mdx_configs.get("pymdownx.superfences", {}).get("custom_fences", [])

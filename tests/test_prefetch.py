@@ -11,7 +11,6 @@ tests/test_build_checks.py (``test_real_site_builds_are_reproducible``).
 from __future__ import annotations
 
 import doctest
-import json
 import os
 import re
 import subprocess
@@ -28,35 +27,10 @@ try:
 finally:
     sys.path.pop(0)
 
+from fixture_site import mkdocs_yml  # noqa: E402  (tests/fixture_site.py)
+
 HOOKS = ["snippet_errors.py", "prefetch.py", "math.py", "notebook.py", "linkcheck.py", "search_index.py", "snippet_cache.py"]
 
-CONFIG = """\
-site_name: prefetch fixture
-strict: true
-use_directory_urls: true
-theme:
-  name: material
-  font: false
-markdown_extensions:
-  - toc
-  - attr_list
-  - md_in_html
-  - pymdownx.superfences
-  - pymdownx.tabbed:
-      alternate_style: true
-  - pymdownx.snippets:
-      check_paths: true
-      base_path: [{root}]
-plugins:
-  - search
-  - markdown-exec:
-      languages: [python]
-hooks:
-{hooks}
-nav:
-  - index.md
-  - second.md
-"""
 
 BLOCK = """\
 ```python exec="on" source="tabbed-left" id="{id}"
@@ -139,8 +113,8 @@ class Site:
         self.root = root
         (root / "docs").mkdir(parents=True)
         (root / "snippets").mkdir()
-        hooks = "".join(f"  - {json.dumps(str(REPO / 'hooks' / h))}\n" for h in HOOKS)
-        (root / "mkdocs.yml").write_text(CONFIG.format(root=json.dumps(str(root)), hooks=hooks), encoding="utf-8")
+        config = mkdocs_yml(root, name="prefetch fixture", hooks=HOOKS, pages=["index.md", "second.md"])
+        (root / "mkdocs.yml").write_text(config, encoding="utf-8")
         (root / "snippets" / "inc.py").write_text('print("from an included file")\n', encoding="utf-8")
         first = "# First\n\nProse.\n\n" + BLOCK.format(id="one", n=10) + "\n" + BLOCK.format(id="two", n=20) + "\n"
         first += '```python exec="on" id="three"\n--8<-- "snippets/inc.py"\n```\n'

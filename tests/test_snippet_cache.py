@@ -34,27 +34,9 @@ try:
 finally:
     sys.path.pop(0)
 
-CONFIG = """\
-site_name: cache fixture
-strict: true
-use_directory_urls: true
-theme:
-  name: material
-  font: false
-markdown_extensions:
-  - toc
-  - attr_list
-  - md_in_html
-  - pymdownx.superfences
-  - pymdownx.tabbed:
-      alternate_style: true
-  - pymdownx.snippets:
-      check_paths: true
-      base_path: [{root}]
-plugins:
-  - search
-  - markdown-exec:
-      languages: [python, pycon]
+from fixture_site import mkdocs_yml  # noqa: E402  (tests/fixture_site.py)
+
+PLUGINS = """\
   - mkdocstrings:
       handlers:
         python:
@@ -64,10 +46,7 @@ plugins:
       execute: true
       allow_errors: false
       cache: false
-hooks:
-{hooks}
-nav:
-{nav}"""
+"""
 
 LIB = """\
 \"\"\"Fake library, documented value {value}.\"\"\"
@@ -146,10 +125,10 @@ class Site:
         (root / "docs").mkdir(parents=True)
         (root / "snippets").mkdir()
         (root / "lib" / "fakelib").mkdir(parents=True)
-        hooks = "".join(f"  - {json.dumps(str(REPO / 'hooks' / h))}\n" for h in HOOKS)
-        nav = "  - index.md\n  - api.md\n" + ("  - notebook.ipynb\n" if notebook else "")
-        lib = json.dumps(str(root / "lib"))
-        (root / "mkdocs.yml").write_text(CONFIG.format(root=json.dumps(str(root)), lib=lib, hooks=hooks, nav=nav), encoding="utf-8")
+        pages = ["index.md", "api.md"] + (["notebook.ipynb"] if notebook else [])
+        plugins = PLUGINS.format(lib=json.dumps(str(root / "lib")))
+        config = mkdocs_yml(root, name="cache fixture", hooks=HOOKS, pages=pages, plugins=plugins)
+        (root / "mkdocs.yml").write_text(config, encoding="utf-8")
         (root / "docs" / "index.md").write_text(PAGE, encoding="utf-8")
         (root / "docs" / "api.md").write_text("# API\n\n::: fakelib\n", encoding="utf-8")
         if notebook:
