@@ -16,6 +16,11 @@ from ._check import Catalogue, ParallelselError, choice, positive_int
 
 RECOMPUTE = ("none", "selective", "full")
 
+ATTENTION = ("flash", "standard")
+"""Attention kernels a workload can assume: ``"flash"`` is a fused kernel that never materialises the
+s x s scores (FlashAttention-2, Dao 2023; also Transformer Engine fused attention and PyTorch SDPA),
+``"standard"`` stores them as Korthikanti et al. 2022 count (softmax output, dropout mask and output)."""
+
 
 @dataclass(frozen=True)
 class Transformer:
