@@ -2,7 +2,7 @@
 
 :func:`step_trace` draws one :class:`parallelsel.estimate.Estimate` as two lanes of one device of the
 slowest pipeline stage -- a compute lane and a communication lane -- so a reader can see the
-lesson's "step 时序" (seed, 深入学习提示 2) for any plan. It adds no model of its own: every
+lesson's step timeline (the seed's study tip 2) for any plan. It adds no model of its own: every
 duration comes from the estimate (its compute split into forward and backward, its traffic items,
 the exposed seconds per strategy and the bubble), and the lanes place them the way that model
 assumes they run:
