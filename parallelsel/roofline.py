@@ -149,6 +149,31 @@ def pp_critical_hidden_layers(device: Device, link: Link, activation_bytes: floa
     return 2 * activation_bytes / ((_FORWARD + _BACKWARD) * (4 + 2 * ffn_ratio)) * flops / beta
 
 
+def ep_comm_to_compute(model, ep: int, device: Device, link: Link, activation_bytes: float = 2.0) -> float:
+    """Ratio of an MoE layer's all-to-all time to its compute, per token (1.0 = break-even).
+
+    Per MoE layer each token goes out to its top_k experts and comes back (dispatch and combine), in
+    forward and again in backward: 4 x (e-1)/e x k x a h bytes (Lepikhin et al. 2021; Fedus et al.
+    2022). Against it, the layer's GEMMs the token touches: 6 x (attention + k x one expert) FLOPs.
+    Unlike TP's all-reduce, an all-to-all of one micro-batch can run under another micro-batch's
+    computation; DeepSeek-AI 2024 (DeepSeek-V3, §3.2.1) schedules cross-node EP so that the two are
+    about 1:1 and hides the all-to-all completely, which a ratio at or below 1 allows.
+
+    Examples:
+        >>> from parallelsel import DEVICES, LINKS, MODELS
+        >>> round(ep_comm_to_compute(MODELS["mixtral-8x7b"], 8, DEVICES["a100-80gb"], LINKS["ib-hdr"]), 2)
+        0.3
+    """
+    flops, beta = _hardware(device, link)
+    e = positive_int("ep", ep)
+    if not getattr(model, "is_moe", False):
+        raise ParallelselError(f"model={getattr(model, 'name', model)!r}: must be an MoE model (experts > 1)")
+    k = model.top_k
+    comm = 4 * bus_factor("all-to-all", e) * k * activation_bytes * model.hidden / beta
+    compute = (_FORWARD + _BACKWARD) * (model.attention_params + k * model.expert_params) / flops
+    return comm / compute
+
+
 @dataclass(frozen=True)
 class Conditions:
     """The four thresholds for one device and link, with the F / beta they come from."""

@@ -76,3 +76,19 @@ def test_conditions_bundle_and_intensity():
 def test_bad_input_is_a_value_error(call):
     with pytest.raises(ValueError):
         call()
+
+
+def test_ep_ratio_matches_all_to_all_time_and_compute():
+    from parallelsel.roofline import ep_comm_to_compute
+    m, link = ps.MODELS["mixtral-8x7b"], _no_latency(ps.LINKS["ib-hdr"])
+    tokens = 4096
+    # four all-to-alls (dispatch, combine; forward and backward) of top_k copies of each token's hidden vector
+    comm = 4 * collective_time("all-to-all", tokens * m.top_k * m.hidden * 2, 8, link)
+    compute = 6 * tokens * (m.attention_params + m.top_k * m.expert_params) / A100.peak_flops
+    assert ep_comm_to_compute(m, 8, A100, link) == pytest.approx(comm / compute, rel=1e-12)
+
+
+def test_ep_ratio_refuses_dense_models():
+    from parallelsel.roofline import ep_comm_to_compute
+    with pytest.raises(ValueError):
+        ep_comm_to_compute(ps.MODELS["llama2-7b"], 8, A100, ps.LINKS["ib-hdr"])
