@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from dataclasses import replace
 
@@ -45,83 +46,174 @@ __all__ = ["main", "gpt_like", "build_parser"]
 
 DEFAULT_DEVICE = "a100-80gb"
 DEFAULT_SEQ = 2048
+DEFAULT_GPUS_PER_NODE = 8
+RECOMPUTE_CHOICES = ("none", "selective", "full")
+PRESET_KINDS = ("models", "devices", "links", "recipes")
+MIN_PARAMS = 1e8
+MAX_PARAMS = 1e15
+"""``--params`` range: from GPT-2 small's size (below it the 51200-token embedding alone outweighs the layers)
+to a thousand times Llama 3 405B."""
 
 
 def gpt_like(params: float, seq_len: int = DEFAULT_SEQ, vocab: int = 51200):
-    """A GPT-shaped :class:`~parallelsel.Transformer` of roughly ``params`` parameters.
+    """A GPT-shaped :class:`~parallelsel.Transformer` of roughly ``params`` parameters whose heads allow TP.
 
     Derivation: a GPT layer has about 12 h^2 parameters (Narayanan et al. 2021, eq. 2) and large
     GPT models keep h / l near 128 (GPT-3 175B: 12288 / 96; 13B: 5120 / 40; 6.7B: 4096 / 32,
-    Brown et al. 2020, Table 2.1). So 12 l h^2 = 12 h^3 / 128 gives h = (128 N / 12)^(1/3),
-    rounded to a multiple of 128 (heads of width 128); then l = round((N - V h) / (12 h^2)), at
-    least 1, so the embedding (V h) is counted. For N = 175e9 this returns GPT-3's l=96, h=12288.
+    Brown et al. 2020, Table 2.1). So 12 l h^2 = 12 h^3 / 128 gives h = (128 N / 12)^(1/3). Heads
+    are 128 wide, and their number is rounded to a multiple of 8 (to a power of two below 8), so
+    that TP = 2, 4 and 8 -- a node of eight GPUs -- divide the heads: Megatron-LM requires the
+    heads to divide by the TP size (Shoeybi et al. 2019 §3). Then l = round((N - V h) / (12 h^2)),
+    at least 1, so the embedding (V h) is counted. For N = 175e9 this returns GPT-3's shape, and
+    for 70e9 72 heads (a plain rounding would give 71, a prime: no TP at all).
 
     Examples:
         >>> m = gpt_like(175e9)
         >>> m.layers, m.hidden, m.heads
         (96, 12288, 96)
+        >>> gpt_like(70e9).heads % 8
+        0
     """
     from .model import Transformer
 
-    n = float(params)
-    if not n >= 1e6:
-        raise ParallelselError(f"params={params!r}: must be a number >= 1e6 (e.g. 7e9)")
-    h = max(128, int(round((128 * n / 12) ** (1 / 3) / 128)) * 128)
+    n = float(params) if not isinstance(params, bool) and isinstance(params, (int, float)) else math.nan
+    if not (math.isfinite(n) and MIN_PARAMS <= n <= MAX_PARAMS):
+        raise ParallelselError(f"params={params!r}: must be a finite number between {MIN_PARAMS:g} and {MAX_PARAMS:g}")
+    heads = (128 * n / 12) ** (1 / 3) / 128
+    if heads >= 8:
+        heads = 8 * max(1, round(heads / 8))
+    else:
+        heads = 2 ** max(0, round(math.log2(max(heads, 1.0))))
+    h = 128 * heads
     layers = max(1, int(round((n - vocab * h) / (12 * h * h))))
-    return Transformer(layers=layers, hidden=h, heads=h // 128, seq_len=seq_len, vocab=vocab, tied_embeddings=True,
+    return Transformer(layers=layers, hidden=h, heads=heads, seq_len=seq_len, vocab=vocab, tied_embeddings=True,
                        position="learned", bias=True, norm="layernorm", name=f"GPT 形 ~{n / 1e9:g}B")
 
 
 # -- argument parsing ------------------------------------------------------------------------
 class _Parser(argparse.ArgumentParser):
-    """argparse that reports errors as one usage line + one error line and exit status 2 (never a traceback)."""
+    """argparse with no prefix abbreviations (``--gpu`` is not ``--gpus-per-node``), and errors as one line, exit 2."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message):  # pragma: no cover - exercised through main()
-        self.print_usage(sys.stderr)
-        sys.stderr.write(f"{self.prog}: 错误 error: {message}\n")
+        sys.stderr.write(f"{self.prog}: 错误 error: {' '.join(message.split())}（见 {self.prog} --help）\n")
         raise SystemExit(2)
 
 
+def _integer(lo: int, hi: int, why: str = ""):
+    """An argparse type: a whole number in [lo, hi] (``1e3`` is 1000); empty, fractional, NaN, inf refused."""
+
+    def parse(text: str) -> int:
+        t = text.strip().replace("_", "")
+        try:
+            v = int(t)
+        except ValueError:
+            try:
+                f = float(t)
+            except ValueError:
+                f = math.nan
+            if not (math.isfinite(f) and f.is_integer()):
+                raise argparse.ArgumentTypeError(f"{text!r}: must be an integer between {lo} and {hi}") from None
+            v = int(f)
+        if not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"{text!r}: must be an integer between {lo} and {hi}{why}")
+        return v
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def _real(lo: float, hi: float, why: str = ""):
+    """An argparse type: a finite number in [lo, hi]; empty, NaN, inf and overflow (1e309) refused."""
+
+    def parse(text: str) -> float:
+        try:
+            v = float(text.strip().replace("_", ""))
+        except ValueError:
+            v = math.nan
+        if not (math.isfinite(v) and lo <= v <= hi):
+            raise argparse.ArgumentTypeError(f"{text!r}: must be a finite number between {lo:g} and {hi:g}{why}")
+        return v
+
+    parse.__name__ = "number"
+    return parse
+
+
+def _key(text: str) -> str:
+    """An argparse type for preset keys and names: not empty."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("'': must not be empty")
+    return text.strip()
+
+
+def _keys(catalogue) -> str:
+    return "、".join(sorted(catalogue))
+
+
 def _model_args(p: argparse.ArgumentParser) -> None:
+    from .model import MODELS, SHAPE_LIMITS
+    from .plan import MAX_GLOBAL_BATCH
+    from .recipe import RECIPES
+
+    lim = SHAPE_LIMITS
     g = p.add_argument_group("模型 model（--model、形状参数或 --params 三选一）")
-    g.add_argument("--model", metavar="KEY", help="模型预设，如 llama3-70b、gpt3-175b（见 ps.MODELS）")
-    g.add_argument("--params", type=float, metavar="N", help="约 N 个参数的 GPT 形模型（h≈(128N/12)^(1/3)，h/l≈128）")
-    g.add_argument("--layers", type=int, help="层数 layers")
-    g.add_argument("--hidden", type=int, help="隐藏维度 hidden")
-    g.add_argument("--heads", type=int, help="注意力头数 heads")
-    g.add_argument("--kv-heads", type=int, help="KV 头数（GQA）")
-    g.add_argument("--ffn-hidden", type=int, help="FFN 宽度（默认 4×hidden）")
-    g.add_argument("--vocab", type=int, help="词表大小（默认 51200）")
-    g.add_argument("--seq-len", type=int, metavar="N", help="序列长度（默认：模型的 seq_len）")
-    g.add_argument("--recipe", default="bf16-adam", metavar="KEY", help="精度与优化器（默认 bf16-adam；见 ps.RECIPES）")
-    g.add_argument("--global-batch", type=int, metavar="N", help="每步的序列数 global batch（不给则视为未知）")
+    g.add_argument("--model", type=_key, metavar="KEY", help=f"模型预设：{_keys(MODELS)}（parallelsel presets models 列出来源）")
+    g.add_argument("--params", type=_real(MIN_PARAMS, MAX_PARAMS), metavar="N",
+                   help="约 N 个参数的 GPT 形模型：hidden≈(128N/12)^(1/3)，头宽 128，头数取 8 的倍数（TP 2/4/8 可整除）")
+    g.add_argument("--layers", type=_integer(1, lim["layers"]), help="层数 layers")
+    g.add_argument("--hidden", type=_integer(1, lim["hidden"]), help="隐藏维度 hidden")
+    g.add_argument("--heads", type=_integer(1, lim["heads"]), help="注意力头数 heads")
+    g.add_argument("--kv-heads", type=_integer(1, lim["heads"]), help="KV 头数（GQA）")
+    g.add_argument("--ffn-hidden", type=_integer(1, lim["ffn_hidden"]), help="FFN 宽度（默认 4×hidden）")
+    g.add_argument("--vocab", type=_integer(1, lim["vocab"]), help="词表大小（默认 51200）")
+    g.add_argument("--seq-len", type=_integer(1, lim["seq_len"]), metavar="N", help="序列长度（默认：模型的 seq_len）")
+    g.add_argument("--recipe", type=_key, default="bf16-adam", metavar="KEY",
+                   help=f"精度与优化器：{_keys(RECIPES)}（默认 bf16-adam）")
+    g.add_argument("--global-batch", type=_integer(1, MAX_GLOBAL_BATCH), metavar="N",
+                   help="每步的序列数 global batch（不给则按每卡 1 条估算，并标明“未说明”）")
 
 
 def _cluster_args(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("集群 cluster")
-    g.add_argument("--device", default=DEFAULT_DEVICE, metavar="KEY", help=f"设备预设（默认 {DEFAULT_DEVICE}；见 ps.DEVICES）")
-    g.add_argument("--nodes", type=int, default=1, metavar="N", help="节点数（默认 1）")
-    g.add_argument("--gpus-per-node", type=int, default=8, metavar="N", help="每节点卡数（默认 8）")
-    g.add_argument("--intra", metavar="KEY", help="节点内互联（默认 nvlink3，视为未说明；见 ps.LINKS）")
-    g.add_argument("--inter", metavar="KEY", help="节点间互联（默认 ib-hdr；见 ps.LINKS）")
+    from .hardware import DEVICES, LINKS, MAX_GPUS, MAX_GPUS_PER_NODE
+
+    g = p.add_argument_group("集群 cluster（--nodes 与 --gpus 二选一）")
+    g.add_argument("--device", type=_key, default=DEFAULT_DEVICE, metavar="KEY",
+                   help=f"设备预设：{_keys(DEVICES)}（默认 {DEFAULT_DEVICE}）")
+    g.add_argument("--nodes", type=_integer(1, MAX_GPUS), metavar="N", help="节点数（默认 1）")
+    g.add_argument("--gpus", type=_integer(1, MAX_GPUS), metavar="N",
+                   help="总卡数（按每节点卡数分成节点；少于一节点时即单节点 N 卡）")
+    g.add_argument("--gpus-per-node", type=_integer(1, MAX_GPUS_PER_NODE), metavar="N", help="每节点卡数（默认 8）")
+    g.add_argument("--intra", type=_key, metavar="KEY",
+                   help=f"节点内互联：{_keys(LINKS)}（默认按设备的常见配置，并标明是假定）")
+    g.add_argument("--inter", type=_key, metavar="KEY", help="节点间互联（同上；默认按设备的常见网卡）")
 
 
 def _plan_args(p: argparse.ArgumentParser) -> None:
+    from .hardware import MAX_GPUS
+
     g = p.add_argument_group("并行设置 plan")
-    g.add_argument("--dp", type=int, help="数据并行度")
-    g.add_argument("--tp", type=int, help="张量并行度")
-    g.add_argument("--pp", type=int, help="流水线段数")
-    g.add_argument("--zero", type=int, help="ZeRO 阶段 0-3（3 = FSDP FULL_SHARD）")
-    g.add_argument("--micro-batch", type=int, help="微批大小")
-    g.add_argument("--recompute", help="重算：none / selective / full")
+    g.add_argument("--dp", type=_integer(1, MAX_GPUS), help="数据并行度")
+    g.add_argument("--tp", type=_integer(1, MAX_GPUS), help="张量并行度")
+    g.add_argument("--pp", type=_integer(1, MAX_GPUS), help="流水线段数")
+    g.add_argument("--zero", type=_integer(0, 3), help="ZeRO 阶段 0-3（3 = FSDP FULL_SHARD）")
+    g.add_argument("--micro-batch", type=_integer(1, 4096), help="微批大小")
+    g.add_argument("--recompute", choices=RECOMPUTE_CHOICES, help="重算：none / selective / full")
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed so the docs can print its help)."""
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--json", action="store_true", help="输出 JSON（键见模块文档） machine-readable output")
+    from . import __version__
+    from .pipeline import KINDS, MAX_PASSES
+    from .plan import SCHEDULES
+
+    common = _Parser(add_help=False)
+    common.add_argument("--json", action="store_true", help="输出 JSON（键见 CLI 参考页） machine-readable output")
     parser = _Parser(prog="parallelsel", description="为大模型训练选择 DP / FSDP / TP / PP（Choose DP, FSDP, TP, PP）")
-    sub = parser.add_subparsers(dest="command", metavar="{matrix,plan,bubble,memory}", parser_class=_Parser)
+    parser.add_argument("--version", action="version", version=f"parallelsel {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="{matrix,plan,bubble,memory,presets}", parser_class=_Parser)
     sub.required = True
 
     m = sub.add_parser("matrix", parents=[common], help="选择矩阵：四种策略各自的判断与理由",
@@ -136,25 +228,30 @@ def build_parser() -> argparse.ArgumentParser:
     _model_args(pl)
     _cluster_args(pl)
     _plan_args(pl)
-    pl.add_argument("--top", type=int, default=10, metavar="N", help="输出前 N 名（默认 10）")
+    pl.add_argument("--top", type=_integer(1, 1000), default=10, metavar="N", help="输出前 N 名（默认 10，至多 1000）")
 
     b = sub.add_parser("bubble", parents=[common], help="流水线气泡：公式与模拟",
-                       description="流水线气泡 pipeline bubble：闭式 (p-1)/(v·m+p-1) 与事件模拟，可输出甘特图 SVG。")
-    b.add_argument("--stages", type=int, required=True, metavar="P", help="流水线段数 p")
-    b.add_argument("--microbatches", type=int, required=True, metavar="M", help="微批次数 m")
-    b.add_argument("--schedule", default="1f1b", help="调度：gpipe / 1f1b / interleaved / zb-h1（默认 1f1b）")
-    b.add_argument("--chunks", type=int, default=1, metavar="V", help="每卡虚拟段数（interleaved）")
+                       description="流水线气泡 pipeline bubble：闭式 (p-1)/(v·m+p-1) 与事件模拟，可输出甘特图 SVG。"
+                                   f"模拟的规模上限：p×m×v ≤ {MAX_PASSES}（几秒内算完）。")
+    b.add_argument("--stages", type=_integer(1, MAX_PASSES), required=True, metavar="P", help="流水线段数 p")
+    b.add_argument("--microbatches", type=_integer(1, MAX_PASSES), required=True, metavar="M", help="微批次数 m")
+    b.add_argument("--schedule", default="1f1b", choices=KINDS, help="调度（默认 1f1b）")
+    b.add_argument("--chunks", type=_integer(1, MAX_PASSES), default=1, metavar="V", help="每卡虚拟段数（interleaved）")
     b.add_argument("--svg", metavar="FILE", help="把甘特图写入 SVG 文件")
 
     mem = sub.add_parser("memory", parents=[common], help="给定方案的每卡内存与步时",
                          description="内存 memory：给定 dp/tp/pp/ZeRO/微批/重算，算每卡内存分项、是否放得下与步时。"
-                                     "--dp 默认取满集群：卡数 ÷ (tp×pp)。")
+                                     "--dp 默认取满集群：卡数 ÷ (tp×pp)；未给集群时，按方案需要的卡数组成集群。")
     _model_args(mem)
     _cluster_args(mem)
     _plan_args(mem)
     mem.add_argument("--sp", action="store_true", help="开启序列并行（tp>1 时）")
-    mem.add_argument("--schedule", default="1f1b", help="流水线调度（默认 1f1b）")
-    mem.add_argument("--chunks", type=int, default=1, metavar="V", help="每卡虚拟段数（interleaved）")
+    mem.add_argument("--schedule", default="1f1b", choices=SCHEDULES, help="流水线调度（默认 1f1b）")
+    mem.add_argument("--chunks", type=_integer(1, 1024), default=1, metavar="V", help="每卡虚拟段数（interleaved）")
+
+    pr = sub.add_parser("presets", parents=[common], help="列出预设（模型、设备、互联、配方）及其来源",
+                        description="预设 presets：--model、--device、--intra/--inter、--recipe 可用的键，每个附出处。")
+    pr.add_argument("kind", nargs="?", choices=PRESET_KINDS, help="只列一类（默认全部）")
     return parser
 
 
@@ -166,13 +263,16 @@ def _model(a):
     shape = {k: getattr(a, k) for k in ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab")
              if getattr(a, k) is not None}
     seq = a.seq_len
-    if a.model and a.params is not None:
+    if a.model is not None and a.params is not None:
         raise ParallelselError("--model and --params: give only one of them")
-    if a.model:
+    if a.model is not None:
         m = preset("--model", a.model, MODELS)
         if shape:
             m = replace(m, **shape, name=m.name + "（改）")
     elif a.params is not None:
+        if shape:
+            raise ParallelselError(f"--params with --{next(iter(shape)).replace('_', '-')}: --params builds the "
+                                   "whole shape; give one or the other")
         m = gpt_like(a.params, seq_len=seq or DEFAULT_SEQ)
     elif {"layers", "hidden", "heads"} <= shape.keys():
         m = Transformer(seq_len=seq or DEFAULT_SEQ, **{"vocab": 51200, **shape}, name="自定义")
@@ -194,37 +294,65 @@ def _workload(a, cluster):
     return Workload(_model(a), recipe=preset("--recipe", a.recipe, RECIPES), global_batch=batch)
 
 
-def _cluster(a):
+def _cluster(a, need: int | None = None):
+    """The cluster from --nodes or --gpus (total), --gpus-per-node and the links.
+
+    ``need``: GPUs a given plan uses (``memory``); with no --nodes/--gpus the cluster is just big
+    enough for it, instead of a default that the plan does not fit on.
+    """
     from ._check import preset
     from .hardware import DEVICES, LINKS, Cluster
 
     kw = {}
-    if a.intra:
+    if a.intra is not None:
         kw["intra"] = preset("--intra", a.intra, LINKS)
-    if a.inter:
+    if a.inter is not None:
         kw["inter"] = preset("--inter", a.inter, LINKS)
-    return Cluster(preset("--device", a.device, DEVICES), nodes=positive_int("--nodes", a.nodes),
-                   gpus_per_node=positive_int("--gpus-per-node", a.gpus_per_node), **kw)
+    device = preset("--device", a.device, DEVICES)
+    gpn = a.gpus_per_node if a.gpus_per_node is not None else DEFAULT_GPUS_PER_NODE
+    gpus = a.gpus
+    if gpus is None and a.nodes is None and need is not None:
+        gpus = need
+    if gpus is None:
+        nodes = a.nodes if a.nodes is not None else 1
+    elif gpus <= gpn and a.nodes in (None, 1):
+        nodes, gpn = 1, gpus  # fewer GPUs than a node holds: one node with that many
+    elif gpus % gpn:
+        raise ParallelselError(f"--gpus {gpus}: must be a multiple of --gpus-per-node {gpn} (whole nodes), "
+                               f"or at most {gpn} (one node)")
+    else:
+        nodes = gpus // gpn
+        if a.nodes is not None and a.nodes != nodes:
+            raise ParallelselError(f"--gpus {gpus} and --nodes {a.nodes}: {a.nodes} nodes x {gpn} GPUs is "
+                                   f"{a.nodes * gpn}, not {gpus}; give one of them")
+    return Cluster(device, nodes=nodes, gpus_per_node=gpn, **kw)
 
 
 def _model_json(m) -> dict:
     return {"name": m.name, "params": m.params, "layers": m.layers, "hidden": m.hidden, "heads": m.heads,
-            "kv_heads": m.kv_heads, "ffn_hidden": m.ffn_hidden, "vocab": m.vocab, "seq_len": m.seq_len}
+            "kv_heads": m.kv_heads, "ffn_hidden": m.ffn_hidden, "vocab": m.vocab, "seq_len": m.seq_len,
+            "experts": m.experts, "top_k": m.top_k}
 
 
 def _cluster_json(c) -> dict:
     return {"device": c.device.name, "nodes": c.nodes, "gpus_per_node": c.gpus_per_node, "gpus": c.gpus,
-            "intra": c.intra.name, "inter": c.inter.name, "memory_bytes": c.device.memory}
+            "intra": c.intra.name, "inter": c.inter.name, "memory_bytes": c.device.memory,
+            "assumed": list(c.assumed)}
 
 
 def _header(w, c) -> str:
     from .render.tables import fmt_bytes, fmt_count
 
     m = w.model
+    names = {"intra": "--intra", "inter": "--inter"}
+    assumed = ""
+    if c.assumed:
+        flags = " / ".join(names[x] for x in c.assumed)
+        assumed = f"（未给 {flags}：按 {c.device.name} 服务器的常见配置假定）"
     return (f"模型 {m.name}（{fmt_count(m.params)} 参数，{m.layers} 层，hidden {m.hidden}，{m.heads} 头），"
             f"global batch {w.global_batch} × 序列 {w.seq_len}，{w.recipe.name}\n"
             f"集群 {c.nodes} 节点 × {c.gpus_per_node} 卡 {c.device.name}（每卡 {fmt_bytes(c.device.memory)}），"
-            f"节点内 {c.intra.name}，节点间 {c.inter.name}\n")
+            f"节点内 {c.intra.name}，节点间 {c.inter.name}{assumed}\n")
 
 
 # -- subcommands ------------------------------------------------------------------------------
@@ -307,12 +435,14 @@ def _cmd_plan(a, out) -> None:
 def _cmd_bubble(a, out) -> None:
     from . import pipeline as pl
 
+    if a.svg is not None and not a.svg.strip():
+        raise ParallelselError("--svg '': give a file name to write the chart to")
     sched = pl.schedule(a.schedule, a.stages, a.microbatches, chunks=a.chunks)
     tl = pl.simulate(sched, forward=1.0, backward=2.0)
     v = a.chunks
     closed_f = pl.bubble_fraction(a.stages, a.microbatches, v)
     closed_o = pl.bubble_overhead(a.stages, a.microbatches, v)
-    if a.svg:
+    if a.svg is not None:
         from .render.pipeline_charts import gantt
 
         svg = gantt(tl, salt=f"cli-{a.schedule}-{a.stages}-{a.microbatches}-{v}")
@@ -335,7 +465,7 @@ def _cmd_bubble(a, out) -> None:
     ], align="lrr"))
     if a.schedule in ("gpipe", "zb-h1") or (a.schedule == "interleaved" and v > 1):
         out.write("（公式按 1F1B/GPipe 的 (p-1)/(v·m+p-1) 计；ZB-H1 的气泡更小，以模拟为准）\n")
-    if a.svg:
+    if a.svg is not None:
         out.write(f"\n甘特图已写入 {a.svg}\n")
 
 
@@ -344,10 +474,10 @@ def _cmd_memory(a, out) -> None:
     from .plan import Plan, constraint_violations
     from .render.tables import fmt_bytes, fmt_pct, fmt_time, markdown_table
 
-    c = _cluster(a)
+    tp = a.tp if a.tp is not None else 1
+    pp = a.pp if a.pp is not None else 1
+    c = _cluster(a, need=None if a.dp is None else a.dp * tp * pp)
     w = _workload(a, c)
-    tp = positive_int("--tp", a.tp if a.tp is not None else 1)
-    pp = positive_int("--pp", a.pp if a.pp is not None else 1)
     m = w.model
     if m.heads % tp or tp > m.heads:
         raise ParallelselError(f"--tp {tp}: must divide the {m.heads} attention heads of {m.name}")
@@ -360,8 +490,9 @@ def _cmd_memory(a, out) -> None:
         dp = c.gpus // (tp * pp)
     else:
         dp = a.dp
-    plan = Plan(dp=dp, tp=tp, pp=pp, zero=a.zero or 0, micro_batch=a.micro_batch or 1, sp=a.sp,
-                recompute=a.recompute or "none", schedule=a.schedule, chunks=a.chunks)
+    plan = Plan(dp=dp, tp=tp, pp=pp, zero=0 if a.zero is None else a.zero,
+                micro_batch=1 if a.micro_batch is None else a.micro_batch, sp=a.sp,
+                recompute="none" if a.recompute is None else a.recompute, schedule=a.schedule, chunks=a.chunks)
     hard = constraint_violations(w, plan, c)
     if hard:
         raise ParallelselError(f"plan {plan.label()}: " + "；".join(hard))
@@ -385,7 +516,50 @@ def _cmd_memory(a, out) -> None:
     out.write(f"步时 {fmt_time(e.step.total, 2)}，{e.step.tokens_per_s:,.0f} tokens/s，MFU {fmt_pct(e.step.mfu)}\n")
 
 
-_COMMANDS = {"matrix": _cmd_matrix, "plan": _cmd_plan, "bubble": _cmd_bubble, "memory": _cmd_memory}
+def _cmd_presets(a, out) -> None:
+    from .hardware import DEVICE_SOURCES, DEVICES, LINK_SOURCES, LINKS
+    from .model import MODEL_SOURCES, MODELS
+    from .recipe import RECIPE_SOURCES, RECIPES
+    from .render.tables import fmt_bytes, fmt_count, markdown_table
+
+    def model_row(k, m):
+        moe = f"，{m.experts} 专家 top-{m.top_k}" if m.is_moe else ""
+        return [k, m.name, fmt_count(m.params), f"{m.layers} 层，hidden {m.hidden}，{m.heads} 头"
+                f"（KV {m.kv_heads}），FFN {m.ffn_hidden}，词表 {m.vocab}，序列 {m.seq_len}{moe}"]
+
+    tables = {
+        "models": (["键", "名称", "参数", "形状"], MODELS, MODEL_SOURCES, model_row,
+                   lambda k, m: {"key": k, **_model_json(m)}),
+        "devices": (["键", "名称", "显存", "峰值 BF16", "常见互联（节点内 / 节点间）"], DEVICES, DEVICE_SOURCES,
+                    lambda k, d: [k, d.name, fmt_bytes(d.memory), f"{d.peak_flops / 1e12:g} TFLOP/s",
+                                  f"{d.intra} / {d.inter}"],
+                    lambda k, d: {"key": k, "name": d.name, "memory_bytes": d.memory, "peak_flops": d.peak_flops,
+                                  "intra": d.intra, "inter": d.inter}),
+        "links": (["键", "名称", "每卡单向带宽", "延迟"], LINKS, LINK_SOURCES,
+                  lambda k, x: [k, x.name, f"{x.bandwidth / 1e9:g} GB/s", f"{x.latency * 1e6:g} µs"],
+                  lambda k, x: {"key": k, "name": x.name, "bandwidth_bytes_per_s": x.bandwidth,
+                                "latency_s": x.latency}),
+        "recipes": (["键", "名称", "每参数字节（权重 + 梯度 + 优化器）"], RECIPES, RECIPE_SOURCES,
+                    lambda k, r: [k, r.name, f"{r.weights:g} + {r.grads:g} + {r.optimizer:g} = {r.per_param:g}"],
+                    lambda k, r: {"key": k, "name": r.name, "weights_bytes": r.weights, "grads_bytes": r.grads,
+                                  "optimizer_bytes": r.optimizer, "activation_bytes": r.activation}),
+    }
+    kinds = [a.kind] if a.kind else list(PRESET_KINDS)
+    if a.json:
+        data = {kind: [{**tables[kind][4](k, v), "source": tables[kind][2][k]} for k, v in tables[kind][1].items()]
+                for kind in kinds}
+        out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        return
+    titles = {"models": "模型 --model", "devices": "设备 --device", "links": "互联 --intra / --inter",
+              "recipes": "配方 --recipe"}
+    for kind in kinds:
+        headers, cat, sources, row, _ = tables[kind]
+        out.write(f"{titles[kind]}\n\n" + markdown_table(headers + ["来源"],
+                  [row(k, v) + [sources[k]] for k, v in cat.items()]) + "\n")
+
+
+_COMMANDS = {"matrix": _cmd_matrix, "plan": _cmd_plan, "bubble": _cmd_bubble, "memory": _cmd_memory,
+             "presets": _cmd_presets}
 
 
 def main(argv=None) -> int:
@@ -397,7 +571,7 @@ def main(argv=None) -> int:
         return int(exc.code or 0)
     try:
         _COMMANDS[args.command](args, sys.stdout)
-    except (ParallelselError, ValueError) as exc:
+    except (ParallelselError, ValueError, TypeError) as exc:
         msg = " ".join(str(exc).split())
         sys.stderr.write(f"parallelsel {args.command}: 错误 error: {msg}\n")
         return 2

@@ -6,24 +6,44 @@ the quantity that alpha-beta collective costs use (NCCL's "bus bandwidth" is mea
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from ._check import Catalogue, ParallelselError, positive_int, positive_number
+from ._check import Catalogue, ParallelselError, positive_int, positive_number, store
 
 GiB = 2**30
+
+MAX_GPUS = 2**20
+"""Largest cluster accepted: 64 times the 16,384 H100s that trained Llama 3 405B (Dubey et al. 2024
+§3.3.1). It bounds the plan enumeration, whose cost grows with the divisors of the GPU count."""
+
+MAX_GPUS_PER_NODE = 2**10
+"""Largest node accepted (a DGX GB200 NVL72 rack -- 72 GPUs in one NVLink domain -- is far below it)."""
 
 
 @dataclass(frozen=True)
 class Device:
-    """An accelerator: usable memory (bytes) and peak dense 16-bit tensor FLOP/s."""
+    """An accelerator: usable memory (bytes) and peak dense 16-bit tensor FLOP/s.
+
+    ``intra`` / ``inter``: keys of :data:`LINKS` for the links a server built around this device
+    usually has (its NVLink generation or PCIe inside a node, the NIC between nodes); a
+    :class:`Cluster` uses them when it is not given links, and records that it assumed them.
+    """
 
     name: str
     memory: float
     peak_flops: float
+    intra: str | None = None
+    inter: str | None = None
 
     def __post_init__(self):
-        positive_number("memory", self.memory)
-        positive_number("peak_flops", self.peak_flops)
+        if not isinstance(self.name, str):
+            raise ParallelselError(f"name={self.name!r}: must be a string")
+        store(self, "memory", positive_number("memory", self.memory))
+        store(self, "peak_flops", positive_number("peak_flops", self.peak_flops))
+        for f in ("intra", "inter"):
+            key = getattr(self, f)
+            if key is not None and not isinstance(key, str):
+                raise ParallelselError(f"{f}={key!r}: must be a key of ps.LINKS or None")
 
 
 @dataclass(frozen=True)
@@ -39,8 +59,10 @@ class Link:
     latency: float = 0.0
 
     def __post_init__(self):
-        positive_number("bandwidth", self.bandwidth)
-        positive_number("latency", self.latency, allow_zero=True)
+        if not isinstance(self.name, str):
+            raise ParallelselError(f"name={self.name!r}: must be a string")
+        store(self, "bandwidth", positive_number("bandwidth", self.bandwidth))
+        store(self, "latency", positive_number("latency", self.latency, allow_zero=True))
 
 
 @dataclass(frozen=True)
@@ -52,17 +74,27 @@ class Cluster:
     gpus_per_node: int = 8
     intra: Link = None  # type: ignore[assignment]
     inter: Link = None  # type: ignore[assignment]
+    assumed: tuple[str, ...] = field(default=(), init=False, compare=False, repr=False)
+    """``"intra"`` and/or ``"inter"``: the links that were not given and were taken from the device's
+    usual pairing (:attr:`Device.intra` / :attr:`Device.inter`, else NVLink 3 and InfiniBand HDR)."""
 
     def __post_init__(self):
         if not isinstance(self.device, Device):
             raise ParallelselError(f"device={self.device!r}: must be a Device (e.g. ps.DEVICES['a100-80gb'])")
-        positive_int("nodes", self.nodes)
-        positive_int("gpus_per_node", self.gpus_per_node)
-        # Sensible defaults keep one-node examples short: NVLink inside, InfiniBand HDR between.
-        if self.intra is None:
-            object.__setattr__(self, "intra", LINKS["nvlink3"])
-        if self.inter is None:
-            object.__setattr__(self, "inter", LINKS["ib-hdr"])
+        store(self, "nodes", positive_int("nodes", self.nodes, maximum=MAX_GPUS))
+        store(self, "gpus_per_node", positive_int("gpus_per_node", self.gpus_per_node, maximum=MAX_GPUS_PER_NODE))
+        if self.nodes * self.gpus_per_node > MAX_GPUS:
+            raise ParallelselError(f"nodes x gpus_per_node = {self.nodes} x {self.gpus_per_node}: must be <= {MAX_GPUS} GPUs")
+        # Links not given follow the device (its usual NVLink generation and NIC), and are recorded as assumed.
+        assumed = []
+        for name, fallback in (("intra", "nvlink3"), ("inter", "ib-hdr")):
+            if getattr(self, name) is None:
+                key = getattr(self.device, name) or fallback
+                if key not in LINKS:
+                    raise ParallelselError(f"device.{name}={key!r}: unknown link; known: {', '.join(sorted(LINKS))}")
+                object.__setattr__(self, name, LINKS[key])
+                assumed.append(name)
+        object.__setattr__(self, "assumed", tuple(assumed))
         for name in ("intra", "inter"):
             if not isinstance(getattr(self, name), Link):
                 raise ParallelselError(f"{name}={getattr(self, name)!r}: must be a Link (e.g. ps.LINKS['nvlink3'])")
@@ -90,18 +122,26 @@ class Cluster:
 # Presets. Memory is the capacity the vendor states (binary GiB as nvidia-smi reports it, rounded);
 # peak_flops is dense BF16 tensor-core throughput from the vendor's datasheet (FP16 for V100, which
 # has no BF16).
+#
+# Usual links (intra, inter): the NVLink generation of the SXM part (NVIDIA's datasheets) and the NIC
+# of NVIDIA's reference server for it -- DGX-1 V100: four 100 Gb/s EDR InfiniBand ports for eight
+# GPUs (DGX-1 with Tesla V100 System Architecture whitepaper; ``ib-edr`` is one port per GPU, twice
+# DGX-1's share: pass ``inter=`` for a DGX-1);
+# DGX A100: eight ConnectX-6 HDR 200 Gb/s (DGX A100 User Guide); DGX H100 and DGX H200: eight
+# ConnectX-7 NDR 400 Gb/s (DGX H100/H200 User Guide). The RTX 4090 has no NVLink (Ada whitepaper:
+# PCIe 4.0 x16 only); consumer-GPU servers have no reference design, so commodity 25 GbE is assumed.
 DEVICES: dict[str, Device] = Catalogue("device", {
-    # NVIDIA Tesla V100 SXM2 datasheet: 32 GB HBM2, 125 TFLOPS FP16 tensor.
-    "v100-32gb": Device("V100-32GB", 32 * GiB, 125e12),
-    # NVIDIA A100 datasheet (2021): 40/80 GB HBM2/HBM2e, 312 TFLOPS BF16 dense.
-    "a100-40gb": Device("A100-40GB", 40 * GiB, 312e12),
-    "a100-80gb": Device("A100-80GB", 80 * GiB, 312e12),
-    # NVIDIA H100 SXM5 datasheet: 80 GB HBM3, 989 TFLOPS BF16 dense (1979 with sparsity).
-    "h100-sxm-80gb": Device("H100-SXM-80GB", 80 * GiB, 989e12),
-    # NVIDIA H200 SXM datasheet: 141 GB HBM3e, same tensor cores as H100 SXM.
-    "h200-141gb": Device("H200-141GB", 141 * GiB, 989e12),
+    # NVIDIA Tesla V100 SXM2 datasheet: 32 GB HBM2, 125 TFLOPS FP16 tensor; NVLink 2 (300 GB/s).
+    "v100-32gb": Device("V100-32GB", 32 * GiB, 125e12, intra="nvlink2", inter="ib-edr"),
+    # NVIDIA A100 datasheet (2021): 40/80 GB HBM2/HBM2e, 312 TFLOPS BF16 dense; NVLink 3 (600 GB/s).
+    "a100-40gb": Device("A100-40GB", 40 * GiB, 312e12, intra="nvlink3", inter="ib-hdr"),
+    "a100-80gb": Device("A100-80GB", 80 * GiB, 312e12, intra="nvlink3", inter="ib-hdr"),
+    # NVIDIA H100 SXM5 datasheet: 80 GB HBM3, 989 TFLOPS BF16 dense (1979 with sparsity); NVLink 4 (900 GB/s).
+    "h100-sxm-80gb": Device("H100-SXM-80GB", 80 * GiB, 989e12, intra="nvlink4", inter="ib-ndr"),
+    # NVIDIA H200 SXM datasheet: 141 GB HBM3e, same tensor cores as H100 SXM; NVLink 4 (900 GB/s).
+    "h200-141gb": Device("H200-141GB", 141 * GiB, 989e12, intra="nvlink4", inter="ib-ndr"),
     # NVIDIA Ada Lovelace whitepaper, GeForce RTX 4090: 24 GB GDDR6X, 165.2 TFLOPS BF16 (FP32 accumulate).
-    "rtx4090-24gb": Device("RTX4090-24GB", 24 * GiB, 165.2e12),
+    "rtx4090-24gb": Device("RTX4090-24GB", 24 * GiB, 165.2e12, intra="pcie4", inter="eth-25g"),
 })
 
 # Per-GPU, per-direction bandwidth. Latencies are typical small-message figures (order of
@@ -116,10 +156,35 @@ LINKS: dict[str, Link] = Catalogue("link", {
     # PCIe 4.0 / 5.0 x16: 32 / 64 GB/s each way (nominal).
     "pcie4": Link("PCIe4 x16", 32e9, 5e-6),
     "pcie5": Link("PCIe5 x16", 64e9, 5e-6),
-    # InfiniBand with one HCA per GPU (DGX A100: HDR 200 Gb/s; DGX H100: NDR 400 Gb/s).
+    # InfiniBand with one HCA per GPU (DGX-1: EDR 100 Gb/s; DGX A100: HDR 200 Gb/s; DGX H100: NDR 400 Gb/s).
+    "ib-edr": Link("InfiniBand EDR 100Gb/s", 12.5e9, 5e-6),
     "ib-hdr": Link("InfiniBand HDR 200Gb/s", 25e9, 5e-6),
     "ib-ndr": Link("InfiniBand NDR 400Gb/s", 50e9, 5e-6),
     # Commodity Ethernet, assuming one NIC's share per GPU (divide by GPUs sharing a NIC otherwise).
     "eth-25g": Link("Ethernet 25GbE", 25e9 / 8, 30e-6),
     "eth-100g": Link("Ethernet 100GbE", 100e9 / 8, 20e-6),
 })
+
+DEVICE_SOURCES: dict[str, str] = {
+    "v100-32gb": "NVIDIA Tesla V100 datasheet (SXM2); DGX-1 with Tesla V100 System Architecture whitepaper",
+    "a100-40gb": "NVIDIA A100 Tensor Core GPU datasheet (2021); DGX A100 User Guide",
+    "a100-80gb": "NVIDIA A100 Tensor Core GPU datasheet (2021); DGX A100 User Guide",
+    "h100-sxm-80gb": "NVIDIA H100 Tensor Core GPU datasheet (SXM5); DGX H100 User Guide",
+    "h200-141gb": "NVIDIA H200 Tensor Core GPU datasheet (SXM); DGX H200 User Guide",
+    "rtx4090-24gb": "NVIDIA Ada Lovelace GPU architecture whitepaper (GeForce RTX 4090); no NVLink, PCIe 4.0 x16",
+}
+"""Where each :data:`DEVICES` preset's memory, FLOP/s and usual links come from."""
+
+LINK_SOURCES: dict[str, str] = {
+    "nvlink2": "NVIDIA V100 datasheet: NVLink 300 GB/s total, 150 GB/s each way",
+    "nvlink3": "NVIDIA A100 datasheet: NVLink 600 GB/s total, 300 GB/s each way",
+    "nvlink4": "NVIDIA H100 datasheet: NVLink 900 GB/s total, 450 GB/s each way",
+    "pcie4": "PCI-SIG PCIe 4.0: 16 GT/s x16, about 32 GB/s each way",
+    "pcie5": "PCI-SIG PCIe 5.0: 32 GT/s x16, about 64 GB/s each way",
+    "ib-edr": "InfiniBand EDR 100 Gb/s per port, one port per GPU assumed",
+    "ib-hdr": "InfiniBand HDR 200 Gb/s per port, one HCA per GPU as in DGX A100",
+    "ib-ndr": "InfiniBand NDR 400 Gb/s per port, one HCA per GPU as in DGX H100",
+    "eth-25g": "IEEE 802.3by 25 GbE, one NIC's share per GPU assumed",
+    "eth-100g": "IEEE 802.3 100 GbE, one NIC's share per GPU assumed",
+}
+"""Where each :data:`LINKS` preset's bandwidth comes from; latencies are nccl-tests' order of magnitude."""

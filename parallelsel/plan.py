@@ -11,12 +11,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ._check import ParallelselError, choice, positive_int
+from ._check import ParallelselError, choice, flag, positive_int, store
 from .hardware import Cluster
-from .model import RECOMPUTE, Transformer
+from .model import RECOMPUTE, SHAPE_LIMITS, Transformer
 from .recipe import Recipe
 
 SCHEDULES = ("gpipe", "1f1b", "interleaved", "zb-h1")
+
+MAX_GLOBAL_BATCH = 2**30
+"""Largest global batch (sequences per step) accepted: far beyond any published run (Llama 3 405B
+peaks at 16M tokens, 2,048 sequences of 8,192; Dubey et al. 2024 §3.4.1), small enough that tokens
+per step stay exact in float64."""
 
 FSDP_STRATEGIES = {"NO_SHARD": 0, "SHARD_GRAD_OP": 2, "FULL_SHARD": 3, "HYBRID_SHARD": 3}
 
@@ -39,10 +44,10 @@ class Workload:
             object.__setattr__(self, "recipe", RECIPES["bf16-adam"])
         if not isinstance(self.recipe, Recipe):
             raise ParallelselError(f"recipe={self.recipe!r}: must be a Recipe (e.g. ps.RECIPES['bf16-adam'])")
-        positive_int("global_batch", self.global_batch)
+        store(self, "global_batch", positive_int("global_batch", self.global_batch, maximum=MAX_GLOBAL_BATCH))
         if self.seq_len is None:
             object.__setattr__(self, "seq_len", self.model.seq_len)
-        positive_int("seq_len", self.seq_len)
+        store(self, "seq_len", positive_int("seq_len", self.seq_len, maximum=SHAPE_LIMITS["seq_len"]))
 
     @property
     def tokens(self) -> int:
@@ -74,15 +79,18 @@ class Plan:
 
     def __post_init__(self):
         for f in ("dp", "tp", "pp", "micro_batch", "chunks", "ep"):
-            positive_int(f, getattr(self, f))
-        if self.zero not in (0, 1, 2, 3) or isinstance(self.zero, bool):
-            raise ParallelselError(f"zero={self.zero!r}: must be a ZeRO stage 0, 1, 2 or 3")
+            store(self, f, positive_int(f, getattr(self, f)))
+        try:
+            store(self, "zero", positive_int("zero", self.zero, minimum=0, maximum=3))
+        except ParallelselError:
+            raise ParallelselError(f"zero={self.zero!r}: must be a ZeRO stage 0, 1, 2 or 3") from None
+        store(self, "sp", flag("sp", self.sp))
         choice("recompute", self.recompute, RECOMPUTE)
         choice("schedule", self.schedule, SCHEDULES)
         if self.chunks > 1 and self.schedule != "interleaved":
             raise ParallelselError(f"chunks={self.chunks}: virtual stages need schedule='interleaved', got {self.schedule!r}")
         if self.shard is not None:
-            positive_int("shard", self.shard)
+            store(self, "shard", positive_int("shard", self.shard))
             if self.dp % self.shard:
                 raise ParallelselError(f"shard={self.shard}: must divide dp={self.dp} (HSDP shard groups tile the DP group)")
         if self.dp % self.ep:

@@ -151,10 +151,20 @@ def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
     for k in fixed:
         if k not in _FIXABLE:
             raise ParallelselError(f"fixed[{k!r}]: unknown plan field; allowed: {', '.join(_FIXABLE)}")
-    # Let Plan validate the values themselves (types, ranges, schedule names).
-    Plan(**{k: v for k, v in fixed.items() if k not in ("chunks", "schedule")})
+    # Let Plan validate the values themselves (types, ranges, schedule names), and keep its normalised values.
+    probe = Plan(**{k: v for k, v in fixed.items() if k not in ("chunks", "schedule", "dp")})
+    fixed.update({k: getattr(probe, k) for k in fixed if k not in ("chunks", "schedule", "dp")})
+    if "dp" in fixed:
+        fixed["dp"] = positive_int("dp", fixed["dp"])
+    if "chunks" in fixed:
+        fixed["chunks"] = positive_int("chunks", fixed["chunks"])
     if "schedule" in fixed and fixed["schedule"] not in SCHEDULES:
         raise ParallelselError(f"schedule={fixed['schedule']!r}: must be one of {', '.join(SCHEDULES)}")
+    if fixed.get("chunks", 1) > 1 and fixed.get("schedule", "interleaved") != "interleaved":
+        raise ParallelselError(f"chunks={fixed['chunks']}: virtual stages need schedule='interleaved', "
+                               f"got {fixed['schedule']!r}")
+    if fixed.get("schedule") == "interleaved" and fixed.get("pp") == 1:
+        raise ParallelselError("schedule='interleaved' with pp=1: interleaving needs a pipeline (pp > 1)")
     m = workload.model
     if "tp" in fixed and (m.heads % fixed["tp"] or m.kv_heads % fixed["tp"] or fixed["tp"] > m.heads):
         raise ParallelselError(f"tp={fixed['tp']}: must divide the {m.heads} attention heads and the "
@@ -167,6 +177,19 @@ def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
     if cluster.gpus % prod:
         raise ParallelselError(f"dp×tp×pp={prod}: must divide the cluster's {cluster.gpus} GPUs")
     return fixed
+
+
+def _schedules(fixed: dict, pp: int, layers: int) -> list[tuple[str, int]]:
+    """(schedule, chunks) pairs to try for a pipeline of ``pp`` stages; a pinned schedule or chunk count is always tried."""
+    if "schedule" in fixed or "chunks" in fixed:
+        sched = fixed.get("schedule", "interleaved" if fixed.get("chunks", 1) > 1 else "1f1b")
+        if sched == "interleaved":
+            chunks = [fixed["chunks"]] if "chunks" in fixed else [v for v in CHUNKS if layers % (pp * v) == 0]
+            return [(sched, v) for v in chunks if pp > 1]
+        return [(sched, fixed.get("chunks", 1))]
+    if pp == 1:
+        return [("1f1b", 1)]
+    return [("1f1b", 1)] + [("interleaved", v) for v in CHUNKS if layers % (pp * v) == 0]
 
 
 def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | None = None,
@@ -190,14 +213,15 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
     G = cluster.gpus
 
     def allowed(name, values):
-        return [v for v in values if name not in fixed or fixed[name] == v]
+        # A pinned value is enumerated even when the default grid does not hold it (micro-batch 3).
+        return [fixed[name]] if name in fixed else list(values)
 
     excluded: Counter = Counter()
     considered = passed = fitting = 0
     cands: list[tuple[float, Plan]] = []
 
-    for tp in allowed("tp", [d for d in _divisors(G) if d <= m.heads]):
-        for pp in allowed("pp", [d for d in _divisors(G // tp) if d <= m.layers]):
+    for tp in [d for d in _divisors(G) if d <= m.heads and fixed.get("tp", d) == d]:
+        for pp in [d for d in _divisors(G // tp) if d <= m.layers and fixed.get("pp", d) == d]:
             dp = G // (tp * pp)
             if "dp" in fixed and fixed["dp"] != dp:
                 continue
@@ -205,10 +229,7 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
             sps = allowed("sp", (False, True) if tp > 1 else (False,))
             mbs = allowed("micro_batch", MICRO_BATCHES)
             rcs = allowed("recompute", RECOMPUTES)
-            scheds = [("1f1b", 1)] if pp == 1 else [("1f1b", 1)] + [("interleaved", v) for v in CHUNKS
-                                                                   if m.layers % (pp * v) == 0]
-            scheds = [(s, v) for s, v in scheds if ("schedule" not in fixed or fixed["schedule"] == s)
-                      and ("chunks" not in fixed or fixed["chunks"] == v)]
+            scheds = _schedules(fixed, pp, m.layers)
             n_knobs = len(zeros) * len(sps) * len(mbs) * len(rcs) * len(scheds)
             if not n_knobs:
                 continue
