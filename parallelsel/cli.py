@@ -14,22 +14,11 @@ fields), or ``--params N``: a GPT-shaped model of about N parameters (see :func:
 Exit status: 0 on success, 2 on bad input -- one line on stderr saying what is wrong and what is
 allowed, never a traceback.
 
-``--json`` prints one JSON object with stable keys:
-
-* ``matrix``: ``{"model", "cluster", "unknown": [...], "rows": [{"strategy", "verdict", "reasons": [...],
-  "best": null | {"plan", "memory_bytes", "step_s"}}]}``
-* ``plan``: ``{"model", "cluster", "considered", "funnel": [{"stage", "plans"}], "excluded": {reason: n},
-  "results": [{"rank", "plan", "dp", "tp", "pp", "zero", "micro_batch", "sp", "recompute", "schedule",
-  "chunks", "step_s", "tokens_per_s", "mfu", "memory_bytes", "why": [...]}], "seconds"}``
-* ``bubble``: ``{"schedule", "stages", "microbatches", "chunks", "bubble_fraction", "bubble_overhead",
-  "simulated_bubble_fraction", "simulated_bubble_overhead", "makespan", "svg": null | path}``
-* ``memory``: ``{"model", "cluster", "plan", "fits", "reasons": [...], "capacity_bytes", "total_bytes",
-  "components_bytes": {"params", "grads", "optimizer", "activations", "embeddings", "gather_peak",
-  "allocator"}, "stage", "step_s", "tokens_per_s", "mfu"}``
-
-``model`` is ``{"name", "params", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab",
-"seq_len"}``; ``cluster`` is ``{"device", "nodes", "gpus_per_node", "gpus", "intra", "inter",
-"memory_bytes"}``. Sizes are bytes, times seconds.
+``--json`` prints one JSON object with stable ASCII keys (values may be Chinese sentences);
+the CLI reference page (docs/reference/cli.md) lists every key of every command, generated from
+real runs. Sizes are bytes, times seconds. ``plan --why PLAN`` explains one plan, ``plan --export
+megatron|torchtitan|deepspeed`` prints the chosen plan for that launcher
+(:mod:`parallelsel.launchers`), ``presets`` lists the preset keys with their sources.
 """
 
 from __future__ import annotations
@@ -49,6 +38,7 @@ DEFAULT_SEQ = 2048
 DEFAULT_GPUS_PER_NODE = 8
 RECOMPUTE_CHOICES = ("none", "selective", "full")
 PRESET_KINDS = ("models", "devices", "links", "recipes")
+LAUNCHER_CHOICES = ("megatron", "torchtitan", "deepspeed")
 MIN_PARAMS = 1e8
 MAX_PARAMS = 1e15
 """``--params`` range: from GPT-2 small's size (below it the 51200-token embedding alone outweighs the layers)
@@ -229,6 +219,11 @@ def build_parser() -> argparse.ArgumentParser:
     _cluster_args(pl)
     _plan_args(pl)
     pl.add_argument("--top", type=_integer(1, 1000), default=10, metavar="N", help="输出前 N 名（默认 10，至多 1000）")
+    pl.add_argument("--why", nargs="?", const="", metavar="PLAN",
+                    help="解释一个方案，如 \"DP16·TP4·PP1·ZeRO-3\"（不给 PLAN 时用 --dp/--tp/--pp 等固定的值）："
+                         "能否运行、为何被排除、排第几")
+    pl.add_argument("--export", choices=LAUNCHER_CHOICES,
+                    help="把第一名（或 --why 的方案）输出为 Megatron-LM 参数、torchtitan TOML 或 DeepSpeed JSON")
 
     b = sub.add_parser("bubble", parents=[common], help="流水线气泡：公式与模拟",
                        description="流水线气泡 pipeline bubble：闭式 (p-1)/(v·m+p-1) 与事件模拟，可输出甘特图 SVG。"
@@ -397,25 +392,152 @@ def _fixed(a) -> dict:
     return fixed
 
 
+def _excluded_json(excluded: dict) -> dict:
+    """Exclusion counts keyed by an ASCII code (the search's categories may be sentences)."""
+    from .search import BATCH, DOMINATED, FFN, HEADS, INTERLEAVE, LAYERS, MEMORY
+
+    codes = {HEADS: "tp_heads", FFN: "tp_ffn", LAYERS: "pp_layers", BATCH: "batch_divisible",
+             INTERLEAVE: "interleave_microbatches", MEMORY: "memory", DOMINATED: "dominated"}
+    out: dict = {}
+    for k, n in excluded.items():
+        key = k if k.isascii() else codes.get(k, "below_top" if k.startswith("排名在前") else "other")
+        out[key] = out.get(key, 0) + n
+    return out
+
+
+def _plan_json(p) -> dict:
+    return {"label": p.label(), "dp": p.dp, "tp": p.tp, "pp": p.pp, "ep": p.ep, "cp": getattr(p, "cp", 1),
+            "zero": p.zero, "shard": p.shard_size, "micro_batch": p.micro_batch, "sp": p.sp,
+            "recompute": p.recompute, "schedule": p.schedule, "chunks": p.chunks}
+
+
+def _result_json(x) -> dict:
+    p, e = x.plan, x.estimate
+    return {"rank": x.rank, "plan": p.label(), **{k: v for k, v in _plan_json(p).items() if k != "label"},
+            "step_s": e.step.total, "tokens_per_s": e.step.tokens_per_s, "mfu": e.step.mfu,
+            "memory_bytes": e.memory.total, "why": list(x.why)}
+
+
+def _fix_text(f) -> str:
+    from .render.tables import fmt_bytes, fmt_time
+
+    v = f.values
+    what = {"recipe": "改用 8-bit Adam（--recipe bf16-adam8bit）", "recompute": "完全重算（--recompute full）",
+            "zero": "ZeRO-3（--zero 3）", "sp": "开启序列并行", "micro_batch": "微批 1（--micro-batch 1）"}
+    if f.code == "gpus":
+        head = f"加到 {v['gpus']} 卡（{v['nodes']} 节点），最快的是 {v['plan']}"
+    else:
+        head = what[f.code]
+    return f"{head}：每卡 {fmt_bytes(f.estimate.memory.total)}，步时 {fmt_time(f.estimate.step.total, 2)}"
+
+
+def _pinned_plan(a, c):
+    """The plan --why explains: a label, or the pinned flags (dp defaults to the GPUs left over)."""
+    from .plan import Plan, parse_plan
+
+    if a.why:
+        p = parse_plan(a.why)
+        pinned = {k: v for k, v in _fixed(a).items()}
+        return p.with_(**pinned) if pinned else p
+    tp = a.tp or 1
+    pp = a.pp or 1
+    dp = a.dp if a.dp is not None else max(1, c.gpus // (tp * pp))
+    return Plan(dp=dp, tp=tp, pp=pp, zero=a.zero or 0, micro_batch=a.micro_batch or 1,
+                recompute=a.recompute or "none")
+
+
+def _cmd_why(a, w, c, out) -> None:
+    from .render.tables import fmt_bytes, fmt_time
+    from .search import explain, fixes
+
+    x = explain(w, c, _pinned_plan(a, c), top=a.top)
+    e, p = x.estimate, x.plan
+    fx = fixes(w, c, p) if x.gpus_match and not e.fits else ()
+    if a.export:
+        return _export(a, w, p, out) if x.fits else _refuse_export(p, e, x)
+    if a.json:
+        data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "global_batch": w.global_batch,
+                "plan": _plan_json(p), "fits": x.fits, "uses_all_gpus": x.gpus_match,
+                "reasons": list(e.reasons), "memory_bytes": e.memory.total, "capacity_bytes": c.device.memory,
+                "step_s": e.step.total, "rank": x.rank,
+                "dominated_by": None if x.dominated_by is None else x.dominated_by.label(),
+                "best": None if x.best is None else _result_json(x.best), "why": list(x.why),
+                "fixes": [{"code": f.code, "values": f.values, "memory_bytes": f.estimate.memory.total,
+                           "step_s": f.estimate.step.total} for f in fx]}
+        out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        return
+    out.write(_header(w, c) + f"\n方案 {p.label()}\n")
+    if not x.gpus_match:
+        out.write(f"  - 用 {p.gpus} 卡，集群有 {c.gpus} 卡：搜索只枚举用满集群的方案，所以它不在排名里\n")
+    if e.reasons:
+        out.write("  - 排除（不可行）：" + "；".join(e.reasons) + "\n")
+        for f in fx:
+            out.write(f"  - 可行的改法：{_fix_text(f)}\n")
+        if x.gpus_match and not fx:
+            out.write("  - 单独改一项（8-bit Adam、完全重算、ZeRO-3、序列并行、微批 1、加卡）都放不下\n")
+    for y in x.why:
+        out.write(f"  - {y}\n")
+    if x.dominated_by is not None:
+        out.write(f"  - 被支配：重算更少的 {x.dominated_by.label()} 也放得下，计算更少，搜索不会为它计时\n")
+    if x.best is not None:
+        if x.rank is not None:
+            out.write(f"  - 在搜索的前 {a.top} 名中排第 {x.rank}\n")
+        elif x.fits:
+            out.write(f"  - 不在前 {a.top} 名：步时 {fmt_time(e.step.total, 2)}，是第一名 {x.best.plan.label()}"
+                      f"（{fmt_time(x.best.estimate.step.total, 2)}）的 {e.step.total / x.best.estimate.step.total:.2f} 倍\n")
+    else:
+        out.write("  - 搜索中没有任何方案放得下\n")
+    out.write(f"  - 每卡内存 {fmt_bytes(e.memory.total)}（可用 {fmt_bytes(c.device.memory)}），"
+              f"估计步时 {fmt_time(e.step.total, 2)}\n")
+
+
+def _refuse_export(p, e, x) -> None:
+    why = list(e.reasons) if e.reasons else [f"uses {p.gpus} GPUs, the cluster has {x.estimate.cluster.gpus}"]
+    raise ParallelselError(f"--export: plan {p.label()} cannot run here: " + "；".join(why))
+
+
+def _export(a, w, p, out) -> None:
+    from .launchers import export, refusals
+    from .render.launchers import refusal_text
+
+    bad = refusals(w, p, a.export)
+    if bad:
+        raise ParallelselError(f"--export {a.export}: plan {p.label()} cannot be launched: "
+                               + "；".join(refusal_text(a.export, c, v) for c, v in bad))
+    out.write(export(w, p, a.export))
+
+
 def _cmd_plan(a, out) -> None:
     from .render.matrix_tables import excluded_table, funnel_table, top_table
-    from .render.tables import fmt_time
-    from .search import search
+    from .render.tables import fmt_bytes, fmt_time
+    from .search import fixes, search
 
     c = _cluster(a)
     w = _workload(a, c)
+    if a.why is not None:
+        return _cmd_why(a, w, c, out)
     r = search(w, c, top=a.top, fixed=_fixed(a))
+    if a.export:
+        if r.best is None:
+            raise ParallelselError("--export: no plan fits, so there is nothing to export (run without --export "
+                                   "to see the closest miss)")
+        return _export(a, w, r.best.plan, out)
+    miss = None
+    if not r.results and r.closest_miss is not None:
+        from .estimate import estimate
+
+        me = estimate(w, r.closest_miss, c)
+        miss = (me, fixes(w, c, r.closest_miss))
     if a.json:
         data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "global_batch": w.global_batch,
                 "considered": r.considered,
-                "funnel": [{"stage": s, "plans": n} for s, n in r.funnel()], "excluded": dict(r.excluded),
-                "results": [{"rank": x.rank, "plan": x.plan.label(), "dp": x.plan.dp, "tp": x.plan.tp,
-                             "pp": x.plan.pp, "zero": x.plan.zero, "micro_batch": x.plan.micro_batch,
-                             "sp": x.plan.sp, "recompute": x.plan.recompute, "schedule": x.plan.schedule,
-                             "chunks": x.plan.chunks, "step_s": x.estimate.step.total,
-                             "tokens_per_s": x.estimate.step.tokens_per_s, "mfu": x.estimate.step.mfu,
-                             "memory_bytes": x.estimate.memory.total, "why": list(x.why)} for x in r.results],
-                "seconds": r.seconds}
+                "funnel": [{"stage": s, "plans": n} for s, n in r.funnel()], "excluded": _excluded_json(r.excluded),
+                "results": [_result_json(x) for x in r.results], "seconds": r.seconds,
+                "closest_miss": None if miss is None else {
+                    "plan": _plan_json(r.closest_miss), "memory_bytes": miss[0].memory.total,
+                    "gap_bytes": miss[0].memory.total - c.device.memory,
+                    "fixes": [{"code": f.code, "values": f.values, "memory_bytes": f.estimate.memory.total,
+                               "step_s": f.estimate.step.total} for f in miss[1]]}}
         out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return
     out.write(_header(w, c))
@@ -423,7 +545,19 @@ def _cmd_plan(a, out) -> None:
         out.write(f"未给 --global-batch：按每卡 1 条序列（global batch = {w.global_batch}）估算\n")
     out.write(f"\n搜索用时 {fmt_time(r.seconds)}\n\n" + funnel_table(r) + "\n" + excluded_table(r) + "\n")
     if not r.results:
-        out.write("没有能放下的方案：换更大显存的卡、加卡，或减小 global batch / 序列长度。\n")
+        if miss is None:
+            out.write("没有能放下的方案，也没有通过其余约束的方案：检查 global batch、头数与层数能否整除。\n")
+            return
+        me, fx = miss
+        gap = me.memory.total - c.device.memory
+        out.write(f"没有能放下的方案。最接近的是 {r.closest_miss.label()}：每卡 {fmt_bytes(me.memory.total)}，"
+                  f"比可用的 {fmt_bytes(c.device.memory)} 多 {fmt_bytes(gap)}。\n")
+        if fx:
+            out.write("单独改一项就能放下的改法（按步时从快到慢）：\n")
+            for f in fx:
+                out.write(f"  - {_fix_text(f)}\n")
+        else:
+            out.write("单独改一项（8-bit Adam、完全重算、ZeRO-3、序列并行、微批 1、加到 2 或 4 倍的卡）都放不下。\n")
         return
     out.write(top_table(r) + "\n")
     for x in r.results:

@@ -181,3 +181,68 @@ def constraint_violations(workload: Workload, plan: Plan, cluster: Cluster | Non
         elif m.experts % plan.ep:
             out.append(f"专家数 {m.experts} 不能被 EP={plan.ep} 整除")
     return out
+
+
+_LABEL_RECOMPUTE = {"选择性重算": "selective", "selective": "selective", "完全重算": "full", "full": "full",
+                    "none": "none"}
+
+
+def parse_plan(text: str) -> Plan:
+    """The :class:`Plan` a label names: the inverse of :meth:`Plan.label`, also in plain ASCII.
+
+    Parts are separated by ``·``, spaces or commas, case-insensitive: ``DP16``, ``TP4``, ``PP2``,
+    ``EP8``, ``ZeRO-3`` (or ``ZeRO3``, ``FSDP`` = ZeRO-3), ``ZeRO-3/shard8`` (HSDP), ``SP``, ``mb2``,
+    a recomputation (``selective``/``full`` or the label's Chinese words) and a schedule (``1f1b``,
+    ``gpipe``, ``zb-h1``, ``interleaved×4`` or ``interleaved4``). Unnamed fields keep Plan's defaults.
+
+    Examples:
+        >>> parse_plan("DP16·TP4·PP1·ZeRO-3").label()
+        'DP16 · TP4 · PP1 · ZeRO-3 · mb1'
+        >>> parse_plan(Plan(dp=2, pp=4, schedule="interleaved", chunks=2, micro_batch=2).label()).chunks
+        2
+    """
+    import re
+
+    if not isinstance(text, str) or not text.strip():
+        raise ParallelselError(f"plan={text!r}: must be a plan label such as 'DP16·TP4·PP1·ZeRO-3'")
+    kw: dict = {}
+    for raw in re.split(r"[·\s,]+", text.strip()):
+        if not raw:
+            continue
+        t = raw.lower()
+        m = re.fullmatch(r"(dp|tp|pp|ep)(\d+)", t)
+        if m:
+            kw[m.group(1)] = int(m.group(2))
+            continue
+        m = re.fullmatch(r"zero-?(\d)(?:/shard(\d+))?", t)
+        if m:
+            kw["zero"] = int(m.group(1))
+            if m.group(2):
+                kw["shard"] = int(m.group(2))
+            continue
+        if t == "fsdp":
+            kw["zero"] = 3
+            continue
+        if t == "sp":
+            kw["sp"] = True
+            continue
+        m = re.fullmatch(r"mb(\d+)", t)
+        if m:
+            kw["micro_batch"] = int(m.group(1))
+            continue
+        if raw in _LABEL_RECOMPUTE or t in _LABEL_RECOMPUTE:
+            kw["recompute"] = _LABEL_RECOMPUTE.get(raw, _LABEL_RECOMPUTE.get(t))
+            continue
+        m = re.fullmatch(r"interleaved(?:[×x*]?(\d+))?", t)
+        if m:
+            kw["schedule"] = "interleaved"
+            if m.group(1):
+                kw["chunks"] = int(m.group(1))
+            continue
+        if t in SCHEDULES:
+            kw["schedule"] = t
+            continue
+        raise ParallelselError(f"plan={text!r}: cannot read {raw!r}; parts are DP<n> TP<n> PP<n> EP<n> ZeRO-<0..3>"
+                               f"[/shard<n>] SP mb<n> selective|full and a schedule ({', '.join(SCHEDULES)}; "
+                               f"interleaved×<v>)")
+    return Plan(**kw)

@@ -136,3 +136,45 @@ def test_presets_lists_every_key_with_a_source(capsys):
 def test_help_names_the_choices(capsys):
     code, out, _ = run(["plan", "--help"], capsys)
     assert code == 0 and "llama3-405b" in out and "h100-sxm-80gb" in out and "ps.MODELS" not in out
+
+
+def test_why_explains_an_excluded_plan_with_fixes(capsys):
+    code, out, _ = run(["plan", "--model", "llama3-70b", "--nodes", "8", "--global-batch", "512", "--why",
+                        "DP16·TP4·PP1·ZeRO-3", "--json"], capsys)
+    d = json.loads(out)
+    assert code == 0 and d["fits"] is False and d["plan"]["dp"] == 16 and d["plan"]["zero"] == 3
+    assert d["memory_bytes"] > d["capacity_bytes"] and d["reasons"]
+    assert {f["code"] for f in d["fixes"]} >= {"recompute"}
+    assert all(f["memory_bytes"] <= d["capacity_bytes"] for f in d["fixes"])
+
+
+def test_why_ranks_the_search_winner_first(capsys):
+    base = ["plan", "--model", "llama3-70b", "--nodes", "8", "--global-batch", "512"]
+    code, out, _ = run(base + ["--json", "--top", "3"], capsys)
+    best = json.loads(out)["results"][0]["plan"]
+    code, out, _ = run(base + ["--why", best, "--json"], capsys)
+    d = json.loads(out)
+    assert code == 0 and d["fits"] and d["rank"] == 1 and d["plan"]["label"] == best
+
+
+def test_why_with_pinned_flags_and_wrong_gpu_count(capsys):
+    code, out, _ = run(["plan", "--model", "llama2-7b", "--global-batch", "64", "--why", "DP4 ZeRO-3 mb1 full",
+                        "--json"], capsys)
+    d = json.loads(out)
+    assert code == 0 and d["uses_all_gpus"] is False and d["fits"] is False
+    code, out, _ = run(["plan", "--model", "llama2-7b", "--global-batch", "64", "--why", "--dp", "8", "--zero", "3",
+                        "--recompute", "full"], capsys)
+    assert code == 0 and "DP8" in out and "ZeRO-3" in out
+    one_line_error(["plan", "--model", "llama2-7b", "--why", "DP8·banana"], capsys, "banana")
+
+
+def test_nothing_fits_shows_the_closest_miss_and_what_closes_it(capsys):
+    code, out, _ = run(["plan", "--model", "llama3-70b", "--device", "a100-40gb", "--global-batch", "64", "--json"],
+                       capsys)
+    d = json.loads(out)
+    assert code == 0 and d["results"] == []
+    miss = d["closest_miss"]
+    assert miss["gap_bytes"] > 0 and miss["memory_bytes"] - miss["gap_bytes"] == d["cluster"]["memory_bytes"]
+    assert miss["fixes"] and miss["fixes"][0]["memory_bytes"] <= d["cluster"]["memory_bytes"]
+    code, out, _ = run(["plan", "--model", "llama3-70b", "--device", "a100-40gb", "--global-batch", "64"], capsys)
+    assert "最接近的是" in out and "GiB" in out
