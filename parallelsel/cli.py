@@ -30,6 +30,8 @@ import sys
 from dataclasses import replace
 
 from ._check import ParallelselError, positive_int
+from .memory import DEFAULT_HEADROOM
+from .model import ATTENTION
 
 __all__ = ["main", "gpt_like", "build_parser"]
 
@@ -164,6 +166,8 @@ def _model_args(p: argparse.ArgumentParser) -> None:
                    help=f"精度与优化器：{_keys(RECIPES)}（默认 bf16-adam）")
     g.add_argument("--global-batch", type=_integer(1, MAX_GLOBAL_BATCH), metavar="N",
                    help="每步的序列数 global batch（不给则按每卡 1 条估算，并标明“未说明”）")
+    g.add_argument("--attention", default="flash", choices=ATTENTION,
+                   help="注意力内核：flash（融合内核，不存 s×s 分数；默认）/ standard（Korthikanti 的记账）")
 
 
 def _cluster_args(p: argparse.ArgumentParser) -> None:
@@ -179,6 +183,8 @@ def _cluster_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--intra", type=_key, metavar="KEY",
                    help=f"节点内互联：{_keys(LINKS)}（默认按设备的常见配置，并标明是假定）")
     g.add_argument("--inter", type=_key, metavar="KEY", help="节点间互联（同上；默认按设备的常见网卡）")
+    g.add_argument("--headroom", type=_real(0.0, 0.99), default=DEFAULT_HEADROOM, metavar="F",
+                   help=f"放得下要求每卡内存 ≤ 可用内存 ×(1−F)，F 在 0 到 0.99 之间（默认 {DEFAULT_HEADROOM:g}）")
 
 
 def _plan_args(p: argparse.ArgumentParser) -> None:
@@ -251,6 +257,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # -- building library objects from arguments --------------------------------------------------
+def _headroom_arg(a) -> float:
+    from .memory import check_headroom
+
+    try:
+        return check_headroom(a.headroom)
+    except ParallelselError:
+        raise ParallelselError(f"--headroom {a.headroom!r}: must be a fraction in [0, 1)") from None
+
+
 def _model(a):
     from ._check import preset
     from .model import MODELS, Transformer
@@ -286,7 +301,10 @@ def _workload(a, cluster):
     batch = a.global_batch
     if batch is None:
         batch = cluster.gpus  # one sequence per GPU; reported as an assumption
-    return Workload(_model(a), recipe=preset("--recipe", a.recipe, RECIPES), global_batch=batch)
+    if a.attention not in ATTENTION:
+        raise ParallelselError(f"--attention {a.attention!r}: must be one of {', '.join(ATTENTION)}")
+    return Workload(_model(a), recipe=preset("--recipe", a.recipe, RECIPES), global_batch=batch,
+                    attention=a.attention)
 
 
 def _cluster(a, need: int | None = None):
@@ -362,7 +380,7 @@ def _cmd_matrix(a, out) -> None:
         unknown.append("global_batch")
     if a.intra is None:
         unknown.append("interconnect")
-    rows = selection_matrix(w, c, unknown=unknown)
+    rows = selection_matrix(w, c, unknown=unknown, headroom=_headroom_arg(a))
     if a.json:
         data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "unknown": unknown, "rows": [
             {"strategy": r.strategy, "verdict": r.verdict.value, "reasons": list(r.reasons),
@@ -450,15 +468,17 @@ def _cmd_why(a, w, c, out) -> None:
     from .render.tables import fmt_bytes, fmt_time
     from .search import explain, fixes
 
-    x = explain(w, c, _pinned_plan(a, c), top=a.top)
+    h = _headroom_arg(a)
+    x = explain(w, c, _pinned_plan(a, c), top=a.top, headroom=h)
     e, p = x.estimate, x.plan
-    fx = fixes(w, c, p) if x.gpus_match and not e.fits else ()
+    fx = fixes(w, c, p, headroom=h) if x.gpus_match and not e.fits else ()
     if a.export:
         return _export(a, w, p, out) if x.fits else _refuse_export(p, e, x)
     if a.json:
         data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "global_batch": w.global_batch,
                 "plan": _plan_json(p), "fits": x.fits, "uses_all_gpus": x.gpus_match,
                 "reasons": list(e.reasons), "memory_bytes": e.memory.total, "capacity_bytes": c.device.memory,
+                "budget_bytes": e.budget,
                 "step_s": e.step.total, "rank": x.rank,
                 "dominated_by": None if x.dominated_by is None else x.dominated_by.label(),
                 "best": None if x.best is None else _result_json(x.best), "why": list(x.why),
@@ -487,7 +507,7 @@ def _cmd_why(a, w, c, out) -> None:
                       f"（{fmt_time(x.best.estimate.step.total, 2)}）的 {e.step.total / x.best.estimate.step.total:.2f} 倍\n")
     else:
         out.write("  - 搜索中没有任何方案放得下\n")
-    out.write(f"  - 每卡内存 {fmt_bytes(e.memory.total)}（可用 {fmt_bytes(c.device.memory)}），"
+    out.write(f"  - 每卡内存 {fmt_bytes(e.memory.total)}（上限 {fmt_bytes(e.budget)}：可用内存留出余量 {e.headroom:.0%}），"
               f"估计步时 {fmt_time(e.step.total, 2)}\n")
 
 
@@ -516,7 +536,7 @@ def _cmd_plan(a, out) -> None:
     w = _workload(a, c)
     if a.why is not None:
         return _cmd_why(a, w, c, out)
-    r = search(w, c, top=a.top, fixed=_fixed(a))
+    r = search(w, c, top=a.top, fixed=_fixed(a), headroom=_headroom_arg(a))
     if a.export:
         if r.best is None:
             raise ParallelselError("--export: no plan fits, so there is nothing to export (run without --export "
@@ -526,8 +546,8 @@ def _cmd_plan(a, out) -> None:
     if not r.results and r.closest_miss is not None:
         from .estimate import estimate
 
-        me = estimate(w, r.closest_miss, c)
-        miss = (me, fixes(w, c, r.closest_miss))
+        me = estimate(w, r.closest_miss, c, headroom=_headroom_arg(a))
+        miss = (me, fixes(w, c, r.closest_miss, headroom=_headroom_arg(a)))
     if a.json:
         data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "global_batch": w.global_batch,
                 "considered": r.considered,
@@ -535,7 +555,7 @@ def _cmd_plan(a, out) -> None:
                 "results": [_result_json(x) for x in r.results], "seconds": r.seconds,
                 "closest_miss": None if miss is None else {
                     "plan": _plan_json(r.closest_miss), "memory_bytes": miss[0].memory.total,
-                    "gap_bytes": miss[0].memory.total - c.device.memory,
+                    "budget_bytes": miss[0].budget, "gap_bytes": miss[0].memory.total - miss[0].budget,
                     "fixes": [{"code": f.code, "values": f.values, "memory_bytes": f.estimate.memory.total,
                                "step_s": f.estimate.step.total} for f in miss[1]]}}
         out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
@@ -549,9 +569,9 @@ def _cmd_plan(a, out) -> None:
             out.write("没有能放下的方案，也没有通过其余约束的方案：检查 global batch、头数与层数能否整除。\n")
             return
         me, fx = miss
-        gap = me.memory.total - c.device.memory
+        gap = me.memory.total - me.budget
         out.write(f"没有能放下的方案。最接近的是 {r.closest_miss.label()}：每卡 {fmt_bytes(me.memory.total)}，"
-                  f"比可用的 {fmt_bytes(c.device.memory)} 多 {fmt_bytes(gap)}。\n")
+                  f"比上限 {fmt_bytes(me.budget)} 多 {fmt_bytes(gap)}。\n")
         if fx:
             out.write("单独改一项就能放下的改法（按步时从快到慢）：\n")
             for f in fx:
@@ -630,11 +650,12 @@ def _cmd_memory(a, out) -> None:
     hard = constraint_violations(w, plan, c)
     if hard:
         raise ParallelselError(f"plan {plan.label()}: " + "；".join(hard))
-    e = estimate(w, plan, c)
+    e = estimate(w, plan, c, headroom=_headroom_arg(a))
     mem = e.memory
     if a.json:
         data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "plan": plan.label(), "fits": e.fits,
-                "reasons": list(e.reasons), "capacity_bytes": c.device.memory, "total_bytes": mem.total,
+                "reasons": list(e.reasons), "capacity_bytes": c.device.memory, "usable_bytes": e.usable,
+                "headroom": e.headroom, "margin": e.margin, "total_bytes": mem.total,
                 "components_bytes": mem.as_dict(), "stage": mem.stage, "step_s": e.step.total,
                 "tokens_per_s": e.step.tokens_per_s, "mfu": e.step.mfu}
         out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
@@ -644,7 +665,10 @@ def _cmd_memory(a, out) -> None:
     out.write(_header(w, c) + f"方案 {plan.label()}（最满的一段：{'首段' if mem.stage == 'first' else '末段'}）\n\n")
     rows = [[names[k], fmt_bytes(v)] for k, v in mem.as_dict().items()]
     rows.append(["合计", fmt_bytes(mem.total)])
-    rows.append(["可用", fmt_bytes(c.device.memory)])
+    rows.append(["驱动报告", fmt_bytes(c.device.memory)])
+    rows.append(["可用（减去 CUDA 上下文与 NCCL）", fmt_bytes(e.usable)])
+    rows.append([f"上限（可用 ×(1−{e.headroom:g})）", fmt_bytes(e.budget)])
+    rows.append(["余量", fmt_pct(e.margin)])
     out.write(markdown_table(["每卡内存（GiB）", "大小"], rows, align="lr") + "\n")
     out.write(("放得下" if e.fits else "放不下：" + "；".join(e.reasons)) + "\n")
     out.write(f"步时 {fmt_time(e.step.total, 2)}，{e.step.tokens_per_s:,.0f} tokens/s，MFU {fmt_pct(e.step.mfu)}\n")
