@@ -577,7 +577,7 @@ def _cmd_plan(a, out) -> None:
             for f in fx:
                 out.write(f"  - {_fix_text(f)}\n")
         else:
-            out.write("单独改一项（8-bit Adam、完全重算、ZeRO-3、序列并行、微批 1、加到 2 或 4 倍的卡）都放不下。\n")
+            out.write("单独改一项（8-bit Adam、完全重算、ZeRO-3、序列并行、微批 1、加到至多 16 倍的卡）都放不下。\n")
         return
     out.write(top_table(r) + "\n")
     for x in r.results:

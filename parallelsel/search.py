@@ -438,7 +438,7 @@ def fixes(workload: Workload, cluster: Cluster, plan: Plan, headroom: float = DE
     """Single changes that make ``plan`` fit, cheapest (fastest step) first.
 
     Tried: 8-bit Adam states (Dettmers et al. 2022; recipe ``bf16-adam8bit``), full recomputation,
-    ZeRO-3, sequence parallelism (tp > 1), micro-batch 1, and twice or four times the nodes (the
+    ZeRO-3, sequence parallelism (tp > 1), micro-batch 1, and the fewest of 2, 4, 8 or 16 times the nodes (the
     search's best plan there). A change is kept only if the plan then fits.
     """
     from .recipe import RECIPES
@@ -463,7 +463,7 @@ def fixes(workload: Workload, cluster: Cluster, plan: Plan, headroom: float = DE
         keep("micro_batch", {"micro_batch": 1}, workload, plan.with_(micro_batch=1), cluster)
     from .hardware import MAX_GPUS
 
-    for k in (2, 4):
+    for k in (2, 4, 8, 16):
         if cluster.gpus * k > MAX_GPUS:
             break
         bigger = Cluster(cluster.device, nodes=cluster.nodes * k, gpus_per_node=cluster.gpus_per_node,

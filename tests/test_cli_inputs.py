@@ -143,9 +143,9 @@ def test_why_explains_an_excluded_plan_with_fixes(capsys):
                         "DP16·TP4·PP1·ZeRO-3", "--json"], capsys)
     d = json.loads(out)
     assert code == 0 and d["fits"] is False and d["plan"]["dp"] == 16 and d["plan"]["zero"] == 3
-    assert d["memory_bytes"] > d["capacity_bytes"] and d["reasons"]
+    assert d["memory_bytes"] > d["budget_bytes"] and d["reasons"]
     assert {f["code"] for f in d["fixes"]} >= {"recompute"}
-    assert all(f["memory_bytes"] <= d["capacity_bytes"] for f in d["fixes"])
+    assert all(f["memory_bytes"] <= d["budget_bytes"] for f in d["fixes"])
 
 
 def test_why_ranks_the_search_winner_first(capsys):
@@ -174,7 +174,8 @@ def test_nothing_fits_shows_the_closest_miss_and_what_closes_it(capsys):
     d = json.loads(out)
     assert code == 0 and d["results"] == []
     miss = d["closest_miss"]
-    assert miss["gap_bytes"] > 0 and miss["memory_bytes"] - miss["gap_bytes"] == d["cluster"]["memory_bytes"]
-    assert miss["fixes"] and miss["fixes"][0]["memory_bytes"] <= d["cluster"]["memory_bytes"]
+    assert miss["gap_bytes"] > 0 and miss["memory_bytes"] - miss["gap_bytes"] == pytest.approx(miss["budget_bytes"])
+    assert miss["budget_bytes"] < d["cluster"]["memory_bytes"]  # usable memory less the headroom
+    assert miss["fixes"] and miss["fixes"][0]["memory_bytes"] <= miss["budget_bytes"]
     code, out, _ = run(["plan", "--model", "llama3-70b", "--device", "a100-40gb", "--global-batch", "64"], capsys)
     assert "最接近的是" in out and "GiB" in out

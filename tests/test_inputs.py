@@ -98,7 +98,7 @@ def test_numpy_int32_shape_counts_like_python_ints():
     ref = ps.MODELS["llama3-70b"]
     f = {k: np.int32(getattr(ref, k)) for k in ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab",
                                                  "seq_len")}
-    m = ps.Transformer(**f, gated_mlp=True)
+    m = ps.Transformer(**f, architecture="llama")
     assert m.params == ref.params  # 70.55B, Dubey et al. 2024 Table 3 shape
     w = ps.Workload(m, global_batch=np.int32(2048), seq_len=np.int32(8192))
     assert w.tokens == 2048 * 8192 and w.tokens > 0
