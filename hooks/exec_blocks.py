@@ -14,7 +14,7 @@ code into printed text, so that is the only thing cached, and the rendering is n
   the block id, which ``strict: true`` turns into a failed build, and the page shows the traceback;
 * with ``PARALLELSEL_SNIPPET_CACHE=1`` (``make serve``) the printed text of a block that succeeded is
   stored in ``.cache/exec/<key>.txt``, key = sha256 of the block's source after ``--8<--`` includes
-  were expanded, its options, every file under ``parallelsel/`` and the versions of Python and the
+  were expanded, its options, every file of the ``parallelsel`` package that blocks import, and the versions of Python and the
   packages a snippet's output depends on. Blocks with ``session=`` share state, so they always run.
   A library edit changes the key of every block, and the library's modules are re-imported;
 * ``PARALLELSEL_SNIPPET_EXEC=0`` runs nothing (the floor build of ``make bench``: source tabs only).
@@ -27,6 +27,7 @@ The notebook gets the same treatment through mkdocs-jupyter's public options: ``
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import io
 import json
 import linecache
@@ -50,14 +51,14 @@ def _on(name: str, default: str) -> bool:
     return os.environ.get(name, default).strip().lower() not in {"", "0", "no", "off", "false"}
 
 
-def env_hash(root: Path) -> str:
-    """sha256 of the library's files (``root/parallelsel``) and the tool versions: what a block's output depends on besides its source."""
+def env_hash(library: Path) -> str:
+    """sha256 of the library's files and the tool versions: what a block's output depends on besides its source."""
     h = hashlib.sha256(sys.version.encode())
     for name in _PACKAGES:
         h.update(f"{name}={metadata.version(name)}".encode())
-    for path in sorted((root / "parallelsel").rglob("*")):
+    for path in sorted(library.rglob("*")):
         if path.is_file() and "__pycache__" not in path.parts:
-            h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+            h.update(path.relative_to(library).as_posix().encode() + b"\0" + path.read_bytes())
     return h.hexdigest()
 
 
@@ -121,7 +122,8 @@ def on_config(config, **kwargs):
     root = Path(config.config_file_path).resolve().parent
     _state["cache"] = root / ".cache" / "exec"
     if cache:
-        _state["env"] = env_hash(root)
+        spec = importlib.util.find_spec("parallelsel")  # the copy blocks will import, wherever it is installed from
+        _state["env"] = env_hash(Path(next(iter(spec.submodule_search_locations))))
         if _state["lib"] not in (None, _state["env"]):  # the library changed under `make serve`: import it afresh
             for name in [m for m in sys.modules if m == "parallelsel" or m.startswith("parallelsel.")]:
                 del sys.modules[name]

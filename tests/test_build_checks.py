@@ -335,7 +335,7 @@ def test_serve_cache_key_follows_the_library(tmp_path):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     env_hash = module.env_hash
-    lib = tmp_path / "parallelsel" / "render"
+    lib = tmp_path / "render"
     lib.mkdir(parents=True)
     (lib / "tables.py").write_text("FMT = '{:.1f}'\n", encoding="utf-8")
     before = env_hash(tmp_path)

@@ -1,6 +1,6 @@
 """Every snippet under ``snippets/`` runs on its own, is shown on some page, and prints what its snapshot says.
 
-A snippet is a flat script that prints what its page shows (STYLE.md). Here each one runs in a
+A snippet is a flat script that prints what its page shows (docs/reference/contributing.md). Here each one runs in a
 fresh interpreter (the venv's python, cwd = repo root, no PYTHONPATH: the package is installed
 editable), so a snippet cannot lean on state left by another block of its page. All of them are
 started together on a small thread pool; each test then checks one result.
