@@ -82,6 +82,7 @@ class StepTime:
     exposed: tuple[tuple[str, float], ...] = ()
     forward: float = 0.0
     critical: float = 0.0
+    exposed_phases: tuple[tuple[str, str, float], ...] = ()
 
     @property
     def decomposition(self) -> dict[str, float]:
@@ -208,6 +209,7 @@ def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float
 
     items = _traffic(workload, plan, cluster)
     exposed: dict[str, float] = {}
+    by_phase: dict[tuple[str, str], float] = {}
     critical = 0.0
     pools: dict[str, list[Traffic]] = {}
     for it in items:
@@ -226,6 +228,8 @@ def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float
         for it in pool:
             if busy > 0:
                 exposed[it.strategy] = exposed.get(it.strategy, 0.0) + hidden_left * it.time / busy
+                key = (it.strategy, phase)
+                by_phase[key] = by_phase.get(key, 0.0) + hidden_left * it.time / busy
 
     comm_exposed = sum(exposed.values())
     comm_total = sum(it.time for it in items)
@@ -242,6 +246,7 @@ def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float
         exposed=tuple(exposed.items()),
         forward=phase_compute["forward"],
         critical=critical,
+        exposed_phases=tuple((k[0], k[1], v) for k, v in by_phase.items()),
     )
     return Estimate(workload, plan, cluster, mem, step, items, tuple(reasons), eff, room, usable)
 
