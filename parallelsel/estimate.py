@@ -276,7 +276,7 @@ def scaling_efficiency(workload: Workload, plans, cluster: Cluster,
                        efficiency: float = DEFAULT_EFFICIENCY) -> tuple[ScalingPoint, ...]:
     """Scaling efficiency E(P) = throughput(P) / (P x throughput(1)) for each plan, in order of P.
 
-    The formula is the lesson's own (seed, 机制与推导, 扩展效率). throughput(1) is the ideal
+    The formula is the lesson's own (机制与推导 · 扩展效率, docs/mechanics/scaling.md). throughput(1) is the ideal
     compute-only throughput of one device -- peak x efficiency / model FLOPs per token -- which
     a large model cannot actually reach (it may not fit in one device's memory); using it keeps
     E(P) defined for every P and makes 1 - E(P) exactly the share of the step lost to

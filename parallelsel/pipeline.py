@@ -7,7 +7,7 @@ stages and returns a :class:`Timeline`, from which the bubble is *measured*; the
 (:func:`bubble_fraction`, :func:`bubble_overhead`, :func:`onef1b_bubble_time`,
 :func:`zb_h1_bubble_time`) are the published formulas the measurements are checked against.
 
-Two bubble measures are named apart (DESIGN.md):
+Two bubble measures are named apart (docs/mechanics/bubble.md shows both):
 
 * ``bubble_fraction`` = idle / (stages x makespan), the lesson's ``(p-1)/(m+p-1)``;
 * ``bubble_overhead`` = idle / busy, Narayanan et al.'s ``(p-1)/m``.
