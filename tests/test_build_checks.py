@@ -346,3 +346,14 @@ def test_serve_cache_key_follows_the_library(tmp_path):
     (lib / "__pycache__").mkdir()  # bytecode is not source: it must not re-run every block
     (lib / "__pycache__" / "tables.cpython-311.pyc").write_bytes(b"\0")
     assert env_hash(tmp_path) == after
+
+
+def test_charts_inside_stay_out_of_the_search_index(built_site):
+    """hooks/search_index.py: tick labels and SVG metadata are not search text; captions are, and pages keep their charts."""
+    index = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    text = re.sub(r"[\s\u200b]+", "", " ".join(doc.get("text", "") for doc in index["docs"]))  # jieba splits words
+    assert "image/svg+xml" not in text and "Matplotlib v" not in text, "a chart's inside reached the search index"
+    page = (built_site / "core" / "pp" / "index.html").read_text(encoding="utf-8")
+    caption = re.sub(r"\s+", "", re.search(r"<figcaption>(.*?)</figcaption>", page, re.S).group(1))
+    assert caption[:20] in text, "a chart's caption is missing from the search index"
+    assert "<svg" in page and "<text" in page, "the page itself lost its chart's text"
