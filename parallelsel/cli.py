@@ -194,6 +194,8 @@ def _plan_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--dp", type=_integer(1, MAX_GPUS), help="数据并行度")
     g.add_argument("--tp", type=_integer(1, MAX_GPUS), help="张量并行度")
     g.add_argument("--pp", type=_integer(1, MAX_GPUS), help="流水线段数")
+    g.add_argument("--cp", type=_integer(1, MAX_GPUS), help="上下文并行度（每条序列切成的段数）")
+    g.add_argument("--ep", type=_integer(1, MAX_GPUS), help="专家并行度（MoE，取自 DP 组）")
     g.add_argument("--zero", type=_integer(0, 3), help="ZeRO 阶段 0-3（3 = FSDP FULL_SHARD）")
     g.add_argument("--micro-batch", type=_integer(1, 4096), help="微批大小")
     g.add_argument("--recompute", choices=RECOMPUTE_CHOICES, help="重算：none / selective / full")
@@ -403,7 +405,7 @@ def _cmd_matrix(a, out) -> None:
 
 def _fixed(a) -> dict:
     fixed = {}
-    for k in ("dp", "tp", "pp", "zero", "micro_batch", "recompute"):
+    for k in ("dp", "tp", "pp", "cp", "ep", "zero", "micro_batch", "recompute"):
         v = getattr(a, k, None)
         if v is not None:
             fixed[k] = v
@@ -459,8 +461,9 @@ def _pinned_plan(a, c):
         return p.with_(**pinned) if pinned else p
     tp = a.tp or 1
     pp = a.pp or 1
-    dp = a.dp if a.dp is not None else max(1, c.gpus // (tp * pp))
-    return Plan(dp=dp, tp=tp, pp=pp, zero=a.zero or 0, micro_batch=a.micro_batch or 1,
+    cp = a.cp or 1
+    dp = a.dp if a.dp is not None else max(1, c.gpus // (tp * pp * cp))
+    return Plan(dp=dp, tp=tp, pp=pp, cp=cp, ep=a.ep or 1, zero=a.zero or 0, micro_batch=a.micro_batch or 1,
                 recompute=a.recompute or "none")
 
 
@@ -630,7 +633,8 @@ def _cmd_memory(a, out) -> None:
 
     tp = a.tp if a.tp is not None else 1
     pp = a.pp if a.pp is not None else 1
-    c = _cluster(a, need=None if a.dp is None else a.dp * tp * pp)
+    cp = a.cp if a.cp is not None else 1
+    c = _cluster(a, need=None if a.dp is None else a.dp * tp * pp * cp)
     w = _workload(a, c)
     m = w.model
     if m.heads % tp or tp > m.heads:
@@ -638,15 +642,16 @@ def _cmd_memory(a, out) -> None:
     if m.layers % pp or pp > m.layers:
         raise ParallelselError(f"--pp {pp}: must divide the {m.layers} layers of {m.name}")
     if a.dp is None:
-        if c.gpus % (tp * pp):
-            raise ParallelselError(f"--tp {tp} × --pp {pp} = {tp * pp}: must divide the cluster's {c.gpus} GPUs "
-                                   f"(or give --dp)")
-        dp = c.gpus // (tp * pp)
+        if c.gpus % (tp * pp * cp):
+            raise ParallelselError(f"--tp {tp} × --pp {pp} × --cp {cp} = {tp * pp * cp}: must divide the cluster's "
+                                   f"{c.gpus} GPUs (or give --dp)")
+        dp = c.gpus // (tp * pp * cp)
     else:
         dp = a.dp
     plan = Plan(dp=dp, tp=tp, pp=pp, zero=0 if a.zero is None else a.zero,
                 micro_batch=1 if a.micro_batch is None else a.micro_batch, sp=a.sp,
-                recompute="none" if a.recompute is None else a.recompute, schedule=a.schedule, chunks=a.chunks)
+                recompute="none" if a.recompute is None else a.recompute, schedule=a.schedule, chunks=a.chunks,
+                cp=cp, ep=1 if a.ep is None else a.ep)
     hard = constraint_violations(w, plan, c)
     if hard:
         raise ParallelselError(f"plan {plan.label()}: " + "；".join(hard))

@@ -162,6 +162,9 @@ def traffic(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
       gradient backward (Narayanan et al. 2021 §2.2); with TP the scatter/gather optimisation
       (§4.1) sends 1/tp of it over each rank's link. On the critical path; the link is the one
       between the farthest-apart adjacent stages.
+    * CP: per layer and micro-batch, the K/V block of each rank's s/cp tokens passed round the CP
+      ring, (cp - 1) hops forward and 2 (cp - 1) backward (see the code); with CP, s is s/cp in every
+      item above and the gradient groups span dp x cp ranks. On the critical path.
     * EP (MoE): per MoE layer and micro-batch, two all-to-alls (dispatch, combine) of
       b·s·h·top_k activations in forward and two in backward (Lepikhin et al. 2021, GShard;
       Fedus et al. 2022, Switch Transformer), 1/tp of it with SP (tokens are sequence-sharded);
@@ -174,7 +177,8 @@ def traffic(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
     dp, tp, pp, v, ep = plan.dp, plan.tp, plan.pp, plan.chunks, plan.ep
     m = max(1, plan.microbatches(workload))
     sh = _shape(model)
-    b, s, h = plan.micro_batch, workload.seq_len, sh.hidden
+    cp = getattr(plan, "cp", 1)
+    b, s, h = plan.micro_batch, workload.seq_len // cp, sh.hidden  # s: the tokens of a sequence one rank holds
     act = recipe.activation
     layers = -(-sh.layers // pp)
     n_ranks = plan.gpus
@@ -188,9 +192,11 @@ def traffic(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
             dense, expert = d2, e2
 
     # -- data parallel / ZeRO / FSDP: dense parameters over dp, experts over dp/ep --------------
-    groups = [(dense, dp, tp, 1, "")]
+    # With context parallelism the weights are replicated over dp x cp ranks, and gradients are
+    # reduced over all of them (Megatron-LM's data-parallel group "with context parallel").
+    groups = [(dense, dp * cp, tp, 1, "")]
     if expert:
-        groups.append((expert, dp // ep, tp * ep, ep, " (experts)"))
+        groups.append((expert, dp * cp // ep, tp * ep, ep, " (experts)"))
     for n_params, size, stride, per, tag in groups:
         if size <= 1 or n_params <= 0:
             continue
@@ -238,7 +244,19 @@ def traffic(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
     # -- pipeline parallel ------------------------------------------------------------------
     if pp > 1:
         x = b * s * h * act / tp
-        out.append(_item("PP", "p2p", x, 2 * m * v, 2, _link(cluster, n_ranks, pp, tp * dp, ring=False), False, "forward"))
+        out.append(_item("PP", "p2p", x, 2 * m * v, 2, _link(cluster, n_ranks, pp, tp * cp * dp, ring=False), False,
+                         "forward"))
+
+    # -- context parallel (ring attention) ---------------------------------------------------
+    if cp > 1:
+        # Each rank's K and V block (its s/cp tokens, its 1/tp of the KV heads) goes round the ring:
+        # cp - 1 hops in forward; in backward the blocks go round again with their gradients
+        # (2 (cp - 1)); full recomputation repeats the forward hops (Liu et al. 2023, Ring Attention
+        # §3; Megatron-LM's p2p context parallelism). Counted as exposed, though an implementation
+        # overlaps each hop with the attention of the block it holds: an upper bound.
+        x = 2 * b * s * sh.kv_dim * act / tp
+        hops = (4 if plan.recompute == "full" else 3) * (cp - 1)
+        out.append(_item("CP", "p2p", x, layers * m * hops, 2, _link(cluster, n_ranks, cp, tp), False, "forward"))
 
     # -- expert parallel --------------------------------------------------------------------
     if ep > 1 and sh.experts:

@@ -67,11 +67,11 @@ class LauncherError(ParallelselError):
 
 
 def _ep(plan: Plan) -> int:
-    return getattr(plan, "ep", 1)
+    return plan.ep
 
 
 def _cp(plan: Plan) -> int:
-    return getattr(plan, "cp", 1)
+    return plan.cp
 
 
 def refusals(workload: Workload, plan: Plan, launcher: str) -> tuple[tuple[str, dict], ...]:

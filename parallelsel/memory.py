@@ -491,7 +491,9 @@ class MemoryBreakdown:
 def _stage_breakdown(workload, plan, i: int) -> MemoryBreakdown:
     model, recipe = workload.model, workload.recipe
     t, p, v, e = plan.tp, plan.pp, plan.chunks, plan.ep
-    s, b = workload.seq_len, plan.micro_batch
+    # Context parallelism splits each sequence over cp ranks: every activation a rank keeps is for
+    # its s/cp tokens (Megatron-LM context parallelism; Liu et al. 2023, ring attention).
+    s, b = workload.seq_len // getattr(plan, "cp", 1), plan.micro_batch
     m = max(1, plan.microbatches(workload))
     act = recipe.activation
     sp = plan.sp and t > 1

@@ -155,11 +155,14 @@ def placement(plan, cluster: Cluster) -> dict[str, GroupPlacement]:
     group strides by ``tp * shard`` (PyTorch's HYBRID_SHARD device mesh ``(replicate, shard)``).
     """
     n = plan.gpus
+    cp = getattr(plan, "cp", 1)
     out = {
         "TP": _place(cluster, n, plan.tp, 1, "TP"),
-        "DP": _place(cluster, n, plan.dp, plan.tp, "DP"),
-        "PP": _place(cluster, n, plan.pp, plan.tp * plan.dp, "PP", False),
+        "DP": _place(cluster, n, plan.dp, plan.tp * cp, "DP"),
+        "PP": _place(cluster, n, plan.pp, plan.tp * cp * plan.dp, "PP", False),
     }
+    if cp > 1:
+        out["CP"] = _place(cluster, n, cp, plan.tp, "CP")
     if plan.ep > 1:
         out["EP"] = _place(cluster, n, plan.ep, plan.tp, "EP")
     shard = plan.shard_size

@@ -69,7 +69,10 @@ class Plan:
     ``zero``: ZeRO stage 0-3 across the DP group (3 = FSDP FULL_SHARD). ``shard``: size of the
     ZeRO/FSDP shard group (None = the whole DP group; smaller = HSDP). ``sp``: Megatron sequence
     parallelism inside the TP group. ``chunks``: virtual pipeline stages per GPU (interleaved).
-    ``ep``: expert-parallel degree, carved out of the DP group (MoE only).
+    ``ep``: expert-parallel degree, carved out of the DP group (MoE only). ``cp``: context-parallel
+    degree: each sequence is split into ``cp`` chunks on ``cp`` ranks that pass K/V blocks round a
+    ring (ring attention; Liu et al. 2023), so a plan uses ``dp x tp x pp x cp`` GPUs; rank order
+    is TP, CP, DP, PP fastest first (Megatron-LM's default order ``tp-cp-ep-dp-pp``).
     """
 
     dp: int = 1
@@ -83,9 +86,10 @@ class Plan:
     chunks: int = 1
     shard: int | None = None
     ep: int = 1
+    cp: int = 1
 
     def __post_init__(self):
-        for f in ("dp", "tp", "pp", "micro_batch", "chunks", "ep"):
+        for f in ("dp", "tp", "pp", "micro_batch", "chunks", "ep", "cp"):
             store(self, f, positive_int(f, getattr(self, f)))
         try:
             store(self, "zero", positive_int("zero", self.zero, minimum=0, maximum=3))
@@ -105,7 +109,7 @@ class Plan:
 
     @property
     def gpus(self) -> int:
-        return self.dp * self.tp * self.pp
+        return self.dp * self.tp * self.pp * self.cp
 
     @property
     def shard_size(self) -> int:
@@ -128,10 +132,10 @@ class Plan:
     @property
     def dims(self) -> int:
         """How many parallel dimensions are in use (a proxy for operational complexity)."""
-        return sum(d > 1 for d in (self.dp, self.tp, self.pp, self.ep)) + (self.zero > 0) + bool(self.sp and self.tp > 1)
+        return sum(d > 1 for d in (self.dp, self.tp, self.pp, self.ep, self.cp)) + (self.zero > 0) + bool(self.sp and self.tp > 1)
 
     def label(self) -> str:
-        parts = [f"DP{self.dp}", f"TP{self.tp}", f"PP{self.pp}"]
+        parts = [f"DP{self.dp}", f"TP{self.tp}", f"PP{self.pp}"] + ([f"CP{self.cp}"] if self.cp > 1 else [])
         if self.zero:
             parts.append(f"ZeRO-{self.zero}" + (f"/shard{self.shard}" if self.shard and self.shard != self.dp else ""))
         if self.sp and self.tp > 1:
@@ -164,7 +168,7 @@ def constraint_violations(workload: Workload, plan: Plan, cluster: Cluster | Non
     m = workload.model
     out: list[str] = []
     if cluster is not None and plan.gpus > cluster.gpus:
-        out.append(f"需要 {plan.gpus} 张卡（dp×tp×pp），集群只有 {cluster.gpus} 张")
+        out.append(f"需要 {plan.gpus} 张卡（dp×tp×pp×cp），集群只有 {cluster.gpus} 张")
     if plan.tp > m.heads:
         out.append(f"TP={plan.tp} 大于注意力头数 {m.heads}")
     elif m.heads % plan.tp:
@@ -186,6 +190,10 @@ def constraint_violations(workload: Workload, plan: Plan, cluster: Cluster | Non
         out.append(f"global batch {workload.global_batch} 不能被 dp×micro_batch={per_step} 整除")
     elif plan.schedule == "interleaved" and plan.pp > 1 and plan.microbatches(workload) % plan.pp:
         out.append(f"交错调度要求微批次数 {plan.microbatches(workload)} 能被 PP={plan.pp} 整除")
+    if plan.cp > 1 and workload.seq_len % (2 * plan.cp):
+        # Megatron-LM validate_args: "seq-length should be a multiple of 2 * context-parallel-size"
+        # (each rank takes two chunks, one from each end, to balance causal attention).
+        out.append(f"序列长度 {workload.seq_len} 不是 2×CP={2 * plan.cp} 的倍数")
     if plan.ep > 1:
         if not m.is_moe:
             out.append(f"EP={plan.ep} 只适用于 MoE 模型，{m.name} 是稠密模型")
@@ -202,7 +210,7 @@ def parse_plan(text: str) -> Plan:
     """The :class:`Plan` a label names: the inverse of :meth:`Plan.label`, also in plain ASCII.
 
     Parts are separated by ``·``, spaces or commas, case-insensitive: ``DP16``, ``TP4``, ``PP2``,
-    ``EP8``, ``ZeRO-3`` (or ``ZeRO3``, ``FSDP`` = ZeRO-3), ``ZeRO-3/shard8`` (HSDP), ``SP``, ``mb2``,
+    ``CP2``, ``EP8``, ``ZeRO-3`` (or ``ZeRO3``, ``FSDP`` = ZeRO-3), ``ZeRO-3/shard8`` (HSDP), ``SP``, ``mb2``,
     a recomputation (``selective``/``full`` or the label's Chinese words) and a schedule (``1f1b``,
     ``gpipe``, ``zb-h1``, ``interleaved×4`` or ``interleaved4``). Unnamed fields keep Plan's defaults.
 
@@ -221,7 +229,7 @@ def parse_plan(text: str) -> Plan:
         if not raw:
             continue
         t = raw.lower()
-        m = re.fullmatch(r"(dp|tp|pp|ep)(\d+)", t)
+        m = re.fullmatch(r"(dp|tp|pp|ep|cp)(\d+)", t)
         if m:
             kw[m.group(1)] = int(m.group(2))
             continue

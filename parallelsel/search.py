@@ -6,9 +6,14 @@ The lesson's method (深入学习提示) run over every plan the cluster allows:
 * ``dp x tp x pp`` = every GPU of the cluster, ``tp`` over divisors of the GPU count up to the
   number of heads (a TP group larger than a node is allowed; its ``why`` says it crosses nodes),
   ``pp`` over divisors of the rest up to the number of layers;
-* ZeRO stage 0-3 (only 0 when dp = 1), micro-batch 1, 2, 4, 8, recompute none / selective / full,
-  sequence parallelism on or off when tp > 1, and with pp > 1 the 1F1B schedule plus interleaved
-  1F1B with 2 or 4 chunks when the layers divide;
+* context parallelism ``cp`` (:data:`CP_DEGREES`) for sequences of at least :data:`CP_MIN_SEQ`
+  tokens, ``dp x tp x pp x cp`` = the GPUs;
+* ZeRO stage 0-3 (only 0 when dp = 1), with ZeRO > 0 also HSDP (shard over the DP ranks of one
+  node, replicate across nodes), expert parallelism over the divisors of dp up to the expert count
+  for MoE models, micro-batch 1, 2, 4, 8, recompute none / selective / full, sequence parallelism on
+  or off when tp > 1, and with pp > 1 every schedule the library has: 1F1B, interleaved 1F1B with 2
+  or 4 chunks when the layers divide, ZB-H1 and GPipe (counted as dominated by 1F1B without being
+  timed: the same bubble with more micro-batches in flight);
 
 checks the cheap hard constraints first (heads and FFN over TP, layers over PP, global batch over
 dp x micro-batch, micro-batches over PP for interleaving), then memory
@@ -62,12 +67,24 @@ BATCH = "global batch 不能整除"
 INTERLEAVE = "交错调度要求微批数能被 PP 整除"
 MEMORY = "内存放不下"
 DOMINATED = "重算更多的同配置方案（被支配）"
-EXCLUSIONS = (HEADS, FFN, LAYERS, BATCH, INTERLEAVE, MEMORY, DOMINATED)
+GPIPE = "GPipe：气泡与 1F1B 相同、在途激活更多（被支配）"
+EXPERTS = "专家数不能被 EP 整除"
+EXCLUSIONS = (HEADS, FFN, LAYERS, EXPERTS, BATCH, INTERLEAVE, GPIPE, MEMORY, DOMINATED)
 """Every exclusion category, in check order; ``SearchResult.excluded`` also has one for plans
 ranked below the top N ("排名在前 N 之后")."""
 
 _PLAN_FIELDS = {f: None for f in Plan.__dataclass_fields__}
-_FIXABLE = ("dp", "tp", "pp", "zero", "micro_batch", "recompute", "sp", "schedule", "chunks")
+_FIXABLE = ("dp", "tp", "pp", "zero", "micro_batch", "recompute", "sp", "schedule", "chunks", "ep", "shard", "cp")
+
+CP_DEGREES = (2, 4, 8, 16, 32)
+CP_MIN_SEQ = 16384
+"""Context parallelism is enumerated for sequences of at least this many tokens. Long-context
+training is where it is used: Llama 3 405B ran CP 1 at 8K tokens and CP 16 at 128K (Dubey et al.
+2024, Table 4); below it CP only adds ring traffic to what DP does with the same GPUs."""
+
+_SCHEDULE_ORDER = {"1f1b": 0, "interleaved": 1, "zb-h1": 2, "gpipe": 3}
+"""Tie-break among schedules (after fewer dimensions): the one launchers implement most widely first.
+Megatron-LM has 1F1B and interleaved 1F1B, torch.distributed.pipelining all four (see launchers)."""
 
 
 
@@ -142,7 +159,7 @@ def _fast_plan(**kw) -> Plan:
     """A Plan built without re-validating values that the enumeration produced valid by construction."""
     p = object.__new__(Plan)
     d = {"dp": 1, "tp": 1, "pp": 1, "zero": 0, "micro_batch": 1, "sp": False, "recompute": "none",
-         "schedule": "1f1b", "chunks": 1, "shard": None, "ep": 1}
+         "schedule": "1f1b", "chunks": 1, "shard": None, "ep": 1, "cp": 1}
     d.update(kw)
     for k in _PLAN_FIELDS:
         object.__setattr__(p, k, d[k])
@@ -175,10 +192,10 @@ def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
     if "pp" in fixed and (m.layers % fixed["pp"] or fixed["pp"] > m.layers):
         raise ParallelselError(f"pp={fixed['pp']}: must divide the {m.layers} layers of {m.name}")
     prod = 1
-    for k in ("dp", "tp", "pp"):
+    for k in ("dp", "tp", "pp", "cp"):
         prod *= fixed.get(k, 1)
     if cluster.gpus % prod:
-        raise ParallelselError(f"dp×tp×pp={prod}: must divide the cluster's {cluster.gpus} GPUs")
+        raise ParallelselError(f"dp×tp×pp{'×cp' if 'cp' in fixed else ''}={prod}: must divide the cluster's {cluster.gpus} GPUs")
     return fixed
 
 
@@ -192,7 +209,27 @@ def _schedules(fixed: dict, pp: int, layers: int) -> list[tuple[str, int]]:
         return [(sched, fixed.get("chunks", 1))]
     if pp == 1:
         return [("1f1b", 1)]
-    return [("1f1b", 1)] + [("interleaved", v) for v in CHUNKS if layers % (pp * v) == 0]
+    return ([("1f1b", 1)] + [("interleaved", v) for v in CHUNKS if layers % (pp * v) == 0]
+            + [("zb-h1", 1), ("gpipe", 1)])
+
+
+def _expert_degrees(model, dp: int) -> list[int]:
+    """EP degrees to try: divisors of dp up to the expert count (1 alone for a dense model)."""
+    if not model.is_moe:
+        return [1]
+    return [d for d in _divisors(dp) if d <= model.experts]
+
+
+def _shards(zero: int, dp: int, tp: int, ep: int, gpus_per_node: int) -> list:
+    """ZeRO shard-group sizes to try: the whole DP group (None), and for HSDP the DP ranks of one node
+    (shard within a node, replicate across nodes: PyTorch FSDP HYBRID_SHARD, Zhao et al. 2023 §3.2.1)."""
+    if zero == 0:
+        return [None]
+    local = gpus_per_node // tp if gpus_per_node % tp == 0 else 0
+    out = [None]
+    if 1 < local < dp and dp % local == 0 and local % ep == 0:
+        out.append(local)
+    return out
 
 
 def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | None = None,
@@ -225,9 +262,14 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
     miss: tuple[float, Plan | None] = (float("inf"), None)
     cands: list[tuple[float, Plan]] = []
 
-    for tp in [d for d in _divisors(G) if d <= m.heads and fixed.get("tp", d) == d]:
-        for pp in [d for d in _divisors(G // tp) if d <= m.layers and fixed.get("pp", d) == d]:
-            dp = G // (tp * pp)
+    s_len = workload.seq_len
+    cps = [fixed["cp"]] if "cp" in fixed else [1] + [c for c in CP_DEGREES if s_len >= CP_MIN_SEQ
+                                                     and s_len % (2 * c) == 0]
+    tp_cp = [(tp, cp) for tp in _divisors(G) if tp <= m.heads and fixed.get("tp", tp) == tp
+             for cp in cps if (G // tp) % cp == 0]
+    for tp, cp in tp_cp:
+        for pp in [d for d in _divisors(G // (tp * cp)) if d <= m.layers and fixed.get("pp", d) == d]:
+            dp = G // (tp * pp * cp)
             if "dp" in fixed and fixed["dp"] != dp:
                 continue
             zeros = allowed("zero", (0, 1, 2, 3) if dp > 1 else (0,))
@@ -235,7 +277,11 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
             mbs = allowed("micro_batch", MICRO_BATCHES)
             rcs = allowed("recompute", RECOMPUTES)
             scheds = _schedules(fixed, pp, m.layers)
-            n_knobs = len(zeros) * len(sps) * len(mbs) * len(rcs) * len(scheds)
+            eps = allowed("ep", _expert_degrees(m, dp))
+            # (zero, shard, ep) triples: HSDP shard groups only where ZeRO shards, and tiling the EP groups.
+            zse = [(z, sh, e) for z in zeros for e in eps
+                   for sh in ([fixed["shard"]] if "shard" in fixed else _shards(z, dp, tp, e, cluster.gpus_per_node))]
+            n_knobs = len(zse) * len(sps) * len(mbs) * len(rcs) * len(scheds)
             if not n_knobs:
                 continue
             considered += n_knobs
@@ -250,7 +296,15 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
                 excluded[LAYERS] += n_knobs
                 continue
             for sched, v in scheds:
-                for z in zeros:
+                if sched == "gpipe" and "schedule" not in fixed:
+                    # Same bubble as 1F1B (Narayanan et al. 2021 §2.2.1) with all m micro-batches in
+                    # flight instead of at most p: never faster, never smaller, so never timed.
+                    excluded[GPIPE] += len(zse) * len(sps) * len(mbs) * len(rcs)
+                    continue
+                for z, shard, ep in zse:
+                    if ep > 1 and m.experts % ep:
+                        excluded[EXPERTS] += len(sps) * len(mbs) * len(rcs)
+                        continue
                     for sp in sps:
                         # Memory never decreases with the micro-batch (activations grow as b x the
                         # in-flight count, which shrinks at most as 1/b), so once a (recompute, b)
@@ -274,7 +328,8 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
                                     excluded[MEMORY] += 1
                                     continue
                                 plan = _fast_plan(dp=dp, tp=tp, pp=pp, zero=z, micro_batch=b, sp=sp,
-                                                  recompute=rc, schedule=sched, chunks=v)
+                                                  recompute=rc, schedule=sched, chunks=v, shard=shard, ep=ep,
+                                                  cp=cp)
                                 over = breakdown(workload, plan).total - budget(cluster.device, plan, headroom)
                                 if over > 0:
                                     excluded[MEMORY] += 1
@@ -295,7 +350,8 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
         j = i + 1
         while j < len(fits) and fits[j].step.total <= fits[i].step.total * (1 + TIE):
             j += 1
-        ranked.extend(sorted(fits[i:j], key=lambda e: (e.plan.dims, e.memory.total, e.step.total)))
+        ranked.extend(sorted(fits[i:j], key=lambda e: (e.plan.dims, _SCHEDULE_ORDER[e.plan.schedule],
+                                                       e.memory.total, e.step.total)))
         i = j
     ranked = ranked[:top]
     below = fitting - len(ranked)
@@ -360,9 +416,18 @@ def _why(e: Estimate, workload: Workload, cluster: Cluster) -> list[str]:
             out.append(f"TP={p.tp} 组在节点内，每层的集合通信走 {g.link.name}（{_w.rate(g.link)}）")
     if p.pp > 1:
         g = groups["PP"]
-        sched = "1F1B" if p.schedule == "1f1b" else f"交错 1F1B（每卡 {p.chunks} 段）"
+        sched = {"1f1b": "1F1B", "gpipe": "GPipe", "zb-h1": "ZB-H1（零气泡，反向拆成 B 与 W）"}.get(
+            p.schedule, f"交错 1F1B（每卡 {p.chunks} 段）")
         out.append(f"PP={p.pp} 段{'跨节点' if g.spans_nodes else '在节点内'}，相邻段 p2p 走 {g.link.name}"
                    f"（{_w.rate(g.link)}），{sched}")
+    if p.cp > 1:
+        g = groups["CP"]
+        out.append(f"CP={p.cp}：每条序列切成 {p.cp} 段，每卡 {workload.seq_len // p.cp} 个 token，"
+                   f"K/V 块沿环 p2p 传递，{'跨节点' if g.spans_nodes else '在节点内'}，走 {g.link.name}（{_w.rate(g.link)}）")
+    if p.ep > 1:
+        g = groups["EP"]
+        out.append(f"EP={p.ep}：每层两次 all-to-all 分发与收回 token，{'跨节点' if g.spans_nodes else '在节点内'}，"
+                   f"走 {g.link.name}（{_w.rate(g.link)}）")
     if p.dp > 1:
         g = groups.get("shard", groups["DP"]) if p.zero else groups["DP"]
         what = {0: "梯度 all-reduce", 1: "ZeRO-1 梯度 reduce-scatter", 2: "ZeRO-2 梯度 reduce-scatter",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import parallelsel as ps
-from parallelsel.search import EXCLUSIONS, Ranked, SearchResult, search
+from parallelsel.search import EXCLUSIONS, GPIPE, Ranked, SearchResult, search
 
 
 @pytest.fixture(scope="module")
@@ -138,3 +138,58 @@ def test_result_is_a_sequence_of_ranked_plans():
     r = search(w, ps.Cluster(ps.DEVICES["a100-80gb"]), top=3)
     assert len(r) == 3 and list(r) == list(r.results) and r[0] is r.best
     assert [x.rank for x in r] == [1, 2, 3]
+
+
+def test_moe_search_uses_expert_parallelism_where_it_helps():
+    """Mixtral 8x7B on 64 A100s: the best plan shards experts (EP > 1), and it beats the best plan without EP."""
+    w = ps.Workload(ps.MODELS["mixtral-8x7b"], global_batch=256)
+    c = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=8)
+    best = search(w, c, top=1).best
+    no_ep = search(w, c, top=1, fixed={"ep": 1}).best
+    assert best.plan.ep > 1 and ps.MODELS["mixtral-8x7b"].experts % best.plan.ep == 0
+    assert best.estimate.step.total < no_ep.estimate.step.total
+    assert any("EP=" in y and "all-to-all" in y for y in best.why)
+
+
+def test_dense_search_never_uses_ep():
+    w = ps.Workload(ps.MODELS["llama2-7b"], global_batch=64)
+    r = search(w, ps.Cluster(ps.DEVICES["a100-80gb"]), top=5)
+    assert all(x.plan.ep == 1 for x in r.results)
+
+
+def test_long_context_search_uses_context_parallelism_where_needed():
+    """Llama 3 405B at 128K tokens on 16,384 H100s: nothing fits without CP (the batch leaves too few
+    sequences for DP); the search finds CP plans. Llama 3 itself trained this stage with CP 16
+    (Dubey et al. 2024, Table 4). At 8K tokens the search does not enumerate CP at all."""
+    c = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=2048)
+    long = ps.Workload(ps.MODELS["llama3-405b"], global_batch=128, seq_len=131072)
+    r = search(long, c, top=3)
+    assert r.results and all(x.plan.cp > 1 for x in r.results)
+    assert not search(long, c, top=1, fixed={"cp": 1}).results
+    best = r.best
+    assert best.plan.gpus == c.gpus and 131072 % (2 * best.plan.cp) == 0
+    assert any(t.strategy == "CP" and t.op == "p2p" for t in best.estimate.traffic)
+    short = search(ps.Workload(ps.MODELS["llama3-405b"], global_batch=2048), c, top=3)
+    assert all(x.plan.cp == 1 for x in short.results)
+
+
+def test_cp_divides_activations_not_states():
+    w = ps.Workload(ps.MODELS["llama3-8b"], global_batch=8, seq_len=65536)
+    one, four = ps.Plan(dp=8, tp=1, zero=3), ps.Plan(dp=2, cp=4, zero=3)
+    from parallelsel.memory import breakdown
+
+    a, b = breakdown(w, one), breakdown(w, four)
+    assert b.activations == pytest.approx(a.activations / 4, rel=0.01)
+    assert four.gpus == 8 and four.label().startswith("DP2 · TP1 · PP1 · CP4")
+
+
+def test_hsdp_and_every_schedule_are_in_the_space():
+    w = ps.Workload(ps.MODELS["llama2-13b"], global_batch=256)
+    c = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=4)
+    r = search(w, c, top=200)
+    labels = [x.plan for x in r.results]
+    assert any(p.shard is not None and p.shard < p.dp for p in labels)  # HSDP: shard within a node
+    assert r.excluded.get(GPIPE, 0) > 0  # GPipe enumerated, dominated by 1F1B
+    assert any(p.schedule == "zb-h1" for p in labels)
+    g = search(w, c, top=1, fixed={"schedule": "gpipe", "pp": 2})
+    assert g.best is not None and g.best.plan.schedule == "gpipe"
