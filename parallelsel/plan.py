@@ -106,6 +106,10 @@ class Plan:
     def with_(self, **changes) -> "Plan":
         return replace(self, **changes)
 
+    def as_dict(self) -> dict:
+        """The plan's fields as a plain dict (what a reason's ``values`` carry for a plan)."""
+        return {f: getattr(self, f) for f in self.__dataclass_fields__}
+
     @property
     def dims(self) -> int:
         """How many parallel dimensions are in use (a proxy for operational complexity)."""
