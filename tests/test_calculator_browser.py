@@ -156,3 +156,12 @@ def test_offline_only_local_requests(runs):
     assert any(r.url.endswith(".whl") for r in first.requests)
     later = [r.url for name in ("custom", "impossible") for r in runs[name][2].requests]
     assert not [u for u in later if "/assets/calculator/" in u], f"runtime fetched again: {later}"
+
+
+def test_no_serious_accessibility_violations_with_results_shown(runs, page_and_log):
+    from axe_playwright_python.sync_playwright import Axe
+
+    page = page_and_log[0]
+    found = [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes'][:5]]}"
+             for v in Axe().run(page).response["violations"] if v["impact"] in ("serious", "critical")]
+    assert not found, "\n".join(found)
