@@ -75,7 +75,7 @@
 
   function pre(text) {
     var block = el("pre", { "class": "ps-calc-out" });
-    block.appendChild(el("code", {}, text));
+    block.appendChild(el("code", { tabindex: "0" }, text)); // scrollable: reachable by keyboard
     result.appendChild(block);
   }
 
@@ -112,7 +112,7 @@
     }
     var cmd = el("details", { "class": "ps-calc-cmd" });
     cmd.appendChild(el("summary", {}, "同样的结果，用命令行"));
-    cmd.appendChild(el("pre", {}, out.commands.join("\n")));
+    cmd.appendChild(el("pre", { tabindex: "0" }, out.commands.join("\n")));
     result.appendChild(cmd);
     result.setAttribute("data-state", "done");
   }
@@ -160,7 +160,7 @@
       if (err instanceof Unavailable) {
         result.appendChild(el("p", { "class": "ps-calc-error", role: "alert" },
           "这个站点构建时没有安装 Pyodide（需要 npm，见 scripts/setup.sh），计算器无法在浏览器里运行。" +
-          "可以在本地安装 parallelsel 后运行同样的命令（见下方“命令行”一节）。"));
+          "可以在本地安装 parallelsel 后用命令行做同样的计算（见“参考 → 命令行”）。"));
         result.setAttribute("data-state", "unavailable");
       } else {
         result.appendChild(el("p", { "class": "ps-calc-error", role: "alert" }, "运行失败：" + err));

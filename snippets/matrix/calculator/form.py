@@ -71,7 +71,7 @@ print(f"""<form id="calc-form" class="ps-calc" data-assets="../../assets/calcula
 {field("inter", "节点间互联", f'<select name="inter">{options(ps.LINKS, None, "默认")}</select>')}
 {field("headroom", "内存余量 headroom（占可用内存的比例）", number("headroom", defaults.headroom, step="0.01", minimum="0"))}
 </fieldset>
-<p><button type="submit" class="md-button md-button--primary">运行</button>
+<p><button type="submit" class="md-button">运行</button>
 <progress id="calc-progress" max="4" hidden></progress> <span id="calc-status" role="status" aria-live="polite"></span></p>
 </form>
 <div id="calc-result" aria-live="polite" data-search-exclude></div>""")
