@@ -161,3 +161,22 @@ def test_built_site_ships_the_calculator_assets(built_site):
     users = [p.relative_to(built_site).as_posix() for p in built_site.rglob("*.html")
              if "assets/calculator" in p.read_text(encoding="utf-8")]
     assert users == ["matrix/calculator/index.html"]
+
+
+def test_build_without_npm_ships_a_manifest_that_says_so(tmp_path):
+    """No node_modules/pyodide (npm missing): the wheel is still written and the manifest tells the page."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    shutil.copy(REPO / "pyproject.toml", root / "pyproject.toml")
+    (root / "parallelsel").symlink_to(REPO / "parallelsel", target_is_directory=True)
+    (root / "mkdocs.yml").write_text("site_name: x\n", encoding="utf-8")
+
+    class Config:
+        config_file_path = str(root / "mkdocs.yml")
+        site_dir = str(tmp_path / "site")
+
+    _hook().on_post_build(Config())
+    out = tmp_path / "site" / "assets" / "calculator"
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["pyodide"] is None and (out / manifest["wheel"]).is_file()
+    assert not (out / "pyodide").exists()

@@ -165,3 +165,18 @@ def test_no_serious_accessibility_violations_with_results_shown(runs, page_and_l
     found = [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes'][:5]]}"
              for v in Axe().run(page).response["violations"] if v["impact"] in ("serious", "critical")]
     assert not found, "\n".join(found)
+
+
+def test_a_build_without_pyodide_says_so(runs, page_and_log):
+    page, log, server, site = page_and_log
+    other = page.context.new_page()
+    wheel = json.loads((site / "assets" / "calculator" / "manifest.json").read_text(encoding="utf-8"))["wheel"]
+    other.route("**/assets/calculator/manifest.json",
+                lambda route: route.fulfill(status=200, content_type="application/json",
+                                            body=json.dumps({"pyodide": None, "wheel": wheel})))
+    other.goto(server.base_url + PAGE, wait_until="load")
+    other.locator("#calc-form").get_by_role("button", name="运行").click()
+    other.wait_for_selector(DONE)
+    assert other.get_attribute("#calc-result", "data-state") == "unavailable"
+    assert "Pyodide" in other.inner_text("#calc-result [role=alert]")
+    other.close()
