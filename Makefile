@@ -6,7 +6,7 @@ export NO_MKDOCS_2_WARNING := 1
 
 .PHONY: serve build test snapshots bench clean
 
-$(STAMP): pyproject.toml requirements/constraints.txt scripts/setup.sh
+$(STAMP): pyproject.toml requirements/constraints.txt scripts/setup.sh package-lock.json
 	bash scripts/setup.sh
 	@touch $(STAMP)
 

@@ -19,7 +19,9 @@ Rows:
   the rebuild time after a library edit under `make serve` (every block runs again);
 * each snippet's own cost (warm interpreter, median of 3), the slowest ten;
 * `search` for Llama 3 405B on 16,384 H100s; `simulate` for interleaved p=64, m=512, chunks=2;
-* the size of site/ and of its largest page.
+* the size of site/ and of its largest page;
+* every page's weight and the in-browser calculator's click-to-first-result time and bytes
+  (benchmarks/calculator.py).
 
 Usage: python benchmarks/run.py [--quick] [--out build/bench.txt]
 """
@@ -46,7 +48,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-COPY = ("mkdocs.yml", "docs", "snippets", "hooks", "parallelsel", "overrides", "README.md")
+COPY = ("mkdocs.yml", "docs", "snippets", "hooks", "parallelsel", "overrides", "README.md", "pyproject.toml")
 PY = sys.executable
 EDIT_PAGE = "mechanics/bubble.md"  # the page with the most executed blocks: a realistic edit target
 
@@ -63,6 +65,8 @@ def snapshot(dest: Path) -> Path:
             shutil.copytree(src, dest / name, ignore=ignore)
         elif src.is_file():
             shutil.copy2(src, dest / name)
+    if (REPO / "node_modules").is_dir():  # Pyodide for the calculator page (npm, scripts/setup.sh): linked, not copied
+        (dest / "node_modules").symlink_to(REPO / "node_modules", target_is_directory=True)
     return dest
 
 
@@ -466,7 +470,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="one run per build and 3 serve edits; skip the library edit and --dirty comparison")
     ap.add_argument("--out", default=str(REPO / "build" / "bench.txt"))
-    ap.add_argument("--only", default="builds,serve,snippets,library,size", help="comma-separated sections")
+    ap.add_argument("--only", default="builds,serve,snippets,library,size,calculator", help="comma-separated sections")
     args = ap.parse_args()
     only = set(args.only.split(","))
     n_builds = 1 if args.quick else 3
@@ -496,6 +500,16 @@ def main() -> int:
                 _, proc = build(snap, work / "size-site", strict=False)
                 site = work / "size-site" if proc.returncode == 0 else None
             bench_size(site, rows)
+        if "calculator" in only:
+            from calculator import bench_calculator
+
+            if site is None:
+                _, proc = build(snap, work / "size-site", strict=False)
+                site = work / "size-site" if proc.returncode == 0 else None
+            try:
+                bench_calculator(site, rows, notes)
+            except Exception as e:  # a report, not a test: say what failed and keep the other figures
+                notes.append(f"calculator benchmark failed: {type(e).__name__}: {e}")
     load1 = os.getloadavg()
     header = [
         f"parallelsel benchmarks  {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC  commit {commit} (+ working tree)",

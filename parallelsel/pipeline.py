@@ -27,8 +27,6 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Sequence
 
-import numpy as np
-
 from parallelsel._check import ParallelselError, choice, positive_int, positive_number
 
 __all__ = [
@@ -54,6 +52,26 @@ forward passes (with their backwards, up to 3 ops each) stay within a few second
 """Schedule kinds :func:`schedule` can generate."""
 
 _SPLIT_KINDS = frozenset({"zb-h1"})  # kinds whose backward is split into B (input grad) and W (weight grad)
+
+
+def _numpy():
+    """numpy if it can be imported, else ``None``.
+
+    Only the simulator's vectorised bookkeeping and the arrays a :class:`Timeline` hands out use numpy,
+    imported here on first use; without it (Pyodide on the calculator page, a minimal install) the
+    same numbers come from the pure-Python path, and the arrays are tuples.
+    """
+    try:
+        import numpy
+    except ImportError:
+        return None
+    return numpy
+
+
+def _vector(values, dtype):
+    # A Timeline/Schedule array: numpy's when numpy is there (the public type so far), else a tuple.
+    np = _numpy()
+    return tuple(values) if np is None else np.asarray(values, dtype=dtype)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +147,7 @@ class Schedule:
 
     @cached_property
     def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]:
+        np = _numpy()
         # (kind code 0/1/2 for F/B/W, micro-batch, chunk) of every op, stage after stage, and the
         # offset where each stage's ops begin (plus the total at the end).
         code = {"F": 0, "B": 1, "W": 2}
@@ -149,6 +168,20 @@ class Schedule:
         or W for schedules that split the backward (W still reads the stored input). Stages run their
         ops in order, so this depends only on the order, not on costs.
         """
+        np = _numpy()
+        if np is None:
+            release = "W" if self.splits_backward else "B"
+            peaks = []
+            for stage_ops in self.ops:
+                held = peak = 0
+                for op in stage_ops:
+                    if op.kind == "F":
+                        held += 1
+                        peak = max(peak, held)
+                    elif op.kind == release:
+                        held -= 1
+                peaks.append(peak)
+            return tuple(peaks)
         kc, _, _, offset = self._arrays
         release = 2 if self.splits_backward else 1
         held = np.cumsum((kc == 0).astype(np.int64) - (kc == release))
@@ -280,7 +313,7 @@ class Timeline:
     """What :func:`simulate` measured: one row per executed op, in stage order then execution order.
 
     ``stage``, ``kind`` (``"F"``/``"B"``/``"W"``), ``microbatch``, ``chunk``, ``start`` and ``end`` are
-    parallel numpy arrays. Times are in the units of the costs given to :func:`simulate`.
+    parallel numpy arrays (tuples where numpy is not installed). Times are in the units of the costs given to :func:`simulate`.
     """
 
     schedule: Schedule = field(repr=False)
@@ -303,26 +336,26 @@ class Timeline:
     @property
     def idle(self) -> np.ndarray:
         """Per stage, ``makespan - busy``: time the stage waits during the step."""
-        return self.makespan - self.busy
+        return _vector([self.makespan - b for b in self.busy], float)
 
     @property
     def bubble_fraction(self) -> float:
         """Total idle / (stages x makespan): the share of the step's device-time that is bubble."""
-        return float(self.idle.sum() / (self.stages * self.makespan))
+        return float(sum(self.idle) / (self.stages * self.makespan))
 
     @property
     def bubble_overhead(self) -> float:
         """Total idle / total busy: bubble relative to the ideal (Narayanan et al. 2021 §2.2's measure)."""
-        return float(self.idle.sum() / self.busy.sum())
+        return float(sum(self.idle) / sum(self.busy))
 
     @property
     def peak_activations(self) -> np.ndarray:
         """Per stage, ``peak_inflight / chunks``: peak held activations in units of one micro-batch through a whole stage."""
-        return self.peak_inflight / self.schedule.chunks
+        return _vector([x / self.schedule.chunks for x in self.peak_inflight], float)
 
     def rows(self, stage: int | None = None) -> list[tuple[int, Op, float, float]]:
         """``(stage, Op, start, end)`` for every op (or one stage's), in execution order."""
-        sel = range(len(self.start)) if stage is None else np.flatnonzero(self.stage == stage)
+        sel = range(len(self.start)) if stage is None else [i for i, s in enumerate(self.stage) if s == stage]
         return [
             (int(self.stage[i]), _op(str(self.kind[i]), int(self.microbatch[i]), int(self.chunk[i])), float(self.start[i]), float(self.end[i]))
             for i in sel
@@ -333,13 +366,84 @@ def _per_stage(name: str, value, stages: int, allow_zero: bool) -> list[float]:
     """A cost as one number for every stage, or a sequence of ``stages`` numbers."""
     if isinstance(value, (numbers.Real,)) and not isinstance(value, bool):
         return [positive_number(name, value, allow_zero)] * stages
-    if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
+    np = _numpy()
+    if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence,) if np is None else (Sequence, np.ndarray)):
         rule = ">= 0" if allow_zero else "> 0"
         raise ParallelselError(f"{name}={value!r}: must be a number {rule} or a sequence of {stages} such numbers (one per stage)")
     values = list(value)
     if len(values) != stages:
         raise ParallelselError(f"{name}={value!r}: has {len(values)} entries; must have one per stage (stages={stages})")
     return [positive_number(f"{name}[{i}]", x, allow_zero) for i, x in enumerate(values)]
+
+
+def _links_python(sched: Schedule, cost, lat: float):
+    """Per op, in stage order: its stage, its duration, the index of the op it waits for (-2: none)
+    and the p2p latency added to that wait, read off :meth:`Schedule.deps` in pure Python; also the
+    offset where each stage's ops begin (plus the total at the end)."""
+    index: dict[tuple[str, int, int, int], int] = {}
+    stage_l, dur_l, offset = [], [], [0]
+    for s, stage_ops in enumerate(sched.ops):
+        for op in stage_ops:
+            k = (op.kind, op.microbatch, op.chunk, s)
+            if k in index:
+                raise RuntimeError("schedule lists the same op twice on one stage")
+            index[k] = len(stage_l)
+            stage_l.append(s)
+            dur_l.append(cost[s][op.kind])
+        offset.append(len(stage_l))
+    dep_l, extra_l = [], []
+    for s, stage_ops in enumerate(sched.ops):
+        for op in stage_ops:
+            deps = sched.deps(s, op)
+            if not deps:
+                dep_l.append(-2)
+                extra_l.append(0.0)
+                continue
+            ((ds, dop),) = deps
+            j = index.get((dop.kind, dop.microbatch, dop.chunk, ds))
+            if j is None:
+                raise RuntimeError(f"stage {s} op {op} depends on {dop} on stage {ds}, which the schedule never runs")
+            dep_l.append(j)
+            extra_l.append(lat if ds != s else 0.0)
+    return offset, stage_l, dur_l, dep_l, extra_l
+
+
+def _links_numpy(sched: Schedule, cost, lat: float):
+    """:func:`_links_python`'s lists, computed with numpy arrays (the rule of :meth:`Schedule.deps`
+    in vectorised form): the faster path where numpy is installed."""
+    np = _numpy()
+    p, v = sched.stages, sched.chunks
+    kc, mb, ch, offset = sched._arrays
+    n = len(kc)
+    stage_a = np.repeat(np.arange(p), np.diff(offset))
+    costs = np.array([[cost[s][k] for k in "FBW"] for s in range(p)], dtype=float)
+    dur_a = costs[stage_a, kc]
+
+    # Each op waits for at most one other op (see Schedule.deps); find it by integer keys.
+    m, nv = sched.microbatches, p * v
+    def key(k, b, c, s):
+        return ((k * m + b) * v + c) * p + s
+    index = np.full(3 * m * v * p, -1, dtype=np.int64)
+    keys = key(kc, mb, ch, stage_a)
+    index[keys] = np.arange(n)
+    if not np.array_equal(index[keys], np.arange(n)):  # a repeated key was overwritten
+        raise RuntimeError("schedule lists the same op twice on one stage")
+    vs = ch * p + stage_a
+    dep_k = np.where(kc == 0, 0, np.where(kc == 2, 1, np.where(vs == nv - 1, 0, 1)))
+    dep_vs = np.where(kc == 0, vs - 1, np.where((kc == 1) & (vs < nv - 1), vs + 1, vs))
+    has_dep = ~((kc == 0) & (vs == 0))
+    dep_vs = np.where(has_dep, dep_vs, 0)
+    dep_s, dep_c = dep_vs % p, dep_vs // p
+    dep = np.where(has_dep, index[key(dep_k, mb, dep_c, dep_s)], -2)
+    missing = np.flatnonzero(dep == -1)
+    if missing.size:
+        g = int(missing[0])
+        s = int(stage_a[g])
+        op = sched.ops[s][g - offset[s]]
+        ((ds, dop),) = sched.deps(s, op)
+        raise RuntimeError(f"stage {s} op {op} depends on {dop} on stage {ds}, which the schedule never runs")
+    extra = np.where(has_dep & (dep_s != stage_a), lat, 0.0)
+    return offset, stage_a.tolist(), dur_a.tolist(), dep.tolist(), extra.tolist()
 
 
 def simulate(sched: Schedule, forward=1.0, backward=2.0, weight=None, p2p: float = 0.0) -> Timeline:
@@ -374,41 +478,13 @@ def simulate(sched: Schedule, forward=1.0, backward=2.0, weight=None, p2p: float
         w = [0.0] * p
     cost = [{"F": f[s] / v, "B": b[s] / v, "W": w[s] / v} for s in range(p)]
 
-    kc, mb, ch, offset = sched._arrays
-    n = len(kc)
-    stage_a = np.repeat(np.arange(p), np.diff(offset))
-    costs = np.array([[cost[s][k] for k in "FBW"] for s in range(p)], dtype=float)
-    dur_a = costs[stage_a, kc]
-
-    # Each op waits for at most one other op (see Schedule.deps); find it by integer keys.
-    m, nv = sched.microbatches, p * v
-    def key(k, b, c, s):
-        return ((k * m + b) * v + c) * p + s
-    index = np.full(3 * m * v * p, -1, dtype=np.int64)
-    keys = key(kc, mb, ch, stage_a)
-    index[keys] = np.arange(n)
-    if not np.array_equal(index[keys], np.arange(n)):  # a repeated key was overwritten
-        raise RuntimeError("schedule lists the same op twice on one stage")
-    vs = ch * p + stage_a
-    dep_k = np.where(kc == 0, 0, np.where(kc == 2, 1, np.where(vs == nv - 1, 0, 1)))
-    dep_vs = np.where(kc == 0, vs - 1, np.where((kc == 1) & (vs < nv - 1), vs + 1, vs))
-    has_dep = ~((kc == 0) & (vs == 0))
-    dep_vs = np.where(has_dep, dep_vs, 0)
-    dep_s, dep_c = dep_vs % p, dep_vs // p
-    dep = np.where(has_dep, index[key(dep_k, mb, dep_c, dep_s)], -2)
-    missing = np.flatnonzero(dep == -1)
-    if missing.size:
-        g = int(missing[0])
-        s = int(stage_a[g])
-        op = sched.ops[s][g - offset[s]]
-        ((ds, dop),) = sched.deps(s, op)
-        raise RuntimeError(f"stage {s} op {op} depends on {dop} on stage {ds}, which the schedule never runs")
-    extra = np.where(has_dep & (dep_s != stage_a), lat, 0.0)
+    links = _links_python if _numpy() is None else _links_numpy
+    offset, stage_l, dur_l, dep_l, extra_l = links(sched, cost, lat)
+    n = len(dur_l)
 
     # Longest-path evaluation in stage order: each stage advances while its next op's dependency is
     # done; a blocked stage waits on that one op and is woken when it ends. The processing order
     # does not change the result, only which stage is examined next.
-    dep_l, extra_l, dur_l = dep.tolist(), extra.tolist(), dur_a.tolist()
     end = [-1.0] * n
     pos = list(offset[:-1])
     free = [0.0] * p
@@ -439,18 +515,24 @@ def simulate(sched: Schedule, forward=1.0, backward=2.0, weight=None, p2p: float
             waits = ", ".join(f"{dop} on stage {ds}" for ds, dop in sched.deps(s, op))
             raise RuntimeError(f"deadlock: stage {s} cannot run {op} (waits for {waits}), and no other stage can proceed")
 
-    end_a = np.asarray(end, dtype=float)
-    busy = np.bincount(stage_a, weights=dur_a, minlength=p).astype(float)
+    np = _numpy()
+    if np is None:
+        busy = [0.0] * p
+        for st, d in zip(stage_l, dur_l):
+            busy[st] += d
+        ops = [op for stage_ops in sched.ops for op in stage_ops]
+        columns = dict(stage=tuple(stage_l), kind=tuple(op.kind for op in ops),
+                       microbatch=tuple(op.microbatch for op in ops), chunk=tuple(op.chunk for op in ops),
+                       start=tuple(e - d for e, d in zip(end, dur_l)), end=tuple(end), busy=tuple(busy))
+    else:
+        kc, mb, ch, _ = sched._arrays
+        stage_a, dur_a, end_a = np.asarray(stage_l, dtype=np.int64), np.asarray(dur_l, dtype=float), np.asarray(end, dtype=float)
+        columns = dict(stage=stage_a, kind=np.array(["F", "B", "W"])[kc], microbatch=mb, chunk=ch, start=end_a - dur_a,
+                       end=end_a, busy=np.bincount(stage_a, weights=dur_a, minlength=p).astype(float))
     return Timeline(
         schedule=sched,
-        stage=stage_a,
-        kind=np.array(["F", "B", "W"])[kc],
-        microbatch=mb,
-        chunk=ch,
-        start=end_a - dur_a,
-        end=end_a,
-        makespan=float(end_a.max()) if n else 0.0,
-        busy=busy,
+        makespan=max(end) if n else 0.0,
+        **columns,
         peak_inflight=sched.peak_inflight(),
     )
 

@@ -36,4 +36,13 @@ from matplotlib import font_manager
 names = {f.name for f in font_manager.fontManager.ttflist}
 assert any("CJK" in n for n in names), "no CJK font visible to matplotlib: install fonts-noto-cjk"
 PY
+# Pyodide for the calculator page (docs/matrix/calculator.md), self-hosted: npm puts it in node_modules/ (not
+# committed) and the build (hooks/calculator_assets.py) copies it into site/. Without npm the site still builds and
+# the page says the calculator is not part of this build.
+if command -v npm >/dev/null 2>&1; then
+  npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+  test -f node_modules/pyodide/pyodide.asm.wasm || { echo "setup: npm ci did not install pyodide" >&2; exit 1; }
+else
+  echo "setup: note: npm not found: the calculator page is built without Pyodide (sudo apt-get install npm)" >&2
+fi
 echo "setup: .venv ready"

@@ -1,0 +1,77 @@
+"""The calculator's form: every choice comes from the library's preset catalogues and the CLI's defaults."""
+
+import html
+import json
+
+import parallelsel as ps
+from parallelsel import calculator, cli
+from parallelsel.model import ATTENTION
+
+defaults = cli.build_parser().parse_args(["plan"])  # the CLI's own defaults: the page starts where the command does
+DEFAULT_MODEL = "llama3-70b"
+
+
+def options(catalogue, selected, empty=None):
+    out = [f'<option value="">{html.escape(empty)}</option>'] if empty else []
+    for key, item in catalogue.items():
+        sel = " selected" if key == selected else ""
+        out.append(f'<option value="{key}"{sel}>{html.escape(item.name)}（{key}）</option>')
+    return "".join(out)
+
+
+def field(name, label, control):
+    return f'<label class="ps-calc-field"><span>{label}</span>{control}</label>'
+
+
+def number(name, value="", placeholder="", step="1", minimum="1"):
+    return (f'<input type="number" name="{name}" value="{value}" min="{minimum}" step="{step}" '
+            f'placeholder="{html.escape(placeholder)}" inputmode="{"numeric" if step == "1" else "decimal"}">')
+
+
+def key_of(catalogue, value):
+    return next((k for k, v in catalogue.items() if v == value), None)
+
+
+# The paper cases (选择矩阵) whose model and device are presets, as one-click fillings of the form.
+scenarios = []
+for name, workload, cluster in ps.paper_cases():
+    model, device = key_of(ps.MODELS, workload.model), key_of(ps.DEVICES, cluster.device)
+    if model and device:
+        scenarios.append((name, {"model": model, "device": device, "nodes": cluster.nodes,
+                                 "gpus_per_node": cluster.gpus_per_node, "global_batch": workload.global_batch,
+                                 "seq_len": workload.seq_len, "intra": key_of(ps.LINKS, cluster.intra) or "",
+                                 "inter": key_of(ps.LINKS, cluster.inter) or "", "recipe": "bf16-adam"}))
+
+shape = "".join(field(n, label, number(n)) for n, label in [
+    ("layers", "层数 layers"), ("hidden", "隐藏维度 hidden"), ("heads", "注意力头数 heads"),
+    ("kv_heads", "KV 头数（GQA，可空）"), ("ffn_hidden", "FFN 宽度（可空）"), ("vocab", "词表大小（可空）")])
+assert set(calculator.SHAPE_FIELDS) == {"layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab"}
+
+attention = "".join(f'<option value="{k}"{" selected" if k == defaults.attention else ""}>{k}</option>' for k in ATTENTION)
+
+buttons = "".join(
+    f'<button type="button" class="md-button ps-calc-scenario" data-fill="{html.escape(json.dumps(values))}">'
+    f'{html.escape(name)}</button>' for name, values in scenarios)
+
+print(f"""<form id="calc-form" class="ps-calc" data-assets="../../assets/calculator/" data-search-exclude novalidate>
+<p class="ps-calc-scenarios">选择矩阵里的案例：{buttons}</p>
+<fieldset><legend>模型与训练</legend>
+{field("model", "模型", f'<select name="model">{options(ps.MODELS, DEFAULT_MODEL)}<option value="{calculator.CUSTOM}">自定义形状…</option></select>')}
+<div class="ps-calc-shape" hidden>{shape}</div>
+{field("seq_len", "序列长度 seq_len", number("seq_len", placeholder="模型的默认值"))}
+{field("global_batch", "global batch（序列数）", number("global_batch", placeholder="不填：未知"))}
+{field("recipe", "精度与优化器", f'<select name="recipe">{options(ps.RECIPES, defaults.recipe)}</select>')}
+{field("attention", "注意力内核 attention", f'<select name="attention">{attention}</select>')}
+</fieldset>
+<fieldset><legend>集群</legend>
+{field("device", "GPU", f'<select name="device">{options(ps.DEVICES, defaults.device)}</select>')}
+{field("nodes", "节点数", number("nodes", defaults.nodes))}
+{field("gpus_per_node", "每节点卡数", number("gpus_per_node", defaults.gpus_per_node))}
+{field("intra", "节点内互联", f'<select name="intra">{options(ps.LINKS, None, "不说明（按默认估算）")}</select>')}
+{field("inter", "节点间互联", f'<select name="inter">{options(ps.LINKS, None, "默认")}</select>')}
+{field("headroom", "内存余量 headroom（占可用内存的比例）", number("headroom", defaults.headroom, step="0.01", minimum="0"))}
+</fieldset>
+<p><button type="submit" class="md-button">运行</button>
+<progress id="calc-progress" max="4" hidden></progress> <span id="calc-status" role="status" aria-live="polite"></span></p>
+</form>
+<div id="calc-result" aria-live="polite" data-search-exclude></div>""")

@@ -1,0 +1,182 @@
+"""The calculator page's Python side: parallelsel.calculator against the installed CLI, and the wheel the build ships.
+
+The reference is the real ``parallelsel`` console script run in a subprocess (what a platform engineer types);
+the calculator must print the same JSON for the same inputs. The wheel must be byte-identical across builds, a
+valid wheel that pip installs, and run the calculator from that install with numpy and matplotlib blocked (as in
+Pyodide, which has neither).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from parallelsel import calculator
+
+REPO = Path(__file__).resolve().parent.parent
+CLI = Path(sys.executable).with_name("parallelsel")
+
+# (form fields as the page sends them, the same inputs as CLI flags written out by hand)
+CASES = {
+    "preset": (
+        {"model": "llama2-70b", "device": "a100-80gb", "nodes": "4", "gpus_per_node": "8", "global_batch": "1024",
+         "seq_len": "4096", "recipe": "bf16-adam", "intra": "nvlink3", "inter": "ib-hdr"},
+        ["--model", "llama2-70b", "--device", "a100-80gb", "--nodes", "4", "--gpus-per-node", "8",
+         "--global-batch", "1024", "--seq-len", "4096", "--recipe", "bf16-adam", "--intra", "nvlink3", "--inter", "ib-hdr"],
+    ),
+    "custom": (
+        {"model": "custom", "layers": "4", "hidden": "16384", "heads": "128", "device": "a100-40gb", "nodes": "1",
+         "gpus_per_node": "8", "global_batch": "64", "seq_len": "2048"},
+        ["--layers", "4", "--hidden", "16384", "--heads", "128", "--device", "a100-40gb", "--nodes", "1",
+         "--gpus-per-node", "8", "--global-batch", "64", "--seq-len", "2048"],
+    ),
+    "impossible": (
+        {"model": "llama3-405b", "device": "rtx4090-24gb", "nodes": "1", "gpus_per_node": "8", "global_batch": "8"},
+        ["--model", "llama3-405b", "--device", "rtx4090-24gb", "--nodes", "1", "--gpus-per-node", "8",
+         "--global-batch", "8"],
+    ),
+}
+
+
+def cli_json(command: str, flags: list[str]) -> dict:
+    proc = subprocess.run([str(CLI), command, *flags, "--json"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def without_timing(plan: dict) -> dict:
+    return {k: v for k, v in plan.items() if k != "seconds"}  # wall-clock of the search itself
+
+
+@pytest.fixture(scope="module", params=sorted(CASES))
+def case(request):
+    form, flags = CASES[request.param]
+    return request.param, calculator.run(form), flags
+
+
+def test_same_json_as_the_cli(case):
+    name, out, flags = case
+    assert out["ok"], out
+    assert sorted(out["argv"]) == sorted(flags)  # same flags, whatever the order
+    assert out["matrix"] == cli_json("matrix", flags)
+    assert without_timing(out["plan"]) == without_timing(cli_json("plan", flags))
+
+
+def test_cases_cover_a_fit_a_custom_shape_and_nothing_fitting(case):
+    name, out, _ = case
+    results = out["plan"]["results"]
+    if name == "impossible":
+        assert results == [] and out["memory"] == []
+        assert {r["verdict"] for r in out["matrix"]["rows"]} == {"不可行"}
+        assert "没有能放下的方案" in out["text"]["plan"]
+    else:
+        assert results and [m["plan"] for m in out["memory"]] == [r["plan"] for r in results[: calculator.TOP_MEMORY]]
+        # the memory split printed for the top plan adds up to what the search ranked it with
+        first = results[0]
+        mem = subprocess.run([str(CLI), "memory", *out["argv"], *calculator._memory_flags(first), "--json"],
+                             capture_output=True, text=True, timeout=300)
+        assert mem.returncode == 0, mem.stderr
+        assert json.loads(mem.stdout)["total_bytes"] == first["memory_bytes"]
+    if name == "custom":
+        assert out["matrix"]["model"]["layers"] == 4 and out["matrix"]["model"]["hidden"] == 16384
+
+
+def test_bad_field_is_the_cli_error_line():
+    out = calculator.run({"model": "llama2-7b", "nodes": "-3"})
+    assert not out["ok"]
+    proc = subprocess.run([str(CLI), "matrix", "--model", "llama2-7b", "--nodes", "-3"], capture_output=True, text=True)
+    assert proc.returncode == 2 and out["error"] == proc.stderr.strip().splitlines()[-1]
+    assert not calculator.run({"model": "no-such-model"})["ok"]
+
+
+def test_custom_shape_fields_are_ignored_for_a_preset_only_when_empty():
+    assert calculator.argv({"model": "llama2-7b", "layers": ""}) == ["--model", "llama2-7b"]
+    assert calculator.argv({"model": "custom", "layers": "2", "hidden": "256", "heads": "4"}) == [
+        "--layers", "2", "--hidden", "256", "--heads", "4"]
+
+
+# ------------------------------------------------------------------------------------------- the wheel
+
+def _hook():
+    spec = importlib.util.spec_from_file_location("calculator_assets", REPO / "hooks" / "calculator_assets.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_wheel_is_reproducible_and_complete(tmp_path):
+    hook = _hook()
+    a = hook.build_wheel(REPO, tmp_path / "a")
+    b = hook.build_wheel(REPO, tmp_path / "b")
+    assert a.read_bytes() == b.read_bytes()
+    names = set(zipfile.ZipFile(a).namelist())
+    sources = {p.relative_to(REPO).as_posix() for p in (REPO / "parallelsel").rglob("*.py") if "__pycache__" not in p.parts}
+    assert sources <= names and "parallelsel/calculator.py" in names
+    assert {n.split("/")[-1] for n in names if ".dist-info/" in n} == {"METADATA", "WHEEL", "RECORD"}
+
+
+def test_wheel_installs_and_runs_without_numpy(tmp_path):
+    wheel = _hook().build_wheel(REPO, tmp_path / "dist")
+    target = tmp_path / "site-packages"
+    pip = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--target",
+                          str(target), str(wheel)], capture_output=True, text=True, timeout=300)
+    assert pip.returncode == 0, pip.stderr  # pip checks RECORD hashes and WHEEL metadata
+    form, flags = CASES["preset"]
+    script = f"""
+import importlib.abc, json, sys
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("numpy", "matplotlib"):
+            raise ImportError(name)
+sys.meta_path.insert(0, Block())
+sys.path.insert(0, {str(target)!r})
+from parallelsel import calculator
+assert calculator.__file__.startswith({str(target)!r}), calculator.__file__
+out = calculator.run({form!r})
+print(json.dumps(out["plan"]["results"][0]["plan"]))
+"""
+    proc = subprocess.run([sys.executable, "-I", "-c", script], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == cli_json("plan", flags)["results"][0]["plan"]
+
+
+@pytest.mark.build
+def test_built_site_ships_the_calculator_assets(built_site):
+    out = built_site / "assets" / "calculator"
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert (out / manifest["wheel"]).is_file()
+    if shutil.which("npm") is None and manifest["pyodide"] is None:
+        pytest.skip("npm is not installed here, so the build has no Pyodide (the page says so)")
+    assert manifest["pyodide"] is not None, "npm is available but node_modules/pyodide is missing: run scripts/setup.sh"
+    for name in _hook().PYODIDE_FILES:
+        assert (out / "pyodide" / name).is_file(), name
+    # no other page mentions the calculator's script or assets: their weight is unchanged
+    users = [p.relative_to(built_site).as_posix() for p in built_site.rglob("*.html")
+             if "assets/calculator" in p.read_text(encoding="utf-8")]
+    assert users == ["matrix/calculator/index.html"]
+
+
+def test_build_without_npm_ships_a_manifest_that_says_so(tmp_path):
+    """No node_modules/pyodide (npm missing): the wheel is still written and the manifest tells the page."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    shutil.copy(REPO / "pyproject.toml", root / "pyproject.toml")
+    (root / "parallelsel").symlink_to(REPO / "parallelsel", target_is_directory=True)
+    (root / "mkdocs.yml").write_text("site_name: x\n", encoding="utf-8")
+
+    class Config:
+        config_file_path = str(root / "mkdocs.yml")
+        site_dir = str(tmp_path / "site")
+
+    _hook().on_post_build(Config())
+    out = tmp_path / "site" / "assets" / "calculator"
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["pyodide"] is None and (out / manifest["wheel"]).is_file()
+    assert not (out / "pyodide").exists()

@@ -1,0 +1,182 @@
+"""The calculator page in Chromium, offline: Pyodide and parallelsel from the built site only, results equal the CLI's.
+
+The built site is served on 127.0.0.1 and every other request is aborted (and recorded). Three inputs -- a preset
+(the paper case "状态超单卡", filled by its button), a custom shape and a case where nothing fits -- are run one after
+another in the same page; the top plan and the four verdicts the page shows must equal ``parallelsel plan --json`` /
+``matrix --json`` for the same flags, run as a subprocess. Timings are printed (``make bench`` reports them); no
+timing is asserted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from browser_helpers import CHROMIUM, LAUNCH_ARGS, StaticServer, guard, served_size
+
+pytestmark = pytest.mark.browser
+
+CLI = Path(sys.executable).with_name("parallelsel")
+PAGE = "matrix/calculator/"
+DONE = '#calc-result[data-state="done"], #calc-result[data-state="error"], #calc-result[data-state="unavailable"]'
+FIRST_RUN_MS = 300_000  # a ceiling against hangs only (the machine is shared); the figure itself goes to make bench
+
+# (how to fill the form, the same inputs as CLI flags written out by hand)
+INPUTS = [
+    ("preset", {"scenario": "状态超单卡"},
+     ["--model", "llama2-70b", "--device", "a100-80gb", "--nodes", "4", "--gpus-per-node", "8", "--global-batch",
+      "1024", "--seq-len", "4096", "--recipe", "bf16-adam", "--intra", "nvlink3", "--inter", "ib-hdr"]),
+    ("custom", {"model": "custom", "layers": "4", "hidden": "16384", "heads": "128", "device": "a100-40gb",
+                "nodes": "1", "gpus_per_node": "8", "global_batch": "64", "seq_len": "2048", "intra": "nvlink3"},
+     ["--layers", "4", "--hidden", "16384", "--heads", "128", "--device", "a100-40gb", "--nodes", "1",
+      "--gpus-per-node", "8", "--global-batch", "64", "--seq-len", "2048", "--intra", "nvlink3"]),
+    ("impossible", {"model": "llama3-405b", "device": "rtx4090-24gb", "nodes": "1", "gpus_per_node": "8",
+                    "global_batch": "8", "seq_len": "", "intra": "", "inter": ""},
+     ["--model", "llama3-405b", "--device", "rtx4090-24gb", "--nodes", "1", "--gpus-per-node", "8",
+      "--global-batch", "8"]),
+]
+
+
+def cli_json(command: str, flags: list[str]) -> dict:
+    proc = subprocess.run([str(CLI), command, *flags, "--json"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+@pytest.fixture(scope="module")
+def site(request) -> Path:
+    existing = os.environ.get("PARALLELSEL_SITE_DIR")
+    site = Path(existing) if existing else request.getfixturevalue("built_site")
+    manifest = json.loads((site / "assets" / "calculator" / "manifest.json").read_text(encoding="utf-8"))
+    if manifest["pyodide"] is None:
+        if shutil.which("npm") is None:
+            pytest.skip("npm is not installed, so this build has no Pyodide (the page says so)")
+        pytest.fail("npm is available but the build has no Pyodide: run scripts/setup.sh (npm ci)", pytrace=False)
+    return site
+
+
+@pytest.fixture(scope="module")
+def page_and_log(site):
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} not found: run scripts/setup.sh", pytrace=False)
+    from playwright.sync_api import sync_playwright
+
+    with StaticServer(site) as server, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        context = browser.new_context(locale="zh-CN")
+        context.set_default_timeout(60_000)
+        log = guard(context)
+        page = context.new_page()
+        page.goto(server.base_url + PAGE, wait_until="load")
+        page.wait_for_load_state("networkidle")
+        yield page, log, server, site
+        browser.close()
+
+
+def fill(page, how: dict) -> None:
+    form = page.locator("#calc-form")
+    if "scenario" in how:
+        form.get_by_role("button", name=how["scenario"]).click()
+        return
+    for name, value in how.items():
+        control = form.locator(f'[name="{name}"]')
+        if control.evaluate("e => e.tagName") == "SELECT":
+            control.select_option(value)
+        else:
+            control.fill(value)
+
+
+def run(page) -> float:
+    page.evaluate("document.getElementById('calc-result').removeAttribute('data-state')")
+    started = time.perf_counter()
+    page.locator("#calc-form").get_by_role("button", name="运行").click()
+    page.wait_for_selector(DONE, timeout=FIRST_RUN_MS)
+    return time.perf_counter() - started
+
+
+@pytest.fixture(scope="module")
+def runs(page_and_log):
+    page, log, server, site = page_and_log
+    before = log.take()
+    assert not [r.url for r in before.requests if "/assets/calculator/" in r.url], "Pyodide or the wheel loaded before 运行"
+    out = {}
+    for name, how, flags in INPUTS:
+        fill(page, how)
+        seconds = run(page)
+        net = log.take()
+        shown = {
+            "state": page.get_attribute("#calc-result", "data-state"),
+            "error": page.locator("#calc-result .ps-calc-error").all_inner_texts(),
+            "top": page.get_attribute("#calc-result [data-top-plan]", "data-top-plan"),
+            "verdicts": [(li.get_attribute("data-strategy"), li.get_attribute("data-verdict"))
+                         for li in page.locator("#calc-result [data-verdict]").all()],
+            "text": page.inner_text("#calc-result"),
+        }
+        wire = sum(served_size(site, server.base_url, r.url)[0] for r in net.requests)
+        out[name] = (shown, flags, net, seconds, wire)
+        print(f"calculator {name}: {seconds:.1f} s, {len(net.requests)} requests, {wire / 2**20:.1f} MiB transferred "
+              f"(load {page.get_attribute('#calc-result', 'data-load-seconds')} s, "
+              f"compute {page.get_attribute('#calc-result', 'data-run-seconds')} s)")
+    return out
+
+
+@pytest.mark.parametrize("name", [n for n, _, _ in INPUTS])
+def test_shows_what_the_cli_prints(runs, name):
+    shown, flags, net, _, _ = runs[name]
+    assert shown["state"] == "done", shown["error"]
+    plan, matrix = cli_json("plan", flags), cli_json("matrix", flags)
+    assert shown["top"] == (plan["results"][0]["plan"] if plan["results"] else "")
+    assert shown["verdicts"] == [(r["strategy"], r["verdict"]) for r in matrix["rows"]]
+    page_text = " ".join(shown["text"].split())
+    for row in matrix["rows"]:  # the reasons are on the page too (the matrix text)
+        for reason in row["reasons"]:
+            text = reason["text"] if isinstance(reason, dict) else reason
+            assert " ".join(text.split()) in page_text, text
+
+
+def test_impossible_case_says_nothing_fits(runs):
+    shown = runs["impossible"][0]
+    assert shown["top"] == "" and {v for _, v in shown["verdicts"]} == {"不可行"}
+    assert "没有能放下的方案" in shown["text"]
+
+
+def test_offline_only_local_requests(runs):
+    for name, (_, _, net, _, _) in runs.items():
+        assert not net.blocked, f"{name}: requests off 127.0.0.1: {net.blocked}"
+        assert not net.failed and not net.console_errors, (name, net.failed, net.console_errors)
+    first = runs["preset"][2]
+    assert any(r.url.endswith("pyodide.asm.wasm") for r in first.requests)
+    assert any(r.url.endswith(".whl") for r in first.requests)
+    later = [r.url for name in ("custom", "impossible") for r in runs[name][2].requests]
+    assert not [u for u in later if "/assets/calculator/" in u], f"runtime fetched again: {later}"
+
+
+def test_no_serious_accessibility_violations_with_results_shown(runs, page_and_log):
+    from axe_playwright_python.sync_playwright import Axe
+
+    page = page_and_log[0]
+    found = [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes'][:5]]}"
+             for v in Axe().run(page).response["violations"] if v["impact"] in ("serious", "critical")]
+    assert not found, "\n".join(found)
+
+
+def test_a_build_without_pyodide_says_so(runs, page_and_log):
+    page, log, server, site = page_and_log
+    other = page.context.new_page()
+    wheel = json.loads((site / "assets" / "calculator" / "manifest.json").read_text(encoding="utf-8"))["wheel"]
+    other.route("**/assets/calculator/manifest.json",
+                lambda route: route.fulfill(status=200, content_type="application/json",
+                                            body=json.dumps({"pyodide": None, "wheel": wheel})))
+    other.goto(server.base_url + PAGE, wait_until="load")
+    other.locator("#calc-form").get_by_role("button", name="运行").click()
+    other.wait_for_selector(DONE)
+    assert other.get_attribute("#calc-result", "data-state") == "unavailable"
+    assert "Pyodide" in other.inner_text("#calc-result [role=alert]")
+    other.close()
