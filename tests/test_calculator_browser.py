@@ -14,7 +14,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -93,12 +92,10 @@ def fill(page, how: dict) -> None:
             control.fill(value)
 
 
-def run(page) -> float:
+def run(page) -> None:
     page.evaluate("document.getElementById('calc-result').removeAttribute('data-state')")
-    started = time.perf_counter()
     page.locator("#calc-form").get_by_role("button", name="运行").click()
     page.wait_for_selector(DONE, timeout=FIRST_RUN_MS)
-    return time.perf_counter() - started
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +106,7 @@ def runs(page_and_log):
     out = {}
     for name, how, flags in INPUTS:
         fill(page, how)
-        seconds = run(page)
+        run(page)
         net = log.take()
         shown = {
             "state": page.get_attribute("#calc-result", "data-state"),
@@ -120,8 +117,8 @@ def runs(page_and_log):
             "text": page.inner_text("#calc-result"),
         }
         wire = sum(served_size(site, server.base_url, r.url)[0] for r in net.requests)
-        out[name] = (shown, flags, net, seconds, wire)
-        print(f"calculator {name}: {seconds:.1f} s, {len(net.requests)} requests, {wire / 2**20:.1f} MiB transferred "
+        out[name] = (shown, flags, net, wire)
+        print(f"calculator {name}: {len(net.requests)} requests, {wire / 2**20:.1f} MiB transferred "
               f"(load {page.get_attribute('#calc-result', 'data-load-seconds')} s, "
               f"compute {page.get_attribute('#calc-result', 'data-run-seconds')} s)")
     return out
@@ -129,7 +126,7 @@ def runs(page_and_log):
 
 @pytest.mark.parametrize("name", [n for n, _, _ in INPUTS])
 def test_shows_what_the_cli_prints(runs, name):
-    shown, flags, net, _, _ = runs[name]
+    shown, flags, net, _ = runs[name]
     assert shown["state"] == "done", shown["error"]
     plan, matrix = cli_json("plan", flags), cli_json("matrix", flags)
     assert shown["top"] == (plan["results"][0]["plan"] if plan["results"] else "")
@@ -148,7 +145,7 @@ def test_impossible_case_says_nothing_fits(runs):
 
 
 def test_offline_only_local_requests(runs):
-    for name, (_, _, net, _, _) in runs.items():
+    for name, (_, _, net, _) in runs.items():
         assert not net.blocked, f"{name}: requests off 127.0.0.1: {net.blocked}"
         assert not net.failed and not net.console_errors, (name, net.failed, net.console_errors)
     first = runs["preset"][2]
