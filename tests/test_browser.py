@@ -481,20 +481,20 @@ def test_fill_in_export_import_and_clear(ctx, server, tmp_path):
     page.reload()
     assert _values(page) == dict.fromkeys(FIELDS, "")
 
-    # Import restores every answer exactly (including a line that looks like one of the headings).
+    # Import shows what it will change, then restores every answer exactly (including a line that looks like a heading).
     page.locator("input[data-ps-import]").set_input_files(str(exported))
-    page.wait_for_function("document.querySelector(\"textarea[data-ps-field='skip']\").value !== ''")
+    page.locator(".ps-fillin__preview").get_by_role("button", name="确认导入").click()
     assert _values(page) == ANSWERS
     page.reload()
     assert _values(page) == ANSWERS
 
-    # Importing over different text asks first; dismissing keeps the current text.
+    # Importing over different text says so first; cancelling keeps the current text.
     _field(page, "skip").fill("改过的回答")
-    asked = []
-    page.once("dialog", lambda d: (asked.append(d.message), d.dismiss()))
     page.locator("input[data-ps-import]").set_input_files(str(exported))
-    page.wait_for_function("document.querySelector('#ps-fillin-status').textContent !== ''")
-    assert asked and _field(page, "skip").input_value() == "改过的回答"
+    preview = page.locator(".ps-fillin__preview")
+    preview.get_by_text("我认为当前不必深入的策略：替换").wait_for()  # the file is read asynchronously
+    preview.get_by_role("button", name="取消导入").click()
+    assert _field(page, "skip").input_value() == "改过的回答"
     assert not log.problems(), log.problems()
 
 
