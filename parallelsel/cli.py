@@ -40,6 +40,8 @@ import sys
 from dataclasses import replace
 
 from ._check import ParallelselError, positive_int
+from .memory import DEFAULT_HEADROOM
+from .model import ATTENTION
 
 __all__ = ["main", "gpt_like", "build_parser"]
 
@@ -95,6 +97,8 @@ def _model_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--seq-len", type=int, metavar="N", help="序列长度（默认：模型的 seq_len）")
     g.add_argument("--recipe", default="bf16-adam", metavar="KEY", help="精度与优化器（默认 bf16-adam；见 ps.RECIPES）")
     g.add_argument("--global-batch", type=int, metavar="N", help="每步的序列数 global batch（不给则视为未知）")
+    g.add_argument("--attention", default="flash", metavar="KIND",
+                   help="注意力内核：flash（融合内核，不存 s×s 分数；默认）/ standard（Korthikanti 的记账）")
 
 
 def _cluster_args(p: argparse.ArgumentParser) -> None:
@@ -104,6 +108,8 @@ def _cluster_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--gpus-per-node", type=int, default=8, metavar="N", help="每节点卡数（默认 8）")
     g.add_argument("--intra", metavar="KEY", help="节点内互联（默认 nvlink3，视为未说明；见 ps.LINKS）")
     g.add_argument("--inter", metavar="KEY", help="节点间互联（默认 ib-hdr；见 ps.LINKS）")
+    g.add_argument("--headroom", type=float, default=DEFAULT_HEADROOM, metavar="F",
+                   help=f"放得下要求每卡内存 ≤ 可用内存 ×(1−F)（默认 {DEFAULT_HEADROOM:g}）")
 
 
 def _plan_args(p: argparse.ArgumentParser) -> None:
@@ -159,6 +165,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # -- building library objects from arguments --------------------------------------------------
+def _headroom_arg(a) -> float:
+    from .memory import check_headroom
+
+    try:
+        return check_headroom(a.headroom)
+    except ParallelselError:
+        raise ParallelselError(f"--headroom {a.headroom!r}: must be a fraction in [0, 1)") from None
+
+
 def _model(a):
     from ._check import preset
     from .model import MODELS, Transformer
@@ -191,7 +206,10 @@ def _workload(a, cluster):
     batch = a.global_batch
     if batch is None:
         batch = cluster.gpus  # one sequence per GPU; reported as an assumption
-    return Workload(_model(a), recipe=preset("--recipe", a.recipe, RECIPES), global_batch=batch)
+    if a.attention not in ATTENTION:
+        raise ParallelselError(f"--attention {a.attention!r}: must be one of {', '.join(ATTENTION)}")
+    return Workload(_model(a), recipe=preset("--recipe", a.recipe, RECIPES), global_batch=batch,
+                    attention=a.attention)
 
 
 def _cluster(a):
@@ -239,7 +257,7 @@ def _cmd_matrix(a, out) -> None:
         unknown.append("global_batch")
     if a.intra is None:
         unknown.append("interconnect")
-    rows = selection_matrix(w, c, unknown=unknown)
+    rows = selection_matrix(w, c, unknown=unknown, headroom=_headroom_arg(a))
     if a.json:
         data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "unknown": unknown, "rows": [
             {"strategy": r.strategy, "verdict": r.verdict.value, "reasons": list(r.reasons),
@@ -276,7 +294,7 @@ def _cmd_plan(a, out) -> None:
 
     c = _cluster(a)
     w = _workload(a, c)
-    r = search(w, c, top=a.top, fixed=_fixed(a))
+    r = search(w, c, top=a.top, fixed=_fixed(a), headroom=_headroom_arg(a))
     if a.json:
         data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "global_batch": w.global_batch,
                 "considered": r.considered,
@@ -365,11 +383,12 @@ def _cmd_memory(a, out) -> None:
     hard = constraint_violations(w, plan, c)
     if hard:
         raise ParallelselError(f"plan {plan.label()}: " + "；".join(hard))
-    e = estimate(w, plan, c)
+    e = estimate(w, plan, c, headroom=_headroom_arg(a))
     mem = e.memory
     if a.json:
         data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "plan": plan.label(), "fits": e.fits,
-                "reasons": list(e.reasons), "capacity_bytes": c.device.memory, "total_bytes": mem.total,
+                "reasons": list(e.reasons), "capacity_bytes": c.device.memory, "usable_bytes": e.usable,
+                "headroom": e.headroom, "margin": e.margin, "total_bytes": mem.total,
                 "components_bytes": mem.as_dict(), "stage": mem.stage, "step_s": e.step.total,
                 "tokens_per_s": e.step.tokens_per_s, "mfu": e.step.mfu}
         out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
@@ -379,7 +398,10 @@ def _cmd_memory(a, out) -> None:
     out.write(_header(w, c) + f"方案 {plan.label()}（最满的一段：{'首段' if mem.stage == 'first' else '末段'}）\n\n")
     rows = [[names[k], fmt_bytes(v)] for k, v in mem.as_dict().items()]
     rows.append(["合计", fmt_bytes(mem.total)])
-    rows.append(["可用", fmt_bytes(c.device.memory)])
+    rows.append(["驱动报告", fmt_bytes(c.device.memory)])
+    rows.append(["可用（减去 CUDA 上下文与 NCCL）", fmt_bytes(e.usable)])
+    rows.append([f"上限（可用 ×(1−{e.headroom:g})）", fmt_bytes(e.budget)])
+    rows.append(["余量", fmt_pct(e.margin)])
     out.write(markdown_table(["每卡内存（GiB）", "大小"], rows, align="lr") + "\n")
     out.write(("放得下" if e.fits else "放不下：" + "；".join(e.reasons)) + "\n")
     out.write(f"步时 {fmt_time(e.step.total, 2)}，{e.step.tokens_per_s:,.0f} tokens/s，MFU {fmt_pct(e.step.mfu)}\n")

@@ -7,9 +7,10 @@ buffer -- the *bus factor* that nccl-tests uses to turn algorithm bandwidth into
 (NVIDIA nccl-tests, ``doc/PERFORMANCE.md``). ``nbytes`` is always the full, unsharded buffer.
 
 :func:`traffic` lists, for a workload, plan and cluster, every collective a step issues, placed on
-the link its group actually crosses. Ranks are ordered TP fastest, then DP, then PP
-(:mod:`parallelsel.plan`): a TP group is ``tp`` consecutive GPUs (stride 1), a DP group has stride
-``tp``, a PP group stride ``tp * dp``.
+the link its group actually crosses (:mod:`parallelsel.placement`: a group spanning nodes is priced
+on min(intra, inter) bandwidth and the larger latency). Ranks are ordered TP fastest, then DP, then
+PP (:mod:`parallelsel.plan`): a TP group is ``tp`` consecutive GPUs (stride 1), a DP group has
+stride ``tp``, a PP group stride ``tp * dp``.
 
 Examples:
     >>> import parallelsel as ps
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from ._check import ParallelselError, choice, positive_int, positive_number
 from .hardware import Cluster, Link
 from .memory import _shape, _stage_params
+from .placement import group_placement
 
 __all__ = ["DDP_BUCKET_BYTES", "OPS", "Traffic", "bus_factor", "collective_time", "traffic"]
 
@@ -124,10 +126,12 @@ of early buckets overlap the rest of the backward pass; the last bucket cannot (
 bucketing and overlapping computation with communication)."""
 
 
-def _link(cluster: Cluster, size: int, stride: int) -> Link:
-    # Cluster.link_for without its argument checks (this is the hot path of a plan search); the
-    # rule is the same: a group whose footprint size*stride exceeds a node crosses nodes.
-    return cluster.inter if size > 1 and size * stride > cluster.gpus_per_node else cluster.intra
+def _link(cluster: Cluster, total: int, size: int, stride: int, ring: bool = True) -> Link:
+    # The link the groups of (size, stride) among `total` ranks are priced on: the one placement
+    # rule (parallelsel.placement), cached per shape, without argument checks (search hot path).
+    if size <= 1:
+        return cluster.intra
+    return group_placement(cluster, total, size, stride, ring=ring).link
 
 
 def _item(strategy, op, nbytes, calls, group, link, overlappable, phase, units=1) -> Traffic:
@@ -173,6 +177,7 @@ def traffic(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
     b, s, h = plan.micro_batch, workload.seq_len, sh.hidden
     act = recipe.activation
     layers = -(-sh.layers // pp)
+    n_ranks = plan.gpus
     out: list[Traffic] = []
 
     # Parameters on the heaviest stage's device (the step waits for it).
@@ -192,14 +197,14 @@ def traffic(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
         shard = size if plan.shard is None else max(1, min(size, plan.shard // per))
         g_bytes = recipe.grads * n_params
         w_bytes = recipe.weights * n_params
-        link = _link(cluster, shard, stride) if shard > 1 else cluster.intra
+        link = _link(cluster, n_ranks, shard, stride)
 
         def label(base: str) -> str:
             return base + tag
 
         if plan.zero == 0:
             units = max(1, -(-int(g_bytes) // DDP_BUCKET_BYTES))
-            out.append(_item(label("DP"), "all-reduce", g_bytes, 1, size, _link(cluster, size, stride), True,
+            out.append(_item(label("DP"), "all-reduce", g_bytes, 1, size, _link(cluster, n_ranks, size, stride), True,
                              "backward", units))
             continue
         if plan.zero in (1, 2):
@@ -216,14 +221,14 @@ def traffic(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
             # HSDP: all-reduce each shard's gradient across the replicas (stride: one shard group).
             calls = 1 if plan.zero == 1 else m
             out.append(_item(label("HSDP"), "all-reduce", g_bytes / shard, calls, size // shard,
-                             _link(cluster, size // shard, stride * shard), True, "backward"))
+                             _link(cluster, n_ranks, size // shard, stride * shard), True, "backward"))
 
     # -- tensor (and sequence) parallel -----------------------------------------------------
     if tp > 1:
         x = b * s * h * act
         per_layer = 6 if plan.recompute == "full" else 4
         calls = layers * m * per_layer
-        link = _link(cluster, tp, 1)
+        link = _link(cluster, n_ranks, tp, 1)
         if plan.sp:
             out.append(_item("TP", "all-gather", x, calls, tp, link, False, "forward"))
             out.append(_item("TP", "reduce-scatter", x, calls, tp, link, False, "forward"))
@@ -233,12 +238,12 @@ def traffic(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
     # -- pipeline parallel ------------------------------------------------------------------
     if pp > 1:
         x = b * s * h * act / tp
-        out.append(_item("PP", "p2p", x, 2 * m * v, 2, _link(cluster, pp, tp * dp), False, "forward"))
+        out.append(_item("PP", "p2p", x, 2 * m * v, 2, _link(cluster, n_ranks, pp, tp * dp, ring=False), False, "forward"))
 
     # -- expert parallel --------------------------------------------------------------------
     if ep > 1 and sh.experts:
         x = b * s * h * model.top_k * act / (tp if plan.sp else 1)
         per_layer = 6 if plan.recompute == "full" else 4
-        out.append(_item("EP", "all-to-all", x, layers * m * per_layer, ep, _link(cluster, ep, tp), False,
+        out.append(_item("EP", "all-to-all", x, layers * m * per_layer, ep, _link(cluster, n_ranks, ep, tp), False,
                          "forward"))
     return tuple(out)

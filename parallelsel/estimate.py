@@ -31,7 +31,7 @@ from ._check import ParallelselError, positive_number
 from . import _words as _w
 from .comm import Traffic, traffic as _traffic
 from .hardware import Cluster
-from .memory import MemoryBreakdown, breakdown
+from .memory import DEFAULT_HEADROOM, MemoryBreakdown, check_headroom, breakdown, usable_memory
 from .pipeline import bubble_overhead, onef1b_bubble_time, zb_h1_bubble_time
 from .plan import Plan, Workload, constraint_violations
 
@@ -101,11 +101,26 @@ class Estimate:
     traffic: tuple[Traffic, ...]
     reasons: tuple[str, ...]
     efficiency: float = DEFAULT_EFFICIENCY
+    headroom: float = DEFAULT_HEADROOM
+    usable: float = 0.0  # bytes a rank can use: driver-reported memory minus the runtime reserve
 
     @property
     def fits(self) -> bool:
-        """True when no hard constraint (memory, divisibility, batch, cluster size) fails."""
+        """True when no hard constraint (memory, divisibility, batch, cluster size) fails.
+
+        Memory fits when ``memory.total <= usable x (1 - headroom)``
+        (:func:`parallelsel.memory.budget`)."""
         return not self.reasons
+
+    @property
+    def budget(self) -> float:
+        """Bytes the plan may use per device: ``usable x (1 - headroom)``."""
+        return self.usable * (1 - self.headroom)
+
+    @property
+    def margin(self) -> float:
+        """Share of the usable memory left free: 1 - memory.total / usable (>= headroom when it fits)."""
+        return 1 - self.memory.total / self.usable
 
     def pass_times(self) -> tuple[float, float]:
         """Seconds of one pipeline stage's forward and backward pass for one micro-batch.
@@ -148,13 +163,15 @@ def _flops(model, recompute: str, s: int) -> tuple[float, float, float]:
             model.model_flops_per_token(s))
 
 
-def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float = DEFAULT_EFFICIENCY) -> Estimate:
+def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float = DEFAULT_EFFICIENCY,
+             headroom: float = DEFAULT_HEADROOM) -> Estimate:
     """Memory, step time and hard-constraint reasons for ``plan`` training ``workload`` on ``cluster``.
 
     ``reasons`` holds :func:`parallelsel.plan.constraint_violations` plus, if the most loaded
-    device's memory (:func:`parallelsel.memory.breakdown`) exceeds the device's, a sentence with
-    both in GiB. The step time is computed even for plans that do not fit (see the module
-    docstring for the time model).
+    device's memory (:func:`parallelsel.memory.breakdown`) exceeds the usable memory
+    (:func:`parallelsel.memory.usable_memory`: driver-reported memory minus the CUDA context and
+    NCCL reserve) x (1 - ``headroom``), a sentence with both in GiB. The step time is computed
+    even for plans that do not fit (see the module docstring for the time model).
     """
     if not isinstance(workload, Workload):
         raise ParallelselError(f"workload={workload!r}: must be a Workload")
@@ -166,12 +183,16 @@ def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float
     if eff > 1:
         raise ParallelselError(f"efficiency={efficiency!r}: must be in (0, 1]")
 
+    room = check_headroom(headroom)
+
     reasons = constraint_violations(workload, plan, cluster)
     mem = breakdown(workload, plan)
-    capacity = cluster.device.memory
+    usable = usable_memory(cluster.device, plan)
+    capacity = usable * (1 - room)
     if mem.total > capacity:
         where = "" if plan.pp == 1 else ("（首段）" if mem.stage == "first" else "（末段）")
-        reasons.append(f"每卡内存 {_w.size(mem.total)} > 可用 {_w.size(capacity)}{where}")
+        reasons.append(f"每卡内存 {_w.size(mem.total)} > 可用 {_w.size(usable)} × (1 − 余量 {room:.0%}) = "
+                       f"{_w.size(capacity)}{where}")
 
     model = workload.model
     peak = cluster.device.peak_flops
@@ -222,7 +243,7 @@ def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float
         forward=phase_compute["forward"],
         critical=critical,
     )
-    return Estimate(workload, plan, cluster, mem, step, items, tuple(reasons), eff)
+    return Estimate(workload, plan, cluster, mem, step, items, tuple(reasons), eff, room, usable)
 
 
 @dataclass(frozen=True)

@@ -34,9 +34,11 @@ from enum import Enum
 from ._check import ParallelselError, choice
 from . import _words as _w
 from .estimate import Estimate, estimate
+from .memory import DEFAULT_HEADROOM, check_headroom
 from .hardware import DEVICES, LINKS, Cluster, Link
 from .model import MODELS, Transformer
 from .pipeline import bubble_fraction
+from .placement import placement
 from .plan import Plan, Workload, constraint_violations
 
 __all__ = [
@@ -217,7 +219,7 @@ def _candidates(strategy: str, workload: Workload, cluster: Cluster):
                         yield Plan(pp=p, micro_batch=b, recompute=r, schedule="1f1b")
 
 
-def _try(strategy: str, workload: Workload, cluster: Cluster) -> _Trial:
+def _try(strategy: str, workload: Workload, cluster: Cluster, headroom: float = DEFAULT_HEADROOM) -> _Trial:
     trial = _Trial(strategy)
     violations: list[str] = []
     for plan in _candidates(strategy, workload, cluster):
@@ -225,7 +227,7 @@ def _try(strategy: str, workload: Workload, cluster: Cluster) -> _Trial:
         if hard:
             violations.extend(v for v in hard if v not in violations)
             continue
-        e = estimate(workload, plan, cluster)
+        e = estimate(workload, plan, cluster, headroom=headroom)
         if trial.closest is None or e.memory.total < trial.closest.memory.total:
             trial.closest = e
         if e.fits and (trial.best is None or _key(e) < _key(trial.best)):
@@ -241,13 +243,13 @@ def _key(e: Estimate):
 # -- reasons for 不可行 -----------------------------------------------------------------------
 def _infeasible_reasons(t: _Trial, workload: Workload, cluster: Cluster) -> list[str]:
     m, r = workload.model, workload.recipe
-    cap = cluster.device.memory
     dev = cluster.device.name
     if t.closest is None:
         what = {"DP": "DP 度", "FSDP": "FSDP 分片度", "TP": "TP 度", "PP": "PP 段数"}[t.strategy]
         return [f"没有满足硬约束的{what}：" + "；".join(t.violations[:3])]
     c = t.closest
     mem = c.memory
+    cap = c.budget  # usable memory x (1 - headroom) for that plan
     out = []
     if t.strategy == "DP":
         states = r.per_param * m.params
@@ -281,23 +283,26 @@ def _infeasible_reasons(t: _Trial, workload: Workload, cluster: Cluster) -> list
 
 # -- the matrix -------------------------------------------------------------------------------
 def _placement(e: Estimate, cluster: Cluster) -> tuple[bool, str]:
-    """Whether the plan's strategy group crosses the inter-node link, and a sentence saying where it sits."""
+    """Whether the plan's strategy group crosses the inter-node link, and a sentence saying where it sits.
+
+    Read from :func:`parallelsel.placement.placement` (the one placement rule the traffic also uses).
+    """
     p = e.plan
+    groups = placement(p, cluster)
     if p.tp > 1:
-        crosses = cluster.spans_nodes(p.tp, 1)
-        link = cluster.link_for(p.tp, 1)
-        if crosses:
-            return True, (f"TP={p.tp} 的组跨节点，每层的 all-reduce 走 {link.name}（{_w.rate(link)}）"
-                          f"而非 {cluster.intra.name}（{_w.rate(cluster.intra)}）")
+        g = groups["TP"]
+        link = g.link
+        if g.spans_nodes:
+            return True, (f"TP={p.tp} 的组跨节点（{g.crossing}/{len(g.groups)} 组），每层的 all-reduce 走 {link.name}"
+                          f"（{_w.rate(link)}）而非 {cluster.intra.name}（{_w.rate(cluster.intra)}）")
         return False, f"TP={p.tp} 的组在节点内，每层的 all-reduce 走 {link.name}（{_w.rate(link)}）"
     if p.pp > 1:
-        crosses = cluster.spans_nodes(p.pp, 1)
-        link = cluster.link_for(p.pp, 1)
-        return crosses, f"PP={p.pp} 段{'跨节点' if crosses else '在节点内'}，相邻段 p2p 走 {link.name}（{_w.rate(link)}）"
-    crosses = cluster.spans_nodes(p.dp, 1)
-    link = cluster.link_for(p.dp, 1)
+        g = groups["PP"]
+        return g.spans_nodes, (f"PP={p.pp} 段{'跨节点' if g.spans_nodes else '在节点内'}，相邻段 p2p 走 {g.link.name}"
+                               f"（{_w.rate(g.link)}）")
+    g = groups["DP"]
     what = "梯度 all-reduce" if p.zero == 0 else ("参数 all-gather 与梯度 reduce-scatter" if p.zero == 3 else "梯度 reduce-scatter")
-    return crosses, f"{what} {'跨节点' if crosses else '在节点内'}，走 {link.name}（{_w.rate(link)}）"
+    return g.spans_nodes, f"{what} {'跨节点' if g.spans_nodes else '在节点内'}，走 {g.link.name}（{_w.rate(g.link)}）"
 
 
 def _comm_sentence(e: Estimate) -> str:
@@ -306,7 +311,7 @@ def _comm_sentence(e: Estimate) -> str:
             f"（占步时 {st.communication / st.total:.0%}）")
 
 
-def selection_matrix(workload: Workload, cluster: Cluster, unknown=()) -> list[MatrixRow]:
+def selection_matrix(workload: Workload, cluster: Cluster, unknown=(), headroom: float = DEFAULT_HEADROOM) -> list[MatrixRow]:
     """Verdicts for DP, FSDP, TP and PP used alone, with reasons; see the module docstring.
 
     Rules, in order (the lesson's 深入学习提示: hard constraints, then cost):
@@ -320,6 +325,9 @@ def selection_matrix(workload: Workload, cluster: Cluster, unknown=()) -> list[M
     3. 需更多信息: a verdict that would be 可行 (or 不优先 only because of the bubble) but depends on
        a fact listed in ``unknown`` (see :data:`FACTS`).
     4. 可行 otherwise.
+
+    ``headroom``: a plan fits when its memory is at most the usable memory x (1 - headroom)
+    (:func:`parallelsel.memory.budget`).
     """
     if not isinstance(workload, Workload):
         raise ParallelselError(f"workload={workload!r}: must be a Workload")
@@ -329,11 +337,11 @@ def selection_matrix(workload: Workload, cluster: Cluster, unknown=()) -> list[M
         unknown = (unknown,)
     unknown = frozenset(choice("unknown", u, FACTS) for u in unknown)
 
-    trials = {s: _try(s, workload, cluster) for s in STRATEGIES}
+    check_headroom(headroom)
+    trials = {s: _try(s, workload, cluster, headroom) for s in STRATEGIES}
     feasible = [t.best for t in trials.values() if t.best is not None]
     fastest = min((e.step.total for e in feasible), default=None)
     dp_fits = trials["DP"].best is not None
-    cap = cluster.device.memory
 
     rows = []
     for s in STRATEGIES:
@@ -343,7 +351,8 @@ def selection_matrix(workload: Workload, cluster: Cluster, unknown=()) -> list[M
                                   t.closest))
             continue
         e = t.best
-        reasons: list[str] = [f"最佳设置 {e.plan.label()}：每卡 {_w.size(e.memory.total)} ≤ {_w.size(cap)}，"
+        reasons: list[str] = [f"最佳设置 {e.plan.label()}：每卡 {_w.size(e.memory.total)} ≤ {_w.size(e.budget)}"
+                              f"（余量 {e.margin:.1%}），"
                               f"步时 {_w.secs(e.step.total)}"]
         crosses, where = _placement(e, cluster)
         reasons.append(where)

@@ -7,7 +7,8 @@ Three sources, each cited where its formula is used:
 * activations per transformer layer, with tensor parallelism (TP), sequence parallelism (SP) and
   recomputation, plus the embedding and output layers and the micro-batches a pipeline keeps in
   flight -- Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer
-  Models", §4.1-§4.3 and Table 2;
+  Models", §4.1-§4.3 and Table 2; with a fused attention kernel, the storage rule of Dao 2023,
+  "FlashAttention-2: Faster Attention with Better Parallelism and Work Partitioning", §3.1;
 * the all-gathered unit of fully sharded data parallelism -- Zhao et al. 2023, "PyTorch FSDP:
   Experiences on Scaling Fully Sharded Data Parallel", §3.2-§3.3.
 
@@ -19,6 +20,8 @@ Examples:
     >>> gpt3 = ps.MODELS["gpt3-175b"]
     >>> activations_per_layer(gpt3, 1, tp=8, sp=True, recompute="selective") == 2048 * 12288 * 34 / 8
     True
+    >>> round(activations_per_layer(gpt3, 1, attention="standard") / activations_per_layer(gpt3, 1), 2)
+    3.35
 """
 
 from __future__ import annotations
@@ -28,11 +31,19 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from ._check import ParallelselError, choice, positive_int, positive_number
-from .model import RECOMPUTE, Transformer
+from .model import ATTENTION, RECOMPUTE, Transformer
 from .recipe import RECIPES, Recipe
 
 __all__ = [
     "ALLOCATOR_OVERHEAD",
+    "CUDA_CONTEXT_BYTES",
+    "DEFAULT_HEADROOM",
+    "NCCL_COMMUNICATOR_BYTES",
+    "budget",
+    "check_headroom",
+    "communicators",
+    "runtime_reserve",
+    "usable_memory",
     "MemoryBreakdown",
     "States",
     "activations_per_layer",
@@ -49,6 +60,79 @@ ALLOCATOR_OVERHEAD = 0.05
 """Allowance for the caching allocator's fragmentation and temporary buffers, as a fraction of
 everything else. An assumption, not a measurement: common practice budgets 5-10%, and Megatron-LM's
 ``theoretical_memory_usage.py`` adds 5% on top of activations. Measure it for a real job."""
+
+
+CUDA_CONTEXT_BYTES = 512 * 2**20
+"""Device memory the CUDA context takes before the first tensor: driver state, loaded kernels,
+cuBLAS/cuDNN handles. Measured at about 300 MB with CUDA >= 11.7's lazy module loading (PyTorch
+issue #107667, answer by NVIDIA's ptrblck), 300-400 MB per process (PyTorch issue #20532) and
+200-700 MB depending on the machine (PyTorch issue #28113); 512 MiB sits at the top of the
+lazy-loading range. Invisible to ``torch.cuda.memory_allocated()``, visible in nvidia-smi."""
+
+NCCL_COMMUNICATOR_BYTES = 688 * 2**20
+"""Device memory one NCCL communicator (one process group that has run a collective) holds:
+688 MB for groups of more than two A100s and 544 MB for pairs, measured with PyTorch over NVLink
+(NVIDIA/nccl issue #964); NCCL's maintainers confirm it grows with every communicator and with
+the channels used (NVIDIA/nccl issues #864, #986). Charged once per process group a plan creates
+(:func:`communicators`)."""
+
+DEFAULT_HEADROOM = 0.03
+"""Fraction of the usable memory a plan must leave free to be accepted (``headroom=`` on
+:func:`parallelsel.estimate`, :func:`parallelsel.search`, :func:`parallelsel.selection_matrix`).
+An assumption, not a measurement: it absorbs what this model does not count (temporary buffers
+of fused kernels, memory spikes of the optimizer step, the estimate's own error). Raise it for a
+job whose memory you have not measured."""
+
+
+def communicators(plan) -> int:
+    """Process groups (NCCL communicators) each rank of ``plan`` creates: the default world group
+    plus one per parallel dimension in use (DP or its shard group, the HSDP replica group, TP, PP,
+    EP), as Megatron-LM's ``parallel_state`` and PyTorch's DeviceMesh create one group per
+    dimension. 0 for a single GPU."""
+    if plan.gpus == 1:
+        return 0
+    n = 1  # the world group (init_process_group)
+    shard = plan.shard_size
+    n += plan.dp > 1
+    n += plan.zero > 0 and 1 < shard < plan.dp  # HSDP: shard and replica groups are separate
+    n += plan.tp > 1
+    n += plan.pp > 1
+    n += plan.ep > 1
+    return n
+
+
+def runtime_reserve(plan) -> float:
+    """Bytes a rank of ``plan`` loses before any tensor: :data:`CUDA_CONTEXT_BYTES` plus
+    :data:`NCCL_COMMUNICATOR_BYTES` per process group (:func:`communicators`). The caching
+    allocator's fragmentation is counted separately, as :data:`ALLOCATOR_OVERHEAD` of the tensors."""
+    return CUDA_CONTEXT_BYTES + NCCL_COMMUNICATOR_BYTES * communicators(plan)
+
+
+def usable_memory(device, plan) -> float:
+    """Bytes the training tensors of ``plan`` can use on ``device``: what the driver reports
+    (:attr:`parallelsel.Device.memory`) minus :func:`runtime_reserve`."""
+    return device.memory - runtime_reserve(plan)
+
+
+def budget(device, plan, headroom: float = DEFAULT_HEADROOM) -> float:
+    """The most a plan may need per device and still count as fitting:
+    :func:`usable_memory` x (1 - ``headroom``).
+
+    Examples:
+        >>> import parallelsel as ps
+        >>> h100 = ps.DEVICES["h100-sxm-80gb"]
+        >>> round(budget(h100, ps.Plan(dp=8, tp=8), headroom=0.0) / 2**20)   # 81559 MiB - 512 - 3 x 688
+        78983
+    """
+    return usable_memory(device, plan) * (1 - check_headroom(headroom))
+
+
+def check_headroom(headroom) -> float:
+    """``headroom`` as a float if it is a fraction in [0, 1); raises ValueError naming it otherwise."""
+    h = positive_number("headroom", headroom, allow_zero=True)
+    if h >= 1:
+        raise ParallelselError(f"headroom={headroom!r}: must be a fraction in [0, 1)")
+    return h
 
 
 # -- model states ---------------------------------------------------------------------------
@@ -125,12 +209,13 @@ def _shape(model: Transformer) -> _Shape:
 
 
 # -- activations ----------------------------------------------------------------------------
-def _layer_terms(model: Transformer, s: int, b: int, act_bytes: float) -> tuple[float, float, float]:
+def _layer_terms(model: Transformer, s: int, b: int, act_bytes: float, attention: str = "flash") -> tuple[float, float, float]:
     """Bytes of one layer's stored activations, split the way Korthikanti et al. §4.1-§4.2 split them.
 
     Returns ``(shared, split, scores)``: ``shared`` is replicated across a TP group and only SP
-    divides it; ``split`` is divided by TP; ``scores`` is the attention-score part (also divided by
-    TP) that selective recomputation drops. See :func:`activations_per_layer` for the breakdown.
+    divides it; ``split`` is divided by TP; ``scores`` is what the attention kernel itself keeps
+    (also divided by TP, heads are split), which selective recomputation drops. See
+    :func:`activations_per_layer` for the breakdown.
     """
     sh = _shape(model)
     h, kv, f = sh.hidden, sh.kv_dim, sh.ffn
@@ -141,17 +226,29 @@ def _layer_terms(model: Transformer, s: int, b: int, act_bytes: float) -> tuple[
     # Q (h wide), K and V (kv_dim wide each), the output-projection input (h), and the MLP's f-wide
     # tensors: the activation's input and output (2), plus the up-projection output when gated (3).
     split = sb * act_bytes * (2 * h + 2 * kv + sh.f_tensors * f)
-    # Softmax output (act_bytes), its dropout mask (1 byte) and the dropout output (act_bytes),
-    # a x s x s elements each per sequence.
-    scores = sh.heads * s * sb * (2 * act_bytes + 1)
+    if attention == "standard":
+        # Softmax output (act_bytes), its dropout mask (1 byte) and the dropout output (act_bytes),
+        # a x s x s elements each per sequence.
+        scores = sh.heads * s * sb * (2 * act_bytes + 1)
+    else:
+        # Fused kernel: one fp32 logsumexp per head and query row (FlashAttention-2, Algorithm 1-2).
+        scores = _LSE_BYTES * sh.heads * sb
     return shared, split, scores
 
 
+_LSE_BYTES = 4
+"""FlashAttention-2 (Dao 2023, §3.1 Algorithm 1 line 12 and Algorithm 2): the forward writes the
+output O and one logsumexp L = m + log(l) per row, in fp32, and the backward recomputes the
+attention probabilities from Q, K, V, O and L; nothing of size s x s is stored."""
+
+
 def activations_per_layer(model: Transformer, micro_batch: int, tp: int = 1, sp: bool = False,
-                          recompute: str = "none", seq_len: int | None = None, act_bytes: float = 2) -> float:
+                          recompute: str = "none", seq_len: int | None = None, act_bytes: float = 2,
+                          attention: str = "flash") -> float:
     """Bytes of activations one transformer layer stores for backward, per device, per micro-batch.
 
-    Korthikanti et al. 2022, Table 2 (s sequence length, b micro-batch, h hidden, a heads, t TP):
+    ``attention="standard"`` is Korthikanti et al. 2022, Table 2 (s sequence length, b
+    micro-batch, h hidden, a heads, t TP):
 
     ==========================  ========================
     no parallelism              sbh(34 + 5as/h)
@@ -170,21 +267,29 @@ def activations_per_layer(model: Transformer, micro_batch: int, tp: int = 1, sp:
     §4.2.1: TP splits everything except the norm inputs, the QKV and MLP inputs and the two
     dropout masks (10sbh); §4.2.2: SP splits those too.
 
+    ``attention="flash"`` (the default: FlashAttention-2, Dao 2023, and the fused kernels of
+    Transformer Engine and PyTorch SDPA) stores no s x s tensor: the forward keeps the output O
+    (already the output-projection input above) and one fp32 logsumexp per head and row, 4asb
+    bytes, and the backward recomputes the probabilities (Dao 2023, §3.1, Algorithms 1-2; the
+    attention-dropout mask is regenerated from the RNG state, not stored). The row becomes
+    sbh(34 + 4a/h) without parallelism, and the 5as/h term of every row is replaced by 4a/(ht).
+    Recompute modes keep their meaning: "selective" recomputes the core attention (dropping the
+    scores, or the statistics under flash), so both kernels give sbh(10 + 24/t) there; "full"
+    keeps only the layer input.
+
     Generalisation (this library's, stated so it can be checked): K and V are ``kv_dim`` wide
     (GQA), so they scale by kv_dim/h; the MLP's wide tensors scale by ffn_hidden/(4h); a gated MLP
     (SwiGLU) stores a third f-wide tensor (the up-projection output), and an MoE layer stores
     top_k copies of them per token; masks are 1 byte and other tensors ``act_bytes`` each. Dropout
     masks are kept even for models trained without dropout (an over-estimate of 2sbh per layer).
-    For the GPT shape with act_bytes=2 every row above is reproduced exactly.
-
-    Boundary: fused attention kernels (FlashAttention, Dao et al. 2022) never store the a·s²
-    scores and recompute them in backward -- the same memory as ``recompute="selective"``. With
-    "none" and long sequences the 5as²b term dominates (Llama-3 8B at s = 8192: 10.7 GB per layer).
+    For the GPT shape with act_bytes=2 and attention="standard" every row above is reproduced exactly.
 
     Examples:
         >>> import parallelsel as ps
         >>> m = ps.MODELS["gpt3-175b"]
-        >>> activations_per_layer(m, 1) == 2048 * 12288 * (34 + 80)
+        >>> activations_per_layer(m, 1, attention="standard") == 2048 * 12288 * (34 + 80)
+        True
+        >>> activations_per_layer(m, 1) == 2048 * 12288 * 34 + 4 * 96 * 2048
         True
     """
     if not isinstance(model, Transformer):
@@ -194,18 +299,20 @@ def activations_per_layer(model: Transformer, micro_batch: int, tp: int = 1, sp:
     if not isinstance(sp, bool):
         raise ParallelselError(f"sp={sp!r}: must be True or False")
     choice("recompute", recompute, RECOMPUTE)
+    choice("attention", attention, ATTENTION)
     s = model.seq_len if seq_len is None else positive_int("seq_len", seq_len)
     act_bytes = positive_number("act_bytes", act_bytes)
-    return _activations(model, s, b, t, sp, recompute, act_bytes)
+    return _activations(model, s, b, t, sp, recompute, act_bytes, attention)
 
 
-def _activations(model: Transformer, s: int, b: int, t: int, sp: bool, recompute: str, act_bytes: float) -> float:
+def _activations(model: Transformer, s: int, b: int, t: int, sp: bool, recompute: str, act_bytes: float,
+                 attention: str = "flash") -> float:
     sp = sp and t > 1
     if recompute == "full":
         # Only the layer input is kept (Korthikanti et al. §5, Table 2 last row).
         x = act_bytes * s * b * _shape(model).hidden
         return x / t if sp else x
-    shared, split, scores = _layer_terms(model, s, b, act_bytes)
+    shared, split, scores = _layer_terms(model, s, b, act_bytes, attention)
     out = (shared / t if sp else shared) + split / t
     if recompute == "none":
         out += scores / t
@@ -400,13 +507,14 @@ def _stage_breakdown(workload, plan, i: int) -> MemoryBreakdown:
     flight = _inflight(plan.schedule, p, m, v, i)
     sh = _shape(model)
     layers = -(-sh.layers // p)
-    per_layer = _activations(model, s, b, t, plan.sp, plan.recompute, act)
+    kernel = workload.attention
+    per_layer = _activations(model, s, b, t, plan.sp, plan.recompute, act, kernel)
     acts = flight * layers * per_layer
     # Recomputation rebuilds one layer's discarded activations just before its backward; that
     # working set (one layer, one micro-batch) is live at the peak (Chen et al. 2016, "Training Deep
     # Nets with Sublinear Memory Cost": the recomputed segment is materialised for its backward).
     if plan.recompute != "none":
-        acts += _activations(model, s, b, t, plan.sp, "none", act) - per_layer
+        acts += _activations(model, s, b, t, plan.sp, "none", act, kernel) - per_layer
 
     extra = 0.0
     if i == 0:

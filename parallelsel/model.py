@@ -16,10 +16,41 @@ from ._check import Catalogue, ParallelselError, choice, positive_int
 
 RECOMPUTE = ("none", "selective", "full")
 
+ATTENTION = ("flash", "standard")
+"""Attention kernels a workload can assume: ``"flash"`` is a fused kernel that never materialises the
+s x s scores (FlashAttention-2, Dao 2023; also Transformer Engine fused attention and PyTorch SDPA),
+``"standard"`` stores them as Korthikanti et al. 2022 count (softmax output, dropout mask and output)."""
+
+
+ARCHITECTURES = {
+    # GPT-2 / GPT-3 (Radford et al. 2019 §2.3; Brown et al. 2020 §2.1: "the same model and
+    # architecture as GPT-2"): 4h GeLU MLP, learned positions, LayerNorm, biases, tied embeddings.
+    "gpt": dict(gated_mlp=False, tied_embeddings=True, position="learned", bias=True, norm="layernorm"),
+    # Llama 2 / Llama 3 (Touvron et al. 2023 §2.2; Dubey et al. 2024 §3.2): SwiGLU MLP, rotary
+    # positions, RMSNorm, no biases, untied output head.
+    "llama": dict(gated_mlp=True, tied_embeddings=False, position="rotary", bias=False, norm="rmsnorm"),
+}
+"""The real architectures a bare :class:`Transformer` can take with one keyword (``architecture=``)."""
+
 
 @dataclass(frozen=True)
 class Transformer:
-    """A decoder-only transformer. ``ffn_hidden`` defaults to 4*hidden, ``kv_heads`` to ``heads`` (MHA)."""
+    """A decoder-only transformer of one real architecture, ``architecture="gpt"`` by default.
+
+    ``"gpt"`` is GPT-2/GPT-3's (Radford et al. 2019; Brown et al. 2020): a 4h GeLU MLP, learned
+    position embeddings, LayerNorm, biases and tied input/output embeddings. ``"llama"`` is Llama
+    2/3's (Touvron et al. 2023; Dubey et al. 2024): SwiGLU, rotary positions, RMSNorm, no biases, an
+    untied head, and ``ffn_hidden`` defaulting to Meta's rule 2/3 x 4h rounded up to a multiple of
+    256 (11008 for h = 4096). Any of ``gated_mlp``, ``tied_embeddings``, ``position``, ``bias``,
+    ``norm`` given explicitly overrides the architecture's value. ``ffn_hidden`` defaults to 4*hidden
+    for "gpt", ``kv_heads`` to ``heads`` (MHA).
+
+    Examples:
+        >>> Transformer(layers=48, hidden=1600, heads=25, seq_len=1024, vocab=50257).params   # GPT-2 XL
+        1557611200
+        >>> Transformer(layers=32, hidden=4096, heads=32, seq_len=4096, vocab=32000, architecture="llama").params
+        6738415616
+    """
 
     layers: int
     hidden: int
@@ -28,20 +59,31 @@ class Transformer:
     vocab: int
     ffn_hidden: int | None = None
     kv_heads: int | None = None
-    gated_mlp: bool = False
-    tied_embeddings: bool = False
-    position: str = "rotary"  # "learned" adds seq_len*hidden parameters
-    bias: bool = False
-    norm: str = "rmsnorm"  # "layernorm" has a bias, so 2*hidden parameters per norm
+    gated_mlp: bool | None = None
+    tied_embeddings: bool | None = None
+    position: str | None = None  # "learned" adds seq_len*hidden parameters; "rotary" adds none
+    bias: bool | None = None
+    norm: str | None = None  # "layernorm" has a bias, so 2*hidden parameters per norm
     experts: int = 1
     top_k: int = 1
     name: str = "custom"
+    architecture: str = "gpt"
 
     def __post_init__(self):
+        choice("architecture", self.architecture, tuple(ARCHITECTURES))
+        for f, v in ARCHITECTURES[self.architecture].items():
+            if getattr(self, f) is None:
+                object.__setattr__(self, f, v)
         for f in ("layers", "hidden", "heads", "seq_len", "vocab", "experts", "top_k"):
             positive_int(f, getattr(self, f))
+        for f in ("gated_mlp", "tied_embeddings", "bias"):
+            if not isinstance(getattr(self, f), bool):
+                raise ParallelselError(f"{f}={getattr(self, f)!r}: must be True or False")
         if self.ffn_hidden is None:
-            object.__setattr__(self, "ffn_hidden", 4 * self.hidden)
+            ffn = 4 * self.hidden
+            if self.architecture == "llama":
+                ffn = -(-(2 * ffn // 3) // 256) * 256
+            object.__setattr__(self, "ffn_hidden", ffn)
         if self.kv_heads is None:
             object.__setattr__(self, "kv_heads", self.heads)
         positive_int("ffn_hidden", self.ffn_hidden)
@@ -197,7 +239,7 @@ def _llama(name, layers, hidden, heads, ffn, vocab, seq_len, kv_heads=None, expe
     return Transformer(
         layers=layers, hidden=hidden, heads=heads, kv_heads=kv_heads, ffn_hidden=ffn, vocab=vocab, seq_len=seq_len,
         gated_mlp=True, tied_embeddings=False, position="rotary", bias=False, norm="rmsnorm",
-        experts=experts, top_k=top_k, name=name,
+        experts=experts, top_k=top_k, name=name, architecture="llama",
     )
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 from ._check import ParallelselError, choice, positive_int
 from .hardware import Cluster
-from .model import RECOMPUTE, Transformer
+from .model import ATTENTION, RECOMPUTE, Transformer
 from .recipe import Recipe
 
 SCHEDULES = ("gpipe", "1f1b", "interleaved", "zb-h1")
@@ -23,12 +23,18 @@ FSDP_STRATEGIES = {"NO_SHARD": 0, "SHARD_GRAD_OP": 2, "FULL_SHARD": 3, "HYBRID_S
 
 @dataclass(frozen=True)
 class Workload:
-    """A training job: model, recipe, global batch (sequences per optimizer step) and sequence length."""
+    """A training job: model, recipe, global batch (sequences per optimizer step), sequence length and attention kernel.
+
+    ``attention`` is ``"flash"`` (default: a fused kernel, as every current training stack uses) or
+    ``"standard"`` (the s x s scores are stored, Korthikanti et al. 2022's accounting); see
+    :func:`parallelsel.memory.activations_per_layer`.
+    """
 
     model: Transformer
     recipe: Recipe = None  # type: ignore[assignment]
     global_batch: int = 1
     seq_len: int | None = None
+    attention: str = "flash"
 
     def __post_init__(self):
         from .recipe import RECIPES  # local: avoids a cycle at import time
@@ -43,6 +49,7 @@ class Workload:
         if self.seq_len is None:
             object.__setattr__(self, "seq_len", self.model.seq_len)
         positive_int("seq_len", self.seq_len)
+        choice("attention", self.attention, ATTENTION)
 
     @property
     def tokens(self) -> int:
@@ -105,6 +112,10 @@ class Plan:
 
     def with_(self, **changes) -> "Plan":
         return replace(self, **changes)
+
+    def as_dict(self) -> dict:
+        """The plan's fields as a plain dict (what a reason's ``values`` carry for a plan)."""
+        return {f: getattr(self, f) for f in self.__dataclass_fields__}
 
     @property
     def dims(self) -> int:

@@ -206,17 +206,17 @@ def comparisons(group: str | None = None) -> tuple[Comparison, ...]:
     sbh = g["s"] * g["h"]
     for row in KORTHIKANTI_TABLE2:
         t = g["t"] if row.tp else 1
-        got = memory.activations_per_layer(gpt3, 1, tp=t, sp=row.sp, recompute=row.recompute) / sbh
+        got = memory.activations_per_layer(gpt3, 1, tp=t, sp=row.sp, recompute=row.recompute, attention="standard") / sbh
         out.append(Comparison("activations", row.formula, row.per_sbh(**g), got, "× sbh 字节", row.source, 2))
 
     def saving(model):
-        full = memory.activations_per_layer(model, 1, tp=g["t"], sp=True)
-        sel = memory.activations_per_layer(model, 1, tp=g["t"], sp=True, recompute="selective")
+        full = memory.activations_per_layer(model, 1, tp=g["t"], sp=True, attention="standard")
+        sel = memory.activations_per_layer(model, 1, tp=g["t"], sp=True, recompute="selective", attention="standard")
         return 100 * (1 - sel / full)
 
     mtnlg = Transformer(**KORTHIKANTI_MTNLG)
-    tp_only = memory.activations_per_layer(gpt3, 1, tp=g["t"])
-    best = memory.activations_per_layer(gpt3, 1, tp=g["t"], sp=True, recompute="selective")
+    tp_only = memory.activations_per_layer(gpt3, 1, tp=g["t"], attention="standard")
+    best = memory.activations_per_layer(gpt3, 1, tp=g["t"], sp=True, recompute="selective", attention="standard")
     got = {0: saving(gpt3), 1: saving(mtnlg), 2: tp_only / best}
     for i, r in enumerate(KORTHIKANTI_SELECTIVE_SAVING):
         out.append(Comparison("recompute", r.label, r.value, got[i], r.unit, r.source, r.digits))

@@ -42,7 +42,8 @@ from ._check import ParallelselError, positive_int
 from . import _words as _w
 from .estimate import DEFAULT_EFFICIENCY, Estimate, bubble_overhead_for, estimate
 from .hardware import Cluster
-from .memory import breakdown
+from .placement import placement
+from .memory import DEFAULT_HEADROOM, check_headroom, breakdown, budget
 from .plan import SCHEDULES, Plan, Workload
 
 __all__ = ["EXCLUSIONS", "Ranked", "SearchResult", "search"]
@@ -170,12 +171,13 @@ def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
 
 
 def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | None = None,
-           _exhaustive: bool = False) -> SearchResult:
+           headroom: float = DEFAULT_HEADROOM, _exhaustive: bool = False) -> SearchResult:
     """Enumerate, filter and rank hybrid plans that use every GPU of ``cluster``; see the module docstring.
 
     ``fixed`` pins plan fields (e.g. ``{"tp": 8}``); plans that differ are not enumerated. A pinned
     value that can never be valid (tp not dividing the heads, dp x tp x pp not dividing the GPUs)
-    raises :class:`ValueError`.
+    raises :class:`ValueError`. A plan fits when its memory is at most the usable memory x
+    (1 - ``headroom``) (:func:`parallelsel.memory.budget`).
     """
     t0 = time.perf_counter()
     if not isinstance(workload, Workload):
@@ -186,7 +188,7 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
     fixed = _check_fixed(fixed, workload, cluster)
     m = workload.model
     B = workload.global_batch
-    cap = cluster.device.memory
+    check_headroom(headroom)
     G = cluster.gpus
 
     def allowed(name, values):
@@ -249,7 +251,7 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
                                     continue
                                 plan = _fast_plan(dp=dp, tp=tp, pp=pp, zero=z, micro_batch=b, sp=sp,
                                                   recompute=rc, schedule=sched, chunks=v)
-                                if breakdown(workload, plan).total > cap:
+                                if breakdown(workload, plan).total > budget(cluster.device, plan, headroom):
                                     excluded[MEMORY] += 1
                                     too_big[rc] = b
                                     continue
@@ -257,7 +259,7 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
                                 fitting += 1
                                 cands.append((_lower_bound(workload, plan, cluster), plan))
 
-    fits = _estimate_best(cands, workload, cluster, top, exhaustive=_exhaustive)
+    fits = _estimate_best(cands, workload, cluster, top, headroom, exhaustive=_exhaustive)
     fits.sort(key=lambda e: (e.step.total, e.memory.total, e.plan.dims))
     # Ties within TIE: regroup so that simplicity, then headroom, decide.
     ranked: list[Estimate] = []
@@ -291,7 +293,7 @@ def _lower_bound(workload: Workload, plan: Plan, cluster: Cluster) -> float:
     return compute * (1 + bubble_overhead_for(plan, plan.microbatches(workload)))
 
 
-def _estimate_best(cands, workload, cluster, top, exhaustive=False) -> list[Estimate]:
+def _estimate_best(cands, workload, cluster, top, headroom=DEFAULT_HEADROOM, exhaustive=False) -> list[Estimate]:
     """Estimate fitting plans in order of their lower bound, stopping once no later one can reach the top N."""
     cands = sorted(cands, key=lambda c: c[0])
     done: list[Estimate] = []
@@ -299,7 +301,7 @@ def _estimate_best(cands, workload, cluster, top, exhaustive=False) -> list[Esti
     for lb, plan in cands:
         if not exhaustive and len(worst) == top and lb > -worst[0] * (1 + TIE):
             break
-        e = estimate(workload, plan, cluster)
+        e = estimate(workload, plan, cluster, headroom=headroom)
         done.append(e)
         if len(worst) < top:
             heapq.heappush(worst, -e.step.total)
@@ -311,35 +313,34 @@ def _estimate_best(cands, workload, cluster, top, exhaustive=False) -> list[Esti
 def _why(e: Estimate, workload: Workload, cluster: Cluster) -> list[str]:
     """The chain of decisions for one plan: fit -> batch -> placement of each group -> what dominates."""
     p, mem, st = e.plan, e.memory, e.step
-    cap = cluster.device.memory
     out = []
     parts = [f"状态 {_w.size(mem.states)}", f"激活 {_w.size(mem.activations + mem.embeddings)}"]
     if mem.gather_peak:
         parts.append(f"gather 峰值 {_w.size(mem.gather_peak)}")
-    out.append(f"放得下：每卡 {_w.size(mem.total)} ≤ 可用 {_w.size(cap)}（余量 {1 - mem.total / cap:.0%}；"
+    out.append(f"放得下：每卡 {_w.size(mem.total)} ≤ 可用 {_w.size(e.usable)} × (1 − {e.headroom:.0%})"
+               f"（余量 {e.margin:.1%}；"
                + "，".join(parts) + "）")
     micro = p.microbatches(workload)
     out.append(f"batch 能整除：global batch {workload.global_batch} = DP {p.dp} × 微批 {p.micro_batch} × "
                f"{micro} 个微批（梯度累积）")
-    gpn = cluster.gpus_per_node
+    groups = placement(p, cluster)  # the same placement the traffic is priced on
     if p.tp > 1:
-        if cluster.spans_nodes(p.tp, 1):
-            out.append(f"TP={p.tp} 大于每节点 {gpn} 卡，组跨节点：每层的集合通信走 {cluster.inter.name}"
-                       f"（{_w.rate(cluster.inter)}）")
+        g = groups["TP"]
+        if g.spans_nodes:
+            out.append(f"TP={p.tp} 的 {g.crossing}/{len(g.groups)} 组跨节点（每节点 {cluster.gpus_per_node} 卡）："
+                       f"每层的集合通信走 {g.link.name}（{_w.rate(g.link)}）")
         else:
-            out.append(f"TP={p.tp} 组在节点内，每层的集合通信走 {cluster.intra.name}（{_w.rate(cluster.intra)}）")
+            out.append(f"TP={p.tp} 组在节点内，每层的集合通信走 {g.link.name}（{_w.rate(g.link)}）")
     if p.pp > 1:
-        span = cluster.spans_nodes(p.pp, p.tp * p.dp)
-        link = cluster.link_for(p.pp, p.tp * p.dp)
+        g = groups["PP"]
         sched = "1F1B" if p.schedule == "1f1b" else f"交错 1F1B（每卡 {p.chunks} 段）"
-        out.append(f"PP={p.pp} 段{'跨节点' if span else '在节点内'}，相邻段 p2p 走 {link.name}（{_w.rate(link)}），"
-                   f"{sched}")
+        out.append(f"PP={p.pp} 段{'跨节点' if g.spans_nodes else '在节点内'}，相邻段 p2p 走 {g.link.name}"
+                   f"（{_w.rate(g.link)}），{sched}")
     if p.dp > 1:
-        span = cluster.spans_nodes(p.dp, p.tp)
-        link = cluster.link_for(p.dp, p.tp)
+        g = groups.get("shard", groups["DP"]) if p.zero else groups["DP"]
         what = {0: "梯度 all-reduce", 1: "ZeRO-1 梯度 reduce-scatter", 2: "ZeRO-2 梯度 reduce-scatter",
                 3: "ZeRO-3 参数 all-gather 与梯度 reduce-scatter"}[p.zero]
-        out.append(f"DP={p.dp}：{what} {'跨节点' if span else '在节点内'}，走 {link.name}（{_w.rate(link)}）")
+        out.append(f"DP={p.dp}：{what} {'跨节点' if g.spans_nodes else '在节点内'}，走 {g.link.name}（{_w.rate(g.link)}）")
     shares = {"计算": st.compute, "暴露的通信": st.communication, "流水线气泡": st.bubble}
     main = max(shares, key=shares.get)
     comm = ""

@@ -82,11 +82,34 @@ def test_gqa_gated_generalisation_term_by_term():
     shared = s * b * h * 10
     split = s * b * (2 * h + 4 * kv + 2 * h + 6 * f)
     scores = 5 * a * s * s * b
-    assert activations_per_layer(m, b) == shared + split + scores
-    assert activations_per_layer(m, b, tp=4) == shared + (split + scores) / 4
-    assert activations_per_layer(m, b, tp=4, sp=True) == (shared + split + scores) / 4
-    assert activations_per_layer(m, b, tp=4, recompute="selective") == shared + split / 4
-    assert activations_per_layer(m, b, tp=4, sp=True, recompute="full") == 2 * s * b * h / 4
+    std = {"attention": "standard"}
+    assert activations_per_layer(m, b, **std) == shared + split + scores
+    assert activations_per_layer(m, b, tp=4, **std) == shared + (split + scores) / 4
+    assert activations_per_layer(m, b, tp=4, sp=True, **std) == (shared + split + scores) / 4
+    assert activations_per_layer(m, b, tp=4, recompute="selective", **std) == shared + split / 4
+    assert activations_per_layer(m, b, tp=4, sp=True, recompute="full", **std) == 2 * s * b * h / 4
+
+
+def test_fused_attention_stores_output_and_logsumexp_only():
+    # FlashAttention-2 (Dao 2023, Algorithms 1-2): forward saves O and one fp32 logsumexp per head
+    # and query row; backward recomputes P from Q, K, V, O, L. So for Llama-3 8B at s = 8192 the
+    # 5as²b of the standard kernel becomes 4asb bytes, and O is the output-projection input already
+    # counted in the split part. Recompute modes are unchanged.
+    m = MODELS["llama3-8b"]
+    s, b, h, kv, f, a = 8192, 2, 4096, 1024, 14336, 32
+    shared = s * b * h * 10
+    split = s * b * (2 * h + 4 * kv + 2 * h + 6 * f)
+    lse = 4 * a * s * b
+    assert activations_per_layer(m, b) == shared + split + lse
+    assert activations_per_layer(m, b, attention="flash", tp=8, sp=True) == (shared + split + lse) / 8
+    for r in ("selective", "full"):
+        assert activations_per_layer(m, b, recompute=r) == activations_per_layer(m, b, recompute=r, attention="standard")
+    # GPT-3 (Table 2's shape): sbh(34 + 5as/h) = sbh(34 + 80) standard; sbh(34 + 4a/h) fused.
+    g = activations_per_layer(GPT3, 1)
+    assert g == 2048 * 12288 * 34 + 4 * 96 * 2048
+    assert activations_per_layer(GPT3, 1, attention="standard") / g == pytest.approx(114 / (34 + 4 * 96 / 12288))
+    with pytest.raises(ValueError, match="attention"):
+        activations_per_layer(GPT3, 1, attention="sdpa")
 
 
 def test_moe_stores_top_k_expert_tensors():
@@ -99,9 +122,9 @@ def test_moe_stores_top_k_expert_tensors():
 
 def test_seq_len_and_act_bytes():
     # sbh(34 + 5as/h) at s = 1024 for GPT-3: 5 * 96 * 1024 / 12288 = 40.
-    assert activations_per_layer(GPT3, 1, seq_len=1024) == 1024 * 12288 * (34 + 40)
+    assert activations_per_layer(GPT3, 1, seq_len=1024, attention="standard") == 1024 * 12288 * (34 + 40)
     # 4-byte activations: 2-byte terms double, the 1-byte masks do not: sbh(66 + 9as/h).
-    assert activations_per_layer(GPT3, 1, act_bytes=4) == 2048 * 12288 * (66 + 9 * 80 / 5)
+    assert activations_per_layer(GPT3, 1, act_bytes=4, attention="standard") == 2048 * 12288 * (66 + 9 * 80 / 5)
 
 
 @settings(max_examples=50, deadline=None)
@@ -214,12 +237,15 @@ def test_gather_peak_is_largest_unit():
 # ---------------------------------------------------------------------------------- breakdown
 def test_breakdown_single_device_by_hand():
     m = MODELS["gpt2-1.5b"]
-    w = Workload(m, global_batch=4)
+    w = Workload(m, global_batch=4, attention="standard")
     br = breakdown(w, Plan(micro_batch=2))
     s, h, b, a, v = 1024, 1600, 2, 25, 50257
     assert br.params == 2 * m.params and br.grads == 2 * m.params and br.optimizer == 12 * m.params
     # 48 layers of sbh(34 + 5as/h), one micro-batch in flight (gradient accumulation)
     assert br.activations == pytest.approx(48 * s * b * h * (34 + 5 * a * s / h))
+    # The default fused kernel: 48 layers of sbh(34) + 4asb (output and logsumexp, no s x s scores).
+    fused = breakdown(Workload(m, global_batch=4), Plan(micro_batch=2))
+    assert fused.activations == pytest.approx(48 * (s * b * h * 34 + 4 * a * s * b))
     # embedding dropout mask sbh and final norm + output input 4sbh + fp32 logits 4sbv
     assert br.embeddings == pytest.approx(s * b * h + 4 * s * b * h + 4 * s * b * v)
     assert br.gather_peak == 0

@@ -52,7 +52,7 @@ def test_gpt3_attention_ratio():
     ],
 )
 def test_korthikanti_table2(tp, sp, recompute, per_sbh):
-    got = activations_per_layer(MODELS["gpt3-175b"], 1, tp=tp, sp=sp, recompute=recompute)
+    got = activations_per_layer(MODELS["gpt3-175b"], 1, tp=tp, sp=sp, recompute=recompute, attention="standard")
     assert got == pytest.approx(SBH * per_sbh, rel=1e-12)
 
 
@@ -61,13 +61,13 @@ def test_selective_recompute_saving_gpt3_and_mtnlg():
     # and 64/98 for MT-NLG 530B (a=128, h=20480: 5as/h = 64) -- the "70%" and "65%" the paper
     # gives in §5. Computed from Table 2's rows through the library.
     gpt3 = MODELS["gpt3-175b"]
-    full = activations_per_layer(gpt3, 1, tp=T, sp=True)
-    sel = activations_per_layer(gpt3, 1, tp=T, sp=True, recompute="selective")
+    full = activations_per_layer(gpt3, 1, tp=T, sp=True, attention="standard")
+    sel = activations_per_layer(gpt3, 1, tp=T, sp=True, recompute="selective", attention="standard")
     assert 1 - sel / full == pytest.approx(80 / 114)
     assert round(1 - sel / full, 2) == 0.70
     mtnlg = Transformer(layers=105, hidden=20480, heads=128, seq_len=2048, vocab=51200)
-    full = activations_per_layer(mtnlg, 1, tp=T, sp=True)
-    sel = activations_per_layer(mtnlg, 1, tp=T, sp=True, recompute="selective")
+    full = activations_per_layer(mtnlg, 1, tp=T, sp=True, attention="standard")
+    sel = activations_per_layer(mtnlg, 1, tp=T, sp=True, recompute="selective", attention="standard")
     assert round(1 - sel / full, 2) == 0.65
 
 
@@ -75,8 +75,8 @@ def test_abstract_five_times_less_activation_memory():
     # Abstract: SP + selective recomputation "reduces activation memory by 5x" against TP alone.
     # GPT-3 175B with t=8: (10 + 24/8 + 80/8) / (34/8) = 5.4.
     gpt3 = MODELS["gpt3-175b"]
-    tp_only = activations_per_layer(gpt3, 1, tp=T)
-    best = activations_per_layer(gpt3, 1, tp=T, sp=True, recompute="selective")
+    tp_only = activations_per_layer(gpt3, 1, tp=T, attention="standard")
+    best = activations_per_layer(gpt3, 1, tp=T, sp=True, recompute="selective", attention="standard")
     assert tp_only / best == pytest.approx((10 + 3 + 10) / 4.25)
     assert 4.5 < tp_only / best < 5.5
 

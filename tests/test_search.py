@@ -45,7 +45,10 @@ def test_excluded_plus_results_is_considered(llama70):
 def test_why_starts_with_the_fit_statement(llama70):
     r, w, c = llama70
     for x in r.results:
-        assert x.why[0].startswith("放得下：每卡") and "80.0 GiB" in x.why[0]
+        assert x.why[0].startswith("放得下：每卡") and f"{x.estimate.usable / 2**30:.1f} GiB" in x.why[0]
+        # usable = what the driver reports minus the CUDA context and one NCCL buffer set per process group
+        assert x.estimate.usable < c.device.memory - 512 * 2**20
+        assert x.estimate.memory.total <= x.estimate.usable * (1 - x.estimate.headroom)
         assert x.why[1].startswith("batch 能整除") and str(w.global_batch) in x.why[1]
         assert x.why[-1].startswith("步时")
 

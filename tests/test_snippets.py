@@ -70,3 +70,28 @@ def test_snippet_is_included_by_a_page(rel):
 def test_every_include_exists():
     missing = {path: pages for path, pages in _includes().items() if not (REPO / path).is_file()}
     assert not missing, f"pages include snippets that do not exist: {missing}"
+
+
+@pytest.mark.parametrize("rel", SNIPPETS)
+def test_snippet_lives_under_its_page(rel):
+    """snippets/<page path>/<what it shows>.py: the directory is the path of a page (docs/<page path>.md) that shows it."""
+    folder = rel.removeprefix("snippets/").rsplit("/", 1)[0]
+    pages = [p for p in _includes().get(rel, []) if p != "docs/reference/contributing.md"]  # contributing quotes examples
+    assert f"docs/{folder}.md" in pages, f"{rel} is shown by {pages}: move it to snippets/<page path>/ of one of them"
+
+
+@pytest.mark.parametrize("rel", SNIPPETS)
+def test_exercise_snippets_are_named_exercise(rel):
+    """One naming rule: a snippet carrying an exercise's givens section is exercise_<what it computes>.py."""
+    has_givens = "[start:givens]" in (REPO / rel).read_text(encoding="utf-8")
+    if has_givens:
+        assert Path(rel).name.startswith("exercise_"), f"{rel} holds an exercise's givens: name it exercise_<what>.py"
+
+
+@pytest.mark.parametrize("rel", SNIPPETS)
+def test_snippet_name_shadows_no_module(rel):
+    """Run as a script, a snippet's folder is first on sys.path: snippets/x/json.py would be `import json`."""
+    name = Path(rel).stem
+    assert name not in sys.stdlib_module_names and name not in {"numpy", "matplotlib", "parallelsel"}, (
+        f"{rel} shadows the module {name!r} when run as a script: rename it"
+    )

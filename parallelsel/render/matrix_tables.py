@@ -26,13 +26,16 @@ def _best(r: MatrixRow) -> str:
 
 
 def matrix_table(rows: Sequence[MatrixRow], reasons: bool = True) -> str:
-    """One line per strategy: verdict, best setting (memory per GPU, step time) and, optionally, the reasons."""
-    headers = ["策略", "判断", "最佳设置", "每卡内存", "步时"] + (["理由"] if reasons else [])
+    """One line per strategy: verdict, best setting (memory per GPU, headroom left, step time) and, optionally, the reasons.
+
+    余量 is the share of the usable memory (driver-reported minus the runtime reserve) the plan leaves free.
+    """
+    headers = ["策略", "判断", "最佳设置", "每卡内存", "余量", "步时"] + (["理由"] if reasons else [])
     body = []
     for r in rows:
         e = r.best
         line = [r.strategy, r.verdict.value, _best(r), fmt_bytes(e.memory.total) if e else "—",
-                fmt_time(e.step.total) if e else "—"]
+                fmt_pct(e.margin) if e else "—", fmt_time(e.step.total) if e else "—"]
         if reasons:
             line.append("；".join(r.reasons))
         body.append(line)
@@ -59,13 +62,12 @@ def excluded_table(result: SearchResult) -> str:
 
 
 def top_table(result: SearchResult) -> str:
-    """The ranked plans: step time, throughput, MFU, memory per GPU and headroom."""
-    cap = result.cluster.device.memory
+    """The ranked plans: step time, throughput, MFU, memory per GPU and headroom (share of the usable memory left free)."""
     rows = []
     for r in result.results:
         st, mem = r.estimate.step, r.estimate.memory
         rows.append([r.rank, r.plan.label(), fmt_time(st.total, 2), f"{st.tokens_per_s:,.0f}", fmt_pct(st.mfu),
-                     fmt_bytes(mem.total), fmt_pct(1 - mem.total / cap)])
+                     fmt_bytes(mem.total), fmt_pct(r.estimate.margin)])
     return markdown_table(["名次", "方案", "步时", "tokens/s", "MFU", "每卡内存", "余量"], rows, align="rlrrrrr")
 
 

@@ -2,7 +2,7 @@
 
 Rank order follows :mod:`parallelsel.plan`: TP fastest, then DP, then PP, so global rank
 ``r = tp_rank + tp * (dp_rank + dp * pp_stage)``, and ranks fill nodes in order (rank r sits on node
-``r // gpus_per_node``, the layout :meth:`parallelsel.Cluster.spans_nodes` assumes). Pure functions:
+``r // gpus_per_node``, the layout :mod:`parallelsel.placement` prices). Pure functions:
 data in, SVG string or plain data out.
 """
 
@@ -15,6 +15,7 @@ from matplotlib.patches import Patch, Rectangle
 
 from parallelsel._check import ParallelselError, positive_int
 from parallelsel.hardware import Cluster
+from parallelsel.placement import groups_on_nodes
 from parallelsel.plan import Plan
 from parallelsel.render.style import COLORS, chart, to_svg
 
@@ -72,20 +73,17 @@ class GroupSpan:
 def group_spans(plan: Plan, gpus_per_node: int) -> list[GroupSpan]:
     """For TP, DP and PP: group size, stride, and how many groups cross a node boundary.
 
-    Counted from :func:`layout`, so it also covers groups that do not start node-aligned.
+    Read from :func:`parallelsel.placement.groups_on_nodes` (the rule traffic is priced on), so it
+    also covers groups that do not start node-aligned.
     """
-    slots = layout(plan, gpus_per_node)
-    dims = {
-        "TP": (plan.tp, 1, lambda s: (s.dp_rank, s.pp_stage)),
-        "DP": (plan.dp, plan.tp, lambda s: (s.tp_rank, s.pp_stage)),
-        "PP": (plan.pp, plan.tp * plan.dp, lambda s: (s.tp_rank, s.dp_rank)),
-    }
+    if not isinstance(plan, Plan):
+        raise ParallelselError(f"plan={plan!r}: must be a Plan")
+    g = positive_int("gpus_per_node", gpus_per_node)
+    dims = {"TP": (plan.tp, 1), "DP": (plan.dp, plan.tp), "PP": (plan.pp, plan.tp * plan.dp)}
     out = []
-    for dim, (size, stride, key) in dims.items():
-        nodes: dict[tuple, set] = {}
-        for s in slots:
-            nodes.setdefault(key(s), set()).add(s.node)
-        touched = [len(v) for v in nodes.values()]
+    for dim, (size, stride) in dims.items():
+        _groups, nodes = groups_on_nodes(plan.gpus, size, stride, g)
+        touched = [len(n) for n in nodes]
         out.append(GroupSpan(dim, size, stride, len(nodes), sum(t > 1 for t in touched), max(touched)))
     return out
 

@@ -1,60 +1,13 @@
-"""Markdown tables and unit formatting: the only place numbers become text with units.
-
-Byte sizes are printed in binary units (GiB = 2**30 bytes, labelled "GiB") unless ``unit="GB"``
-(10**9 bytes) is asked for, e.g. to compare with papers that quote decimal GB.
-"""
+"""Markdown tables. Numbers become text with units in :mod:`parallelsel.render.units` (re-exported here)."""
 
 from __future__ import annotations
 
 import unicodedata
 from typing import Iterable, Sequence
 
-BYTE_UNITS = {"GiB": 2**30, "MiB": 2**20, "KiB": 2**10, "TiB": 2**40, "GB": 1e9, "MB": 1e6, "TB": 1e12}
-
-
-def fmt_bytes(n: float, unit: str = "GiB", digits: int = 1) -> str:
-    """``fmt_bytes(85899345920) == '80.0 GiB'``."""
-    if unit not in BYTE_UNITS:
-        raise ValueError(f"unit={unit!r}: must be one of {', '.join(BYTE_UNITS)}")
-    return f"{n / BYTE_UNITS[unit]:,.{digits}f} {unit}"
-
-
-def fmt_time(seconds: float, digits: int = 1) -> str:
-    """Seconds as µs / ms / s / min / h / days, whichever reads best."""
-    s = abs(seconds)
-    if s < 1e-3:
-        return f"{seconds * 1e6:.{digits}f} µs"
-    if s < 1:
-        return f"{seconds * 1e3:.{digits}f} ms"
-    if s < 120:
-        return f"{seconds:.{digits}f} s"
-    if s < 7200:
-        return f"{seconds / 60:.{digits}f} min"
-    if s < 172800:
-        return f"{seconds / 3600:.{digits}f} h"
-    return f"{seconds / 86400:.{digits}f} 天"
-
-
-def fmt_pct(x: float, digits: int = 1) -> str:
-    return f"{100 * x:.{digits}f}%"
-
-
-def fmt_rate(bytes_per_s: float) -> str:
-    """Bandwidth in decimal GB/s (10**9 bytes/s, as vendors quote links), three significant digits."""
-    v = bytes_per_s / 1e9
-    return f"{v:,.0f} GB/s" if v >= 100 else f"{v:.3g} GB/s"
-
-
-def fmt_flops(flops_per_s: float) -> str:
-    return f"{flops_per_s / 1e12:,.0f} TFLOP/s"
-
-
-def fmt_count(n: float) -> str:
-    """Large counts with a Chinese-friendly suffix-free form: 1.56B, 175.0B, 12.9M."""
-    for div, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
-        if abs(n) >= div:
-            return f"{n / div:.2f}{suffix}"
-    return f"{n:g}"
+from parallelsel.render.units import (  # noqa: F401 - the formatters live in units; re-exported here
+    BYTE_UNITS, fmt_bytes, fmt_count, fmt_flops, fmt_pct, fmt_rate, fmt_size, fmt_time,
+)
 
 
 def _width(text: str) -> int:

@@ -1,0 +1,169 @@
+"""Where a plan's groups sit: which ranks each group holds, the nodes it spans and the link it is priced on.
+
+One rule, used by :mod:`parallelsel.comm` (traffic), :mod:`parallelsel.matrix`, :mod:`parallelsel.search`
+and ``render/placement``. Ranks are ordered TP fastest, then DP, then PP (Megatron-LM's default
+``tp-dp-pp`` order, :mod:`parallelsel.plan`) and fill nodes in order: rank r sits on node
+``r // gpus_per_node``. A dimension with ``size`` ranks ``stride`` apart forms the groups
+``{low + stride * (k + size * high) : k < size}`` for every ``low < stride`` and ``high``.
+
+Pricing a group (the alpha-beta model of :mod:`parallelsel.comm`):
+
+* inside one node: the intra-node link;
+* across nodes: bandwidth min(intra, inter share) and latency max(intra, inter) -- a ring over the
+  group crosses both kinds of hop, and the slowest hop sets the pace of every step (Thakur,
+  Rabenseifner & Gropp 2005, §4: each ring step waits for its slowest transfer). The inter-node
+  share is the port's bandwidth for a per-GPU link (one HCA per GPU), and nics x bandwidth /
+  senders for NICs a node shares, where senders is the most hops leaving one node over all groups
+  of this dimension (they all communicate at once): a ring over a group's ranks in order for
+  collectives, a chain for pipeline sends. One ring through a node sends over its NIC once; eight
+  DP rings of stride 8 (one rank per node each) send eight times.
+
+The groups of one dimension run the same collective at the same time, so the slowest group sets
+the step: a dimension is priced on the slowest link any of its groups crosses.
+
+Examples:
+    >>> import parallelsel as ps
+    >>> c = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=3, gpus_per_node=8, intra=ps.LINKS["nvlink4"])
+    >>> tp = placement(ps.Plan(tp=6, dp=4), c)["TP"]
+    >>> tp.groups[1], tp.nodes[1], tp.crossing
+    ((6, 7, 8, 9, 10, 11), (0, 1), 2)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ._check import ParallelselError, positive_int
+from .hardware import Cluster, Link
+
+__all__ = ["GroupPlacement", "group_placement", "groups_on_nodes", "placement"]
+
+
+@dataclass(frozen=True)
+class GroupPlacement:
+    """The groups of one parallel dimension on a cluster.
+
+    ``dim``: "TP", "DP", "PP", "EP", "shard" (the ZeRO/FSDP shard group when smaller than DP) or
+    "replica" (the HSDP replica group), or "" for a bare (size, stride) query; ``size`` ranks per
+    group, ``stride`` apart; ``groups``: the ranks of each group; ``nodes``: the nodes each group
+    spans; ``crossing``: how many groups span more than one node; ``senders``: the most hops of
+    this dimension's rings (chains for PP) that leave one node; ``link``: the link the dimension is priced on (see the module
+    docstring); ``inter_share``: the inter-node bandwidth each crossing rank gets (0 if none crosses).
+    """
+
+    dim: str
+    size: int
+    stride: int
+    groups: tuple[tuple[int, ...], ...]
+    nodes: tuple[tuple[int, ...], ...]
+    crossing: int
+    senders: int
+    link: Link
+    inter_share: float
+
+    @property
+    def spans_nodes(self) -> bool:
+        """Whether any group of this dimension leaves its node."""
+        return self.crossing > 0
+
+    @property
+    def nodes_per_group(self) -> int:
+        """The most nodes one group touches."""
+        return max((len(n) for n in self.nodes), default=1)
+
+
+def group_placement(cluster: Cluster, total: int, size: int, stride: int, dim: str = "",
+                    ring: bool = True) -> GroupPlacement:
+    """Groups of ``size`` ranks ``stride`` apart among ``total`` ranks on ``cluster``, and their link.
+
+    ``ring``: the group talks in a ring over its ranks in order (collectives); False for a chain
+    (pipeline sends between adjacent stages), whose last hop does not wrap around.
+
+    ``total`` is rounded up to a whole number of group footprints ``size * stride`` (the groups
+    tile the ranks). Cached per shape: this is on the hot path of a plan search.
+    """
+    if not isinstance(cluster, Cluster):
+        raise ParallelselError(f"cluster={cluster!r}: must be a Cluster")
+    total, size, stride = positive_int("total", total), positive_int("size", size), positive_int("stride", stride)
+    foot = size * stride
+    return _place(cluster, foot * -(-total // foot), size, stride, dim, bool(ring))
+
+
+def groups_on_nodes(total: int, size: int, stride: int, gpus_per_node: int):
+    """``(groups, nodes)``: the ranks of every group of ``size`` ranks ``stride`` apart among ``total``
+    ranks, and the nodes (of ``gpus_per_node`` GPUs, filled in rank order) each group spans.
+
+    Examples:
+        >>> groups_on_nodes(8, 2, 2, 4)
+        (((0, 2), (1, 3), (4, 6), (5, 7)), ((0,), (0,), (1,), (1,)))
+    """
+    total, size, stride = positive_int("total", total), positive_int("size", size), positive_int("stride", stride)
+    g = positive_int("gpus_per_node", gpus_per_node)
+    if total % (size * stride):
+        raise ParallelselError(f"total={total}: must be a multiple of size x stride = {size * stride}")
+    return _groups(total, size, stride, g)
+
+
+@lru_cache(maxsize=4096)
+def _groups(total: int, size: int, stride: int, g: int):
+    groups, nodes = [], []
+    for high in range(total // (size * stride)):
+        for low in range(stride):
+            base = low + stride * size * high
+            ranks = tuple(base + stride * k for k in range(size))
+            groups.append(ranks)
+            nodes.append(tuple(sorted({r // g for r in ranks})))
+    return tuple(groups), tuple(nodes)
+
+
+@lru_cache(maxsize=4096)
+def _place(cluster: Cluster, total: int, size: int, stride: int, dim: str = "", ring: bool = True) -> GroupPlacement:
+    g = cluster.gpus_per_node
+    groups, nodes = _groups(total, size, stride, g)
+    crossing = [i for i, n in enumerate(nodes) if len(n) > 1]
+    # Hops that leave a node, counted at the sending node: a ring over the group's ranks in order
+    # (collectives), or a chain (pipeline sends between adjacent stages).
+    per_node: dict[int, int] = {}
+    hops = size if ring else size - 1
+    for i in crossing:
+        ranks = groups[i]
+        for k in range(hops):
+            a, b = ranks[k] // g, ranks[(k + 1) % size] // g
+            if a != b:
+                per_node[a] = per_node.get(a, 0) + 1
+    senders = max(per_node.values(), default=0)
+    if crossing:
+        intra, inter = cluster.intra, cluster.inter
+        share = inter.share(senders)
+        if share < intra.bandwidth:
+            name, bandwidth = inter.name, share
+        else:
+            name, bandwidth = intra.name, intra.bandwidth
+        link = Link(name, bandwidth, max(intra.latency, inter.latency))
+    else:
+        share, link = 0.0, cluster.intra
+    return GroupPlacement(dim, size, stride, groups, nodes, len(crossing), senders, link, share)
+
+
+def placement(plan, cluster: Cluster) -> dict[str, GroupPlacement]:
+    """Every group dimension of ``plan`` on ``cluster``: "TP", "DP", "PP", and "EP", "shard" and
+    "replica" when the plan has them; see :class:`GroupPlacement` and the module docstring.
+
+    Expert parallelism is carved out of DP: an EP group is ``ep`` consecutive DP ranks (stride
+    ``tp``). An HSDP shard group is ``shard`` consecutive DP ranks (stride ``tp``), its replica
+    group strides by ``tp * shard`` (PyTorch's HYBRID_SHARD device mesh ``(replicate, shard)``).
+    """
+    n = plan.gpus
+    out = {
+        "TP": _place(cluster, n, plan.tp, 1, "TP"),
+        "DP": _place(cluster, n, plan.dp, plan.tp, "DP"),
+        "PP": _place(cluster, n, plan.pp, plan.tp * plan.dp, "PP", False),
+    }
+    if plan.ep > 1:
+        out["EP"] = _place(cluster, n, plan.ep, plan.tp, "EP")
+    shard = plan.shard_size
+    if plan.zero > 0 and 1 < shard < plan.dp:
+        out["shard"] = _place(cluster, n, shard, plan.tp, "shard")
+        out["replica"] = _place(cluster, n, plan.dp // shard, plan.tp * shard, "replica")
+    return out

@@ -1,0 +1,234 @@
+"""Sentences for reasons: each :class:`parallelsel.reasons.Reason` code mapped to a Chinese (``ZH``) and an
+English (``EN``) template. The only place a decision becomes prose.
+
+A template is a string whose ``{name}`` / ``{name:spec}`` placeholders take ``reason.values[name]``.
+Specs (all numbers through :mod:`parallelsel.render.units`, so a value reads the same everywhere):
+
+* ``size`` bytes (GiB/TiB, never "0.0" for a non-zero size), ``secs`` seconds, ``rate`` bytes/s
+  (decimal GB/s), ``count`` a parameter count (69.0B), ``pct`` a fraction as a whole percentage,
+  ``pct1`` with one decimal, ``x`` a ratio with one decimal, ``g`` a number as ``:g``;
+* a word table below (``stage``, ``recompute``, ...): the value is looked up in that language's table;
+* no spec: the value as it is (ints as digits).
+
+A ``[...]`` segment is printed only when every value named inside it is present and truthy (not
+None, 0, False or empty), e.g. ``[，gather 峰值 {gather_peak:size}]``. A template never ends in a
+colon and never prints a zero for a non-zero value (``tests/test_reasons.py``).
+
+To add a code: one entry in ``ZH`` and one in ``EN``, naming the same values (see
+:mod:`parallelsel.reasons` for the whole recipe).
+
+>>> from parallelsel.reasons import Reason
+>>> text(Reason("heads_not_divisible", {"heads": 96, "tp": 7}))
+'注意力头数 96 不能被 TP=7 整除'
+>>> text(Reason("heads_not_divisible", {"heads": 96, "tp": 7}), lang="en")
+'96 attention heads are not divisible by TP=7'
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Iterable, Mapping
+
+from parallelsel.reasons import Reason
+from parallelsel.render.units import fmt_count, fmt_pct, fmt_rate, fmt_size, fmt_time
+
+__all__ = ["EN", "LANGS", "TITLES_EN", "TITLES_ZH", "ZH", "as_json", "join", "plan_label", "text", "title"]
+
+LANGS = ("zh", "en")
+
+# -- sentences ---------------------------------------------------------------------------------
+ZH: dict[str, str] = {
+    # hard constraints (parallelsel.plan.constraint_violations)
+    "cluster_too_small": "需要 {gpus} 张卡（dp×tp×pp），集群只有 {cluster_gpus} 张",
+    "tp_exceeds_heads": "TP={tp} 大于注意力头数 {heads}",
+    "heads_not_divisible": "注意力头数 {heads} 不能被 TP={tp} 整除",
+    "kv_heads_not_divisible": "KV 头数 {kv_heads} 不能被 TP={tp} 整除（GQA 的每个 TP 分片要持有整数个 KV 组）",
+    "ffn_not_divisible": "FFN 宽度 {ffn_hidden} 不能被 TP={tp} 整除",
+    "stages_exceed_layers": "PP×虚拟段={stages} 大于层数 {layers}",
+    "layers_not_divisible": "层数 {layers} 不能被 PP×虚拟段={stages} 整除",
+    "batch_below_dp": "global batch {global_batch} 小于 dp×micro_batch={per_step}，DP 度太大",
+    "batch_not_divisible": "global batch {global_batch} 不能被 dp×micro_batch={per_step} 整除",
+    "interleave_microbatches": "交错调度要求微批次数 {microbatches} 能被 PP={pp} 整除",
+    "ep_needs_moe": "EP={ep} 只适用于 MoE 模型，{model} 是稠密模型",
+    "experts_not_divisible": "专家数 {experts} 不能被 EP={ep} 整除",
+    # memory (parallelsel.estimate)
+    "memory_exceeds_device": "每卡内存 {bytes:size} > 可用 {capacity:size}{stage:stage}",
+    # search: plans left out without being timed
+    "dominated_by_less_recompute": "同一配置已有重算更少的方案放得下",
+    "ranked_below_top": "排名在前 {top} 之后",
+}
+
+EN: dict[str, str] = {
+    "cluster_too_small": "needs {gpus} GPUs (dp×tp×pp), the cluster has {cluster_gpus}",
+    "tp_exceeds_heads": "TP={tp} exceeds the {heads} attention heads",
+    "heads_not_divisible": "{heads} attention heads are not divisible by TP={tp}",
+    "kv_heads_not_divisible": "{kv_heads} KV heads are not divisible by TP={tp} (with GQA each TP shard holds whole KV groups)",
+    "ffn_not_divisible": "FFN width {ffn_hidden} is not divisible by TP={tp}",
+    "stages_exceed_layers": "PP×virtual stages={stages} exceeds the {layers} layers",
+    "layers_not_divisible": "{layers} layers are not divisible by PP×virtual stages={stages}",
+    "batch_below_dp": "global batch {global_batch} is smaller than dp×micro_batch={per_step}: DP degree too large",
+    "batch_not_divisible": "global batch {global_batch} is not divisible by dp×micro_batch={per_step}",
+    "interleave_microbatches": "the interleaved schedule needs the {microbatches} micro-batches divisible by PP={pp}",
+    "ep_needs_moe": "EP={ep} applies to MoE models only; {model} is dense",
+    "experts_not_divisible": "{experts} experts are not divisible by EP={ep}",
+    "memory_exceeds_device": "memory per GPU {bytes:size} > usable {capacity:size}{stage:stage}",
+    "dominated_by_less_recompute": "the same plan with less recomputation already fits",
+    "ranked_below_top": "ranked below the top {top}",
+}
+
+# Category names for the search's exclusion table (a count of plans per code, so no per-plan numbers).
+TITLES_ZH: dict[str, str] = {
+    "cluster_too_small": "需要的卡数多于集群",
+    "tp_exceeds_heads": "TP 大于注意力头数",
+    "heads_not_divisible": "头数不能被 TP 整除",
+    "kv_heads_not_divisible": "KV 头数不能被 TP 整除",
+    "ffn_not_divisible": "FFN 宽度不能被 TP 整除",
+    "stages_exceed_layers": "PP 段数大于层数",
+    "layers_not_divisible": "层数不能被 PP 整除",
+    "batch_below_dp": "global batch 小于 dp×微批",
+    "batch_not_divisible": "global batch 不能整除",
+    "interleave_microbatches": "交错调度要求微批数能被 PP 整除",
+    "ep_needs_moe": "EP 只适用于 MoE",
+    "experts_not_divisible": "专家数不能被 EP 整除",
+    "memory_exceeds_device": "内存放不下",
+    "dominated_by_less_recompute": "重算更多的同配置方案（被支配）",
+    "ranked_below_top": "排名在前 {top} 之后",
+}
+
+TITLES_EN: dict[str, str] = {
+    "cluster_too_small": "needs more GPUs than the cluster has",
+    "tp_exceeds_heads": "TP exceeds the attention heads",
+    "heads_not_divisible": "heads not divisible by TP",
+    "kv_heads_not_divisible": "KV heads not divisible by TP",
+    "ffn_not_divisible": "FFN width not divisible by TP",
+    "stages_exceed_layers": "more PP stages than layers",
+    "layers_not_divisible": "layers not divisible by PP",
+    "batch_below_dp": "global batch below dp×micro-batch",
+    "batch_not_divisible": "global batch not divisible",
+    "interleave_microbatches": "interleaving needs micro-batches divisible by PP",
+    "ep_needs_moe": "EP applies to MoE only",
+    "experts_not_divisible": "experts not divisible by EP",
+    "memory_exceeds_device": "does not fit in memory",
+    "dominated_by_less_recompute": "same plan with more recomputation (dominated)",
+    "ranked_below_top": "ranked below the top {top}",
+}
+
+# -- words ---------------------------------------------------------------------------------------
+WORDS: dict[str, dict[str, Mapping]] = {
+    "zh": {
+        "stage": {None: "", "first": "（首段）", "last": "（末段）"},
+        "recompute": {"none": "不重算", "selective": "选择性重算", "full": "完全重算"},
+    },
+    "en": {
+        "stage": {None: "", "first": " (first stage)", "last": " (last stage)"},
+        "recompute": {"none": "no recompute", "selective": "selective recompute", "full": "full recompute"},
+    },
+}
+
+_NUMBER_SPECS = {
+    "size": fmt_size,
+    "secs": lambda v: fmt_time(v, 1),
+    "rate": fmt_rate,
+    "count": fmt_count,
+    "pct": lambda v: fmt_pct(v, 0),
+    "pct1": lambda v: fmt_pct(v, 1),
+    "x": lambda v: f"{v:.1f}",
+    "g": lambda v: f"{v:g}",
+}
+
+_TABLES = {"zh": (ZH, TITLES_ZH), "en": (EN, TITLES_EN)}
+
+
+def plan_label(plan, lang: str = "zh") -> str:
+    """A plan (a :class:`parallelsel.Plan` or its ``as_dict()``) as ``DP8 · TP1 · PP1 · mb1``.
+
+    The same fields :meth:`parallelsel.Plan.label` shows, with recomputation in words.
+    """
+    p = plan if isinstance(plan, Mapping) else plan.as_dict()
+    parts = [f"DP{p['dp']}", f"TP{p['tp']}", f"PP{p['pp']}"]
+    if p.get("zero"):
+        shard = p.get("shard")
+        parts.append(f"ZeRO-{p['zero']}" + (f"/shard{shard}" if shard and shard != p["dp"] else ""))
+    if p.get("sp") and p["tp"] > 1:
+        parts.append("SP")
+    if p.get("ep", 1) > 1:
+        parts.append(f"EP{p['ep']}")
+    if p.get("cp", 1) > 1:
+        parts.append(f"CP{p['cp']}")
+    parts.append(f"mb{p['micro_batch']}")
+    if p.get("recompute", "none") != "none":
+        parts.append(WORDS[lang]["recompute"][p["recompute"]])
+    if p["pp"] > 1:
+        chunks = p.get("chunks", 1)
+        parts.append(p["schedule"] + (f"×{chunks}" if chunks > 1 else ""))
+    return " · ".join(parts)
+
+
+class _Formatter(string.Formatter):
+    def __init__(self, lang: str):
+        super().__init__()
+        self.lang = lang
+
+    def format_field(self, value, spec):
+        if spec in _NUMBER_SPECS:
+            return _NUMBER_SPECS[spec](value)
+        if spec == "plan":
+            return plan_label(value, self.lang)
+        if spec in WORDS[self.lang]:
+            return WORDS[self.lang][spec][value]
+        if spec:
+            raise ValueError(f"spec={spec!r}: unknown template spec")
+        if value is None:
+            return ""
+        if isinstance(value, float):
+            return f"{value:g}"
+        return str(value)
+
+
+_OPTIONAL = re.compile(r"\[([^\[\]]*)\]")
+
+
+def _names(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def _fill(template: str, values: Mapping, lang: str) -> str:
+    def optional(m):
+        inner = m.group(1)
+        return inner if all(values.get(n) for n in _names(inner)) else ""
+
+    return _Formatter(lang).vformat(_OPTIONAL.sub(optional, template), (), values)
+
+
+def _check_lang(lang: str) -> None:
+    if lang not in LANGS:
+        raise ValueError(f"lang={lang!r}: must be one of {', '.join(LANGS)}")
+
+
+def text(reason: Reason, lang: str = "zh") -> str:
+    """The sentence for ``reason`` in ``lang`` ("zh" or "en")."""
+    _check_lang(lang)
+    table = _TABLES[lang][0]
+    if reason.code not in table:
+        raise KeyError(f"reason code {reason.code!r} has no {lang} sentence in parallelsel/render/reasons.py")
+    return _fill(table[reason.code], reason.values, lang)
+
+
+def title(code: str, values: Mapping | None = None, lang: str = "zh") -> str:
+    """The short category name of ``code`` (a row of the search's exclusion table)."""
+    _check_lang(lang)
+    table = _TABLES[lang][1]
+    if code not in table:
+        raise KeyError(f"reason code {code!r} has no {lang} category title in parallelsel/render/reasons.py")
+    return _fill(table[code], values or {}, lang)
+
+
+def join(reasons: Iterable[Reason], lang: str = "zh", sep: str | None = None) -> str:
+    """The sentences of ``reasons`` joined with "；" (Chinese) or "; " (English)."""
+    return (sep if sep is not None else ("；" if lang == "zh" else "; ")).join(text(r, lang) for r in reasons)
+
+
+def as_json(reason: Reason, lang: str = "zh") -> dict:
+    """``{"code", "values", "text"}``: the reason as the CLI's JSON prints it."""
+    return {**reason.to_dict(), "text": text(reason, lang)}

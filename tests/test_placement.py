@@ -1,0 +1,108 @@
+"""One placement rule (parallelsel.placement) read by comm, matrix, search and render/placement.
+
+Expected links are worked out by hand from the rank layout (TP fastest, then DP, then PP; rank r on
+node r // gpus_per_node) and the alpha-beta ring cost, not from the library's own formulas.
+"""
+
+from dataclasses import replace
+
+import pytest
+
+import parallelsel as ps
+from parallelsel.comm import traffic
+from parallelsel.placement import group_placement, groups_on_nodes, placement
+from parallelsel.render.placement import group_spans
+
+H100 = ps.DEVICES["h100-sxm-80gb"]
+NVL4, PCIE4 = ps.LINKS["nvlink4"], ps.LINKS["pcie4"]
+NDR, ETH100 = ps.LINKS["ib-ndr"], ps.LINKS["eth-100g"]
+LLAMA8 = ps.MODELS["llama3-8b"]
+
+
+def _item(items, strategy, op=None):
+    return next(t for t in items if t.strategy == strategy and (op is None or t.op == op))
+
+
+def test_tp6_on_8_gpu_nodes_two_of_four_groups_cross():
+    c = ps.Cluster(H100, nodes=3, gpus_per_node=8, intra=NVL4, inter=NDR)
+    plan = ps.Plan(tp=6, dp=4)
+    tp = placement(plan, c)["TP"]
+    # Groups 0-5 (node 0), 6-11 (nodes 0, 1), 12-17 (nodes 1, 2), 18-23 (node 2).
+    assert tp.groups == (tuple(range(0, 6)), tuple(range(6, 12)), tuple(range(12, 18)), tuple(range(18, 24)))
+    assert tp.nodes == ((0,), (0, 1), (1, 2), (2,))
+    assert tp.crossing == 2 and tp.spans_nodes and tp.nodes_per_group == 2
+    # The footprint 6 <= 8 GPUs hid this before; the cluster's own helpers now say it.
+    assert c.spans_nodes(6) and c.link_for(6).bandwidth == NDR.bandwidth
+    # TP traffic is priced on InfiniBand NDR (50 GB/s, 5 us), not NVLink: one all-reduce of
+    # b*s*h*2 bytes over 6 ranks costs 2*5*alpha + 2*5/6*x/beta.
+    w = ps.Workload(LLAMA8, global_batch=4)
+    it = _item(traffic(w, plan, c), "TP")
+    assert it.link == NDR.name
+    x = 1 * 8192 * 4096 * 2
+    one = 2 * 5 * 5e-6 + 2 * 5 / 6 * x / 50e9
+    assert it.time == pytest.approx(it.calls * one)
+    # render/placement counts the same groups.
+    spans = {s.dim: s for s in group_spans(plan, 8)}
+    assert spans["TP"].crossing == 2 and spans["TP"].groups == 4
+
+
+def test_pcie_nodes_with_infiniband_between_are_priced_on_pcie():
+    w = ps.Workload(LLAMA8, global_batch=16)
+    plan = ps.Plan(dp=16, zero=3)
+    pcie = ps.Cluster(H100, nodes=2, gpus_per_node=8, intra=PCIE4, inter=NDR)
+    nvl = ps.Cluster(H100, nodes=2, gpus_per_node=8, intra=NVL4, inter=NDR)
+    # A ring over 16 ranks crosses PCIe hops inside each node and IB hops between: the slower
+    # bandwidth (PCIe4 32 GB/s < NDR 50 GB/s) and the larger latency (5 us each) set its pace.
+    lp, ln = placement(plan, pcie)["DP"].link, placement(plan, nvl)["DP"].link
+    assert (lp.bandwidth, lp.latency, lp.name) == (32e9, 5e-6, PCIE4.name)
+    assert (ln.bandwidth, ln.latency, ln.name) == (50e9, 5e-6, NDR.name)
+    ag_p, ag_n = _item(traffic(w, plan, pcie), "FSDP", "all-gather"), _item(traffic(w, plan, nvl), "FSDP", "all-gather")
+    # FSDP x16 no longer takes the same time on NVLink4 and PCIe4 nodes: per all-gather of N bytes,
+    # 15 alpha + 15/16 N / beta.
+    n = ag_p.nbytes
+    assert ag_p.time == pytest.approx(ag_p.calls * (15 * 5e-6 + 15 / 16 * n / 32e9))
+    assert ag_n.time == pytest.approx(ag_n.calls * (15 * 5e-6 + 15 / 16 * n / 50e9))
+    assert ag_p.time > 1.5 * ag_n.time
+
+
+def test_ethernet_with_two_nics_per_node():
+    two = replace(ETH100, nics=2)
+    c1 = ps.Cluster(H100, nodes=2, gpus_per_node=8, intra=NVL4, inter=ETH100)
+    c2 = ps.Cluster(H100, nodes=2, gpus_per_node=8, intra=NVL4, inter=two)
+    # TP8 x DP2: eight DP rings of two ranks (stride 8), one rank per node each: every GPU of a
+    # node sends across at once, 8 hops share the node's NICs: 12.5 GB/s x nics / 8.
+    hybrid = ps.Plan(tp=8, dp=2)
+    d1, d2 = placement(hybrid, c1)["DP"], placement(hybrid, c2)["DP"]
+    assert d1.senders == d2.senders == 8
+    assert d1.link.bandwidth == pytest.approx(12.5e9 / 8)
+    assert d2.link.bandwidth == pytest.approx(2 * 12.5e9 / 8)
+    # DP16 alone: one ring through both nodes leaves each node once: the two NICs serve one hop.
+    flat = placement(ps.Plan(dp=16), c2)["DP"]
+    assert flat.senders == 1 and flat.link.bandwidth == pytest.approx(25e9)
+    # The per-GPU share is what the traffic is priced on.
+    w = ps.Workload(LLAMA8, global_batch=16)
+    ar = _item(traffic(w, hybrid, c2), "DP")
+    assert ar.time == pytest.approx(2 * 1 * 20e-6 + 2 * 1 / 2 * ar.nbytes / (2 * 12.5e9 / 8))
+
+
+def test_pipeline_is_a_chain_and_per_gpu_links_keep_their_bandwidth():
+    # PP4 over 2 nodes of 2 GPUs (tp=1, dp=1): stages 0,1 on node 0 and 2,3 on node 1: one hop
+    # (1 -> 2) leaves a node; a ring would also count 3 -> 0.
+    c = ps.Cluster(H100, nodes=2, gpus_per_node=2, intra=NVL4, inter=ETH100)
+    pp = placement(ps.Plan(pp=4), c)["PP"]
+    assert pp.senders == 1 and pp.link.bandwidth == pytest.approx(12.5e9)
+    ring = group_placement(c, 4, 4, 1)
+    assert ring.senders == 1  # 1 -> 2 from node 0, 3 -> 0 from node 1: one each
+    # InfiniBand with one HCA per GPU: eight concurrent rings still get the full port each.
+    ib = ps.Cluster(H100, nodes=2, gpus_per_node=8, intra=NVL4, inter=NDR)
+    assert placement(ps.Plan(tp=8, dp=2), ib)["DP"].link.bandwidth == 50e9
+
+
+def test_groups_on_nodes_and_bad_input():
+    assert groups_on_nodes(8, 2, 4, 4) == (((0, 4), (1, 5), (2, 6), (3, 7)), ((0, 1),) * 4)
+    with pytest.raises(ValueError, match="total=6"):
+        groups_on_nodes(6, 4, 1, 8)
+    with pytest.raises(ValueError, match="nics=2"):
+        ps.Link("x", 1e9, per="gpu", nics=2)
+    with pytest.raises(ValueError, match="per='nic'"):
+        ps.Link("x", 1e9, per="nic")
