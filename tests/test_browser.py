@@ -1,8 +1,8 @@
 """The reader's experience, checked in a real browser (Debian's Chromium driven by Playwright).
 
 The real site is built once per session (``built_site`` in conftest.py), served by a local static server on
-127.0.0.1, and every request that would leave 127.0.0.1 is aborted and recorded. Pages are found by walking the
-built site, so pages added later are covered without editing this file.
+127.0.0.1 (``server``, also in conftest.py), and every request that would leave 127.0.0.1 is aborted and
+recorded. Pages are found by walking the built site, so pages added later are covered without editing this file.
 
 Artifacts (not committed): ``build/screenshots/*.png`` and ``build/page-weights.txt``.
 """
@@ -10,14 +10,13 @@ Artifacts (not committed): ``build/screenshots/*.png`` and ``build/page-weights.
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from browser_helpers import CHROMIUM, LAUNCH_ARGS, NetLog, StaticServer, guard, served_size, site_pages
+from browser_helpers import CHROMIUM, LAUNCH_ARGS, NetLog, guard, served_size, site_pages
 
 pytestmark = pytest.mark.browser
 
@@ -109,39 +108,6 @@ class Visit:
 
 
 # ---------------------------------------------------------------------------------------------------------------- fixtures
-
-
-@pytest.fixture(scope="session")
-def site(request) -> Path:
-    """The built site: ``built_site`` (one strict build per session), or an existing build named by
-    ``PARALLELSEL_SITE_DIR`` (to re-run only these tests quickly after ``mkdocs build -d DIR``)."""
-    existing = os.environ.get("PARALLELSEL_SITE_DIR")
-    if existing:
-        return Path(existing)
-    return request.getfixturevalue("built_site")
-
-
-@pytest.fixture(scope="session")
-def server(site):
-    with StaticServer(site) as srv:
-        yield srv
-
-
-@pytest.fixture(scope="session")
-def pw():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} not found: run scripts/setup.sh (installs Debian's chromium)", pytrace=False)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        yield p
-
-
-@pytest.fixture(scope="session")
-def browser(pw):
-    b = pw.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-    yield b
-    b.close()
 
 
 @pytest.fixture

@@ -172,7 +172,18 @@
       }
     }
 
-    function writeOthers(f, list) { // throws when storage refuses
+    /* The versions worth showing or keeping: distinct, not empty, not equal to a text in `kept`, and not held whole
+       inside another text (an earlier state of the same typing adds nothing to the later one). */
+    function distinct(list, kept) {
+      var all = list.concat(kept);
+      return list.filter(function (v, i) {
+        return v && list.indexOf(v) === i && kept.indexOf(v) < 0 &&
+          !all.some(function (t) { return t !== v && t.indexOf(v) >= 0; });
+      });
+    }
+
+    function writeOthers(f, list, kept) { // throws when storage refuses; `kept`: texts already stored elsewhere
+      list = distinct(list, kept || []);
       if (list.length) store.setItem(f.otherKey, JSON.stringify(list));
       else store.removeItem(f.otherKey);
       f.others = list;
@@ -192,6 +203,9 @@
         else store.removeItem(f.key);
         f.base = text;
         f.newer = null;
+        if (text && readOthers(f).some(function (v) { return text.indexOf(v) >= 0; })) {
+          try { writeOthers(f, readOthers(f), [text]); } catch (e) { /* the extra copy stays */ }
+        }
         return true;
       } catch (e) {
         return false;
@@ -226,8 +240,7 @@
     }
 
     function versions(f) {
-      var list = f.others.concat(f.newer ? [f.newer] : []);
-      return list.filter(function (v, i) { return v && v !== f.area.value && list.indexOf(v) === i; });
+      return distinct(f.others.concat(f.newer ? [f.newer] : []), [f.area.value]);
     }
 
     function resolve(f, v, how) {
@@ -235,7 +248,8 @@
         f.base = read(f.key);
         f.newer = null;
       }
-      try { writeOthers(f, readOthers(f).filter(function (o) { return o !== v; })); } catch (e) { /* stays listed */ }
+      var rest = readOthers(f).filter(function (o) { return o !== v; });
+      try { writeOthers(f, rest, [read(f.key)]); } catch (e) { /* stays listed */ }
       if (how === "use") f.area.value = v;
       if (how === "append") f.area.value = f.area.value ? f.area.value.replace(/\n*$/, "\n\n") + v : v;
       saveAll();
