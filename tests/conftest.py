@@ -47,6 +47,14 @@ def run_mkdocs_build(
     )
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--update-snapshots",
+        action="store_true",
+        help="rewrite tests/snapshots/ from the snippets' current output (what `make snapshots` runs); review the diff",
+    )
+
+
 @pytest.fixture(scope="session")
 def mkdocs_build():
     """``run_mkdocs_build`` as a fixture, so test modules need not import conftest."""
