@@ -17,6 +17,7 @@ a failed build, prefixed with the page's source file.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import posixpath
@@ -87,13 +88,23 @@ _SVG = re.compile(r"(<svg\b[^>]*>)(.*?)</svg>", re.S)
 _LINK = re.compile(r"<a\b[^>]*>")
 
 
+_parsed: dict[bytes, _Page] = {}  # sha256 of a page's bytes -> its parse, so `make serve` re-parses only pages that changed
+_used: set[bytes] = set()
+
+
 def parse(path: str) -> _Page:
-    page = _Page()
-    with open(path, encoding="utf-8", errors="replace") as fh:
+    with open(path, "rb") as fh:
+        data = fh.read()
+    key = hashlib.sha256(data).digest()
+    if key not in _parsed:
+        page = _Page()
         # A chart's thousands of shapes hold no prose and no links but its <a> tags: parsing only those halves the time.
-        page.feed(_SVG.sub(lambda m: m.group(1) + "".join(_LINK.findall(m.group(2))) + "</svg>", fh.read()))
-    page.close()
-    return page
+        text = data.decode("utf-8", errors="replace")
+        page.feed(_SVG.sub(lambda m: m.group(1) + "".join(_LINK.findall(m.group(2))) + "</svg>", text))
+        page.close()
+        _parsed[key] = page
+    _used.add(key)
+    return _parsed[key]
 
 
 def _pages(site_dir: str) -> dict[str, _Page]:
@@ -155,6 +166,9 @@ def markdown_problems(pages: dict[str, _Page]) -> list[str]:
 def check_site(site_dir: str) -> list[str]:
     """One message per broken link or anchor, and per piece of unrendered Markdown, in the built ``site_dir``."""
     pages = _pages(site_dir)
+    for key in set(_parsed) - _used:
+        del _parsed[key]  # forget pages no longer in the site
+    _used.clear()
     return link_problems(site_dir, pages) + markdown_problems(pages)
 
 

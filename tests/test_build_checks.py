@@ -310,7 +310,7 @@ def test_serve_cache_never_serves_a_stale_block(tmp_path, mkdocs_build):
     env = {"PARALLELSEL_SNIPPET_CACHE": "1"}
     first = mkdocs_build(config, root / "site", env=env)
     assert first.returncode == 0, _tail(first.stdout + first.stderr)
-    stored = sorted((root / ".cache" / "exec").glob("*.txt"))
+    stored = sorted((root / ".cache" / "exec").glob("*.html"))
     assert stored, "the cache stored nothing"
     assert "<td>0.273</td>" in (root / "site" / "index.html").read_text(encoding="utf-8")
 
@@ -320,7 +320,7 @@ def test_serve_cache_never_serves_a_stale_block(tmp_path, mkdocs_build):
     assert second.returncode == 0, _tail(second.stdout + second.stderr)
     home = (root / "site" / "index.html").read_text(encoding="utf-8")
     assert "<td>0.158</td>" in home and "<td>0.273</td>" not in home, "an edited snippet was served from the cache"
-    assert len(list((root / ".cache" / "exec").glob("*.txt"))) == len(stored) + 1, "only the edited block should have run"
+    assert len(list((root / ".cache" / "exec").glob("*.html"))) == len(stored) + 1, "only the edited block should have run"
 
     with open(root / "docs" / "other.md", "a", encoding="utf-8") as fh:
         fh.write(block("cache-raise", 'raise ValueError("cache-fault")'))
@@ -346,3 +346,14 @@ def test_serve_cache_key_follows_the_library(tmp_path):
     (lib / "__pycache__").mkdir()  # bytecode is not source: it must not re-run every block
     (lib / "__pycache__" / "tables.cpython-311.pyc").write_bytes(b"\0")
     assert env_hash(tmp_path) == after
+
+
+def test_charts_inside_stay_out_of_the_search_index(built_site):
+    """hooks/search_index.py: tick labels and SVG metadata are not search text; captions are, and pages keep their charts."""
+    index = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    text = re.sub(r"[\s\u200b]+", "", " ".join(doc.get("text", "") for doc in index["docs"]))  # jieba splits words
+    assert "image/svg+xml" not in text and "Matplotlib v" not in text, "a chart's inside reached the search index"
+    page = (built_site / "core" / "pp" / "index.html").read_text(encoding="utf-8")
+    caption = re.sub(r"\s+", "", re.search(r"<figcaption>(.*?)</figcaption>", page, re.S).group(1))
+    assert caption[:20] in text, "a chart's caption is missing from the search index"
+    assert "<svg" in page and "<text" in page, "the page itself lost its chart's text"
