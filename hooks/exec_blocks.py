@@ -4,18 +4,20 @@ markdown-exec registers each language as a pymdownx.superfences custom fence who
 ``markdown_exec.formatter``. Hooks run after plugins, so in ``on_config`` this hook swaps the
 ``python`` fence's ``format`` (a public superfences setting) for one that calls the public
 ``markdown_exec.base_format`` with a ``run`` function of its own. base_format still does all the
-rendering (source tabs, Markdown conversion, id prefixes, headings into the TOC); ``run`` only turns
-code into printed text, so that is the only thing cached, and the rendering is never stale.
+rendering (source tabs, Markdown conversion, id prefixes, headings into the TOC); each block's HTML
+is wrapped in ``<div class="ps-exec" data-block="<id>">`` so the post-build check can name it.
 
-``run`` differs from markdown-exec's own runner in three ways:
+It differs from markdown-exec's own runner in three ways:
 
 * a block that raises **or exits** (``sys.exit()``, ``raise SystemExit``: markdown-exec catches only
   ``Exception``, and MkDocs would then end silently with no site) logs a warning naming the page and
   the block id, which ``strict: true`` turns into a failed build, and the page shows the traceback;
-* with ``PARALLELSEL_SNIPPET_CACHE=1`` (``make serve``) the printed text of a block that succeeded is
-  stored in ``.cache/exec/<key>.txt``, key = sha256 of the block's source after ``--8<--`` includes
-  were expanded, its options, every file of the ``parallelsel`` package that blocks import, and the versions of Python and the
-  packages a snippet's output depends on. Blocks with ``session=`` share state, so they always run.
+* with ``PARALLELSEL_SNIPPET_CACHE=1`` (``make serve``) the HTML of a block that succeeded is stored in
+  ``.cache/exec/<key>.html``, key = sha256 of the block's source after ``--8<--`` includes were
+  expanded, its options, every file of the ``parallelsel`` package that blocks import, mkdocs.yml
+  (the Markdown extensions shape the HTML) and the versions of Python and of the packages the output
+  depends on. Not stored: blocks without an id (markdown-exec numbers their id prefixes build-wide),
+  with ``session=`` (shared state), that failed, or whose output has headings (those join the TOC).
   A library edit changes the key of every block, and the library's modules are re-imported;
 * ``PARALLELSEL_SNIPPET_EXEC=0`` runs nothing (the floor build of ``make bench``: source tabs only).
 
@@ -33,6 +35,7 @@ import json
 import linecache
 import logging
 import os
+import re
 import sys
 import traceback
 import types
@@ -43,7 +46,7 @@ from pathlib import Path
 import markdown_exec
 
 log = logging.getLogger("mkdocs.hooks.exec_blocks")
-_PACKAGES = ("numpy", "matplotlib", "markdown-exec", "mkdocs-jupyter", "nbconvert", "ipykernel")
+_PACKAGES = ("numpy", "matplotlib", "markdown-exec", "markdown", "pymdown-extensions", "pygments", "mkdocs-jupyter", "nbconvert", "ipykernel")
 _state = {"page": "?", "env": "", "lib": None, "hits": 0, "runs": 0, "cache": Path(".cache/exec")}
 
 
@@ -84,6 +87,7 @@ def _execute(code: str, block: str) -> str:
 
 
 def _fail(block: str, error: BaseException, note: str):
+    _state["failed"] = True
     text = "".join(traceback.format_exception(error))
     log.warning(f"[page docs/{_state['page']}] block '{block}' raised {type(error).__name__}{note}:\n{text}")
     raise markdown_exec.ExecutionError(markdown_exec.code_block("python", text)) from None
@@ -92,28 +96,29 @@ def _fail(block: str, error: BaseException, note: str):
 def _run(code: str, returncode: int = 0, session: str | None = None, id: str = "", **extra) -> str:  # noqa: A002, ARG001
     if not _on("PARALLELSEL_SNIPPET_EXEC", "1"):
         return ""
-    block = id or "unnamed"
-    if session or not _on("PARALLELSEL_SNIPPET_CACHE", ""):
-        _state["runs"] += 1
-        return _execute(code, block)
-    key = hashlib.sha256(json.dumps([_state["env"], code, id, extra], sort_keys=True).encode()).hexdigest()
-    path = _state["cache"] / f"{key}.txt"
-    if path.is_file():
-        _state["hits"] += 1
-        return path.read_text(encoding="utf-8")
     _state["runs"] += 1
-    text = _execute(code, block)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)  # atomic: a second server never reads half a file
-    return text
+    return _execute(code, id or "unnamed")
 
 
 def _format(source, language, css_class, options, md, **kwargs):
-    html = markdown_exec.base_format(language="python", run=_run, code=source, md=md, **options)
     block = options.get("id") or ""
-    return f'<div class="ps-exec" data-block="{block}">{html}</div>' if block else html
+    cached = bool(block) and not options.get("session") and _on("PARALLELSEL_SNIPPET_CACHE", "")
+    if cached:
+        key = hashlib.sha256(json.dumps([_state["env"], source, repr(sorted(options.items()))]).encode()).hexdigest()
+        path = _state["cache"] / f"{key}.html"
+        if path.is_file():
+            _state["hits"] += 1
+            return path.read_text(encoding="utf-8")
+    _state["failed"] = False
+    html = markdown_exec.base_format(language="python", run=_run, code=source, md=md, **options)
+    html = f'<div class="ps-exec" data-block="{block}">{html}</div>' if block else str(html)
+    # Never stored: a failed block (it must fail every build) and output with headings (markdown-exec adds them to the TOC).
+    if cached and not _state["failed"] and not re.search(r"<h[1-6]\b", html):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(html, encoding="utf-8")
+        tmp.replace(path)  # atomic: a second server never reads half a file
+    return html
 
 
 def on_config(config, **kwargs):
@@ -123,7 +128,9 @@ def on_config(config, **kwargs):
     _state["cache"] = root / ".cache" / "exec"
     if cache:
         spec = importlib.util.find_spec("parallelsel")  # the copy blocks will import, wherever it is installed from
-        _state["env"] = env_hash(Path(next(iter(spec.submodule_search_locations))))
+        _state["env"] = env_hash(Path(next(iter(spec.submodule_search_locations)))) + hashlib.sha256(
+            Path(config.config_file_path).read_bytes()  # Markdown extensions and their options shape the HTML
+        ).hexdigest()
         if _state["lib"] not in (None, _state["env"]):  # the library changed under `make serve`: import it afresh
             for name in [m for m in sys.modules if m == "parallelsel" or m.startswith("parallelsel.")]:
                 del sys.modules[name]
@@ -136,7 +143,7 @@ def on_config(config, **kwargs):
         notebook.config["execute"] = notebook.config["execute"] and _on("PARALLELSEL_SNIPPET_EXEC", "1")
         if cache:
             notebook.config["cache"] = True
-            notebook.config["cache_dir"] = str(root / ".cache" / "mkdocs-jupyter" / _state["env"][:16])
+            notebook.config["cache_dir"] = str(root / ".cache" / "mkdocs-jupyter" / hashlib.sha256(_state["env"].encode()).hexdigest()[:16])
     return config
 
 

@@ -310,7 +310,7 @@ def test_serve_cache_never_serves_a_stale_block(tmp_path, mkdocs_build):
     env = {"PARALLELSEL_SNIPPET_CACHE": "1"}
     first = mkdocs_build(config, root / "site", env=env)
     assert first.returncode == 0, _tail(first.stdout + first.stderr)
-    stored = sorted((root / ".cache" / "exec").glob("*.txt"))
+    stored = sorted((root / ".cache" / "exec").glob("*.html"))
     assert stored, "the cache stored nothing"
     assert "<td>0.273</td>" in (root / "site" / "index.html").read_text(encoding="utf-8")
 
@@ -320,7 +320,7 @@ def test_serve_cache_never_serves_a_stale_block(tmp_path, mkdocs_build):
     assert second.returncode == 0, _tail(second.stdout + second.stderr)
     home = (root / "site" / "index.html").read_text(encoding="utf-8")
     assert "<td>0.158</td>" in home and "<td>0.273</td>" not in home, "an edited snippet was served from the cache"
-    assert len(list((root / ".cache" / "exec").glob("*.txt"))) == len(stored) + 1, "only the edited block should have run"
+    assert len(list((root / ".cache" / "exec").glob("*.html"))) == len(stored) + 1, "only the edited block should have run"
 
     with open(root / "docs" / "other.md", "a", encoding="utf-8") as fh:
         fh.write(block("cache-raise", 'raise ValueError("cache-fault")'))
