@@ -1,37 +1,37 @@
 """Keep the inside of inline SVG charts out of the search index.
 
-Charts are inline SVG with text kept as text, so Material's search plugin indexed every tick label,
-axis number and matplotlib's ``<metadata>`` ("image/svg+xml Matplotlib v3...") as page text: noise in
-the results, a larger ``search_index.json``, and most of the indexing time (its HTML parser walks
-every SVG element). Each chart's caption (``<figcaption>``, and the SVG's ``aria-label``) stays
-indexed: it says what the chart shows.
-
-The plugin's ``add_entry_from_context(page)`` is wrapped so that it reads the page's HTML with each
-``<svg ...>...</svg>`` emptied; the page itself is unchanged.
+Charts are inline SVG with their text kept as text, so Material's search would index every tick label
+and axis number as page text, and walking every SVG element was a third of a warm build. MkDocs' public
+event priorities put two handlers around Material's search (which reads ``page.content`` in
+``on_page_context`` at the default priority 0): the first empties each ``<svg>`` of the page, the
+second puts the page back before the theme renders it. A chart's caption (``<figcaption>``, outside the
+SVG) stays indexed: it says what the chart shows.
 """
 
 from __future__ import annotations
 
-from _svg import empty_svgs  # hooks/_svg.py (MkDocs puts a hook's folder on sys.path while loading it)
+import re
+
+from mkdocs.plugins import CombinedEvent, event_priority
+
+_SVG = re.compile(r"(<svg\b[^>]*>).*?</svg>", re.S)
+_full: dict[str, str] = {}  # page -> its content while search reads the emptied one
 
 
-def on_config(config, **kwargs):
-    plugin = config.plugins.get("material/search") or config.plugins.get("search")
-    index = getattr(plugin, "search_index", None)
-    add = getattr(index, "add_entry_from_context", None)
-    if add is None or getattr(add, "_ps_no_svg", False):
-        return config
+@event_priority(100)
+def _empty_charts(context, page, **kwargs):
+    if page.content and "<svg" in page.content:
+        _full[page.file.src_uri] = page.content
+        page.content = _SVG.sub(r"\1</svg>", page.content)
+    return context
 
-    def add_entry_from_context(page):
-        content = page.content
-        if content and "<svg" in content:
-            page.content = empty_svgs(content)
-            try:
-                return add(page)
-            finally:
-                page.content = content
-        return add(page)
 
-    add_entry_from_context._ps_no_svg = True
-    index.add_entry_from_context = add_entry_from_context
-    return config
+@event_priority(-100)
+def _restore_charts(context, page, **kwargs):
+    content = _full.pop(page.file.src_uri, None)
+    if content is not None:
+        page.content = content
+    return context
+
+
+on_page_context = CombinedEvent(_empty_charts, _restore_charts)

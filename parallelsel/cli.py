@@ -14,28 +14,18 @@ fields), or ``--params N``: a GPT-shaped model of about N parameters (see :func:
 Exit status: 0 on success, 2 on bad input -- one line on stderr saying what is wrong and what is
 allowed, never a traceback.
 
-``--json`` prints one JSON object with stable keys:
-
-* ``matrix``: ``{"model", "cluster", "unknown": [...], "rows": [{"strategy", "verdict", "reasons": [...],
-  "best": null | {"plan", "memory_bytes", "step_s"}}]}``
-* ``plan``: ``{"model", "cluster", "considered", "funnel": [{"stage", "plans"}], "excluded": {reason: n},
-  "results": [{"rank", "plan", "dp", "tp", "pp", "zero", "micro_batch", "sp", "recompute", "schedule",
-  "chunks", "step_s", "tokens_per_s", "mfu", "memory_bytes", "why": [...]}], "seconds"}``
-* ``bubble``: ``{"schedule", "stages", "microbatches", "chunks", "bubble_fraction", "bubble_overhead",
-  "simulated_bubble_fraction", "simulated_bubble_overhead", "makespan", "svg": null | path}``
-* ``memory``: ``{"model", "cluster", "plan", "fits", "reasons": [...], "capacity_bytes", "total_bytes",
-  "components_bytes": {"params", "grads", "optimizer", "activations", "embeddings", "gather_peak",
-  "allocator"}, "stage", "step_s", "tokens_per_s", "mfu"}``
-
-``model`` is ``{"name", "params", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab",
-"seq_len"}``; ``cluster`` is ``{"device", "nodes", "gpus_per_node", "gpus", "intra", "inter",
-"memory_bytes"}``. Sizes are bytes, times seconds.
+``--json`` prints one JSON object with stable ASCII keys (values may be Chinese sentences);
+the CLI reference page (docs/reference/cli.md) lists every key of every command, generated from
+real runs. Sizes are bytes, times seconds. ``plan --why PLAN`` explains one plan, ``plan --export
+megatron|torchtitan|deepspeed`` prints the chosen plan for that launcher
+(:mod:`parallelsel.launchers`), ``presets`` lists the preset keys with their sources.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from dataclasses import replace
 
@@ -47,87 +37,179 @@ __all__ = ["main", "gpt_like", "build_parser"]
 
 DEFAULT_DEVICE = "a100-80gb"
 DEFAULT_SEQ = 2048
+DEFAULT_GPUS_PER_NODE = 8
+RECOMPUTE_CHOICES = ("none", "selective", "full")
+PRESET_KINDS = ("models", "devices", "links", "recipes")
+LAUNCHER_CHOICES = ("megatron", "torchtitan", "deepspeed")
+MIN_PARAMS = 1e8
+MAX_PARAMS = 1e15
+"""``--params`` range: from GPT-2 small's size (below it the 51200-token embedding alone outweighs the layers)
+to a thousand times Llama 3 405B."""
 
 
 def gpt_like(params: float, seq_len: int = DEFAULT_SEQ, vocab: int = 51200):
-    """A GPT-shaped :class:`~parallelsel.Transformer` of roughly ``params`` parameters.
+    """A GPT-shaped :class:`~parallelsel.Transformer` of roughly ``params`` parameters whose heads allow TP.
 
     Derivation: a GPT layer has about 12 h^2 parameters (Narayanan et al. 2021, eq. 2) and large
     GPT models keep h / l near 128 (GPT-3 175B: 12288 / 96; 13B: 5120 / 40; 6.7B: 4096 / 32,
-    Brown et al. 2020, Table 2.1). So 12 l h^2 = 12 h^3 / 128 gives h = (128 N / 12)^(1/3),
-    rounded to a multiple of 128 (heads of width 128); then l = round((N - V h) / (12 h^2)), at
-    least 1, so the embedding (V h) is counted. For N = 175e9 this returns GPT-3's l=96, h=12288.
+    Brown et al. 2020, Table 2.1). So 12 l h^2 = 12 h^3 / 128 gives h = (128 N / 12)^(1/3). Heads
+    are 128 wide, and their number is rounded to a multiple of 8 (to a power of two below 8), so
+    that TP = 2, 4 and 8 -- a node of eight GPUs -- divide the heads: Megatron-LM requires the
+    heads to divide by the TP size (Shoeybi et al. 2019 §3). Then l = round((N - V h) / (12 h^2)),
+    at least 1, so the embedding (V h) is counted. For N = 175e9 this returns GPT-3's shape, and
+    for 70e9 72 heads (a plain rounding would give 71, a prime: no TP at all).
 
     Examples:
         >>> m = gpt_like(175e9)
         >>> m.layers, m.hidden, m.heads
         (96, 12288, 96)
+        >>> gpt_like(70e9).heads % 8
+        0
     """
     from .model import Transformer
 
-    n = float(params)
-    if not n >= 1e6:
-        raise ParallelselError(f"params={params!r}: must be a number >= 1e6 (e.g. 7e9)")
-    h = max(128, int(round((128 * n / 12) ** (1 / 3) / 128)) * 128)
+    n = float(params) if not isinstance(params, bool) and isinstance(params, (int, float)) else math.nan
+    if not (math.isfinite(n) and MIN_PARAMS <= n <= MAX_PARAMS):
+        raise ParallelselError(f"params={params!r}: must be a finite number between {MIN_PARAMS:g} and {MAX_PARAMS:g}")
+    heads = (128 * n / 12) ** (1 / 3) / 128
+    if heads >= 8:
+        heads = 8 * max(1, round(heads / 8))
+    else:
+        heads = 2 ** max(0, round(math.log2(max(heads, 1.0))))
+    h = 128 * heads
     layers = max(1, int(round((n - vocab * h) / (12 * h * h))))
-    return Transformer(layers=layers, hidden=h, heads=h // 128, seq_len=seq_len, vocab=vocab, tied_embeddings=True,
+    return Transformer(layers=layers, hidden=h, heads=heads, seq_len=seq_len, vocab=vocab, tied_embeddings=True,
                        position="learned", bias=True, norm="layernorm", name=f"GPT 形 ~{n / 1e9:g}B")
 
 
 # -- argument parsing ------------------------------------------------------------------------
 class _Parser(argparse.ArgumentParser):
-    """argparse that reports errors as one usage line + one error line and exit status 2 (never a traceback)."""
+    """argparse with no prefix abbreviations (``--gpu`` is not ``--gpus-per-node``), and errors as one line, exit 2."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message):  # pragma: no cover - exercised through main()
-        self.print_usage(sys.stderr)
-        sys.stderr.write(f"{self.prog}: 错误 error: {message}\n")
+        sys.stderr.write(f"{self.prog}: 错误 error: {' '.join(message.split())}（见 {self.prog} --help）\n")
         raise SystemExit(2)
 
 
+def _integer(lo: int, hi: int, why: str = ""):
+    """An argparse type: a whole number in [lo, hi] (``1e3`` is 1000); empty, fractional, NaN, inf refused."""
+
+    def parse(text: str) -> int:
+        t = text.strip().replace("_", "")
+        try:
+            v = int(t)
+        except ValueError:
+            try:
+                f = float(t)
+            except ValueError:
+                f = math.nan
+            if not (math.isfinite(f) and f.is_integer()):
+                raise argparse.ArgumentTypeError(f"{text!r}: must be an integer between {lo} and {hi}") from None
+            v = int(f)
+        if not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"{text!r}: must be an integer between {lo} and {hi}{why}")
+        return v
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def _real(lo: float, hi: float, why: str = ""):
+    """An argparse type: a finite number in [lo, hi]; empty, NaN, inf and overflow (1e309) refused."""
+
+    def parse(text: str) -> float:
+        try:
+            v = float(text.strip().replace("_", ""))
+        except ValueError:
+            v = math.nan
+        if not (math.isfinite(v) and lo <= v <= hi):
+            raise argparse.ArgumentTypeError(f"{text!r}: must be a finite number between {lo:g} and {hi:g}{why}")
+        return v
+
+    parse.__name__ = "number"
+    return parse
+
+
+def _key(text: str) -> str:
+    """An argparse type for preset keys and names: not empty."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("'': must not be empty")
+    return text.strip()
+
+
+def _keys(catalogue) -> str:
+    return "、".join(sorted(catalogue))
+
+
 def _model_args(p: argparse.ArgumentParser) -> None:
+    from .model import MODELS, SHAPE_LIMITS
+    from .plan import MAX_GLOBAL_BATCH
+    from .recipe import RECIPES
+
+    lim = SHAPE_LIMITS
     g = p.add_argument_group("模型 model（--model、形状参数或 --params 三选一）")
-    g.add_argument("--model", metavar="KEY", help="模型预设，如 llama3-70b、gpt3-175b（见 ps.MODELS）")
-    g.add_argument("--params", type=float, metavar="N", help="约 N 个参数的 GPT 形模型（h≈(128N/12)^(1/3)，h/l≈128）")
-    g.add_argument("--layers", type=int, help="层数 layers")
-    g.add_argument("--hidden", type=int, help="隐藏维度 hidden")
-    g.add_argument("--heads", type=int, help="注意力头数 heads")
-    g.add_argument("--kv-heads", type=int, help="KV 头数（GQA）")
-    g.add_argument("--ffn-hidden", type=int, help="FFN 宽度（默认 4×hidden）")
-    g.add_argument("--vocab", type=int, help="词表大小（默认 51200）")
-    g.add_argument("--seq-len", type=int, metavar="N", help="序列长度（默认：模型的 seq_len）")
-    g.add_argument("--recipe", default="bf16-adam", metavar="KEY", help="精度与优化器（默认 bf16-adam；见 ps.RECIPES）")
-    g.add_argument("--global-batch", type=int, metavar="N", help="每步的序列数 global batch（不给则视为未知）")
-    g.add_argument("--attention", default="flash", metavar="KIND",
+    g.add_argument("--model", type=_key, metavar="KEY", help=f"模型预设：{_keys(MODELS)}（parallelsel presets models 列出来源）")
+    g.add_argument("--params", type=_real(MIN_PARAMS, MAX_PARAMS), metavar="N",
+                   help="约 N 个参数的 GPT 形模型：hidden≈(128N/12)^(1/3)，头宽 128，头数取 8 的倍数（TP 2/4/8 可整除）")
+    g.add_argument("--layers", type=_integer(1, lim["layers"]), help="层数 layers")
+    g.add_argument("--hidden", type=_integer(1, lim["hidden"]), help="隐藏维度 hidden")
+    g.add_argument("--heads", type=_integer(1, lim["heads"]), help="注意力头数 heads")
+    g.add_argument("--kv-heads", type=_integer(1, lim["heads"]), help="KV 头数（GQA）")
+    g.add_argument("--ffn-hidden", type=_integer(1, lim["ffn_hidden"]), help="FFN 宽度（默认 4×hidden）")
+    g.add_argument("--vocab", type=_integer(1, lim["vocab"]), help="词表大小（默认 51200）")
+    g.add_argument("--seq-len", type=_integer(1, lim["seq_len"]), metavar="N", help="序列长度（默认：模型的 seq_len）")
+    g.add_argument("--recipe", type=_key, default="bf16-adam", metavar="KEY",
+                   help=f"精度与优化器：{_keys(RECIPES)}（默认 bf16-adam）")
+    g.add_argument("--global-batch", type=_integer(1, MAX_GLOBAL_BATCH), metavar="N",
+                   help="每步的序列数 global batch（不给则按每卡 1 条估算，并标明“未说明”）")
+    g.add_argument("--attention", default="flash", choices=ATTENTION,
                    help="注意力内核：flash（融合内核，不存 s×s 分数；默认）/ standard（Korthikanti 的记账）")
 
 
 def _cluster_args(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("集群 cluster")
-    g.add_argument("--device", default=DEFAULT_DEVICE, metavar="KEY", help=f"设备预设（默认 {DEFAULT_DEVICE}；见 ps.DEVICES）")
-    g.add_argument("--nodes", type=int, default=1, metavar="N", help="节点数（默认 1）")
-    g.add_argument("--gpus-per-node", type=int, default=8, metavar="N", help="每节点卡数（默认 8）")
-    g.add_argument("--intra", metavar="KEY", help="节点内互联（默认 nvlink3，视为未说明；见 ps.LINKS）")
-    g.add_argument("--inter", metavar="KEY", help="节点间互联（默认 ib-hdr；见 ps.LINKS）")
-    g.add_argument("--headroom", type=float, default=DEFAULT_HEADROOM, metavar="F",
-                   help=f"放得下要求每卡内存 ≤ 可用内存 ×(1−F)（默认 {DEFAULT_HEADROOM:g}）")
+    from .hardware import DEVICES, LINKS, MAX_GPUS, MAX_GPUS_PER_NODE
+
+    g = p.add_argument_group("集群 cluster（--nodes 与 --gpus 二选一）")
+    g.add_argument("--device", type=_key, default=DEFAULT_DEVICE, metavar="KEY",
+                   help=f"设备预设：{_keys(DEVICES)}（默认 {DEFAULT_DEVICE}）")
+    g.add_argument("--nodes", type=_integer(1, MAX_GPUS), metavar="N", help="节点数（默认 1）")
+    g.add_argument("--gpus", type=_integer(1, MAX_GPUS), metavar="N",
+                   help="总卡数（按每节点卡数分成节点；少于一节点时即单节点 N 卡）")
+    g.add_argument("--gpus-per-node", type=_integer(1, MAX_GPUS_PER_NODE), metavar="N", help="每节点卡数（默认 8）")
+    g.add_argument("--intra", type=_key, metavar="KEY",
+                   help=f"节点内互联：{_keys(LINKS)}（默认按设备的常见配置，并标明是假定）")
+    g.add_argument("--inter", type=_key, metavar="KEY", help="节点间互联（同上；默认按设备的常见网卡）")
+    g.add_argument("--headroom", type=_real(0.0, 0.99), default=DEFAULT_HEADROOM, metavar="F",
+                   help=f"放得下要求每卡内存 ≤ 可用内存 ×(1−F)，F 在 0 到 0.99 之间（默认 {DEFAULT_HEADROOM:g}）")
 
 
 def _plan_args(p: argparse.ArgumentParser) -> None:
+    from .hardware import MAX_GPUS
+
     g = p.add_argument_group("并行设置 plan")
-    g.add_argument("--dp", type=int, help="数据并行度")
-    g.add_argument("--tp", type=int, help="张量并行度")
-    g.add_argument("--pp", type=int, help="流水线段数")
-    g.add_argument("--zero", type=int, help="ZeRO 阶段 0-3（3 = FSDP FULL_SHARD）")
-    g.add_argument("--micro-batch", type=int, help="微批大小")
-    g.add_argument("--recompute", help="重算：none / selective / full")
+    g.add_argument("--dp", type=_integer(1, MAX_GPUS), help="数据并行度")
+    g.add_argument("--tp", type=_integer(1, MAX_GPUS), help="张量并行度")
+    g.add_argument("--pp", type=_integer(1, MAX_GPUS), help="流水线段数")
+    g.add_argument("--zero", type=_integer(0, 3), help="ZeRO 阶段 0-3（3 = FSDP FULL_SHARD）")
+    g.add_argument("--micro-batch", type=_integer(1, 4096), help="微批大小")
+    g.add_argument("--recompute", choices=RECOMPUTE_CHOICES, help="重算：none / selective / full")
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed so the docs can print its help)."""
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--json", action="store_true", help="输出 JSON（键见模块文档） machine-readable output")
+    from . import __version__
+    from .pipeline import KINDS, MAX_PASSES
+    from .plan import SCHEDULES
+
+    common = _Parser(add_help=False)
+    common.add_argument("--json", action="store_true", help="输出 JSON（键见 CLI 参考页） machine-readable output")
     parser = _Parser(prog="parallelsel", description="为大模型训练选择 DP / FSDP / TP / PP（Choose DP, FSDP, TP, PP）")
-    sub = parser.add_subparsers(dest="command", metavar="{matrix,plan,bubble,memory}", parser_class=_Parser)
+    parser.add_argument("--version", action="version", version=f"parallelsel {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="{matrix,plan,bubble,memory,presets}", parser_class=_Parser)
     sub.required = True
 
     m = sub.add_parser("matrix", parents=[common], help="选择矩阵：四种策略各自的判断与理由",
@@ -142,25 +224,35 @@ def build_parser() -> argparse.ArgumentParser:
     _model_args(pl)
     _cluster_args(pl)
     _plan_args(pl)
-    pl.add_argument("--top", type=int, default=10, metavar="N", help="输出前 N 名（默认 10）")
+    pl.add_argument("--top", type=_integer(1, 1000), default=10, metavar="N", help="输出前 N 名（默认 10，至多 1000）")
+    pl.add_argument("--why", nargs="?", const="", metavar="PLAN",
+                    help="解释一个方案，如 \"DP16·TP4·PP1·ZeRO-3\"（不给 PLAN 时用 --dp/--tp/--pp 等固定的值）："
+                         "能否运行、为何被排除、排第几")
+    pl.add_argument("--export", choices=LAUNCHER_CHOICES,
+                    help="把第一名（或 --why 的方案）输出为 Megatron-LM 参数、torchtitan TOML 或 DeepSpeed JSON")
 
     b = sub.add_parser("bubble", parents=[common], help="流水线气泡：公式与模拟",
-                       description="流水线气泡 pipeline bubble：闭式 (p-1)/(v·m+p-1) 与事件模拟，可输出甘特图 SVG。")
-    b.add_argument("--stages", type=int, required=True, metavar="P", help="流水线段数 p")
-    b.add_argument("--microbatches", type=int, required=True, metavar="M", help="微批次数 m")
-    b.add_argument("--schedule", default="1f1b", help="调度：gpipe / 1f1b / interleaved / zb-h1（默认 1f1b）")
-    b.add_argument("--chunks", type=int, default=1, metavar="V", help="每卡虚拟段数（interleaved）")
+                       description="流水线气泡 pipeline bubble：闭式 (p-1)/(v·m+p-1) 与事件模拟，可输出甘特图 SVG。"
+                                   f"模拟的规模上限：p×m×v ≤ {MAX_PASSES}（几秒内算完）。")
+    b.add_argument("--stages", type=_integer(1, MAX_PASSES), required=True, metavar="P", help="流水线段数 p")
+    b.add_argument("--microbatches", type=_integer(1, MAX_PASSES), required=True, metavar="M", help="微批次数 m")
+    b.add_argument("--schedule", default="1f1b", choices=KINDS, help="调度（默认 1f1b）")
+    b.add_argument("--chunks", type=_integer(1, MAX_PASSES), default=1, metavar="V", help="每卡虚拟段数（interleaved）")
     b.add_argument("--svg", metavar="FILE", help="把甘特图写入 SVG 文件")
 
     mem = sub.add_parser("memory", parents=[common], help="给定方案的每卡内存与步时",
                          description="内存 memory：给定 dp/tp/pp/ZeRO/微批/重算，算每卡内存分项、是否放得下与步时。"
-                                     "--dp 默认取满集群：卡数 ÷ (tp×pp)。")
+                                     "--dp 默认取满集群：卡数 ÷ (tp×pp)；未给集群时，按方案需要的卡数组成集群。")
     _model_args(mem)
     _cluster_args(mem)
     _plan_args(mem)
     mem.add_argument("--sp", action="store_true", help="开启序列并行（tp>1 时）")
-    mem.add_argument("--schedule", default="1f1b", help="流水线调度（默认 1f1b）")
-    mem.add_argument("--chunks", type=int, default=1, metavar="V", help="每卡虚拟段数（interleaved）")
+    mem.add_argument("--schedule", default="1f1b", choices=SCHEDULES, help="流水线调度（默认 1f1b）")
+    mem.add_argument("--chunks", type=_integer(1, 1024), default=1, metavar="V", help="每卡虚拟段数（interleaved）")
+
+    pr = sub.add_parser("presets", parents=[common], help="列出预设（模型、设备、互联、配方）及其来源",
+                        description="预设 presets：--model、--device、--intra/--inter、--recipe 可用的键，每个附出处。")
+    pr.add_argument("kind", nargs="?", choices=PRESET_KINDS, help="只列一类（默认全部）")
     return parser
 
 
@@ -181,13 +273,16 @@ def _model(a):
     shape = {k: getattr(a, k) for k in ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab")
              if getattr(a, k) is not None}
     seq = a.seq_len
-    if a.model and a.params is not None:
+    if a.model is not None and a.params is not None:
         raise ParallelselError("--model and --params: give only one of them")
-    if a.model:
+    if a.model is not None:
         m = preset("--model", a.model, MODELS)
         if shape:
             m = replace(m, **shape, name=m.name + "（改）")
     elif a.params is not None:
+        if shape:
+            raise ParallelselError(f"--params with --{next(iter(shape)).replace('_', '-')}: --params builds the "
+                                   "whole shape; give one or the other")
         m = gpt_like(a.params, seq_len=seq or DEFAULT_SEQ)
     elif {"layers", "hidden", "heads"} <= shape.keys():
         m = Transformer(seq_len=seq or DEFAULT_SEQ, **{"vocab": 51200, **shape}, name="自定义")
@@ -212,37 +307,65 @@ def _workload(a, cluster):
                     attention=a.attention)
 
 
-def _cluster(a):
+def _cluster(a, need: int | None = None):
+    """The cluster from --nodes or --gpus (total), --gpus-per-node and the links.
+
+    ``need``: GPUs a given plan uses (``memory``); with no --nodes/--gpus the cluster is just big
+    enough for it, instead of a default that the plan does not fit on.
+    """
     from ._check import preset
     from .hardware import DEVICES, LINKS, Cluster
 
     kw = {}
-    if a.intra:
+    if a.intra is not None:
         kw["intra"] = preset("--intra", a.intra, LINKS)
-    if a.inter:
+    if a.inter is not None:
         kw["inter"] = preset("--inter", a.inter, LINKS)
-    return Cluster(preset("--device", a.device, DEVICES), nodes=positive_int("--nodes", a.nodes),
-                   gpus_per_node=positive_int("--gpus-per-node", a.gpus_per_node), **kw)
+    device = preset("--device", a.device, DEVICES)
+    gpn = a.gpus_per_node if a.gpus_per_node is not None else DEFAULT_GPUS_PER_NODE
+    gpus = a.gpus
+    if gpus is None and a.nodes is None and need is not None:
+        gpus = need
+    if gpus is None:
+        nodes = a.nodes if a.nodes is not None else 1
+    elif gpus <= gpn and a.nodes in (None, 1):
+        nodes, gpn = 1, gpus  # fewer GPUs than a node holds: one node with that many
+    elif gpus % gpn:
+        raise ParallelselError(f"--gpus {gpus}: must be a multiple of --gpus-per-node {gpn} (whole nodes), "
+                               f"or at most {gpn} (one node)")
+    else:
+        nodes = gpus // gpn
+        if a.nodes is not None and a.nodes != nodes:
+            raise ParallelselError(f"--gpus {gpus} and --nodes {a.nodes}: {a.nodes} nodes x {gpn} GPUs is "
+                                   f"{a.nodes * gpn}, not {gpus}; give one of them")
+    return Cluster(device, nodes=nodes, gpus_per_node=gpn, **kw)
 
 
 def _model_json(m) -> dict:
     return {"name": m.name, "params": m.params, "layers": m.layers, "hidden": m.hidden, "heads": m.heads,
-            "kv_heads": m.kv_heads, "ffn_hidden": m.ffn_hidden, "vocab": m.vocab, "seq_len": m.seq_len}
+            "kv_heads": m.kv_heads, "ffn_hidden": m.ffn_hidden, "vocab": m.vocab, "seq_len": m.seq_len,
+            "experts": m.experts, "top_k": m.top_k}
 
 
 def _cluster_json(c) -> dict:
     return {"device": c.device.name, "nodes": c.nodes, "gpus_per_node": c.gpus_per_node, "gpus": c.gpus,
-            "intra": c.intra.name, "inter": c.inter.name, "memory_bytes": c.device.memory}
+            "intra": c.intra.name, "inter": c.inter.name, "memory_bytes": c.device.memory,
+            "assumed": list(c.assumed)}
 
 
 def _header(w, c) -> str:
     from .render.tables import fmt_bytes, fmt_count
 
     m = w.model
+    names = {"intra": "--intra", "inter": "--inter"}
+    assumed = ""
+    if c.assumed:
+        flags = " / ".join(names[x] for x in c.assumed)
+        assumed = f"（未给 {flags}：按 {c.device.name} 服务器的常见配置假定）"
     return (f"模型 {m.name}（{fmt_count(m.params)} 参数，{m.layers} 层，hidden {m.hidden}，{m.heads} 头），"
             f"global batch {w.global_batch} × 序列 {w.seq_len}，{w.recipe.name}\n"
             f"集群 {c.nodes} 节点 × {c.gpus_per_node} 卡 {c.device.name}（每卡 {fmt_bytes(c.device.memory)}），"
-            f"节点内 {c.intra.name}，节点间 {c.inter.name}\n")
+            f"节点内 {c.intra.name}，节点间 {c.inter.name}{assumed}\n")
 
 
 # -- subcommands ------------------------------------------------------------------------------
@@ -287,25 +410,154 @@ def _fixed(a) -> dict:
     return fixed
 
 
+def _excluded_json(excluded: dict) -> dict:
+    """Exclusion counts keyed by an ASCII code (the search's categories may be sentences)."""
+    from .search import BATCH, DOMINATED, FFN, HEADS, INTERLEAVE, LAYERS, MEMORY
+
+    codes = {HEADS: "tp_heads", FFN: "tp_ffn", LAYERS: "pp_layers", BATCH: "batch_divisible",
+             INTERLEAVE: "interleave_microbatches", MEMORY: "memory", DOMINATED: "dominated"}
+    out: dict = {}
+    for k, n in excluded.items():
+        key = k if k.isascii() else codes.get(k, "below_top" if k.startswith("排名在前") else "other")
+        out[key] = out.get(key, 0) + n
+    return out
+
+
+def _plan_json(p) -> dict:
+    return {"label": p.label(), "dp": p.dp, "tp": p.tp, "pp": p.pp, "ep": p.ep, "cp": getattr(p, "cp", 1),
+            "zero": p.zero, "shard": p.shard_size, "micro_batch": p.micro_batch, "sp": p.sp,
+            "recompute": p.recompute, "schedule": p.schedule, "chunks": p.chunks}
+
+
+def _result_json(x) -> dict:
+    p, e = x.plan, x.estimate
+    return {"rank": x.rank, "plan": p.label(), **{k: v for k, v in _plan_json(p).items() if k != "label"},
+            "step_s": e.step.total, "tokens_per_s": e.step.tokens_per_s, "mfu": e.step.mfu,
+            "memory_bytes": e.memory.total, "why": list(x.why)}
+
+
+def _fix_text(f) -> str:
+    from .render.tables import fmt_bytes, fmt_time
+
+    v = f.values
+    what = {"recipe": "改用 8-bit Adam（--recipe bf16-adam8bit）", "recompute": "完全重算（--recompute full）",
+            "zero": "ZeRO-3（--zero 3）", "sp": "开启序列并行", "micro_batch": "微批 1（--micro-batch 1）"}
+    if f.code == "gpus":
+        head = f"加到 {v['gpus']} 卡（{v['nodes']} 节点），最快的是 {v['plan']}"
+    else:
+        head = what[f.code]
+    return f"{head}：每卡 {fmt_bytes(f.estimate.memory.total)}，步时 {fmt_time(f.estimate.step.total, 2)}"
+
+
+def _pinned_plan(a, c):
+    """The plan --why explains: a label, or the pinned flags (dp defaults to the GPUs left over)."""
+    from .plan import Plan, parse_plan
+
+    if a.why:
+        p = parse_plan(a.why)
+        pinned = {k: v for k, v in _fixed(a).items()}
+        return p.with_(**pinned) if pinned else p
+    tp = a.tp or 1
+    pp = a.pp or 1
+    dp = a.dp if a.dp is not None else max(1, c.gpus // (tp * pp))
+    return Plan(dp=dp, tp=tp, pp=pp, zero=a.zero or 0, micro_batch=a.micro_batch or 1,
+                recompute=a.recompute or "none")
+
+
+def _cmd_why(a, w, c, out) -> None:
+    from .render.tables import fmt_bytes, fmt_time
+    from .search import explain, fixes
+
+    h = _headroom_arg(a)
+    x = explain(w, c, _pinned_plan(a, c), top=a.top, headroom=h)
+    e, p = x.estimate, x.plan
+    fx = fixes(w, c, p, headroom=h) if x.gpus_match and not e.fits else ()
+    if a.export:
+        return _export(a, w, p, out) if x.fits else _refuse_export(p, e, x)
+    if a.json:
+        data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "global_batch": w.global_batch,
+                "plan": _plan_json(p), "fits": x.fits, "uses_all_gpus": x.gpus_match,
+                "reasons": list(e.reasons), "memory_bytes": e.memory.total, "capacity_bytes": c.device.memory,
+                "budget_bytes": e.budget,
+                "step_s": e.step.total, "rank": x.rank,
+                "dominated_by": None if x.dominated_by is None else x.dominated_by.label(),
+                "best": None if x.best is None else _result_json(x.best), "why": list(x.why),
+                "fixes": [{"code": f.code, "values": f.values, "memory_bytes": f.estimate.memory.total,
+                           "step_s": f.estimate.step.total} for f in fx]}
+        out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        return
+    out.write(_header(w, c) + f"\n方案 {p.label()}\n")
+    if not x.gpus_match:
+        out.write(f"  - 用 {p.gpus} 卡，集群有 {c.gpus} 卡：搜索只枚举用满集群的方案，所以它不在排名里\n")
+    if e.reasons:
+        out.write("  - 排除（不可行）：" + "；".join(e.reasons) + "\n")
+        for f in fx:
+            out.write(f"  - 可行的改法：{_fix_text(f)}\n")
+        if x.gpus_match and not fx:
+            out.write("  - 单独改一项（8-bit Adam、完全重算、ZeRO-3、序列并行、微批 1、加卡）都放不下\n")
+    for y in x.why:
+        out.write(f"  - {y}\n")
+    if x.dominated_by is not None:
+        out.write(f"  - 被支配：重算更少的 {x.dominated_by.label()} 也放得下，计算更少，搜索不会为它计时\n")
+    if x.best is not None:
+        if x.rank is not None:
+            out.write(f"  - 在搜索的前 {a.top} 名中排第 {x.rank}\n")
+        elif x.fits:
+            out.write(f"  - 不在前 {a.top} 名：步时 {fmt_time(e.step.total, 2)}，是第一名 {x.best.plan.label()}"
+                      f"（{fmt_time(x.best.estimate.step.total, 2)}）的 {e.step.total / x.best.estimate.step.total:.2f} 倍\n")
+    else:
+        out.write("  - 搜索中没有任何方案放得下\n")
+    out.write(f"  - 每卡内存 {fmt_bytes(e.memory.total)}（上限 {fmt_bytes(e.budget)}：可用内存留出余量 {e.headroom:.0%}），"
+              f"估计步时 {fmt_time(e.step.total, 2)}\n")
+
+
+def _refuse_export(p, e, x) -> None:
+    why = list(e.reasons) if e.reasons else [f"uses {p.gpus} GPUs, the cluster has {x.estimate.cluster.gpus}"]
+    raise ParallelselError(f"--export: plan {p.label()} cannot run here: " + "；".join(why))
+
+
+def _export(a, w, p, out) -> None:
+    from .launchers import export, refusals
+    from .render.launchers import refusal_text
+
+    bad = refusals(w, p, a.export)
+    if bad:
+        raise ParallelselError(f"--export {a.export}: plan {p.label()} cannot be launched: "
+                               + "；".join(refusal_text(a.export, c, v) for c, v in bad))
+    out.write(export(w, p, a.export))
+
+
 def _cmd_plan(a, out) -> None:
     from .render.matrix_tables import excluded_table, funnel_table, top_table
-    from .render.tables import fmt_time
-    from .search import search
+    from .render.tables import fmt_bytes, fmt_time
+    from .search import fixes, search
 
     c = _cluster(a)
     w = _workload(a, c)
+    if a.why is not None:
+        return _cmd_why(a, w, c, out)
     r = search(w, c, top=a.top, fixed=_fixed(a), headroom=_headroom_arg(a))
+    if a.export:
+        if r.best is None:
+            raise ParallelselError("--export: no plan fits, so there is nothing to export (run without --export "
+                                   "to see the closest miss)")
+        return _export(a, w, r.best.plan, out)
+    miss = None
+    if not r.results and r.closest_miss is not None:
+        from .estimate import estimate
+
+        me = estimate(w, r.closest_miss, c, headroom=_headroom_arg(a))
+        miss = (me, fixes(w, c, r.closest_miss, headroom=_headroom_arg(a)))
     if a.json:
         data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "global_batch": w.global_batch,
                 "considered": r.considered,
-                "funnel": [{"stage": s, "plans": n} for s, n in r.funnel()], "excluded": dict(r.excluded),
-                "results": [{"rank": x.rank, "plan": x.plan.label(), "dp": x.plan.dp, "tp": x.plan.tp,
-                             "pp": x.plan.pp, "zero": x.plan.zero, "micro_batch": x.plan.micro_batch,
-                             "sp": x.plan.sp, "recompute": x.plan.recompute, "schedule": x.plan.schedule,
-                             "chunks": x.plan.chunks, "step_s": x.estimate.step.total,
-                             "tokens_per_s": x.estimate.step.tokens_per_s, "mfu": x.estimate.step.mfu,
-                             "memory_bytes": x.estimate.memory.total, "why": list(x.why)} for x in r.results],
-                "seconds": r.seconds}
+                "funnel": [{"stage": s, "plans": n} for s, n in r.funnel()], "excluded": _excluded_json(r.excluded),
+                "results": [_result_json(x) for x in r.results], "seconds": r.seconds,
+                "closest_miss": None if miss is None else {
+                    "plan": _plan_json(r.closest_miss), "memory_bytes": miss[0].memory.total,
+                    "budget_bytes": miss[0].budget, "gap_bytes": miss[0].memory.total - miss[0].budget,
+                    "fixes": [{"code": f.code, "values": f.values, "memory_bytes": f.estimate.memory.total,
+                               "step_s": f.estimate.step.total} for f in miss[1]]}}
         out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return
     out.write(_header(w, c))
@@ -313,7 +565,19 @@ def _cmd_plan(a, out) -> None:
         out.write(f"未给 --global-batch：按每卡 1 条序列（global batch = {w.global_batch}）估算\n")
     out.write(f"\n搜索用时 {fmt_time(r.seconds)}\n\n" + funnel_table(r) + "\n" + excluded_table(r) + "\n")
     if not r.results:
-        out.write("没有能放下的方案：换更大显存的卡、加卡，或减小 global batch / 序列长度。\n")
+        if miss is None:
+            out.write("没有能放下的方案，也没有通过其余约束的方案：检查 global batch、头数与层数能否整除。\n")
+            return
+        me, fx = miss
+        gap = me.memory.total - me.budget
+        out.write(f"没有能放下的方案。最接近的是 {r.closest_miss.label()}：每卡 {fmt_bytes(me.memory.total)}，"
+                  f"比上限 {fmt_bytes(me.budget)} 多 {fmt_bytes(gap)}。\n")
+        if fx:
+            out.write("单独改一项就能放下的改法（按步时从快到慢）：\n")
+            for f in fx:
+                out.write(f"  - {_fix_text(f)}\n")
+        else:
+            out.write("单独改一项（8-bit Adam、完全重算、ZeRO-3、序列并行、微批 1、加到至多 16 倍的卡）都放不下。\n")
         return
     out.write(top_table(r) + "\n")
     for x in r.results:
@@ -325,12 +589,14 @@ def _cmd_plan(a, out) -> None:
 def _cmd_bubble(a, out) -> None:
     from . import pipeline as pl
 
+    if a.svg is not None and not a.svg.strip():
+        raise ParallelselError("--svg '': give a file name to write the chart to")
     sched = pl.schedule(a.schedule, a.stages, a.microbatches, chunks=a.chunks)
     tl = pl.simulate(sched, forward=1.0, backward=2.0)
     v = a.chunks
     closed_f = pl.bubble_fraction(a.stages, a.microbatches, v)
     closed_o = pl.bubble_overhead(a.stages, a.microbatches, v)
-    if a.svg:
+    if a.svg is not None:
         from .render.pipeline_charts import gantt
 
         svg = gantt(tl, salt=f"cli-{a.schedule}-{a.stages}-{a.microbatches}-{v}")
@@ -353,7 +619,7 @@ def _cmd_bubble(a, out) -> None:
     ], align="lrr"))
     if a.schedule in ("gpipe", "zb-h1") or (a.schedule == "interleaved" and v > 1):
         out.write("（公式按 1F1B/GPipe 的 (p-1)/(v·m+p-1) 计；ZB-H1 的气泡更小，以模拟为准）\n")
-    if a.svg:
+    if a.svg is not None:
         out.write(f"\n甘特图已写入 {a.svg}\n")
 
 
@@ -362,10 +628,10 @@ def _cmd_memory(a, out) -> None:
     from .plan import Plan, constraint_violations
     from .render.tables import fmt_bytes, fmt_pct, fmt_time, markdown_table
 
-    c = _cluster(a)
+    tp = a.tp if a.tp is not None else 1
+    pp = a.pp if a.pp is not None else 1
+    c = _cluster(a, need=None if a.dp is None else a.dp * tp * pp)
     w = _workload(a, c)
-    tp = positive_int("--tp", a.tp if a.tp is not None else 1)
-    pp = positive_int("--pp", a.pp if a.pp is not None else 1)
     m = w.model
     if m.heads % tp or tp > m.heads:
         raise ParallelselError(f"--tp {tp}: must divide the {m.heads} attention heads of {m.name}")
@@ -378,8 +644,9 @@ def _cmd_memory(a, out) -> None:
         dp = c.gpus // (tp * pp)
     else:
         dp = a.dp
-    plan = Plan(dp=dp, tp=tp, pp=pp, zero=a.zero or 0, micro_batch=a.micro_batch or 1, sp=a.sp,
-                recompute=a.recompute or "none", schedule=a.schedule, chunks=a.chunks)
+    plan = Plan(dp=dp, tp=tp, pp=pp, zero=0 if a.zero is None else a.zero,
+                micro_batch=1 if a.micro_batch is None else a.micro_batch, sp=a.sp,
+                recompute="none" if a.recompute is None else a.recompute, schedule=a.schedule, chunks=a.chunks)
     hard = constraint_violations(w, plan, c)
     if hard:
         raise ParallelselError(f"plan {plan.label()}: " + "；".join(hard))
@@ -407,7 +674,50 @@ def _cmd_memory(a, out) -> None:
     out.write(f"步时 {fmt_time(e.step.total, 2)}，{e.step.tokens_per_s:,.0f} tokens/s，MFU {fmt_pct(e.step.mfu)}\n")
 
 
-_COMMANDS = {"matrix": _cmd_matrix, "plan": _cmd_plan, "bubble": _cmd_bubble, "memory": _cmd_memory}
+def _cmd_presets(a, out) -> None:
+    from .hardware import DEVICE_SOURCES, DEVICES, LINK_SOURCES, LINKS
+    from .model import MODEL_SOURCES, MODELS
+    from .recipe import RECIPE_SOURCES, RECIPES
+    from .render.tables import fmt_bytes, fmt_count, markdown_table
+
+    def model_row(k, m):
+        moe = f"，{m.experts} 专家 top-{m.top_k}" if m.is_moe else ""
+        return [k, m.name, fmt_count(m.params), f"{m.layers} 层，hidden {m.hidden}，{m.heads} 头"
+                f"（KV {m.kv_heads}），FFN {m.ffn_hidden}，词表 {m.vocab}，序列 {m.seq_len}{moe}"]
+
+    tables = {
+        "models": (["键", "名称", "参数", "形状"], MODELS, MODEL_SOURCES, model_row,
+                   lambda k, m: {"key": k, **_model_json(m)}),
+        "devices": (["键", "名称", "显存", "峰值 BF16", "常见互联（节点内 / 节点间）"], DEVICES, DEVICE_SOURCES,
+                    lambda k, d: [k, d.name, fmt_bytes(d.memory), f"{d.peak_flops / 1e12:g} TFLOP/s",
+                                  f"{d.intra} / {d.inter}"],
+                    lambda k, d: {"key": k, "name": d.name, "memory_bytes": d.memory, "peak_flops": d.peak_flops,
+                                  "intra": d.intra, "inter": d.inter}),
+        "links": (["键", "名称", "每卡单向带宽", "延迟"], LINKS, LINK_SOURCES,
+                  lambda k, x: [k, x.name, f"{x.bandwidth / 1e9:g} GB/s", f"{x.latency * 1e6:g} µs"],
+                  lambda k, x: {"key": k, "name": x.name, "bandwidth_bytes_per_s": x.bandwidth,
+                                "latency_s": x.latency}),
+        "recipes": (["键", "名称", "每参数字节（权重 + 梯度 + 优化器）"], RECIPES, RECIPE_SOURCES,
+                    lambda k, r: [k, r.name, f"{r.weights:g} + {r.grads:g} + {r.optimizer:g} = {r.per_param:g}"],
+                    lambda k, r: {"key": k, "name": r.name, "weights_bytes": r.weights, "grads_bytes": r.grads,
+                                  "optimizer_bytes": r.optimizer, "activation_bytes": r.activation}),
+    }
+    kinds = [a.kind] if a.kind else list(PRESET_KINDS)
+    if a.json:
+        data = {kind: [{**tables[kind][4](k, v), "source": tables[kind][2][k]} for k, v in tables[kind][1].items()]
+                for kind in kinds}
+        out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        return
+    titles = {"models": "模型 --model", "devices": "设备 --device", "links": "互联 --intra / --inter",
+              "recipes": "配方 --recipe"}
+    for kind in kinds:
+        headers, cat, sources, row, _ = tables[kind]
+        out.write(f"{titles[kind]}\n\n" + markdown_table(headers + ["来源"],
+                  [row(k, v) + [sources[k]] for k, v in cat.items()]) + "\n")
+
+
+_COMMANDS = {"matrix": _cmd_matrix, "plan": _cmd_plan, "bubble": _cmd_bubble, "memory": _cmd_memory,
+             "presets": _cmd_presets}
 
 
 def main(argv=None) -> int:
@@ -419,7 +729,7 @@ def main(argv=None) -> int:
         return int(exc.code or 0)
     try:
         _COMMANDS[args.command](args, sys.stdout)
-    except (ParallelselError, ValueError) as exc:
+    except (ParallelselError, ValueError, TypeError) as exc:
         msg = " ".join(str(exc).split())
         sys.stderr.write(f"parallelsel {args.command}: 错误 error: {msg}\n")
         return 2

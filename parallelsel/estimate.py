@@ -84,6 +84,7 @@ class StepTime:
     exposed: tuple[tuple[str, float], ...] = ()
     forward: float = 0.0
     critical: float = 0.0
+    exposed_phases: tuple[tuple[str, str, float], ...] = ()
 
     @property
     def decomposition(self) -> dict[str, float]:
@@ -214,6 +215,7 @@ def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float
 
     items = _traffic(workload, plan, cluster)
     exposed: dict[str, float] = {}
+    by_phase: dict[tuple[str, str], float] = {}
     critical = 0.0
     pools: dict[str, list[Traffic]] = {}
     for it in items:
@@ -232,6 +234,8 @@ def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float
         for it in pool:
             if busy > 0:
                 exposed[it.strategy] = exposed.get(it.strategy, 0.0) + hidden_left * it.time / busy
+                key = (it.strategy, phase)
+                by_phase[key] = by_phase.get(key, 0.0) + hidden_left * it.time / busy
 
     comm_exposed = sum(exposed.values())
     comm_total = sum(it.time for it in items)
@@ -248,6 +252,7 @@ def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float
         exposed=tuple(exposed.items()),
         forward=phase_compute["forward"],
         critical=critical,
+        exposed_phases=tuple((k[0], k[1], v) for k, v in by_phase.items()),
     )
     return Estimate(workload, plan, cluster, mem, step, items, tuple(reasons), eff, room, usable, stack)
 
@@ -277,7 +282,7 @@ def scaling_efficiency(workload: Workload, plans, cluster: Cluster,
                        efficiency: float = DEFAULT_EFFICIENCY) -> tuple[ScalingPoint, ...]:
     """Scaling efficiency E(P) = throughput(P) / (P x throughput(1)) for each plan, in order of P.
 
-    The formula is the lesson's own (seed, 机制与推导, 扩展效率). throughput(1) is the ideal
+    The formula is the lesson's own (机制与推导 · 扩展效率, docs/mechanics/scaling.md). throughput(1) is the ideal
     compute-only throughput of one device -- peak x efficiency / model FLOPs per token -- which
     a large model cannot actually reach (it may not fit in one device's memory); using it keeps
     E(P) defined for every P and makes 1 - E(P) exactly the share of the step lost to

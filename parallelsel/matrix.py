@@ -446,7 +446,7 @@ small enough in total (15.8B) for 8-way TP."""
 
 
 def paper_cases() -> list[tuple[str, Workload, Cluster]]:
-    """The seed's three paper cases (最小练习 1): ``(name, workload, cluster)``.
+    """The lesson's three paper cases (最小练习 1, docs/exercises/index.md): ``(name, workload, cluster)``.
 
     1. 模型可单卡: GPT-2 1.5B (Radford et al. 2019), batch 512 x 1024 tokens, 8 x A100-80GB.
     2. 状态超单卡、单层放得下: Llama-2 70B (Touvron et al. 2023), batch 1024 x 4096 tokens (4M

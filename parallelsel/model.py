@@ -12,9 +12,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._check import Catalogue, ParallelselError, choice, positive_int
+from ._check import Catalogue, ParallelselError, choice, flag, positive_int, store
 
 RECOMPUTE = ("none", "selective", "full")
+
+SHAPE_LIMITS = {"layers": 2**17, "hidden": 2**20, "heads": 2**16, "ffn_hidden": 2**22, "seq_len": 2**27,
+                "vocab": 2**24, "experts": 2**16, "top_k": 2**16}
+"""Largest value of each shape field. Far beyond any published model (Llama 3 405B: 126 layers,
+hidden 16384, 128 heads, 53248 FFN, 128256 vocabulary; Dubey et al. 2024, Table 3; the longest
+context trained, 10M tokens, is below 2**24), and small enough that every count and FLOP total
+stays exact in float64 and that enumerating a shape's divisors takes milliseconds."""
 
 ATTENTION = ("flash", "standard")
 """Attention kernels a workload can assume: ``"flash"`` is a fused kernel that never materialises the
@@ -75,10 +82,7 @@ class Transformer:
             if getattr(self, f) is None:
                 object.__setattr__(self, f, v)
         for f in ("layers", "hidden", "heads", "seq_len", "vocab", "experts", "top_k"):
-            positive_int(f, getattr(self, f))
-        for f in ("gated_mlp", "tied_embeddings", "bias"):
-            if not isinstance(getattr(self, f), bool):
-                raise ParallelselError(f"{f}={getattr(self, f)!r}: must be True or False")
+            store(self, f, positive_int(f, getattr(self, f), maximum=SHAPE_LIMITS[f]))
         if self.ffn_hidden is None:
             ffn = 4 * self.hidden
             if self.architecture == "llama":
@@ -86,8 +90,12 @@ class Transformer:
             object.__setattr__(self, "ffn_hidden", ffn)
         if self.kv_heads is None:
             object.__setattr__(self, "kv_heads", self.heads)
-        positive_int("ffn_hidden", self.ffn_hidden)
-        positive_int("kv_heads", self.kv_heads)
+        store(self, "ffn_hidden", positive_int("ffn_hidden", self.ffn_hidden, maximum=SHAPE_LIMITS["ffn_hidden"]))
+        store(self, "kv_heads", positive_int("kv_heads", self.kv_heads, maximum=SHAPE_LIMITS["heads"]))
+        for f in ("gated_mlp", "tied_embeddings", "bias"):
+            store(self, f, flag(f, getattr(self, f)))
+        if not isinstance(self.name, str):
+            raise ParallelselError(f"name={self.name!r}: must be a string")
         if self.hidden % self.heads:
             raise ParallelselError(f"hidden={self.hidden}: must be divisible by heads={self.heads}")
         if self.heads % self.kv_heads:
@@ -259,3 +267,16 @@ MODELS: dict[str, Transformer] = Catalogue("model", {
     # Jiang et al. 2024 (Mixtral of Experts): 8 experts, top-2, 32 layers, d=4096, GQA 8.
     "mixtral-8x7b": _llama("Mixtral 8x7B", 32, 4096, 32, 14336, 32000, 4096, kv_heads=8, experts=8, top_k=2),
 })
+
+MODEL_SOURCES: dict[str, str] = {
+    "gpt2-1.5b": "Radford et al. 2019, Language Models are Unsupervised Multitask Learners (GPT-2 XL)",
+    "gpt3-175b": "Brown et al. 2020, Table 2.1; vocabulary padded to 51200 as in Narayanan et al. 2021 §5.1",
+    "llama2-7b": "Touvron et al. 2023 (Llama 2), Table 1 and the released config.json",
+    "llama2-13b": "Touvron et al. 2023 (Llama 2), Table 1 and the released config.json",
+    "llama2-70b": "Touvron et al. 2023 (Llama 2), Table 1 and the released config.json",
+    "llama3-8b": "Dubey et al. 2024 (The Llama 3 Herd of Models), Table 3",
+    "llama3-70b": "Dubey et al. 2024 (The Llama 3 Herd of Models), Table 3",
+    "llama3-405b": "Dubey et al. 2024 (The Llama 3 Herd of Models), Table 3",
+    "mixtral-8x7b": "Jiang et al. 2024 (Mixtral of Experts), Table 1",
+}
+"""Where each :data:`MODELS` preset's shape comes from (``parallelsel presets models`` prints it)."""

@@ -7,7 +7,7 @@ stages and returns a :class:`Timeline`, from which the bubble is *measured*; the
 (:func:`bubble_fraction`, :func:`bubble_overhead`, :func:`onef1b_bubble_time`,
 :func:`zb_h1_bubble_time`) are the published formulas the measurements are checked against.
 
-Two bubble measures are named apart (DESIGN.md):
+Two bubble measures are named apart (docs/mechanics/bubble.md shows both):
 
 * ``bubble_fraction`` = idle / (stages x makespan), the lesson's ``(p-1)/(m+p-1)``;
 * ``bubble_overhead`` = idle / busy, Narayanan et al.'s ``(p-1)/m``.
@@ -33,6 +33,7 @@ from parallelsel._check import ParallelselError, choice, positive_int, positive_
 
 __all__ = [
     "KINDS",
+    "MAX_PASSES",
     "Op",
     "Schedule",
     "Timeline",
@@ -45,6 +46,11 @@ __all__ = [
 ]
 
 KINDS = ("gpipe", "1f1b", "interleaved", "zb-h1")
+
+MAX_PASSES = 2**17
+"""Largest stages x microbatches x chunks :func:`schedule` builds. Measured here: building and
+simulating cost about 10 microseconds per op on one core (1F1B, p=100, m=1000: 0.4 s), so 2**17
+forward passes (with their backwards, up to 3 ops each) stay within a few seconds."""
 """Schedule kinds :func:`schedule` can generate."""
 
 _SPLIT_KINDS = frozenset({"zb-h1"})  # kinds whose backward is split into B (input grad) and W (weight grad)
@@ -245,6 +251,11 @@ def schedule(kind: str, stages: int, microbatches: int, chunks: int = 1) -> Sche
     v = positive_int("chunks", chunks)
     if kind != "interleaved" and v != 1:
         raise ParallelselError(f"chunks={chunks!r}: must be 1 for kind={kind!r} (only 'interleaved' splits a stage into chunks)")
+    if p * m * v > MAX_PASSES:
+        raise ParallelselError(
+            f"stages x microbatches x chunks = {p} x {m} x {v} = {p * m * v}: must be <= {MAX_PASSES} "
+            f"(the simulator's size limit, which keeps a schedule and its simulation to a few seconds)"
+        )
     if kind == "interleaved" and m % p != 0:
         raise ParallelselError(
             f"microbatches={microbatches!r}: must be a multiple of stages={p} for kind='interleaved' (as in Megatron-LM)"

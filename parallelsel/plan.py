@@ -11,12 +11,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ._check import ParallelselError, choice, positive_int
+from ._check import ParallelselError, choice, flag, positive_int, store
 from .hardware import Cluster
-from .model import ATTENTION, RECOMPUTE, Transformer
+from .model import ATTENTION, RECOMPUTE, SHAPE_LIMITS, Transformer
 from .recipe import Recipe
 
 SCHEDULES = ("gpipe", "1f1b", "interleaved", "zb-h1")
+
+MAX_GLOBAL_BATCH = 2**30
+"""Largest global batch (sequences per step) accepted: far beyond any published run (Llama 3 405B
+peaks at 16M tokens, 2,048 sequences of 8,192; Dubey et al. 2024 §3.4.1), small enough that tokens
+per step stay exact in float64."""
 
 FSDP_STRATEGIES = {"NO_SHARD": 0, "SHARD_GRAD_OP": 2, "FULL_SHARD": 3, "HYBRID_SHARD": 3}
 
@@ -45,10 +50,10 @@ class Workload:
             object.__setattr__(self, "recipe", RECIPES["bf16-adam"])
         if not isinstance(self.recipe, Recipe):
             raise ParallelselError(f"recipe={self.recipe!r}: must be a Recipe (e.g. ps.RECIPES['bf16-adam'])")
-        positive_int("global_batch", self.global_batch)
+        store(self, "global_batch", positive_int("global_batch", self.global_batch, maximum=MAX_GLOBAL_BATCH))
         if self.seq_len is None:
             object.__setattr__(self, "seq_len", self.model.seq_len)
-        positive_int("seq_len", self.seq_len)
+        store(self, "seq_len", positive_int("seq_len", self.seq_len, maximum=SHAPE_LIMITS["seq_len"]))
         choice("attention", self.attention, ATTENTION)
 
     @property
@@ -81,15 +86,18 @@ class Plan:
 
     def __post_init__(self):
         for f in ("dp", "tp", "pp", "micro_batch", "chunks", "ep"):
-            positive_int(f, getattr(self, f))
-        if self.zero not in (0, 1, 2, 3) or isinstance(self.zero, bool):
-            raise ParallelselError(f"zero={self.zero!r}: must be a ZeRO stage 0, 1, 2 or 3")
+            store(self, f, positive_int(f, getattr(self, f)))
+        try:
+            store(self, "zero", positive_int("zero", self.zero, minimum=0, maximum=3))
+        except ParallelselError:
+            raise ParallelselError(f"zero={self.zero!r}: must be a ZeRO stage 0, 1, 2 or 3") from None
+        store(self, "sp", flag("sp", self.sp))
         choice("recompute", self.recompute, RECOMPUTE)
         choice("schedule", self.schedule, SCHEDULES)
         if self.chunks > 1 and self.schedule != "interleaved":
             raise ParallelselError(f"chunks={self.chunks}: virtual stages need schedule='interleaved', got {self.schedule!r}")
         if self.shard is not None:
-            positive_int("shard", self.shard)
+            store(self, "shard", positive_int("shard", self.shard))
             if self.dp % self.shard:
                 raise ParallelselError(f"shard={self.shard}: must divide dp={self.dp} (HSDP shard groups tile the DP group)")
         if self.dp % self.ep:
@@ -184,3 +192,68 @@ def constraint_violations(workload: Workload, plan: Plan, cluster: Cluster | Non
         elif m.experts % plan.ep:
             out.append(f"专家数 {m.experts} 不能被 EP={plan.ep} 整除")
     return out
+
+
+_LABEL_RECOMPUTE = {"选择性重算": "selective", "selective": "selective", "完全重算": "full", "full": "full",
+                    "none": "none"}
+
+
+def parse_plan(text: str) -> Plan:
+    """The :class:`Plan` a label names: the inverse of :meth:`Plan.label`, also in plain ASCII.
+
+    Parts are separated by ``·``, spaces or commas, case-insensitive: ``DP16``, ``TP4``, ``PP2``,
+    ``EP8``, ``ZeRO-3`` (or ``ZeRO3``, ``FSDP`` = ZeRO-3), ``ZeRO-3/shard8`` (HSDP), ``SP``, ``mb2``,
+    a recomputation (``selective``/``full`` or the label's Chinese words) and a schedule (``1f1b``,
+    ``gpipe``, ``zb-h1``, ``interleaved×4`` or ``interleaved4``). Unnamed fields keep Plan's defaults.
+
+    Examples:
+        >>> parse_plan("DP16·TP4·PP1·ZeRO-3").label()
+        'DP16 · TP4 · PP1 · ZeRO-3 · mb1'
+        >>> parse_plan(Plan(dp=2, pp=4, schedule="interleaved", chunks=2, micro_batch=2).label()).chunks
+        2
+    """
+    import re
+
+    if not isinstance(text, str) or not text.strip():
+        raise ParallelselError(f"plan={text!r}: must be a plan label such as 'DP16·TP4·PP1·ZeRO-3'")
+    kw: dict = {}
+    for raw in re.split(r"[·\s,]+", text.strip()):
+        if not raw:
+            continue
+        t = raw.lower()
+        m = re.fullmatch(r"(dp|tp|pp|ep)(\d+)", t)
+        if m:
+            kw[m.group(1)] = int(m.group(2))
+            continue
+        m = re.fullmatch(r"zero-?(\d)(?:/shard(\d+))?", t)
+        if m:
+            kw["zero"] = int(m.group(1))
+            if m.group(2):
+                kw["shard"] = int(m.group(2))
+            continue
+        if t == "fsdp":
+            kw["zero"] = 3
+            continue
+        if t == "sp":
+            kw["sp"] = True
+            continue
+        m = re.fullmatch(r"mb(\d+)", t)
+        if m:
+            kw["micro_batch"] = int(m.group(1))
+            continue
+        if raw in _LABEL_RECOMPUTE or t in _LABEL_RECOMPUTE:
+            kw["recompute"] = _LABEL_RECOMPUTE.get(raw, _LABEL_RECOMPUTE.get(t))
+            continue
+        m = re.fullmatch(r"interleaved(?:[×x*]?(\d+))?", t)
+        if m:
+            kw["schedule"] = "interleaved"
+            if m.group(1):
+                kw["chunks"] = int(m.group(1))
+            continue
+        if t in SCHEDULES:
+            kw["schedule"] = t
+            continue
+        raise ParallelselError(f"plan={text!r}: cannot read {raw!r}; parts are DP<n> TP<n> PP<n> EP<n> ZeRO-<0..3>"
+                               f"[/shard<n>] SP mb<n> selective|full and a schedule ({', '.join(SCHEDULES)}; "
+                               f"interleaved×<v>)")
+    return Plan(**kw)

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._check import Catalogue, positive_number
+from ._check import Catalogue, ParallelselError, positive_number, store
+
+MAX_BYTES_PER_VALUE = 1024.0
+"""Largest bytes per parameter or activation element accepted (fp32 Adam needs 16 in all)."""
 
 
 @dataclass(frozen=True)
@@ -26,10 +29,11 @@ class Recipe:
     activation: float = 2.0
 
     def __post_init__(self):
-        positive_number("weights", self.weights)
-        positive_number("grads", self.grads)
-        positive_number("optimizer", self.optimizer, allow_zero=True)
-        positive_number("activation", self.activation)
+        if not isinstance(self.name, str):
+            raise ParallelselError(f"name={self.name!r}: must be a string")
+        for f in ("weights", "grads", "activation"):
+            store(self, f, positive_number(f, getattr(self, f), maximum=MAX_BYTES_PER_VALUE))
+        store(self, "optimizer", positive_number("optimizer", self.optimizer, allow_zero=True, maximum=MAX_BYTES_PER_VALUE))
 
     @property
     def per_param(self) -> float:
@@ -49,3 +53,12 @@ RECIPES: dict[str, Recipe] = Catalogue("recipe", {
     # SGD with momentum in fp32: weights, grads, momentum: 4 + 4 + 4.
     "sgd-momentum": Recipe("fp32 SGD + momentum", 4, 4, 4, activation=4),
 })
+
+RECIPE_SOURCES: dict[str, str] = {
+    "bf16-adam": "Rajbhandari et al. 2020 (ZeRO) §3.1: 2 + 2 + 12 bytes per parameter",
+    "bf16-adam-fp32grad": "Megatron-LM's fp32 gradient accumulation (main_grad): 2 + 4 + 12",
+    "fp32-adam": "fp32 weights, gradients, Adam momentum and variance: 4 + 4 + 8",
+    "bf16-adam8bit": "Dettmers et al. 2022 (8-bit Optimizers via Block-wise Quantization): 2 + 2 + 6",
+    "sgd-momentum": "fp32 SGD with momentum: 4 + 4 + 4",
+}
+"""Where each :data:`RECIPES` preset's bytes per parameter come from."""

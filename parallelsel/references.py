@@ -244,3 +244,31 @@ def comparisons(group: str | None = None) -> tuple[Comparison, ...]:
 
 
 __all__ += ["Comparison", "comparisons"]
+
+
+# -- measured MFU of large dense training runs -------------------------------------------------
+@dataclass(frozen=True)
+class MeasuredMFU:
+    """A published model FLOPs utilisation of a large dense training run, as the paper prints it."""
+
+    label: str
+    mfu: float
+    gpus: int
+    device: str
+    source: str
+
+
+PUBLISHED_MFU = (
+    MeasuredMFU("22B, Megatron-LM, SP + selective recompute", 0.415, 8, "A100-80GB", "Korthikanti et al. 2022, Table 5"),
+    MeasuredMFU("GPT-3 175B, Megatron-LM, SP + selective recompute", 0.514, 64, "A100-80GB",
+                "Korthikanti et al. 2022, Table 5"),
+    MeasuredMFU("530B, Megatron-LM, SP + selective recompute", 0.560, 280, "A100-80GB", "Korthikanti et al. 2022, Table 5"),
+    MeasuredMFU("1T, Megatron-LM, SP + selective recompute", 0.563, 512, "A100-80GB", "Korthikanti et al. 2022, Table 5"),
+    MeasuredMFU("PaLM 540B", 0.462, 6144, "TPU v4", "Chowdhery et al. 2022, Table 3"),
+    MeasuredMFU("Llama 3 405B, 8K context", 0.43, 8192, "H100-SXM-80GB", "Dubey et al. 2024, Table 4"),
+    MeasuredMFU("Llama 3 405B, 8K context", 0.41, 16384, "H100-SXM-80GB", "Dubey et al. 2024, Table 4"),
+    MeasuredMFU("Llama 3 405B, 131K context (CP 16)", 0.38, 16384, "H100-SXM-80GB", "Dubey et al. 2024, Table 4"),
+)
+"""MFU that large, well-tuned dense runs reached: the band a throughput quote can be judged against."""
+
+__all__ += ["MeasuredMFU", "PUBLISHED_MFU"]

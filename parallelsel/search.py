@@ -44,9 +44,9 @@ from .estimate import DEFAULT_EFFICIENCY, Estimate, bubble_overhead_for, estimat
 from .hardware import Cluster
 from .placement import placement
 from .memory import DEFAULT_HEADROOM, check_headroom, breakdown, budget
-from .plan import SCHEDULES, Plan, Workload
+from .plan import SCHEDULES, Plan, Workload, constraint_violations
 
-__all__ = ["EXCLUSIONS", "Ranked", "SearchResult", "search"]
+__all__ = ["EXCLUSIONS", "Explanation", "Fix", "Ranked", "SearchResult", "explain", "fixes", "search"]
 
 MICRO_BATCHES = (1, 2, 4, 8)
 RECOMPUTES = ("none", "selective", "full")
@@ -107,6 +107,8 @@ class SearchResult:
     fitting: int
     top: int
     seconds: float = field(default=0.0, compare=False)
+    closest_miss: Plan | None = field(default=None, compare=False)
+    """The plan that passed every other constraint and missed the memory by the least (None if none did)."""
 
     def __iter__(self):
         """Iterate over the ranked plans (``for r in ps.search(...)``)."""
@@ -153,10 +155,20 @@ def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
     for k in fixed:
         if k not in _FIXABLE:
             raise ParallelselError(f"fixed[{k!r}]: unknown plan field; allowed: {', '.join(_FIXABLE)}")
-    # Let Plan validate the values themselves (types, ranges, schedule names).
-    Plan(**{k: v for k, v in fixed.items() if k not in ("chunks", "schedule")})
+    # Let Plan validate the values themselves (types, ranges, schedule names), and keep its normalised values.
+    probe = Plan(**{k: v for k, v in fixed.items() if k not in ("chunks", "schedule", "dp")})
+    fixed.update({k: getattr(probe, k) for k in fixed if k not in ("chunks", "schedule", "dp")})
+    if "dp" in fixed:
+        fixed["dp"] = positive_int("dp", fixed["dp"])
+    if "chunks" in fixed:
+        fixed["chunks"] = positive_int("chunks", fixed["chunks"])
     if "schedule" in fixed and fixed["schedule"] not in SCHEDULES:
         raise ParallelselError(f"schedule={fixed['schedule']!r}: must be one of {', '.join(SCHEDULES)}")
+    if fixed.get("chunks", 1) > 1 and fixed.get("schedule", "interleaved") != "interleaved":
+        raise ParallelselError(f"chunks={fixed['chunks']}: virtual stages need schedule='interleaved', "
+                               f"got {fixed['schedule']!r}")
+    if fixed.get("schedule") == "interleaved" and fixed.get("pp") == 1:
+        raise ParallelselError("schedule='interleaved' with pp=1: interleaving needs a pipeline (pp > 1)")
     m = workload.model
     if "tp" in fixed and (m.heads % fixed["tp"] or m.kv_heads % fixed["tp"] or fixed["tp"] > m.heads):
         raise ParallelselError(f"tp={fixed['tp']}: must divide the {m.heads} attention heads and the "
@@ -169,6 +181,19 @@ def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
     if cluster.gpus % prod:
         raise ParallelselError(f"dp×tp×pp={prod}: must divide the cluster's {cluster.gpus} GPUs")
     return fixed
+
+
+def _schedules(fixed: dict, pp: int, layers: int) -> list[tuple[str, int]]:
+    """(schedule, chunks) pairs to try for a pipeline of ``pp`` stages; a pinned schedule or chunk count is always tried."""
+    if "schedule" in fixed or "chunks" in fixed:
+        sched = fixed.get("schedule", "interleaved" if fixed.get("chunks", 1) > 1 else "1f1b")
+        if sched == "interleaved":
+            chunks = [fixed["chunks"]] if "chunks" in fixed else [v for v in CHUNKS if layers % (pp * v) == 0]
+            return [(sched, v) for v in chunks if pp > 1]
+        return [(sched, fixed.get("chunks", 1))]
+    if pp == 1:
+        return [("1f1b", 1)]
+    return [("1f1b", 1)] + [("interleaved", v) for v in CHUNKS if layers % (pp * v) == 0]
 
 
 def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | None = None,
@@ -193,14 +218,16 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
     G = cluster.gpus
 
     def allowed(name, values):
-        return [v for v in values if name not in fixed or fixed[name] == v]
+        # A pinned value is enumerated even when the default grid does not hold it (micro-batch 3).
+        return [fixed[name]] if name in fixed else list(values)
 
     excluded: Counter = Counter()
     considered = passed = fitting = 0
+    miss: tuple[float, Plan | None] = (float("inf"), None)
     cands: list[tuple[float, Plan]] = []
 
-    for tp in allowed("tp", [d for d in _divisors(G) if d <= m.heads]):
-        for pp in allowed("pp", [d for d in _divisors(G // tp) if d <= m.layers]):
+    for tp in [d for d in _divisors(G) if d <= m.heads and fixed.get("tp", d) == d]:
+        for pp in [d for d in _divisors(G // tp) if d <= m.layers and fixed.get("pp", d) == d]:
             dp = G // (tp * pp)
             if "dp" in fixed and fixed["dp"] != dp:
                 continue
@@ -208,10 +235,7 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
             sps = allowed("sp", (False, True) if tp > 1 else (False,))
             mbs = allowed("micro_batch", MICRO_BATCHES)
             rcs = allowed("recompute", RECOMPUTES)
-            scheds = [("1f1b", 1)] if pp == 1 else [("1f1b", 1)] + [("interleaved", v) for v in CHUNKS
-                                                                   if m.layers % (pp * v) == 0]
-            scheds = [(s, v) for s, v in scheds if ("schedule" not in fixed or fixed["schedule"] == s)
-                      and ("chunks" not in fixed or fixed["chunks"] == v)]
+            scheds = _schedules(fixed, pp, m.layers)
             n_knobs = len(zeros) * len(sps) * len(mbs) * len(rcs) * len(scheds)
             if not n_knobs:
                 continue
@@ -257,9 +281,12 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
                                     continue
                                 plan = _fast_plan(dp=dp, tp=tp, pp=pp, zero=z, micro_batch=b, sp=sp,
                                                   recompute=rc, schedule=sched, chunks=v)
-                                if breakdown(workload, plan).total > budget(cluster.device, plan, headroom):
+                                over = breakdown(workload, plan).total - budget(cluster.device, plan, headroom)
+                                if over > 0:
                                     excluded[MEMORY] += 1
                                     too_big[rc] = b
+                                    if over < miss[0]:
+                                        miss = (over, plan)
                                     continue
                                 found = True
                                 fitting += 1
@@ -285,7 +312,7 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
     order = list(EXCLUSIONS) + [f"排名在前 {top} 之后"]
     excl = {c: excluded[c] for c in order if excluded.get(c)}
     return SearchResult(workload, cluster, results, excl, considered, passed, fitting, top,
-                        time.perf_counter() - t0)
+                        time.perf_counter() - t0, miss[1])
 
 
 def _lower_bound(workload: Workload, plan: Plan, cluster: Cluster) -> float:
@@ -359,3 +386,105 @@ def _why(e: Estimate, workload: Workload, cluster: Cluster) -> list[str]:
     out.append(f"步时 {_w.secs(st.total)}，以{main}为主：计算 {st.compute / st.total:.0%}、暴露的通信 "
                f"{st.communication / st.total:.0%}、气泡 {st.bubble / st.total:.0%}{comm}；MFU {st.mfu:.0%}")
     return out
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """What the search makes of one given plan (:func:`explain`).
+
+    ``estimate``: its memory, step time and hard-constraint ``reasons`` (empty when it can run);
+    ``gpus_match``: whether it uses every GPU of the cluster (the search enumerates only those);
+    ``dominated_by``: the same plan with lighter recomputation when that one also fits (so the
+    search never times this one); ``best``: the search's first plan; ``rank``: this plan's place
+    in the search's top N, or None; ``why``: its chain of decisions when it fits.
+    """
+
+    plan: Plan
+    estimate: Estimate
+    gpus_match: bool
+    dominated_by: Plan | None
+    best: Ranked | None
+    rank: int | None
+    why: tuple[str, ...]
+
+    @property
+    def fits(self) -> bool:
+        return self.estimate.fits and self.gpus_match
+
+
+def explain(workload: Workload, cluster: Cluster, plan: Plan, top: int = 10,
+            headroom: float = DEFAULT_HEADROOM) -> Explanation:
+    """Explain ``plan`` against the search of ``workload`` on ``cluster``: excluded (and why), dominated, or ranked."""
+    if not isinstance(plan, Plan):
+        raise ParallelselError(f"plan={plan!r}: must be a Plan (parallelsel.plan.parse_plan reads a label)")
+    r = search(workload, cluster, top=top, headroom=headroom)
+    e = estimate(workload, plan, cluster, headroom=headroom)
+    dominated = None
+    if e.fits and plan.recompute != "none":
+        lighter = RECOMPUTES[:RECOMPUTES.index(plan.recompute)]
+        for rc in lighter:
+            q = plan.with_(recompute=rc)
+            if breakdown(workload, q).total <= budget(cluster.device, q, headroom):
+                dominated = q
+                break
+    rank = next((x.rank for x in r.results if x.plan == plan), None)
+    why = tuple(_why(e, workload, cluster)) if e.fits else ()
+    return Explanation(plan, e, plan.gpus == cluster.gpus, dominated, r.best, rank, why)
+
+
+@dataclass(frozen=True)
+class Fix:
+    """One change that makes a plan fit: ``code`` (``recipe``, ``recompute``, ``zero``, ``sp``,
+    ``micro_batch``, ``gpus``), its ``values`` and the :class:`Estimate` after it."""
+
+    code: str
+    values: dict
+    estimate: Estimate
+
+
+def fixes(workload: Workload, cluster: Cluster, plan: Plan, headroom: float = DEFAULT_HEADROOM) -> tuple[Fix, ...]:
+    """Single changes that make ``plan`` fit, cheapest (fastest step) first.
+
+    Tried: 8-bit Adam states (Dettmers et al. 2022; recipe ``bf16-adam8bit``), full recomputation,
+    ZeRO-3, sequence parallelism (tp > 1), micro-batch 1, and the fewest of 2, 4, 8 or 16 times the nodes (the
+    search's best plan there). A change is kept only if the plan then fits.
+    """
+    from .recipe import RECIPES
+
+    out: list[Fix] = []
+
+    def keep(code, values, w, p, c):
+        if not constraint_violations(w, p, c):
+            e = estimate(w, p, c, headroom=headroom)
+            if e.fits:
+                out.append(Fix(code, values, e))
+
+    if workload.recipe != RECIPES["bf16-adam8bit"]:
+        keep("recipe", {"recipe": "bf16-adam8bit"}, _replace_recipe(workload, RECIPES["bf16-adam8bit"]), plan, cluster)
+    if plan.recompute != "full":
+        keep("recompute", {"recompute": "full"}, workload, plan.with_(recompute="full"), cluster)
+    if plan.zero != 3 and plan.dp > 1:
+        keep("zero", {"zero": 3}, workload, plan.with_(zero=3), cluster)
+    if plan.tp > 1 and not plan.sp:
+        keep("sp", {"sp": True}, workload, plan.with_(sp=True), cluster)
+    if plan.micro_batch > 1:
+        keep("micro_batch", {"micro_batch": 1}, workload, plan.with_(micro_batch=1), cluster)
+    from .hardware import MAX_GPUS
+
+    for k in (2, 4, 8, 16):
+        if cluster.gpus * k > MAX_GPUS:
+            break
+        bigger = Cluster(cluster.device, nodes=cluster.nodes * k, gpus_per_node=cluster.gpus_per_node,
+                         intra=cluster.intra, inter=cluster.inter)
+        r = search(workload, bigger, top=1, headroom=headroom)
+        if r.best is not None:
+            out.append(Fix("gpus", {"gpus": bigger.gpus, "nodes": bigger.nodes, "plan": r.best.plan.label()},
+                           r.best.estimate))
+            break
+    return tuple(sorted(out, key=lambda f: f.estimate.step.total))
+
+
+def _replace_recipe(workload: Workload, recipe) -> Workload:
+    from dataclasses import replace
+
+    return replace(workload, recipe=recipe)

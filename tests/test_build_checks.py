@@ -14,10 +14,13 @@ subprocess), so the cases cost about one build per core rather than one build ea
 from __future__ import annotations
 
 import gzip
+import importlib.util
 import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +62,13 @@ class Fault:
     write: dict[str, str] = field(default_factory=dict)
     says: tuple[str, ...] = ()
 
+
+TABLE_AND_CHART = """\
+print("| n | time |")
+print("| -: | ---: |")
+print("| 2 | 1.0 s |")
+print('<figure class="ps-chart"><svg role="img" aria-label="chart"><text>1.0</text></svg><figcaption>chart</figcaption></figure>')
+"""
 
 FAULTS: dict[str, Fault] = {
     # (a) a snippet that raises: the message names the page and the block.
@@ -115,6 +125,21 @@ FAULTS: dict[str, Fault] = {
     "notebook-link-bad-anchor": Fault(
         write={"docs/notebook.ipynb": notebook(("markdown", "# Notebook\n\n[nope](../other/#no-such-anchor)"), ("code", "print(1)"))},
         says=("docs/notebook.ipynb", "no-such-anchor"),
+    ),
+    # (f) Markdown that reaches the reader raw: a table printed beside a chart in an html="true" block, as
+    # core/dp, core/fsdp, core/tp and core/pp once did; bold and a heading printed there too.
+    "snippet-markdown-table-beside-html": Fault(
+        write={"snippets/table_and_chart.py": TABLE_AND_CHART},
+        append={"docs/other.md": block("fault-table-html", '--8<-- "snippets/table_and_chart.py"', html="true")},
+        says=("docs/other.md", "fault-table-html", "pipe-table row", "| n | time |"),
+    ),
+    "snippet-bold-and-heading-in-html": Fault(
+        append={"docs/index.md": block("fault-bold", 'print("## Result\\n\\n**fits** on one GPU")', html="true")},
+        says=("docs/index.md", "fault-bold", "## heading", "**bold**"),
+    ),
+    "notebook-prints-raw-table": Fault(
+        write={"docs/notebook.ipynb": notebook(("markdown", "# Notebook\n"), ("code", "from IPython.display import HTML\nHTML('<p>| a | b |</p>')"))},
+        says=("docs/notebook.ipynb", "pipe-table row"),
     ),
     # (e) a missing snippet path in --8<--.
     "missing-snippet-path": Fault(
@@ -256,21 +281,79 @@ def test_fixture_builds_are_reproducible(fixture_builds):
 
 
 def test_real_site_builds_are_reproducible(built_site, tmp_path, mkdocs_build):
-    """Two builds of the real site, byte for byte (the sitemap's dates aside): the shared one, whose
-    blocks ran ahead in worker processes (hooks/prefetch.py), and one with workers off, every block
-    run in-process by markdown-exec as it reaches it.
+    """Two builds of the real site, byte for byte (the sitemap's dates aside): the shared cold one, and one
+    with the serve cache on (``make serve``): a cached block must give exactly what running it gives.
 
     Run it on a quiet tree: an edit saved between the two builds shows up as a difference.
     """
-    log = (built_site.parent / "build.log").read_text(encoding="utf-8")
-    stats = re.search(r"prefetch: (\d+) of (\d+) queued blocks ran in (\d+) worker processes \((\d+) in-process before a worker took them, (\d+) failed", log)
-    if len(os.sched_getaffinity(0)) > 1 and "PARALLELSEL_SNIPPET_WORKERS" not in os.environ:
-        assert stats, f"the shared build should have used prefetch workers:\n{_tail(log)}"
-        ran, queued, _, local, failed = map(int, stats.groups())
-        assert queued >= 100 and failed == 0 and ran + local == queued and ran >= 1, stats.group(0)
     second = tmp_path / "site"
-    result = mkdocs_build(REPO / "mkdocs.yml", second, env={"PARALLELSEL_SNIPPET_WORKERS": "0"})
+    result = mkdocs_build(REPO / "mkdocs.yml", second, env={"PARALLELSEL_SNIPPET_CACHE": "1"})
     assert result.returncode == 0, _tail(result.stderr)
-    assert "prefetch:" not in result.stderr
     problems = site_differences(built_site, second)
     assert not problems, "two builds of the real site differ:\n" + "\n".join(problems[:20])
+
+
+def test_real_site_has_no_unrendered_markdown_or_broken_link(built_site):
+    """The post-build check on its own, over all of the real site (the build ran it as a hook too)."""
+    result = subprocess.run([sys.executable, "-m", "hooks.sitecheck", str(built_site)], cwd=REPO, capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
+
+
+# ------------------------------------------------------------------------------------------ serve cache
+
+
+def test_serve_cache_never_serves_a_stale_block(tmp_path, mkdocs_build):
+    """Under ``make serve`` (PARALLELSEL_SNIPPET_CACHE=1) an edited snippet re-runs, an unchanged one is served
+    from .cache/exec, and a failing block is never stored: it fails the build every time."""
+    root = tmp_path / "site-src"
+    config = make_fixture_site(root)
+    env = {"PARALLELSEL_SNIPPET_CACHE": "1"}
+    first = mkdocs_build(config, root / "site", env=env)
+    assert first.returncode == 0, _tail(first.stdout + first.stderr)
+    stored = sorted((root / ".cache" / "exec").glob("*.html"))
+    assert stored, "the cache stored nothing"
+    assert "<td>0.273</td>" in (root / "site" / "index.html").read_text(encoding="utf-8")
+
+    ok = root / "snippets" / "ok.py"
+    ok.write_text(ok.read_text(encoding="utf-8").replace("(8 + p - 1)", "(16 + p - 1)"), encoding="utf-8")
+    second = mkdocs_build(config, root / "site", env=env)
+    assert second.returncode == 0, _tail(second.stdout + second.stderr)
+    home = (root / "site" / "index.html").read_text(encoding="utf-8")
+    assert "<td>0.158</td>" in home and "<td>0.273</td>" not in home, "an edited snippet was served from the cache"
+    assert len(list((root / ".cache" / "exec").glob("*.html"))) == len(stored) + 1, "only the edited block should have run"
+
+    with open(root / "docs" / "other.md", "a", encoding="utf-8") as fh:
+        fh.write(block("cache-raise", 'raise ValueError("cache-fault")'))
+    for _ in range(2):
+        failed = mkdocs_build(config, root / "site", env=env)
+        assert failed.returncode != 0 and "cache-raise" in failed.stdout + failed.stderr, _tail(failed.stdout + failed.stderr)
+
+
+def test_serve_cache_key_follows_the_library(tmp_path):
+    """Any byte of any file under parallelsel/ is part of every block's key, so a library edit re-runs everything."""
+    spec = importlib.util.spec_from_file_location("exec_blocks", REPO / "hooks" / "exec_blocks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    env_hash = module.env_hash
+    lib = tmp_path / "render"
+    lib.mkdir(parents=True)
+    (lib / "tables.py").write_text("FMT = '{:.1f}'\n", encoding="utf-8")
+    before = env_hash(tmp_path)
+    assert env_hash(tmp_path) == before
+    (lib / "tables.py").write_text("FMT = '{:.2f}'\n", encoding="utf-8")
+    after = env_hash(tmp_path)
+    assert after != before
+    (lib / "__pycache__").mkdir()  # bytecode is not source: it must not re-run every block
+    (lib / "__pycache__" / "tables.cpython-311.pyc").write_bytes(b"\0")
+    assert env_hash(tmp_path) == after
+
+
+def test_charts_inside_stay_out_of_the_search_index(built_site):
+    """hooks/search_index.py: tick labels and SVG metadata are not search text; captions are, and pages keep their charts."""
+    index = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    text = re.sub(r"[\s\u200b]+", "", " ".join(doc.get("text", "") for doc in index["docs"]))  # jieba splits words
+    assert "image/svg+xml" not in text and "Matplotlib v" not in text, "a chart's inside reached the search index"
+    page = (built_site / "core" / "pp" / "index.html").read_text(encoding="utf-8")
+    caption = re.sub(r"\s+", "", re.search(r"<figcaption>(.*?)</figcaption>", page, re.S).group(1))
+    assert caption[:20] in text, "a chart's caption is missing from the search index"
+    assert "<svg" in page and "<text" in page, "the page itself lost its chart's text"

@@ -50,7 +50,8 @@ def test_plan_human_and_json(capsys):
     assert "枚举" in out and "内存放不下" in out and "放得下：每卡" in out
     assert main(args + ["--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert set(data) == {"model", "cluster", "global_batch", "considered", "funnel", "excluded", "results", "seconds"}
+    assert set(data) == {"model", "cluster", "global_batch", "considered", "funnel", "excluded", "results", "seconds",
+                         "closest_miss"}
     assert len(data["results"]) == 3 and data["results"][0]["rank"] == 1
     assert {"plan", "dp", "tp", "pp", "zero", "micro_batch", "step_s", "memory_bytes", "why"} <= set(data["results"][0])
     assert sum(data["excluded"].values()) + len(data["results"]) == data["considered"]

@@ -1,4 +1,4 @@
-"""The selection matrix: the seed's three paper cases, the topology variant, the static table, and
+"""The selection matrix: the lesson's three paper cases (最小练习 1), the topology variant, the static table, and
 Narayanan et al. 2021 Table 1 configurations fitting 80 GB A100s."""
 
 from __future__ import annotations

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import doctest
 import math
-import time
 
 import numpy as np
 import pytest
@@ -288,12 +287,10 @@ def test_closed_forms_agree_and_are_bounded(p, m, v):
 
 # ---------------------------------------------------------------------------- speed and docs
 
-def test_large_interleaved_is_fast():
-    t0 = time.perf_counter()
+def test_large_interleaved_matches_closed_form():
+    # Its speed is a `make bench` row (simulate: interleaved p=64 m=512 chunks=2), not a timed test.
     tl = pl.simulate(pl.schedule("interleaved", 64, 512, chunks=2))
-    elapsed = time.perf_counter() - t0
     assert abs(tl.bubble_fraction - pl.bubble_fraction(64, 512, 2)) < TOL
-    assert elapsed < 2.0  # about 0.25 s measured; generous for slow CI machines
 
 
 def test_doctests():

@@ -17,6 +17,6 @@ def test_unknown_preset_names_itself_and_the_known_keys(catalogue, kind):
 
 
 def test_links_cover_each_kind_of_interconnect():
-    # DESIGN.md: LINKS keys contain "nvlink", "pcie", "ib", "eth".
+    # LINKS keys name the kind of interconnect ("nvlink", "pcie", "ib", "eth"), so scripts can pick links by kind.
     for word in ("nvlink", "pcie", "ib", "eth"):
         assert any(word in key for key in ps.LINKS)

@@ -1,6 +1,6 @@
-"""Every snippet under ``snippets/`` runs on its own and is shown on some page.
+"""Every snippet under ``snippets/`` runs on its own, is shown on some page, and prints what its snapshot says.
 
-A snippet is a flat script that prints what its page shows (STYLE.md). Here each one runs in a
+A snippet is a flat script that prints what its page shows (docs/reference/contributing.md). Here each one runs in a
 fresh interpreter (the venv's python, cwd = repo root, no PYTHONPATH: the package is installed
 editable), so a snippet cannot lean on state left by another block of its page. All of them are
 started together on a small thread pool; each test then checks one result.
@@ -8,7 +8,9 @@ started together on a small thread pool; each test then checks one result.
 
 from __future__ import annotations
 
+import difflib
 import functools
+import html
 import os
 import re
 import subprocess
@@ -95,3 +97,66 @@ def test_snippet_name_shadows_no_module(rel):
     assert name not in sys.stdlib_module_names and name not in {"numpy", "matplotlib", "parallelsel"}, (
         f"{rel} shadows the module {name!r} when run as a script: rename it"
     )
+
+
+# ------------------------------------------------------------------------------------------ snapshots
+# What each snippet prints is what its page shows, so it is compared with tests/snapshots/<snippet>.txt:
+# a change to any page's numbers, tables or chart labels shows up here as a diff. Charts are reduced to
+# their text labels (the drawing itself is not text a reviewer can read). `make snapshots` rewrites them.
+
+SNAPSHOTS = REPO / "tests" / "snapshots"
+UPDATE = "make snapshots  (or: .venv/bin/python -m pytest tests/test_snippets.py -k snapshot --update-snapshots)"
+_SVG = re.compile(r"<svg\b.*?</svg>", re.S)
+_TEXT = re.compile(r"<text\b[^>]*>(.*?)</text>", re.S)
+
+
+def _svg_labels(match: re.Match) -> str:
+    labels = [" ".join(html.unescape(re.sub(r"<[^>]+>", "", t)).split()) for t in _TEXT.findall(match.group(0))]
+    labels = [label for label in labels if label]
+    name = re.search(r'aria-label="([^"]*)"', match.group(0)[:2000])
+    name = f' "{html.unescape(name.group(1))}"' if name else ""
+    return f"<svg{name}: {len(labels)} text labels>\n" + "".join(f"  | {label}\n" for label in labels) + "</svg>"
+
+
+def reduced(output: str) -> str:
+    """A snippet's output as its snapshot stores it: every inline SVG replaced by the list of its text labels."""
+    return "\n".join(line.rstrip() for line in _SVG.sub(_svg_labels, output).splitlines()) + "\n"
+
+
+def _snapshot(rel: str) -> Path:
+    return SNAPSHOTS / (rel.removeprefix("snippets/").removesuffix(".py") + ".txt")
+
+
+@pytest.mark.parametrize("rel", SNIPPETS)
+def test_snapshot_of_snippet_output(snippet_runs, rel, request):
+    result = snippet_runs[rel].result()
+    assert result.returncode == 0, f"{rel} exited {result.returncode}:\n{result.stderr[-3000:]}"
+    got, path = reduced(result.stdout), _snapshot(rel)
+    if request.config.getoption("--update-snapshots"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(got, encoding="utf-8")
+        return
+    assert path.is_file(), f"{rel} has no snapshot {path.relative_to(REPO)}; create it with: {UPDATE}"
+    want = path.read_text(encoding="utf-8")
+    if got != want:
+        diff = "".join(difflib.unified_diff(want.splitlines(True), got.splitlines(True), "snapshot", "now", n=2))
+        pytest.fail(f"{rel} prints something else than {path.relative_to(REPO)} (what its page shows changed).\n"
+                    f"If the change is intended, update the snapshots with: {UPDATE}\n{diff[:8000]}", pytrace=False)
+
+
+def test_no_snapshot_without_its_snippet(request):
+    orphans = sorted(p.relative_to(REPO).as_posix() for p in SNAPSHOTS.rglob("*.txt") if _snapshot_source(p) not in SNIPPETS)
+    if request.config.getoption("--update-snapshots"):
+        for orphan in orphans:
+            (REPO / orphan).unlink()
+        return
+    assert not orphans, f"snapshots of snippets that no longer exist: {orphans}; remove them with: {UPDATE}"
+
+
+def _snapshot_source(path: Path) -> str:
+    return "snippets/" + path.relative_to(SNAPSHOTS).with_suffix(".py").as_posix()
+
+
+def test_snapshot_reduction_keeps_labels_and_drops_drawing():
+    out = 'a\n<figure><svg id="x1"><path d="M 0 0"/><text x="1">0.5 &amp; 1</text><g><text>P</text></g></svg></figure>  \n'
+    assert reduced(out) == "a\n<figure><svg: 2 text labels>\n  | 0.5 & 1\n  | P\n</svg></figure>\n"

@@ -2,7 +2,7 @@
 
 Charts are SVG with text kept as text (``svg.fonttype: none``) so they are small and searchable,
 with a CJK-capable font first in the fallback list so Chinese titles render without tofu, and
-byte-stable: a fixed hash salt per figure and no date metadata (see DESIGN.md, toolchain facts).
+byte-stable: a fixed hash salt per figure and no date metadata (two builds of the site are compared byte for byte in tests/test_build_checks.py).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 * :func:`step_decomposition` -- stacked bars per plan (or per GPU count P) of compute, recompute,
   exposed communication and bubble, in seconds and as shares of the step, with E(P) on top: the
-  "decompose the step timeline" advice of the lesson (seed, 机制与推导, 扩展效率).
+  "decompose the step timeline" advice of the lesson (docs/mechanics/scaling.md).
 * :func:`step_strips` -- one horizontal bar per plan: the step laid out as compute | exposed
   communication | bubble, in seconds.
 * :func:`curves` -- lines of y against x with optional log axes and dashed reference lines.

@@ -1,4 +1,4 @@
-# The seed's three paper cases at a glance: one verdict per strategy, computed by the selection matrix.
+# The lesson's three paper cases at a glance: one verdict per strategy, computed by the selection matrix.
 from parallelsel.matrix import paper_cases, selection_matrix
 from parallelsel.render.tables import markdown_table
 

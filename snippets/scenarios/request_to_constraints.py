@@ -31,10 +31,10 @@ affinity = "；".join(f"{k}={g.size} 的组{'跨节点' if g.spans_nodes else '�
 rows = [
     ["设备", f"{plan.gpus} × {cluster.device.name}，{cluster.nodes} 节点 × {cluster.gpus_per_node} 卡，整节点分配"],
     ["同机亲和", affinity],
-    ["互联（每卡每步发送）", "；".join(f"{k}：{fmt_bytes(v, 'GB')}" for k, v in per_link.items())],
+    ["互联（每卡每步发送）", "；".join(f"{k}：{fmt_bytes(v, 'GiB')}" for k, v in per_link.items())],
     ["每卡内存", f"{fmt_bytes(e.memory.total)} / 可用 {fmt_bytes(e.usable)}（驱动报告 {fmt_bytes(cluster.device.memory)}，"
                  f"余量 {fmt_pct(e.margin)}）"],
-    ["checkpoint 大小", f"{fmt_bytes(ckpt, 'TB', 2)}（权重 {r.weights:g} + 优化器 {r.optimizer:g} 字节/参数）"],
+    ["checkpoint 大小", f"{fmt_bytes(ckpt, 'TiB', 2)}（权重 {r.weights:g} + 优化器 {r.optimizer:g} 字节/参数）"],
     ["写一次 checkpoint", f"{fmt_time(write)}（存储 {STORAGE_BW / 1e9:g} GB/s）"],
     ["作业的平均故障间隔", f"{fmt_time(mtbf)}（按 Llama 3 报告的中断率折算到 {plan.gpus} 卡）"],
     ["建议的 checkpoint 间隔", f"{fmt_time(interval)}（Young 公式 √(2·写入时间·MTBF)）"],

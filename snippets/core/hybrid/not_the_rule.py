@@ -1,15 +1,17 @@
 # "TP inside, DP across" vs sharding inside the node (HSDP), on NVLink nodes and on PCIe-only nodes.
 import parallelsel as ps
 from parallelsel.estimate import estimate
+from parallelsel.render.reasons import WORDS
 from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_time, markdown_table
 
 workload = ps.Workload(ps.MODELS["llama2-13b"], global_batch=256)
 NODES, GPUS_PER_NODE = 4, 8
 gpus = NODES * GPUS_PER_NODE
+RECOMPUTE = "selective"      # the same for all three, so only the placement differs
 plans = {
-    f"TP{GPUS_PER_NODE} 在节点内，DP{NODES} 跨节点": ps.Plan(dp=NODES, tp=GPUS_PER_NODE, sp=True),
-    f"FSDP 全分片到 {gpus} 卡": ps.Plan(dp=gpus, zero=3, recompute="selective"),
-    f"HSDP：节点内分片 {GPUS_PER_NODE}，节点间复制": ps.Plan(dp=gpus, zero=3, shard=GPUS_PER_NODE, recompute="selective"),
+    f"TP{GPUS_PER_NODE} 在节点内，DP{NODES} 跨节点": ps.Plan(dp=NODES, tp=GPUS_PER_NODE, sp=True, recompute=RECOMPUTE),
+    f"FSDP 全分片到 {gpus} 卡": ps.Plan(dp=gpus, zero=3, recompute=RECOMPUTE),
+    f"HSDP：节点内分片 {GPUS_PER_NODE}，节点间复制": ps.Plan(dp=gpus, zero=3, shard=GPUS_PER_NODE, recompute=RECOMPUTE),
 }
 rows = []
 for intra in ("nvlink3", "pcie4"):
@@ -21,5 +23,5 @@ for intra in ("nvlink3", "pcie4"):
         rows.append([cluster.intra.name, name, fmt_bytes(e.memory.total), fmt_time(e.step.total),
                      fmt_time(e.step.communication), fmt_pct(e.step.mfu)])
 print(f"{workload.model.name}，B={workload.global_batch}，{cluster.nodes} 节点 × {cluster.gpus_per_node} 张 "
-      f"{cluster.device.name}，节点间 {cluster.inter.name}\n")
+      f"{cluster.device.name}，节点间 {cluster.inter.name}；三种放法都用{WORDS['zh']['recompute'][RECOMPUTE]}，只有放法不同\n")
 print(markdown_table(["节点内链路", "放法", "每卡内存", "每步时间", "暴露通信", "MFU"], rows, align="llrrrr"))

@@ -1,0 +1,186 @@
+"""Exports to Megatron-LM, torchtitan and DeepSpeed, checked against each project's own option names and rules.
+
+The reference tables below were read from the projects' source (not from parallelsel):
+
+* Megatron-LM (NVIDIA/Megatron-LM d98e8a64): flag, type and choices of each option in
+  ``megatron/training/arguments.py`` and the dataclass fields it turns into flags
+  (``megatron/core/model_parallel_config.py``, ``transformer/transformer_config.py``,
+  ``training/config/training_config.py``, ``core/distributed/distributed_data_parallel_config.py``);
+  rules from ``validate_args``: world size = tp x pp x cp x dp, global batch divisible by
+  micro x dp, layers divisible by pp, layers per stage divisible by layers per virtual stage.
+* torchtitan (pytorch/torchtitan 238fa995, ``torchtitan/config/job_config.py``): field names and
+  types of ``Training``, ``Parallelism`` and ``ActivationCheckpoint``; ``ParallelDims`` asserts
+  dp_replicate x dp_shard x cp x tp x pp == world size; schedule names from
+  ``torch.distributed.pipelining.schedules.get_schedule_class``.
+* DeepSpeed (deepspeedai/DeepSpeed edaa7221): ``runtime/constants.py`` key names and
+  ``runtime/config.py::_batch_assertion``: train_batch_size == micro x accumulation x DP world size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import tomllib
+
+import pytest
+
+import parallelsel as ps
+from parallelsel.cli import main
+from parallelsel.launchers import LauncherError, export, refusals
+
+MEGATRON_FLAGS = {  # flag: (type, choices) as declared in Megatron-LM
+    "--tensor-model-parallel-size": (int, None),
+    "--pipeline-model-parallel-size": (int, None),
+    "--num-layers-per-virtual-pipeline-stage": (int, None),
+    "--context-parallel-size": (int, None),
+    "--expert-model-parallel-size": (int, None),
+    "--num-experts": (int, None),
+    "--micro-batch-size": (int, None),
+    "--global-batch-size": (int, None),
+    "--sequence-parallel": (bool, None),
+    "--recompute-granularity": (str, ("full", "selective")),
+    "--recompute-method": (str, ("uniform", "block")),
+    "--recompute-num-layers": (int, None),
+    "--use-distributed-optimizer": (bool, None),
+    "--num-distributed-optimizer-instances": (int, None),
+    "--use-megatron-fsdp": (bool, None),
+    "--data-parallel-sharding-strategy": (str, ("no_shard", "optim", "optim_grads", "optim_grads_params")),
+}
+
+TORCHTITAN_FIELDS = {
+    "parallelism": {"data_parallel_replicate_degree": int, "data_parallel_shard_degree": int,
+                    "fsdp_reshard_after_forward": ("default", "always", "never"), "tensor_parallel_degree": int,
+                    "pipeline_parallel_degree": int, "pipeline_parallel_schedule": str,
+                    "pipeline_parallel_layers_per_stage": int, "pipeline_parallel_microbatch_size": int,
+                    "context_parallel_degree": int, "expert_parallel_degree": int},
+    "training": {"local_batch_size": int, "global_batch_size": int, "seq_len": int},
+    "activation_checkpoint": {"mode": ("selective", "full", "memory_budget", "none"), "selective_ac_option": str},
+}
+TORCH_SCHEDULES = {"1F1B", "Interleaved1F1B", "GPipe", "LoopedBFS", "InterleavedZeroBubble", "ZBVZeroBubble",
+                   "DualPipeV", "PipelineScheduleSingle", "PipelineScheduleMulti"}
+
+DEEPSPEED_KEYS = {"train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "bf16",
+                  "zero_optimization"}
+
+
+def megatron_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(allow_abbrev=False, exit_on_error=False)
+    for flag, (typ, choices) in MEGATRON_FLAGS.items():
+        if typ is bool:
+            p.add_argument(flag, action="store_true")
+        else:
+            p.add_argument(flag, type=typ, choices=choices)
+    return p
+
+
+PLANS = [  # (model, nodes, global batch, plan)
+    ("llama3-70b", 8, 512, ps.Plan(dp=16, tp=4, zero=3, sp=True, recompute="selective")),
+    ("llama3-70b", 8, 512, ps.Plan(dp=8, tp=4, pp=2, zero=1, sp=True, schedule="interleaved", chunks=4,
+                                   recompute="full")),
+    ("llama2-13b", 4, 256, ps.Plan(dp=16, tp=2, zero=2, sp=True, micro_batch=2)),
+    ("llama2-13b", 4, 256, ps.Plan(dp=32, zero=1, shard=8, micro_batch=2, recompute="full")),
+    ("mixtral-8x7b", 8, 256, ps.Plan(dp=16, tp=4, zero=3, sp=True, ep=8, recompute="full")),
+    ("gpt2-1.5b", 1, 64, ps.Plan(dp=8, micro_batch=2)),
+    ("gpt2-1.5b", 1, 64, ps.Plan(dp=4, pp=2, zero=0, micro_batch=1, schedule="gpipe")),
+]
+
+
+def _case(model, nodes, batch, plan):
+    w = ps.Workload(ps.MODELS[model], global_batch=batch)
+    return w, plan, nodes * 8
+
+
+@pytest.mark.parametrize("case", PLANS, ids=lambda c: c[3].label())
+def test_megatron_export_parses_with_megatrons_flags_and_satisfies_its_rules(case):
+    w, plan, world = _case(*case)
+    if refusals(w, plan, "megatron"):
+        with pytest.raises(LauncherError):
+            export(w, plan, "megatron")
+        assert plan.schedule == "gpipe"  # the only plan above Megatron cannot run
+        return
+    text = export(w, plan, "megatron").replace("\\\n", " ")  # a shell joins the continued lines
+    args = megatron_parser().parse_args(shlex.split(text))
+    tp, pp = args.tensor_model_parallel_size, args.pipeline_model_parallel_size
+    cp = args.context_parallel_size or 1
+    dp = world // (tp * pp * cp)
+    assert tp * pp * cp * dp == world and (tp, pp, dp) == (plan.tp, plan.pp, plan.dp)
+    assert args.global_batch_size % (args.micro_batch_size * dp) == 0
+    assert w.model.layers % pp == 0
+    if args.num_layers_per_virtual_pipeline_stage:
+        assert (w.model.layers // pp) % args.num_layers_per_virtual_pipeline_stage == 0
+        assert (w.model.layers // pp) // args.num_layers_per_virtual_pipeline_stage == plan.chunks
+    assert args.sequence_parallel == (plan.sp and plan.tp > 1)
+    assert args.recompute_granularity == {"none": None}.get(plan.recompute, plan.recompute)
+    assert args.use_distributed_optimizer == (plan.zero == 1)
+    assert args.use_megatron_fsdp == (plan.zero >= 2)
+    if plan.ep > 1:
+        assert args.expert_model_parallel_size == plan.ep and args.num_experts % plan.ep == 0
+
+
+@pytest.mark.parametrize("case", PLANS, ids=lambda c: c[3].label())
+def test_torchtitan_export_is_toml_with_its_fields_and_rules(case):
+    w, plan, world = _case(*case)
+    bad = refusals(w, plan, "torchtitan")
+    if bad:
+        codes = {c for c, _ in bad}
+        assert codes <= {"launcher_zero", "launcher_ddp_multi_dim", "launcher_tp_without_sp"}
+        with pytest.raises(LauncherError):
+            export(w, plan, "torchtitan")
+        return
+    cfg = tomllib.loads(export(w, plan, "torchtitan"))
+    for section, kv in cfg.items():
+        assert section in TORCHTITAN_FIELDS
+        for k, v in kv.items():
+            rule = TORCHTITAN_FIELDS[section][k]
+            assert (v in rule) if isinstance(rule, tuple) else isinstance(v, rule), (section, k, v)
+    par, tr = cfg["parallelism"], cfg["training"]
+    dp = par["data_parallel_replicate_degree"] * par["data_parallel_shard_degree"]
+    assert dp * par["context_parallel_degree"] * par["tensor_parallel_degree"] * par["pipeline_parallel_degree"] \
+        == world
+    assert tr["global_batch_size"] % (tr["local_batch_size"] * dp) == 0
+    if par["pipeline_parallel_degree"] > 1:
+        assert par["pipeline_parallel_schedule"] in TORCH_SCHEDULES
+        assert tr["local_batch_size"] % par["pipeline_parallel_microbatch_size"] == 0
+        stages = w.model.layers // par["pipeline_parallel_layers_per_stage"]
+        assert stages % par["pipeline_parallel_degree"] == 0
+
+
+@pytest.mark.parametrize("case", PLANS, ids=lambda c: c[3].label())
+def test_deepspeed_export_satisfies_the_batch_assertion(case):
+    w, plan, world = _case(*case)
+    if refusals(w, plan, "deepspeed"):
+        with pytest.raises(LauncherError):
+            export(w, plan, "deepspeed")
+        assert plan.tp > 1 or plan.pp > 1 or plan.recompute != "none" or plan.shard_size < plan.dp
+        return
+    cfg = json.loads(export(w, plan, "deepspeed"))
+    assert set(cfg) <= DEEPSPEED_KEYS
+    dp_world = world // (plan.tp * plan.pp)
+    assert cfg["train_batch_size"] == cfg["train_micro_batch_size_per_gpu"] * cfg["gradient_accumulation_steps"] \
+        * dp_world
+    assert cfg["zero_optimization"]["stage"] in (0, 1, 2, 3) and cfg["bf16"]["enabled"] is True
+
+
+def test_each_launcher_refuses_what_it_cannot_run():
+    w = ps.Workload(ps.MODELS["llama2-7b"], global_batch=64)
+    zb = ps.Plan(dp=4, pp=2, schedule="zb-h1")
+    assert [c for c, _ in refusals(w, zb, "megatron")] == ["launcher_schedule"]
+    assert [c for c, _ in refusals(w, zb, "torchtitan")] == ["launcher_schedule", "launcher_ddp_multi_dim"]
+    assert "launcher_pp_in_code" in [c for c, _ in refusals(w, zb, "deepspeed")]
+    assert [c for c, _ in refusals(w, ps.Plan(dp=2, tp=4, zero=3), "torchtitan")] == ["launcher_tp_without_sp"]
+
+
+def test_cli_export_and_refusal(capsys):
+    base = ["plan", "--model", "llama3-70b", "--nodes", "8", "--global-batch", "512"]
+    assert main(base + ["--export", "megatron"]) == 0
+    out = capsys.readouterr().out
+    assert "--tensor-model-parallel-size" in out and "--global-batch-size 512" in out
+    assert main(base + ["--export", "torchtitan"]) == 0
+    assert "data_parallel_shard_degree" in tomllib.loads(capsys.readouterr().out)["parallelism"]
+    assert main(base + ["--export", "deepspeed"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "DeepSpeed" in err and "TP4" in err
+    assert main(["plan", "--model", "gpt2-1.5b", "--global-batch", "64", "--why", "DP8 mb2", "--export",
+                 "deepspeed"]) == 0
+    assert json.loads(capsys.readouterr().out)["train_batch_size"] == 64
