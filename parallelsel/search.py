@@ -69,7 +69,8 @@ MEMORY = "内存放不下"
 DOMINATED = "重算更多的同配置方案（被支配）"
 GPIPE = "GPipe：气泡与 1F1B 相同、在途激活更多（被支配）"
 EXPERTS = "专家数不能被 EP 整除"
-EXCLUSIONS = (HEADS, FFN, LAYERS, EXPERTS, BATCH, INTERLEAVE, GPIPE, MEMORY, DOMINATED)
+PP_ZERO2 = "PP 配 ZeRO-2（没有框架这样跑）"
+EXCLUSIONS = (HEADS, FFN, LAYERS, EXPERTS, PP_ZERO2, BATCH, INTERLEAVE, GPIPE, MEMORY, DOMINATED)
 """Every exclusion category, in check order; ``SearchResult.excluded`` also has one for plans
 ranked below the top N ("排名在前 N 之后")."""
 
@@ -295,6 +296,12 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
             if m.layers % pp:
                 excluded[LAYERS] += n_knobs
                 continue
+            if pp > 1 and 2 in zeros:
+                # DeepSpeed's pipeline engine refuses ZeRO-2, Megatron-LM and torchtitan do not offer it
+                # (parallelsel.stacks): no stack runs this combination, so it is not ranked.
+                dropped = sum(1 for t in zse if t[0] == 2)
+                excluded[PP_ZERO2] += dropped * len(sps) * len(mbs) * len(rcs) * len(scheds)
+                zse = [t for t in zse if t[0] != 2]
             for sched, v in scheds:
                 if sched == "gpipe" and "schedule" not in fixed:
                     # Same bubble as 1F1B (Narayanan et al. 2021 §2.2.1) with all m micro-batches in
@@ -433,6 +440,8 @@ def _why(e: Estimate, workload: Workload, cluster: Cluster) -> list[str]:
         what = {0: "梯度 all-reduce", 1: "ZeRO-1 梯度 reduce-scatter", 2: "ZeRO-2 梯度 reduce-scatter",
                 3: "ZeRO-3 参数 all-gather 与梯度 reduce-scatter"}[p.zero]
         out.append(f"DP={p.dp}：{what} {'跨节点' if g.spans_nodes else '在节点内'}，走 {g.link.name}（{_w.rate(g.link)}）")
+    if e.stack is not None:
+        out.append(str(e.stack))  # which stacks run PP with ZeRO/FSDP, and as what
     shares = {"计算": st.compute, "暴露的通信": st.communication, "流水线气泡": st.bubble}
     main = max(shares, key=shares.get)
     comm = ""
