@@ -24,8 +24,9 @@ from dataclasses import dataclass
 
 from ._check import ParallelselError, choice, positive_int, positive_number
 from .hardware import Cluster, Link
-from .memory import _shape, _stage_params
-from .placement import group_placement
+from .memory import _shape, _stage_params, fsdp_units as _wrap
+from .stacks import effective_zero
+from .placement import group_link
 
 __all__ = ["DDP_BUCKET_BYTES", "OPS", "Traffic", "bus_factor", "collective_time", "traffic"]
 
@@ -129,9 +130,7 @@ bucketing and overlapping computation with communication)."""
 def _link(cluster: Cluster, total: int, size: int, stride: int, ring: bool = True) -> Link:
     # The link the groups of (size, stride) among `total` ranks are priced on: the one placement
     # rule (parallelsel.placement), cached per shape, without argument checks (search hot path).
-    if size <= 1:
-        return cluster.intra
-    return group_placement(cluster, total, size, stride, ring=ring).link
+    return group_link(cluster, total, size, stride, ring)
 
 
 def _item(strategy, op, nbytes, calls, group, link, overlappable, phase, units=1) -> Traffic:
@@ -152,8 +151,12 @@ def traffic(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
       are sharded, so each micro-batch's backward reduce-scatters them (m calls); one all-gather.
     * ZeRO-3 / FSDP: all-gather the weights before each micro-batch's forward and again before its
       backward, reduce-scatter the gradients after it: 1.5x the DP volume per micro-batch
-      (Rajbhandari et al. §7.2.2; Zhao et al. 2023 §3.2). With a shard group smaller than
-      dp (HSDP), the shards' gradients are then all-reduced across the dp/shard replicas.
+      (Rajbhandari et al. §7.2.2; Zhao et al. 2023 §3.2). The units are
+      :func:`parallelsel.memory.fsdp_units` (torchtitan's wrapping, the same ones the gather peak
+      reads): the root (embedding, final norm, head) is not resharded after forward, so the backward
+      re-gathers only the blocks. With a shard group smaller than dp (HSDP), the shards' gradients
+      are then all-reduced across the dp/shard replicas. With PP, FSDP runs as torchtitan runs it
+      (:mod:`parallelsel.stacks`): one all-gather and one reduce-scatter per step, as ZeRO-1.
     * TP: per layer and micro-batch, two all-reduces of b·s·h activations in forward and two in
       backward (Shoeybi et al. 2019 §3, Figure 4); with SP each becomes an all-gather plus a
       reduce-scatter of the same total volume (Korthikanti et al. 2022 §4.2.2); full
@@ -182,10 +185,17 @@ def traffic(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
 
     # Parameters on the heaviest stage's device (the step waits for it).
     dense, expert = _stage_params(model, tp, pp, ep, 0)
+    heavy = 0
     if pp > 1:
         d2, e2 = _stage_params(model, tp, pp, ep, pp - 1)
         if d2 + e2 > dense + expert:
-            dense, expert = d2, e2
+            dense, expert, heavy = d2, e2, pp - 1
+    # FSDP units of that stage (memory.fsdp_units, the same wrapping gather_peak reads): blocks are
+    # resharded after forward and re-gathered for backward; the root (embedding, final norm, head) is not.
+    fsdp_units = _wrap(model, tp, pp, ep, heavy)
+    n_units = sum(u.count for u in fsdp_units)
+    root_dense = sum(u.params * u.count for u in fsdp_units if not u.reshard_after_forward)
+    zero = effective_zero(plan)  # PP with FSDP runs as torchtitan runs it (parallelsel.stacks)
 
     # -- data parallel / ZeRO / FSDP: dense parameters over dp, experts over dp/ep --------------
     groups = [(dense, dp, tp, 1, "")]
@@ -202,24 +212,28 @@ def traffic(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
         def label(base: str) -> str:
             return base + tag
 
-        if plan.zero == 0:
+        if zero == 0:
             units = max(1, -(-int(g_bytes) // DDP_BUCKET_BYTES))
             out.append(_item(label("DP"), "all-reduce", g_bytes, 1, size, _link(cluster, n_ranks, size, stride), True,
                              "backward", units))
             continue
-        if plan.zero in (1, 2):
+        if zero in (1, 2):
             units = max(1, -(-int(g_bytes) // DDP_BUCKET_BYTES))
-            rs_calls = 1 if plan.zero == 1 else m
-            out.append(_item(label("ZeRO"), "reduce-scatter", g_bytes, rs_calls, shard, link, True, "backward", units))
-            out.append(_item(label("ZeRO"), "all-gather", w_bytes, 1, shard, link, True, "forward", units))
+            rs_calls = 1 if zero == 1 else m
+            kind = "FSDP" if plan.zero == 3 else "ZeRO"
+            out.append(_item(label(kind), "reduce-scatter", g_bytes, rs_calls, shard, link, True, "backward", units))
+            out.append(_item(label(kind), "all-gather", w_bytes, 1, shard, link, True, "forward", units))
         else:
-            fs_units = layers + 1  # one unit per layer, plus the embedding or head
-            out.append(_item(label("FSDP"), "all-gather", w_bytes, m, shard, link, True, "forward", fs_units))
-            out.append(_item(label("FSDP"), "all-gather", w_bytes, m, shard, link, True, "backward", fs_units))
-            out.append(_item(label("FSDP"), "reduce-scatter", g_bytes, m, shard, link, True, "backward", fs_units))
+            # Backward re-gathers only the units resharded after forward (the root stays gathered).
+            held = recipe.weights * (root_dense if not tag else 0.0)
+            out.append(_item(label("FSDP"), "all-gather", w_bytes, m, shard, link, True, "forward", n_units))
+            if w_bytes - held > 0:
+                out.append(_item(label("FSDP"), "all-gather", w_bytes - held, m, shard, link, True, "backward",
+                                 max(1, n_units - (1 if held else 0))))
+            out.append(_item(label("FSDP"), "reduce-scatter", g_bytes, m, shard, link, True, "backward", n_units))
         if shard < size:
             # HSDP: all-reduce each shard's gradient across the replicas (stride: one shard group).
-            calls = 1 if plan.zero == 1 else m
+            calls = 1 if zero == 1 else m
             out.append(_item(label("HSDP"), "all-reduce", g_bytes / shard, calls, size // shard,
                              _link(cluster, n_ranks, size // shard, stride * shard), True, "backward"))
 

@@ -34,6 +34,8 @@ from .hardware import Cluster
 from .memory import DEFAULT_HEADROOM, MemoryBreakdown, check_headroom, breakdown, usable_memory
 from .pipeline import bubble_overhead, onef1b_bubble_time, zb_h1_bubble_time
 from .plan import Plan, Workload, constraint_violations
+from .reasons import Reason
+from .stacks import pp_zero_stack
 
 __all__ = [
     "DEFAULT_EFFICIENCY",
@@ -104,6 +106,7 @@ class Estimate:
     efficiency: float = DEFAULT_EFFICIENCY
     headroom: float = DEFAULT_HEADROOM
     usable: float = 0.0  # bytes a rank can use: driver-reported memory minus the runtime reserve
+    stack: Reason | None = None  # which stacks run a PP x ZeRO/FSDP plan, and as what (parallelsel.stacks)
 
     @property
     def fits(self) -> bool:
@@ -187,6 +190,9 @@ def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float
     room = check_headroom(headroom)
 
     reasons = constraint_violations(workload, plan, cluster)
+    stack = pp_zero_stack(plan)
+    if stack is not None and stack.code == "pp_zero2_no_stack":
+        reasons.append(str(stack))  # no framework runs it: a hard constraint
     mem = breakdown(workload, plan)
     usable = usable_memory(cluster.device, plan)
     capacity = usable * (1 - room)
@@ -248,7 +254,7 @@ def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float
         critical=critical,
         exposed_phases=tuple((k[0], k[1], v) for k, v in by_phase.items()),
     )
-    return Estimate(workload, plan, cluster, mem, step, items, tuple(reasons), eff, room, usable)
+    return Estimate(workload, plan, cluster, mem, step, items, tuple(reasons), eff, room, usable, stack)
 
 
 @dataclass(frozen=True)

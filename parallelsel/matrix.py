@@ -261,10 +261,15 @@ def _infeasible_reasons(t: _Trial, workload: Workload, cluster: Cluster) -> list
                        f"（已试微批 1 和完全重算）")
     elif t.strategy == "FSDP":
         n = c.plan.shard_size
-        out.append(f"ZeRO-3 分到 {n} 卡后每卡状态 {_w.size(mem.states)}，加上一层的 gather 峰值 {_w.size(mem.gather_peak)}"
+        gather = f"，加上 gather 峰值 {_w.size(mem.gather_peak)}" if mem.gather_peak else ""
+        out.append(f"ZeRO-{c.plan.zero} 分到 {n} 卡后每卡状态 {_w.size(mem.states)}{gather}"
                    f"、激活 {_w.size(mem.activations + mem.embeddings)}，每卡 {_w.size(mem.total)} > 单卡 {_w.size(cap)}")
         layer = (2 * r.weights + r.grads) * m.layer_params
-        if mem.gather_peak > 0 and layer > cap - mem.states:
+        if layer > cap:
+            # ZeRO-3 must materialise a whole block (FSDP unit) to compute it: no shard count removes it.
+            out.append(f"一层 {_w.count(m.layer_params)} 参数必须整层 gather（参数 ×2 预取 + 梯度 = {_w.size(layer)}）"
+                       f"> 单卡 {_w.size(cap)}：FSDP 在卡上聚不齐一层，分片再多也没用")
+        elif mem.gather_peak > 0 and layer > cap - mem.states:
             out.append(f"一层 {_w.count(m.layer_params)} 参数必须整层 gather（参数 ×2 预取 + 梯度 = {_w.size(layer)}），"
                        f"分片再多也省不掉这一项")
     elif t.strategy == "PP":
@@ -432,11 +437,12 @@ def selection_matrix(workload: Workload, cluster: Cluster, unknown=(), headroom:
 
 # -- the lesson's paper cases -----------------------------------------------------------------
 WIDE_LAYER = Transformer(
-    layers=4, hidden=16384, heads=128, seq_len=2048, vocab=51200, tied_embeddings=True,
-    position="learned", bias=True, norm="layernorm", name="宽层 4×16384",
+    layers=2, hidden=24576, heads=192, seq_len=2048, vocab=51200, tied_embeddings=True,
+    position="learned", bias=True, norm="layernorm", name="宽层 2×24576",
 )
-"""Case 3's model: GPT-shaped, 4 layers of hidden 16384 (3.2B parameters a layer, 51.5 GB of
-bf16-Adam state per layer -- more than a 40 GB A100), small enough in total (13.7B) for 8-way TP."""
+"""Case 3's model: GPT-shaped, 2 layers of hidden 24576 (7.2B parameters a layer: 116 GB of
+bf16-Adam state, and 43.5 GB to all-gather one layer for FSDP -- both more than a 40 GB A100),
+small enough in total (15.8B) for 8-way TP."""
 
 
 def paper_cases() -> list[tuple[str, Workload, Cluster]]:
@@ -446,7 +452,7 @@ def paper_cases() -> list[tuple[str, Workload, Cluster]]:
     2. 状态超单卡、单层放得下: Llama-2 70B (Touvron et al. 2023), batch 1024 x 4096 tokens (4M
        tokens, as in the paper), 4 nodes x 8 A100-80GB with InfiniBand HDR between nodes
        (1.1 TB of state > 80 GB; one layer is 0.86B parameters, 13.7 GB of state).
-    3. 单层超单卡: :data:`WIDE_LAYER` on 8 x A100-40GB (one layer's state 51.5 GB > 40 GiB).
+    3. 单层超单卡: :data:`WIDE_LAYER` on 8 x A100-40GB (one layer's state 116 GB, its FSDP gather 43.5 GB > 40 GB).
 
     NVLink 3 inside each node (DGX A100); :func:`topology_variant` makes the slow-inter-node version.
     """

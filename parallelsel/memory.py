@@ -33,6 +33,7 @@ from typing import NamedTuple
 from ._check import ParallelselError, choice, positive_int, positive_number
 from .model import ATTENTION, RECOMPUTE, Transformer
 from .recipe import RECIPES, Recipe
+from .stacks import effective_zero
 
 __all__ = [
     "ALLOCATOR_OVERHEAD",
@@ -49,6 +50,8 @@ __all__ = [
     "activations_per_layer",
     "breakdown",
     "embedding_activations",
+    "fsdp_units",
+    "FsdpUnit",
     "gather_peak",
     "inflight_microbatches",
     "logits_activations",
@@ -415,15 +418,50 @@ def _stage_params(model: Transformer, t: int, p: int, e: int, i: int) -> tuple[f
     return dense / t, layers * sh.experts / (t * e)
 
 
-def _units(model: Transformer, t: int, p: int, e: int, i: int) -> float:
-    """Largest FSDP unit (parameters per device, unsharded) on stage ``i``: a layer, the embedding or the head."""
+@dataclass(frozen=True)
+class FsdpUnit:
+    """One kind of FSDP unit on a pipeline stage: ``count`` units of ``params`` parameters each (per
+    device, unsharded: already split by TP, experts by EP), and whether FSDP frees the gathered
+    weights after the forward (``reshard_after_forward``) or keeps them until the backward."""
+
+    name: str
+    params: float
+    count: int
+    reshard_after_forward: bool
+
+
+def fsdp_units(model: Transformer, tp: int = 1, pp: int = 1, ep: int = 1, stage: int = 0) -> tuple[FsdpUnit, ...]:
+    """How a model is wrapped for FSDP: the units both :func:`gather_peak` and the traffic
+    (:func:`parallelsel.comm.traffic`) read.
+
+    The wrapping of torchtitan (``apply_fsdp`` in ``torchtitan/models/llama3/infra/parallelize.py``)
+    and of PyTorch's FSDP2 tutorial: ``fully_shard`` on every transformer block, then on the root
+    module, which holds what is left -- the token embedding (first stage), the final norm and the
+    output head (last stage; plus the tied word-embedding copy when pp > 1). The blocks are resharded
+    after forward (FULL_SHARD, re-gathered for backward); the root is not (FSDP2's root module keeps
+    its parameters from forward to backward), so its weights stay gathered for the whole pass.
+
+    Examples:
+        >>> import parallelsel as ps
+        >>> [(u.name, u.count, u.reshard_after_forward) for u in fsdp_units(ps.MODELS["llama3-8b"])]
+        [('block', 32, True), ('root', 1, False)]
+    """
+    t, p, e = positive_int("tp", tp), positive_int("pp", pp), positive_int("ep", ep)
+    i = positive_int("stage", stage, minimum=0)
+    if i >= p:
+        raise ParallelselError(f"stage={stage}: must be < stages={p}")
+    return _fsdp_units(model, t, p, e, i)
+
+
+@lru_cache(maxsize=1024)
+def _fsdp_units(model: Transformer, t: int, p: int, e: int, i: int) -> tuple[FsdpUnit, ...]:
     sh = _shape(model)
-    biggest = sh.dense_layer / t + sh.experts / (t * e)
-    if i == 0:
-        biggest = max(biggest, sh.embedding / t)
-    if i == p - 1:
-        biggest = max(biggest, (sh.head + (sh.tied if p > 1 else 0)) / t)
-    return biggest
+    layers = -(-sh.layers // p)
+    out = [FsdpUnit("block", sh.dense_layer / t + sh.experts / (t * e), layers, True)]
+    root = (sh.embedding if i == 0 else 0) + ((sh.head + (sh.tied if p > 1 else 0)) if i == p - 1 else 0)
+    if root:
+        out.append(FsdpUnit("root", root / t, 1, False))
+    return tuple(out)
 
 
 def gather_peak(model: Transformer, recipe: Recipe = RECIPES["bf16-adam"], tp: int = 1, pp: int = 1,
@@ -432,12 +470,13 @@ def gather_peak(model: Transformer, recipe: Recipe = RECIPES["bf16-adam"], tp: i
 
     Zhao et al. 2023 (PyTorch FSDP) §3.2 (sharding): each FSDP unit's parameters are all-gathered
     into a full buffer (compute dtype) before its forward and again before its backward, and freed
-    after; the unsharded gradient of the unit exists until its reduce-scatter. §3.3 (communication
-    optimisations: backward and forward prefetching): the next unit's all-gather is issued while the current one computes, so two
-    units are materialised at once. The peak is in backward: (2 x weights + grads) bytes per
-    parameter of the largest unit, (1 x weights + grads) without prefetch. Units here are one
-    transformer layer, the input embedding and the output head -- for large vocabularies the
-    embedding is the largest.
+    after; the unsharded gradient of the unit exists until its reduce-scatter. §3.3 (backward and
+    forward prefetching): the next unit's all-gather is issued while the current one computes, so
+    two blocks are materialised at once. Units are :func:`fsdp_units`: the root (embedding, final
+    norm, head) stays gathered from forward to backward, so its weights sit beside the blocks'.
+    The peak is the larger of a block's backward -- root weights + (2 x weights + grads) per
+    parameter of a block ((1 x weights + grads) without prefetch) -- and the root's own backward,
+    (weights + grads) of the root.
     """
     t, p, e = positive_int("tp", tp), positive_int("pp", pp), positive_int("ep", ep)
     i = positive_int("stage", stage, minimum=0)
@@ -447,7 +486,11 @@ def gather_peak(model: Transformer, recipe: Recipe = RECIPES["bf16-adam"], tp: i
 
 
 def _gather_peak(model, recipe, t, p, e, i, prefetch=True) -> float:
-    return ((2 if prefetch else 1) * recipe.weights + recipe.grads) * _units(model, t, p, e, i)
+    units = _fsdp_units(model, t, p, e, i)
+    block = max((u.params for u in units if u.reshard_after_forward), default=0.0)
+    held = sum(u.params * u.count for u in units if not u.reshard_after_forward)
+    during_blocks = held * recipe.weights + ((2 if prefetch else 1) * recipe.weights + recipe.grads) * block
+    return max(during_blocks, held * (recipe.weights + recipe.grads))
 
 
 # -- the whole device -----------------------------------------------------------------------
@@ -498,10 +541,11 @@ def _stage_breakdown(workload, plan, i: int) -> MemoryBreakdown:
 
     dense, expert = _stage_params(model, t, p, e, i)
     n = plan.shard_size
-    st = _states(dense, recipe, n, plan.zero)
+    zero = effective_zero(plan)  # the stack's semantics (PP with FSDP runs as torchtitan runs it)
+    st = _states(dense, recipe, n, zero)
     if expert:
         # Expert weights are replicated only over dp/ep ranks, so ZeRO shards them over that many.
-        ex = _states(expert, recipe, max(1, n // e), plan.zero)
+        ex = _states(expert, recipe, max(1, n // e), zero)
         st = States(st.params + ex.params, st.grads + ex.grads, st.optimizer + ex.optimizer)
 
     flight = _inflight(plan.schedule, p, m, v, i)
@@ -522,7 +566,7 @@ def _stage_breakdown(workload, plan, i: int) -> MemoryBreakdown:
     if i == p - 1:
         extra += _inflight(plan.schedule, p, m, v, p - 1) * _logits(model, s, b, t, sp, act)
 
-    gather = _gather_peak(model, recipe, t, p, e, i) if plan.zero == 3 and n > 1 else 0.0
+    gather = _gather_peak(model, recipe, t, p, e, i) if zero == 3 and n > 1 else 0.0
     rest = st.total + acts + extra + gather
     return MemoryBreakdown(st.params, st.grads, st.optimizer, acts, extra, gather, ALLOCATOR_OVERHEAD * rest,
                            "first" if i == 0 else "last", flight)

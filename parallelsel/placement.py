@@ -37,7 +37,7 @@ from functools import lru_cache
 from ._check import ParallelselError, positive_int
 from .hardware import Cluster, Link
 
-__all__ = ["GroupPlacement", "group_placement", "groups_on_nodes", "placement"]
+__all__ = ["GroupPlacement", "group_link", "group_placement", "groups_on_nodes", "placement"]
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,27 @@ def group_placement(cluster: Cluster, total: int, size: int, stride: int, dim: s
         raise ParallelselError(f"cluster={cluster!r}: must be a Cluster")
     total, size, stride = positive_int("total", total), positive_int("size", size), positive_int("stride", stride)
     foot = size * stride
-    return _place(cluster, foot * -(-total // foot), size, stride, dim, bool(ring))
+    return _cached(cluster, foot * -(-total // foot), size, stride, dim, bool(ring))
+
+
+def group_link(cluster: Cluster, total: int, size: int, stride: int, ring: bool = True) -> Link:
+    """The link groups of ``size`` ranks ``stride`` apart among ``total`` ranks are priced on, without
+    argument checks: the hot path of :func:`parallelsel.comm.traffic` in a plan search."""
+    if size <= 1:
+        return cluster.intra
+    foot = size * stride
+    return _cached(cluster, foot * -(-total // foot), size, stride, "", ring).link
+
+
+def _cached(cluster: Cluster, total: int, size: int, stride: int, dim: str = "", ring: bool = True) -> GroupPlacement:
+    # Memoised on the cluster object itself: hashing a Cluster (device and two links) costs more than
+    # the lookup, and a plan search asks for the same few shapes thousands of times.
+    memo = cluster.__dict__.setdefault("_placements", {})
+    key = (total, size, stride, dim, ring)
+    hit = memo.get(key)
+    if hit is None:
+        hit = memo[key] = _place(cluster, total, size, stride, dim, ring)
+    return hit
 
 
 def groups_on_nodes(total: int, size: int, stride: int, gpus_per_node: int):
@@ -117,7 +137,6 @@ def _groups(total: int, size: int, stride: int, g: int):
     return tuple(groups), tuple(nodes)
 
 
-@lru_cache(maxsize=4096)
 def _place(cluster: Cluster, total: int, size: int, stride: int, dim: str = "", ring: bool = True) -> GroupPlacement:
     g = cluster.gpus_per_node
     groups, nodes = _groups(total, size, stride, g)
@@ -154,16 +173,18 @@ def placement(plan, cluster: Cluster) -> dict[str, GroupPlacement]:
     ``tp``). An HSDP shard group is ``shard`` consecutive DP ranks (stride ``tp``), its replica
     group strides by ``tp * shard`` (PyTorch's HYBRID_SHARD device mesh ``(replicate, shard)``).
     """
+    if not isinstance(cluster, Cluster):
+        raise ParallelselError(f"cluster={cluster!r}: must be a Cluster")
     n = plan.gpus
     out = {
-        "TP": _place(cluster, n, plan.tp, 1, "TP"),
-        "DP": _place(cluster, n, plan.dp, plan.tp, "DP"),
-        "PP": _place(cluster, n, plan.pp, plan.tp * plan.dp, "PP", False),
+        "TP": _cached(cluster, n, plan.tp, 1, "TP"),
+        "DP": _cached(cluster, n, plan.dp, plan.tp, "DP"),
+        "PP": _cached(cluster, n, plan.pp, plan.tp * plan.dp, "PP", False),
     }
     if plan.ep > 1:
-        out["EP"] = _place(cluster, n, plan.ep, plan.tp, "EP")
+        out["EP"] = _cached(cluster, n, plan.ep, plan.tp, "EP")
     shard = plan.shard_size
     if plan.zero > 0 and 1 < shard < plan.dp:
-        out["shard"] = _place(cluster, n, shard, plan.tp, "shard")
-        out["replica"] = _place(cluster, n, plan.dp // shard, plan.tp * shard, "replica")
+        out["shard"] = _cached(cluster, n, shard, plan.tp, "shard")
+        out["replica"] = _cached(cluster, n, plan.dp // shard, plan.tp * shard, "replica")
     return out

@@ -62,7 +62,8 @@ BATCH = "global batch 不能整除"
 INTERLEAVE = "交错调度要求微批数能被 PP 整除"
 MEMORY = "内存放不下"
 DOMINATED = "重算更多的同配置方案（被支配）"
-EXCLUSIONS = (HEADS, FFN, LAYERS, BATCH, INTERLEAVE, MEMORY, DOMINATED)
+PP_ZERO2 = "PP 配 ZeRO-2（没有框架这样跑）"
+EXCLUSIONS = (HEADS, FFN, LAYERS, PP_ZERO2, BATCH, INTERLEAVE, MEMORY, DOMINATED)
 """Every exclusion category, in check order; ``SearchResult.excluded`` also has one for plans
 ranked below the top N ("排名在前 N 之后")."""
 
@@ -249,6 +250,11 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
             if m.layers % pp:
                 excluded[LAYERS] += n_knobs
                 continue
+            if pp > 1 and 2 in zeros:
+                # DeepSpeed's pipeline engine refuses ZeRO-2, Megatron-LM and torchtitan do not offer it
+                # (parallelsel.stacks): no stack runs this combination, so it is not ranked.
+                excluded[PP_ZERO2] += n_knobs // len(zeros)
+                zeros = [z for z in zeros if z != 2]
             for sched, v in scheds:
                 for z in zeros:
                     for sp in sps:
@@ -368,6 +374,8 @@ def _why(e: Estimate, workload: Workload, cluster: Cluster) -> list[str]:
         what = {0: "梯度 all-reduce", 1: "ZeRO-1 梯度 reduce-scatter", 2: "ZeRO-2 梯度 reduce-scatter",
                 3: "ZeRO-3 参数 all-gather 与梯度 reduce-scatter"}[p.zero]
         out.append(f"DP={p.dp}：{what} {'跨节点' if g.spans_nodes else '在节点内'}，走 {g.link.name}（{_w.rate(g.link)}）")
+    if e.stack is not None:
+        out.append(str(e.stack))  # which stacks run PP with ZeRO/FSDP, and as what
     shares = {"计算": st.compute, "暴露的通信": st.communication, "流水线气泡": st.bubble}
     main = max(shares, key=shares.get)
     comm = ""

@@ -70,3 +70,48 @@ def built_site(tmp_path_factory) -> Path:
         pytest.fail(f"strict build of the real site failed (exit {result.returncode}):\n{result.stderr[-8000:]}", pytrace=False)
     (site.parent / "build.log").write_text(result.stderr, encoding="utf-8")
     return site
+
+
+# ---------------------------------------------------------------------------------------------------------------- browser
+# One Playwright driver and one Chromium per session, shared by every browser test module (tests/test_browser.py,
+# tests/test_fill_in.py): the sync API refuses a second driver while the first is running.
+
+
+@pytest.fixture(scope="session")
+def site(request) -> Path:
+    """The built site: ``built_site`` (one strict build per session), or an existing build named by
+    ``PARALLELSEL_SITE_DIR`` (to re-run only the browser tests quickly after ``mkdocs build -d DIR``)."""
+    existing = os.environ.get("PARALLELSEL_SITE_DIR")
+    if existing:
+        return Path(existing)
+    return request.getfixturevalue("built_site")
+
+
+@pytest.fixture(scope="session")
+def server(site):
+    """The built site on a local static server (``browser_helpers.StaticServer``); ``.base_url`` ends with "/"."""
+    from browser_helpers import StaticServer
+
+    with StaticServer(site) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="session")
+def pw():
+    from browser_helpers import CHROMIUM
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} not found: run scripts/setup.sh (installs Debian's chromium)", pytrace=False)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        yield p
+
+
+@pytest.fixture(scope="session")
+def browser(pw):
+    from browser_helpers import CHROMIUM, LAUNCH_ARGS
+
+    b = pw.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+    yield b
+    b.close()

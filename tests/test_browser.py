@@ -1,8 +1,8 @@
 """The reader's experience, checked in a real browser (Debian's Chromium driven by Playwright).
 
 The real site is built once per session (``built_site`` in conftest.py), served by a local static server on
-127.0.0.1, and every request that would leave 127.0.0.1 is aborted and recorded. Pages are found by walking the
-built site, so pages added later are covered without editing this file.
+127.0.0.1 (``server``, also in conftest.py), and every request that would leave 127.0.0.1 is aborted and
+recorded. Pages are found by walking the built site, so pages added later are covered without editing this file.
 
 Artifacts (not committed): ``build/screenshots/*.png`` and ``build/page-weights.txt``.
 """
@@ -10,14 +10,13 @@ Artifacts (not committed): ``build/screenshots/*.png`` and ``build/page-weights.
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from browser_helpers import CHROMIUM, LAUNCH_ARGS, NetLog, StaticServer, guard, served_size, site_pages
+from browser_helpers import CHROMIUM, LAUNCH_ARGS, NetLog, guard, served_size, site_pages
 
 pytestmark = pytest.mark.browser
 
@@ -109,39 +108,6 @@ class Visit:
 
 
 # ---------------------------------------------------------------------------------------------------------------- fixtures
-
-
-@pytest.fixture(scope="session")
-def site(request) -> Path:
-    """The built site: ``built_site`` (one strict build per session), or an existing build named by
-    ``PARALLELSEL_SITE_DIR`` (to re-run only these tests quickly after ``mkdocs build -d DIR``)."""
-    existing = os.environ.get("PARALLELSEL_SITE_DIR")
-    if existing:
-        return Path(existing)
-    return request.getfixturevalue("built_site")
-
-
-@pytest.fixture(scope="session")
-def server(site):
-    with StaticServer(site) as srv:
-        yield srv
-
-
-@pytest.fixture(scope="session")
-def pw():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} not found: run scripts/setup.sh (installs Debian's chromium)", pytrace=False)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        yield p
-
-
-@pytest.fixture(scope="session")
-def browser(pw):
-    b = pw.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-    yield b
-    b.close()
 
 
 @pytest.fixture
@@ -481,20 +447,20 @@ def test_fill_in_export_import_and_clear(ctx, server, tmp_path):
     page.reload()
     assert _values(page) == dict.fromkeys(FIELDS, "")
 
-    # Import restores every answer exactly (including a line that looks like one of the headings).
+    # Import shows what it will change, then restores every answer exactly (including a line that looks like a heading).
     page.locator("input[data-ps-import]").set_input_files(str(exported))
-    page.wait_for_function("document.querySelector(\"textarea[data-ps-field='skip']\").value !== ''")
+    page.locator(".ps-fillin__preview").get_by_role("button", name="确认导入").click()
     assert _values(page) == ANSWERS
     page.reload()
     assert _values(page) == ANSWERS
 
-    # Importing over different text asks first; dismissing keeps the current text.
+    # Importing over different text says so first; cancelling keeps the current text.
     _field(page, "skip").fill("改过的回答")
-    asked = []
-    page.once("dialog", lambda d: (asked.append(d.message), d.dismiss()))
     page.locator("input[data-ps-import]").set_input_files(str(exported))
-    page.wait_for_function("document.querySelector('#ps-fillin-status').textContent !== ''")
-    assert asked and _field(page, "skip").input_value() == "改过的回答"
+    preview = page.locator(".ps-fillin__preview")
+    preview.get_by_text("我认为当前不必深入的策略：替换").wait_for()  # the file is read asynchronously
+    preview.get_by_role("button", name="取消导入").click()
+    assert _field(page, "skip").input_value() == "改过的回答"
     assert not log.problems(), log.problems()
 
 

@@ -224,14 +224,22 @@ def test_stage_params_moe_divides_experts_by_ep():
 
 
 def test_gather_peak_is_largest_unit():
-    # Zhao et al. 2023 §3.2-§3.3: two units of bf16 weights (prefetch) + one unit of bf16 grads.
-    # Llama-3 8B: the embedding (128256 x 4096 = 525M) is larger than a layer (218M).
+    # Zhao et al. 2023 §3.2-§3.3: two blocks of bf16 weights (prefetch) + one block of bf16 grads,
+    # beside the root unit (torchtitan's wrapping: embedding, final norm, head), whose bf16 weights
+    # stay gathered from forward to backward. Llama-3 8B: embedding 128256 x 4096 = 525M, a layer 218M.
     m = MODELS["llama3-8b"]
-    assert m.embedding_params > m.layer_params
-    assert gather_peak(m, stage=0, pp=2) == 6 * m.embedding_params
-    assert gather_peak(m, stage=0, pp=2, prefetch=False) == 4 * m.embedding_params
-    # A middle stage of a 4-stage pipeline has only layers.
-    assert gather_peak(m, pp=4, stage=1) == 6 * m.layer_params
+    emb, layer = 128256 * 4096, m.layer_params
+    assert gather_peak(m, stage=0, pp=2) == 2 * emb + 6 * layer
+    # without prefetch the root's own backward (weights + grads of the embedding) is the larger moment
+    assert gather_peak(m, stage=0, pp=2, prefetch=False) == max(2 * emb + 4 * layer, 4 * emb) == 4 * emb
+    # A middle stage of a 4-stage pipeline has only blocks.
+    assert gather_peak(m, pp=4, stage=1) == 6 * layer
+    # One stage: the root holds embedding, head and final norm; its own backward (weights + grads,
+    # 4 bytes a parameter) is the larger moment.
+    root = 2 * emb + 4096
+    assert gather_peak(m) == max(2 * root + 6 * layer, 4 * root) == 4 * root
+    units = {u.name: u for u in memory.fsdp_units(m)}
+    assert units["block"].count == 32 and units["root"].params == root and not units["root"].reshard_after_forward
 
 
 # ---------------------------------------------------------------------------------- breakdown

@@ -1,22 +1,38 @@
 /*
- * 学后填写区 (docs/fill-in.md): answers saved in this browser only.
+ * 学后填写区 (docs/fill-in.md): the reader's answers, kept in this browser only. Nothing is sent anywhere.
  *
- * - Each <textarea data-ps-field="name"> is saved to localStorage under "parallelsel:fill-in:<name>" as the reader types,
- *   and restored on load. Nothing is sent anywhere.
- * - Export writes a Markdown file: "# <page title>", then one "## <label text>" section per field.
- * - Import reads the same format back (only the known headings are recognised; other text stays inside the answer).
- * - Clear asks with confirm() before erasing.
+ * Storage (localStorage of this site):
+ * - "parallelsel:fill-in:<name>": the answer of <textarea data-ps-field="name">, plain text (absent when empty).
+ * - "parallelsel:fill-in-other:<name>": JSON list of other versions of that answer, kept when two tabs changed it
+ *   without seeing each other's text. They are shown under the field until the reader picks one.
  *
- * Works on a plain static host (DOMContentLoaded) and with Material's instant navigation (document$), and does nothing on
- * pages without the form.
+ * Rules:
+ * - Every keystroke saves. A save first reads what is stored: if it changed since this tab last saw it (another tab),
+ *   that text is kept as an "other version" before ours is written, so nothing is overwritten unseen.
+ * - Another tab's save (the "storage" event) updates a field here unless the reader is editing it (focused, page
+ *   visible) or it holds unsaved text; then the newer text is shown beside the field instead.
+ * - A failed save leaves the text in the field and shows an alert (fixed in the viewport) until a save succeeds;
+ *   leaving the page with unsaved text asks first. Without storage the page says so at once; export still works.
+ * - Export: "# title", then "## <label>", a blank line, the answer, a blank line, per field. A line of an answer that
+ *   starts with optional blanks, backslashes and "#" gets one more backslash after its blanks, so no answer line can
+ *   read as a heading; import removes exactly that backslash. Export -> import gives every answer back exactly.
+ * - Import shows what it would change (replaced / filled / kept / unknown headings) and changes nothing until the
+ *   reader confirms; fields absent or empty in the file are kept; bad files change nothing; success is reported only
+ *   after everything was stored (a partial failure is rolled back).
  */
 (function () {
   "use strict";
 
   var PREFIX = "parallelsel:fill-in:";
+  var OTHER_PREFIX = "parallelsel:fill-in-other:";
   var FILENAME = "parallelsel-fill-in.md";
+  var MAX_IMPORT_BYTES = 2 * 1024 * 1024;
+  var OTHER_SUFFIX = "（另一个版本）";
+  var INTRO = "导出自 parallelsel 的学后填写区。每个二级标题是一个问题，下面是回答；" +
+    "回答里以 # 开头的行前面多加了一个反斜杠，导入时会去掉。";
+  var controllers = [];
 
-  function storage() {
+  function openStorage() {
     try {
       var s = window.localStorage;
       var probe = PREFIX + "__probe__";
@@ -24,175 +40,492 @@
       s.removeItem(probe);
       return s;
     } catch (e) {
-      return null; // blocked (privacy settings, some file:// setups): the page still works, without saving
+      return null; // blocked (privacy settings, some file:// setups) or full
     }
   }
 
-  function labelOf(form, area) {
-    var label = form.querySelector('label[for="' + area.id + '"]');
-    return (label ? label.textContent : area.name).trim();
+  function el(tag, attrs, text) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+    if (text !== undefined) node.textContent = text;
+    return node;
   }
 
-  function toMarkdown(title, fields) {
-    var headings = fields.map(function (f) { return "## " + f.label; });
-    var out = ["# " + title, ""];
-    fields.forEach(function (f) {
-      out.push("## " + f.label, "");
-      var body = f.area.value.replace(/\r\n?/g, "\n").replace(/\s+$/, "");
-      // A line identical to one of our headings would split the answer on import: escape it.
-      body = body.split("\n").map(function (line) {
-        return headings.indexOf(line.trim()) >= 0 ? "\\" + line : line;
-      }).join("\n");
-      if (body) out.push(body, "");
+  function button(text, onClick, primary) {
+    var b = el("button", { type: "button", "class": "md-button" + (primary ? " md-button--primary" : "") }, text);
+    b.addEventListener("click", onClick);
+    return b;
+  }
+
+  // ------------------------------------------------------------------------------------------------ export format
+
+  function escapeLine(line) { return line.replace(/^([ \t]*)(?=\\*#)/, "$1\\"); }
+  function unescapeLine(line) { return line.replace(/^([ \t]*)\\(?=\\*#)/, "$1"); }
+
+  /* The text of a level-2 ATX heading (CommonMark: up to 3 spaces, "##", a blank or the end), or null. */
+  function headingText(line) {
+    var m = /^ {0,3}##(?:[ \t](.*))?$/.exec(line);
+    if (!m) return null;
+    var text = (m[1] || "").trim();
+    text = /^#+$/.test(text) ? "" : text.replace(/[ \t]+#+$/, "");
+    return text.replace(/[ \t]+/g, " ").trim();
+  }
+
+  function section(lines, heading, body) {
+    lines.push("## " + heading, "");
+    if (body) body.split("\n").forEach(function (line) { lines.push(escapeLine(line)); });
+    if (body) lines.push("");
+  }
+
+  function toMarkdown(title, entries) {
+    var lines = ["# " + title, "", INTRO, ""];
+    entries.forEach(function (e) {
+      section(lines, e.label, e.text);
+      e.others.forEach(function (v) { section(lines, e.label + OTHER_SUFFIX, v); });
     });
-    return out.join("\n");
+    return lines.join("\n");
   }
 
-  /* Returns {label: answer} for the known labels found in the text (null if none was found). */
+  /* {values: {label: text}, others: {label: [text]}, unknown: [heading], duplicate: label or null}. */
   function fromMarkdown(text, labels) {
-    var lines = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n").split("\n");
-    var found = {};
+    var sections = [];
     var current = null;
-    var any = false;
-    lines.forEach(function (line) {
-      var m = /^##[ \t]+(.*?)[ \t#]*$/.exec(line);
-      if (m && labels.indexOf(m[1]) >= 0) {
-        current = m[1];
-        found[current] = [];
-        any = true;
-        return;
-      }
-      if (/^#[ \t]/.test(line) && current === null) return; // the file's title
-      if (current !== null) {
-        var unescaped = /^\\##[ \t]/.test(line) ? line.slice(1) : line;
-        found[current].push(unescaped);
+    text.replace(/\r\n?/g, "\n").split("\n").forEach(function (line) {
+      var h = headingText(line);
+      if (h !== null) {
+        current = { heading: h, lines: [] };
+        sections.push(current);
+      } else if (current) {
+        current.lines.push(line);
       }
     });
-    if (!any) return null;
-    var result = {};
-    Object.keys(found).forEach(function (k) {
-      result[k] = found[k].join("\n").replace(/^\s*\n/, "").replace(/\s+$/, "");
+    var out = { values: {}, others: {}, unknown: [], duplicate: null };
+    sections.forEach(function (s) {
+      var lines = s.lines;
+      if (lines.length && lines[0] === "") lines = lines.slice(1); // the blank line after the heading
+      if (lines.length && lines[lines.length - 1] === "") lines = lines.slice(0, -1); // and before the next one
+      var body = lines.map(unescapeLine).join("\n");
+      var otherOf = s.heading.slice(0, -OTHER_SUFFIX.length);
+      if (labels.indexOf(s.heading) >= 0) {
+        if (Object.prototype.hasOwnProperty.call(out.values, s.heading)) out.duplicate = out.duplicate || s.heading;
+        out.values[s.heading] = body;
+      } else if (s.heading.slice(-OTHER_SUFFIX.length) === OTHER_SUFFIX && labels.indexOf(otherOf) >= 0) {
+        if (body) (out.others[otherOf] = out.others[otherOf] || []).push(body);
+      } else {
+        out.unknown.push(s.heading);
+      }
     });
-    return result;
+    return out;
   }
 
-  function init(form) {
-    if (form.dataset.psReady === "1") return;
-    form.dataset.psReady = "1";
+  // ------------------------------------------------------------------------------------------------ one form
 
-    var store = storage();
+  function Controller(form) {
+    var self = this;
+    var store = openStorage();
     var status = form.querySelector("[role=status]");
     var fileInput = form.querySelector("input[data-ps-import]");
+    var actions = form.querySelector(".ps-fillin__actions");
     var titleEl = document.querySelector(".md-content h1") || document.querySelector("h1");
     var title = titleEl ? titleEl.textContent.replace(/[¶#]\s*$/, "").trim() : document.title;
-    var fields = Array.prototype.map.call(form.querySelectorAll("textarea[data-ps-field]"), function (area) {
-      return { key: PREFIX + area.dataset.psField, area: area, label: labelOf(form, area) };
-    });
+    var alerts = el("div", { "class": "ps-fillin__alerts md-typeset", role: "alert" });
+    var preview = el("div", { "class": "ps-fillin__preview", role: "region", "aria-label": "导入预览", tabindex: "-1" });
+    var importProblem = null;
+    var exported = null; // the answers as last exported: unsaved text that is also in a file is not lost
+    var alertsShown = "";
     var statusTimer = null;
+    alerts.hidden = true;
+    preview.hidden = true;
+    document.body.appendChild(alerts);
+    actions.parentNode.insertBefore(preview, actions.nextSibling);
+
+    var fields = Array.prototype.map.call(form.querySelectorAll("textarea[data-ps-field]"), function (area) {
+      var label = form.querySelector('label[for="' + area.id + '"]');
+      var f = {
+        name: area.dataset.psField, key: PREFIX + area.dataset.psField, otherKey: OTHER_PREFIX + area.dataset.psField,
+        area: area, label: (label ? label.textContent : area.name).trim(),
+        base: "", newer: null, others: [], panel: el("div", { "class": "ps-fillin__conflict", role: "group" }), shown: "",
+      };
+      f.panel.hidden = true;
+      f.panel.setAttribute("aria-label", "“" + f.label + "”的另一个版本");
+      area.parentNode.insertBefore(f.panel, area.nextSibling);
+      return f;
+    });
 
     function say(message) {
       if (!status) return;
       status.textContent = message;
       clearTimeout(statusTimer);
-      statusTimer = setTimeout(function () { status.textContent = ""; }, 4000);
+      statusTimer = setTimeout(function () { status.textContent = ""; }, 8000);
     }
 
-    function save(f) {
-      if (!store) return;
+    function read(key) {
+      try { return (store && store.getItem(key)) || ""; } catch (e) { return ""; }
+    }
+
+    function readOthers(f) {
       try {
-        if (f.area.value) store.setItem(f.key, f.area.value);
-        else store.removeItem(f.key);
+        var list = JSON.parse(read(f.otherKey) || "[]");
+        return Array.isArray(list) ? list.filter(function (v) { return typeof v === "string" && v; }) : [];
       } catch (e) {
-        say("无法保存到本浏览器（存储已满或被禁止）：请导出为 Markdown 文件。");
+        return [];
       }
     }
 
-    function setAll(values) {
-      fields.forEach(function (f) {
-        f.area.value = values[f.label] || "";
-        save(f);
+    /* The versions worth showing or keeping: distinct, not empty, not equal to a text in `kept`, and not held whole
+       inside another text (an earlier state of the same typing adds nothing to the later one). */
+    function distinct(list, kept) {
+      var all = list.concat(kept);
+      return list.filter(function (v, i) {
+        return v && list.indexOf(v) === i && kept.indexOf(v) < 0 &&
+          !all.some(function (t) { return t !== v && t.indexOf(v) >= 0; });
       });
     }
 
-    if (!store) {
-      say("这个浏览器不允许本地保存：内容在刷新后会丢失，请导出为 Markdown 文件。");
+    function writeOthers(f, list, kept) { // throws when storage refuses; `kept`: texts already stored elsewhere
+      list = distinct(list, kept || []);
+      if (list.length) store.setItem(f.otherKey, JSON.stringify(list));
+      else store.removeItem(f.otherKey);
+      f.others = list;
     }
 
-    fields.forEach(function (f) {
-      if (store) {
-        var saved = store.getItem(f.key);
-        if (saved !== null) f.area.value = saved;
+    /* Store `text` as f's answer; whatever it would overwrite unseen is kept as another version. */
+    function commit(f, text) {
+      if (!store) return false;
+      try {
+        var stored = read(f.key);
+        if (stored !== f.base && stored !== text && stored !== "") {
+          var list = readOthers(f).filter(function (v) { return v !== f.base && v !== stored && v !== text; });
+          list.push(stored);
+          writeOthers(f, list);
+        }
+        if (text) store.setItem(f.key, text);
+        else store.removeItem(f.key);
+        f.base = text;
+        f.newer = null;
+        if (text && readOthers(f).some(function (v) { return text.indexOf(v) >= 0; })) {
+          try { writeOthers(f, readOthers(f), [text]); } catch (e) { /* the extra copy stays */ }
+        }
+        return true;
+      } catch (e) {
+        return false;
       }
-      f.area.addEventListener("input", function () { save(f); });
-    });
+    }
 
-    // Another tab of the same site edited an answer: show it here too, unless the reader is typing in that box.
-    window.addEventListener("storage", function (event) {
-      fields.forEach(function (f) {
-        if (event.key === f.key && document.activeElement !== f.area) f.area.value = event.newValue || "";
+    function dirty(f) { return f.area.value !== f.base; }
+
+    function saveAll() {
+      fields.forEach(function (f) { if (dirty(f)) commit(f, f.area.value); });
+      render();
+    }
+
+    function editing(f) { return document.activeElement === f.area && document.visibilityState === "visible"; }
+
+    /* Take in what another tab stored. */
+    function sync(f) {
+      f.others = readOthers(f);
+      var stored = read(f.key);
+      if (stored === f.base) return;
+      if (stored === f.area.value) {
+        f.base = stored;
+        f.newer = null;
+      } else if (!dirty(f) && !editing(f)) {
+        f.area.value = stored;
+        f.base = stored;
+        f.newer = null;
+        say("另一个标签页更新了“" + f.label + "”，这里已经换成新的内容。");
+      } else {
+        f.newer = stored; // the reader's text stays; the newer one is shown beside it
+      }
+    }
+
+    function versions(f) {
+      return distinct(f.others.concat(f.newer ? [f.newer] : []), [f.area.value]);
+    }
+
+    function resolve(f, v, how) {
+      if (v === f.newer) { // seen now: it is no longer "unseen" text
+        f.base = read(f.key);
+        f.newer = null;
+      }
+      var rest = readOthers(f).filter(function (o) { return o !== v; });
+      try { writeOthers(f, rest, [read(f.key)]); } catch (e) { /* stays listed */ }
+      if (how === "use") f.area.value = v;
+      if (how === "append") f.area.value = f.area.value ? f.area.value.replace(/\n*$/, "\n\n") + v : v;
+      saveAll();
+      f.area.focus();
+    }
+
+    function renderPanel(f) {
+      var list = versions(f);
+      var key = JSON.stringify(list);
+      if (key === f.shown) return;
+      f.shown = key;
+      f.panel.textContent = "";
+      f.panel.hidden = !list.length;
+      if (!list.length) return;
+      f.panel.appendChild(el("p", { "class": "ps-fillin__conflict-note" },
+        "另一个标签页也改了这个回答，两个版本都留着：上面的框里是这个标签页的版本，下面是另一个。" +
+        "请选一个，或把两个接在一起。"));
+      list.forEach(function (v, i) {
+        var id = f.area.id + "-other-" + (i + 1);
+        f.panel.appendChild(el("label", { "for": id, "class": "ps-fillin__label" },
+          "另一个版本" + (list.length > 1 ? " " + (i + 1) : "")));
+        var box = el("textarea", { id: id, readonly: "", rows: "4" });
+        box.value = v;
+        f.panel.appendChild(box);
+        var row = el("div", { "class": "ps-fillin__actions" });
+        row.appendChild(button("改用这个版本", function () { resolve(f, v, "use"); }));
+        row.appendChild(button("接在框里的回答后面", function () { resolve(f, v, "append"); }));
+        row.appendChild(button("删去这个版本", function () { resolve(f, v, "drop"); }));
+        f.panel.appendChild(row);
       });
-    });
+    }
 
-    form.addEventListener("submit", function (event) { event.preventDefault(); });
+    function names(list) { return list.map(function (f) { return "“" + f.label + "”"; }).join("、"); }
 
-    form.querySelector('[data-ps-action="export"]').addEventListener("click", function () {
-      var blob = new Blob([toMarkdown(title, fields)], { type: "text/markdown;charset=utf-8" });
+    function renderAlerts() {
+      var messages = [];
+      if (!store) {
+        messages.push(["这个浏览器不允许本站在本地保存（隐私设置、无痕模式或存储已满）：你写的内容在刷新或关闭页面后会丢失。" +
+          "写完请用“导出为 Markdown”存成文件。", "export"]);
+      } else {
+        var unsaved = fields.filter(dirty);
+        if (unsaved.length) {
+          messages.push(["没能保存 " + names(unsaved) + "（本地存储已满或被禁止）。文字还在框里，但刷新或关闭页面会丢失：" +
+            "请先导出为 Markdown 文件。", "export", "retry"]);
+        }
+      }
+      var conflicted = fields.filter(function (f) { return versions(f).length; });
+      if (conflicted.length) {
+        messages.push([names(conflicted) + " 在另一个标签页也被改过：两个版本都留着，请在这一题下面选择保留哪个。", "show"]);
+      }
+      if (importProblem) messages.push([importProblem, "dismiss"]);
+      var key = JSON.stringify(messages);
+      if (key === alertsShown) return;
+      alertsShown = key;
+      alerts.textContent = "";
+      messages.forEach(function (m) {
+        var box = el("div", { "class": "ps-fillin__alert" });
+        box.appendChild(el("p", {}, m[0]));
+        var row = el("div", { "class": "ps-fillin__actions" });
+        m.slice(1).forEach(function (action) {
+          if (action === "export") row.appendChild(button("立即导出为 Markdown", exportFile, true));
+          if (action === "retry") row.appendChild(button("重试保存", saveAll));
+          if (action === "show") {
+            row.appendChild(button("查看", function () {
+              var first = fields.filter(function (f) { return versions(f).length; })[0];
+              if (first) { first.panel.scrollIntoView({ block: "center" }); first.area.focus({ preventScroll: true }); }
+            }));
+          }
+          if (action === "dismiss") row.appendChild(button("知道了", function () { importProblem = null; render(); }));
+        });
+        box.appendChild(row);
+        alerts.appendChild(box);
+      });
+      alerts.hidden = !messages.length;
+      document.body.style.paddingBottom = messages.length ? alerts.offsetHeight + "px" : "";
+    }
+
+    function render() {
+      fields.forEach(renderPanel);
+      renderAlerts();
+    }
+
+    function snapshot() { return JSON.stringify(fields.map(function (f) { return f.area.value; })); }
+
+    this.hasUnsaved = function () {
+      var lost = store ? fields.some(dirty) : fields.some(function (f) { return f.area.value; });
+      return lost && snapshot() !== exported;
+    };
+
+    this.sync = function () {
+      fields.forEach(sync);
+      render();
+    };
+
+    function exportFile() {
+      var entries = fields.map(function (f) { return { label: f.label, text: f.area.value, others: versions(f) }; });
+      var blob = new Blob([toMarkdown(title, entries)], { type: "text/markdown;charset=utf-8" });
       var url = URL.createObjectURL(blob);
-      var a = document.createElement("a");
-      a.href = url;
-      a.download = FILENAME;
+      var a = el("a", { href: url, download: FILENAME });
       document.body.appendChild(a);
       a.click();
       a.remove();
       setTimeout(function () { URL.revokeObjectURL(url); }, 1000);
-      say("已导出为 " + FILENAME + "。");
-    });
+      exported = snapshot();
+      say("已导出为 " + FILENAME + "（在浏览器的下载里）。");
+    }
 
+    // ------------------------------------------------------------------------------------------------ import
+
+    function refuse(file, why) {
+      importProblem = "没有导入 " + file.name + "：" + why + "本页回答没有改变。";
+      preview.hidden = true;
+      render();
+    }
+
+    function chars(text) { return Array.from(text).length + " 字"; }
+
+    function showPreview(file, parsed) {
+      var plan = [];
+      var lines = [];
+      fields.forEach(function (f) {
+        var text = parsed.values[f.label];
+        var now = f.area.value;
+        var add = (parsed.others[f.label] || []).filter(function (v) {
+          return v !== now && v !== text && versions(f).indexOf(v) < 0;
+        });
+        if (text === undefined) lines.push(f.label + "：保留（文件里没有这一题）");
+        else if (text === "") lines.push(f.label + "：保留（文件里这一题是空的）");
+        else if (text === now) lines.push(f.label + "：不变（与文件相同）");
+        else if (!now) lines.push(f.label + "：填入文件里的回答（" + chars(text) + "，框里原来是空的）");
+        else lines.push(f.label + "：替换——框里的回答（" + chars(now) + "）会换成文件里的（" + chars(text) + "）");
+        if (add.length) lines.push(f.label + "：另有 " + add.length + " 个版本，会放在这一题下面，不替换回答");
+        if ((text && text !== now) || add.length) plan.push({ f: f, text: text && text !== now ? text : null, add: add });
+      });
+      preview.textContent = "";
+      preview.appendChild(el("p", { "class": "ps-fillin__label" }, "导入预览：" + file.name));
+      preview.appendChild(el("p", {}, plan.length ? "确认之前什么都不会改变。导入后本页会这样变：" :
+        "文件里的回答与本页现在的一样，没有需要导入的内容。"));
+      var ul = el("ul");
+      lines.forEach(function (t) { ul.appendChild(el("li", {}, t)); });
+      preview.appendChild(ul);
+      if (parsed.unknown.length) {
+        preview.appendChild(el("p", {}, "文件里这些标题不是本页的问题，不会导入：" +
+          parsed.unknown.map(function (h) { return "“" + h + "”"; }).join("、") + "。"));
+      }
+      var row = el("div", { "class": "ps-fillin__actions" });
+      if (plan.length) row.appendChild(button("确认导入", function () { apply(file, plan); }, true));
+      if (plan.length) row.appendChild(button("先导出现在的回答", exportFile));
+      row.appendChild(button(plan.length ? "取消导入" : "关闭", function () {
+        preview.hidden = true;
+        if (plan.length) say("已取消导入，本页回答没有改变。");
+      }));
+      preview.appendChild(row);
+      preview.hidden = false;
+      preview.scrollIntoView({ block: "nearest" });
+      preview.focus({ preventScroll: true });
+    }
+
+    function apply(file, plan) {
+      preview.hidden = true;
+      var before = plan.map(function (p) { return { value: p.f.area.value, others: readOthers(p.f) }; });
+      plan.forEach(function (p) { if (p.text !== null) p.f.area.value = p.text; });
+      if (!store) {
+        render();
+        say("已把 " + file.name + " 的内容填入本页，但这个浏览器不能保存：请记得导出。");
+        return;
+      }
+      var ok = plan.every(function (p) { return p.text === null || commit(p.f, p.text); });
+      ok = ok && plan.every(function (p) {
+        if (!p.add.length) return true;
+        try { writeOthers(p.f, readOthers(p.f).concat(p.add)); return true; } catch (e) { return false; }
+      });
+      if (!ok) { // put back what was there, so the page and the stored copy agree again
+        plan.forEach(function (p, i) {
+          p.f.area.value = before[i].value;
+          commit(p.f, before[i].value);
+          try { writeOthers(p.f, before[i].others); } catch (e) { /* unchanged if it cannot be written */ }
+        });
+        refuse(file, "浏览器的本地存储放不下（已满或被禁止）。");
+        return;
+      }
+      render();
+      say("已从 " + file.name + " 导入并保存：" + plan.filter(function (p) { return p.text !== null; }).length +
+        " 个回答有改动。");
+    }
+
+    function load(file) {
+      importProblem = null;
+      preview.hidden = true;
+      render();
+      if (file.size === 0) return refuse(file, "文件是空的。");
+      if (file.size > MAX_IMPORT_BYTES) {
+        return refuse(file, "文件有 " + (file.size / 1048576).toFixed(1) + " MB，超过导入上限 " +
+          (MAX_IMPORT_BYTES / 1048576) + " MB（导出的文件远比这小，这多半不是导出的文件）。");
+      }
+      file.arrayBuffer().then(function (buffer) {
+        var text;
+        try {
+          text = new TextDecoder("utf-8", { fatal: true }).decode(buffer);
+        } catch (e) {
+          return refuse(file, "它不是 UTF-8 文本（导出的 Markdown 文件是）。");
+        }
+        if (!text.trim()) return refuse(file, "文件里只有空白。");
+        if (text.indexOf("\u0000") >= 0) return refuse(file, "它不是文本文件。");
+        var parsed = fromMarkdown(text, fields.map(function (f) { return f.label; }));
+        if (parsed.duplicate) {
+          return refuse(file, "“" + parsed.duplicate + "”这个标题在文件里出现了不止一次，无法确定用哪一段。" +
+            "请在编辑器里删去多余的一段再导入。");
+        }
+        if (!Object.keys(parsed.values).length && !Object.keys(parsed.others).length) {
+          return refuse(file, "文件里没有本页的问题标题（以“## ”开头，例如“## " + fields[0].label + "”）。");
+        }
+        showPreview(file, parsed);
+      }, function () {
+        refuse(file, "浏览器读不了这个文件。");
+      });
+    }
+
+    // ------------------------------------------------------------------------------------------------ wiring
+
+    fields.forEach(function (f) {
+      f.base = read(f.key);
+      f.others = readOthers(f);
+      f.area.value = f.base;
+      f.area.addEventListener("input", saveAll);
+    });
+    form.addEventListener("submit", function (event) { event.preventDefault(); });
+    form.querySelector('[data-ps-action="export"]').addEventListener("click", exportFile);
     form.querySelector('[data-ps-action="import"]').addEventListener("click", function () {
       fileInput.value = "";
       fileInput.click();
     });
-
     fileInput.addEventListener("change", function () {
-      var file = fileInput.files && fileInput.files[0];
-      if (!file) return;
-      var reader = new FileReader();
-      reader.onload = function () {
-        var parsed = fromMarkdown(String(reader.result), fields.map(function (f) { return f.label; }));
-        if (!parsed) {
-          say("没有在文件里找到本页的问题标题（以 “## ” 开头），未导入任何内容。");
-          return;
-        }
-        var overwrites = fields.some(function (f) { return f.area.value && f.area.value !== (parsed[f.label] || ""); });
-        if (overwrites && !window.confirm("导入会替换当前已填写的内容。继续吗？")) {
-          say("已取消导入。");
-          return;
-        }
-        setAll(parsed);
-        say("已从 " + file.name + " 导入。");
-      };
-      reader.onerror = function () { say("无法读取这个文件。"); };
-      reader.readAsText(file, "utf-8");
+      if (fileInput.files && fileInput.files[0]) load(fileInput.files[0]);
     });
-
     form.querySelector('[data-ps-action="clear"]').addEventListener("click", function () {
-      var empty = fields.every(function (f) { return !f.area.value; });
-      if (empty) {
+      if (fields.every(function (f) { return !f.area.value && !versions(f).length; })) {
         say("没有需要清空的内容。");
         return;
       }
-      if (!window.confirm("清空本页全部回答？清空后不能恢复（可以先导出备份）。")) {
+      if (!window.confirm("清空本页全部回答（连同另一个版本）？清空后不能恢复（可以先导出备份）。")) {
         say("已取消，内容保留。");
         return;
       }
-      setAll({});
+      fields.forEach(function (f) {
+        f.base = read(f.key); // the reader asked to erase what is stored, whichever tab wrote it
+        f.newer = null;
+        f.area.value = "";
+        try { if (store) writeOthers(f, []); else f.others = []; } catch (e) { /* shown again below */ }
+      });
+      saveAll();
       say("已清空。");
     });
+    render();
+    self.form = form;
   }
 
+  window.addEventListener("storage", function (event) {
+    if (event.key !== null && event.key.indexOf(PREFIX) !== 0 && event.key.indexOf(OTHER_PREFIX) !== 0) return;
+    controllers.forEach(function (c) { if (document.contains(c.form)) c.sync(); });
+  });
+
+  window.addEventListener("beforeunload", function (event) {
+    var unsaved = controllers.some(function (c) { return document.contains(c.form) && c.hasUnsaved(); });
+    if (unsaved) {
+      event.preventDefault();
+      event.returnValue = ""; // older Chromium needs it set to show the prompt
+    }
+  });
+
   function initAll() {
-    var forms = document.querySelectorAll("form[data-ps-fillin]");
-    Array.prototype.forEach.call(forms, init);
+    Array.prototype.forEach.call(document.querySelectorAll("form[data-ps-fillin]"), function (form) {
+      if (form.dataset.psReady === "1") return;
+      form.dataset.psReady = "1";
+      controllers.push(new Controller(form));
+    });
   }
 
   if (window.document$ && typeof window.document$.subscribe === "function") {

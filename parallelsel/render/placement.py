@@ -14,15 +14,29 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
 from parallelsel._check import ParallelselError, positive_int
-from parallelsel.hardware import Cluster
+from parallelsel.hardware import Cluster, Link
 from parallelsel.placement import groups_on_nodes
 from parallelsel.plan import Plan
 from parallelsel.render.style import COLORS, chart, to_svg
+from parallelsel.render.tables import fmt_rate
 
-__all__ = ["Slot", "GroupSpan", "layout", "group_spans", "placement_diagram"]
+__all__ = ["Slot", "GroupSpan", "layout", "group_spans", "link_text", "placement_diagram"]
 
 # One hue per pipeline stage (stage 0 first); DP ranks are shown as lighter tints of it.
 _STAGE_COLORS = ["#4C78A8", "#F58518", "#54A24B", "#B279A2", "#9D755D", "#72B7B2", "#EECA3B", "#FF9DA6"]
+
+
+def link_text(link: Link) -> str:
+    """A link's bandwidth as the page states it: per GPU, or NICs a whole node shares.
+
+    Examples:
+        >>> from parallelsel import LINKS
+        >>> link_text(LINKS["nvlink3"]), link_text(LINKS["eth-25g"])
+        ('每卡 300 GB/s', '每节点 1 块网卡、每块 3.12 GB/s，节点内各卡分用')
+    """
+    if link.per == "gpu":
+        return f"每卡 {fmt_rate(link.bandwidth)}"
+    return f"每节点 {link.nics} 块网卡、每块 {fmt_rate(link.bandwidth)}，节点内各卡分用"
 
 
 @dataclass(frozen=True)

@@ -53,10 +53,18 @@ ZH: dict[str, str] = {
     "ep_needs_moe": "EP={ep} 只适用于 MoE 模型，{model} 是稠密模型",
     "experts_not_divisible": "专家数 {experts} 不能被 EP={ep} 整除",
     # memory (parallelsel.estimate)
-    "memory_exceeds_device": "每卡内存 {bytes:size} > 可用 {capacity:size}{stage:stage}",
+    "memory_exceeds_device": "每卡内存 {bytes:size} > 可用 {capacity:size}[（{usable:size} × (1 − 余量 {headroom:pct})）]{stage:stage}",
     # search: plans left out without being timed
     "dominated_by_less_recompute": "同一配置已有重算更少的方案放得下",
     "ranked_below_top": "排名在前 {top} 之后",
+    # PP with ZeRO/FSDP: which stacks run it (parallelsel.stacks)
+    "pp_zero1_stacks": ("PP={pp} 配 ZeRO-{zero}：Megatron-LM 的分布式优化器（只分片优化器状态）和 DeepSpeed 的流水线引擎"
+                        "都这样跑，每步一次梯度 reduce-scatter、一次参数 all-gather"),
+    "pp_zero2_no_stack": ("PP={pp} 配 ZeRO-{zero} 没有框架这样跑：DeepSpeed 的流水线引擎只接受 ZeRO 阶段 < 2，"
+                          "Megatron-LM 只有类 ZeRO-1 的分布式优化器，torchtitan 的 FSDP2 + PP 是另一种做法"),
+    "pp_fsdp_torchtitan": ("PP={pp} 配 ZeRO-{zero}（FSDP）按 torchtitan 的 FSDP2 + PP 计：前向后不重分片，梯度到最后一个微批才 "
+                           "reduce-scatter，一步只 gather 一次，峰值时本段参数与梯度完整在卡上（内存同 ZeRO-1）；"
+                           "DeepSpeed 的流水线引擎不接受 ZeRO-3"),
 }
 
 EN: dict[str, str] = {
@@ -72,9 +80,17 @@ EN: dict[str, str] = {
     "interleave_microbatches": "the interleaved schedule needs the {microbatches} micro-batches divisible by PP={pp}",
     "ep_needs_moe": "EP={ep} applies to MoE models only; {model} is dense",
     "experts_not_divisible": "{experts} experts are not divisible by EP={ep}",
-    "memory_exceeds_device": "memory per GPU {bytes:size} > usable {capacity:size}{stage:stage}",
+    "memory_exceeds_device": "memory per GPU {bytes:size} > usable {capacity:size}[ ({usable:size} × (1 − headroom {headroom:pct}))]{stage:stage}",
     "dominated_by_less_recompute": "the same plan with less recomputation already fits",
     "ranked_below_top": "ranked below the top {top}",
+    "pp_zero1_stacks": ("PP={pp} with ZeRO-{zero}: Megatron-LM's distributed optimizer (optimizer state sharded) and "
+                        "DeepSpeed's pipeline engine run it, with one gradient reduce-scatter and one weight all-gather per step"),
+    "pp_zero2_no_stack": ("PP={pp} with ZeRO-{zero} is run by no stack: DeepSpeed's pipeline engine accepts only ZeRO "
+                          "stages below 2, Megatron-LM offers only its ZeRO-1-like distributed optimizer, torchtitan's "
+                          "FSDP2 + PP works differently"),
+    "pp_fsdp_torchtitan": ("PP={pp} with ZeRO-{zero} (FSDP) counted as torchtitan's FSDP2 + PP: no reshard after forward, "
+                           "gradients reduce-scattered at the last micro-batch, one gather per step, the stage's weights "
+                           "and gradients whole at the peak (ZeRO-1's memory); DeepSpeed's pipeline engine refuses ZeRO-3"),
 }
 
 # Category names for the search's exclusion table (a count of plans per code, so no per-plan numbers).
@@ -94,6 +110,7 @@ TITLES_ZH: dict[str, str] = {
     "memory_exceeds_device": "内存放不下",
     "dominated_by_less_recompute": "重算更多的同配置方案（被支配）",
     "ranked_below_top": "排名在前 {top} 之后",
+    "pp_zero2_no_stack": "PP 配 ZeRO-2（没有框架这样跑）",
 }
 
 TITLES_EN: dict[str, str] = {
@@ -112,6 +129,7 @@ TITLES_EN: dict[str, str] = {
     "memory_exceeds_device": "does not fit in memory",
     "dominated_by_less_recompute": "same plan with more recomputation (dominated)",
     "ranked_below_top": "ranked below the top {top}",
+    "pp_zero2_no_stack": "PP with ZeRO-2 (no stack runs it)",
 }
 
 # -- words ---------------------------------------------------------------------------------------

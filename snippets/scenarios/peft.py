@@ -3,7 +3,7 @@
 # the base weights are frozen in bf16, so only the adapters carry gradients and Adam state.
 import parallelsel as ps
 from parallelsel.matrix import paper_cases
-from parallelsel.memory import ALLOCATOR_OVERHEAD, activations_per_layer, logits_activations, model_states
+from parallelsel.memory import ALLOCATOR_OVERHEAD, activations_per_layer, budget, logits_activations, model_states
 from parallelsel.render.memory_charts import memory_bars
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 from parallelsel.render.tables import fmt_bytes, fmt_count, markdown_table
@@ -41,7 +41,8 @@ rows = [[label.split("（")[0], fmt_count(trainable), gpus, fmt_bytes(sum(parts.
 table = markdown_table(["做法", "可训练参数", "GPU 数", "每卡内存", "方案"], rows, align="lrrrl")
 keys = ("params", "grads", "optimizer", "activations", "allocator")
 svg = memory_bars([label.split("（")[0] for label, *_ in options], {k: [o[3][k] for o in options] for k in keys},
-                  title="每卡内存：LoRA 与全参数微调", capacities=[(a100.name, a100.memory)], salt="scn-peft")
+                  title="每卡内存：LoRA 与全参数微调", capacities=[(f"{a100.name} 单卡上限", budget(a100, ps.Plan()))],
+                  salt="scn-peft")
 print(markdown.markdown(f"LoRA 秩 r = {RANK}，可训练参数占 {small.name} 的 {lora / small.params:.2%}\n\n" + table,
                         extensions=["tables"]))  # markdown-exec: hide
 print(figure_html(svg, "LoRA 只给少量适配器参数配梯度和优化器状态，小模型单卡就能放下；全参数微调要把状态分到多卡甚至多节点"))  # markdown-exec: hide

@@ -1,7 +1,8 @@
 # A training request turned into scheduling constraints: paper case 2 with the plan search's first place.
 from parallelsel import reliability as rel
 from parallelsel.matrix import paper_cases
-from parallelsel.render.tables import fmt_bytes, fmt_time, markdown_table
+from parallelsel.placement import placement
+from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_time, markdown_table
 from parallelsel.search import search
 
 name, work, cluster = paper_cases()[1]
@@ -22,15 +23,17 @@ lost = interval / 2 + RESTART + write                 # expected time lost per f
 per_link = {}
 for t in e.traffic:
     per_link[t.link] = per_link.get(t.link, 0.0) + t.sent
-groups = {"TP": (plan.tp, 1), "DP": (plan.dp, plan.tp), "PP": (plan.pp, plan.tp * plan.dp)}
-affinity = "；".join(f"{k}={n} 的组{'跨节点' if cluster.spans_nodes(n, st) else '须在同一节点'}"
-                     for k, (n, st) in groups.items() if n > 1)
+# The plan's own placement (TP fastest, then DP, then PP; ranks fill nodes in order): which groups leave a node.
+groups = placement(plan, cluster)
+affinity = "；".join(f"{k}={g.size} 的组{'跨节点' if g.spans_nodes else '须在同一节点'}"
+                     for k, g in groups.items() if k in ("TP", "DP", "PP") and g.size > 1)
 
 rows = [
     ["设备", f"{plan.gpus} × {cluster.device.name}，{cluster.nodes} 节点 × {cluster.gpus_per_node} 卡，整节点分配"],
     ["同机亲和", affinity],
     ["互联（每卡每步发送）", "；".join(f"{k}：{fmt_bytes(v, 'GiB')}" for k, v in per_link.items())],
-    ["每卡内存", f"{fmt_bytes(e.memory.total)} / {fmt_bytes(cluster.device.memory)}"],
+    ["每卡内存", f"{fmt_bytes(e.memory.total)} / 可用 {fmt_bytes(e.usable)}（驱动报告 {fmt_bytes(cluster.device.memory)}，"
+                 f"余量 {fmt_pct(e.margin)}）"],
     ["checkpoint 大小", f"{fmt_bytes(ckpt, 'TiB', 2)}（权重 {r.weights:g} + 优化器 {r.optimizer:g} 字节/参数）"],
     ["写一次 checkpoint", f"{fmt_time(write)}（存储 {STORAGE_BW / 1e9:g} GB/s）"],
     ["作业的平均故障间隔", f"{fmt_time(mtbf)}（按 Llama 3 报告的中断率折算到 {plan.gpus} 卡）"],

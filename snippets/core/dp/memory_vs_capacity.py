@@ -12,10 +12,12 @@ plan = ps.Plan(dp=8, micro_batch=1, recompute="full")
 works = [ps.Workload(ps.MODELS[k], global_batch=plan.dp * plan.micro_batch) for k in keys]
 results = [memory.breakdown(w, plan) for w in works]
 
-rows = [[ps.MODELS[k].name, fmt_bytes(b.states), fmt_bytes(b.total)] + ["放得下" if b.total <= d.memory else "放不下" for d in devices]
+# "Fits" means at most the usable memory (driver-reported minus CUDA context and NCCL) x (1 - headroom).
+rows = [[ps.MODELS[k].name, fmt_bytes(b.states), fmt_bytes(b.total)]
+        + ["放得下" if b.total <= memory.budget(d, plan) else "放不下" for d in devices]
         for k, b in zip(keys, results)]
 print(markdown_table(["模型", "每卡模型状态", "每卡合计"] + [d.name for d in devices], rows, align="lrr" + "c" * len(devices)))
 svg = memory_bars([ps.MODELS[k].name for k in keys], breakdown_parts(results),  # markdown-exec: hide
-                  capacities=[(d.name, d.memory) for d in devices], salt="dp-memory",  # markdown-exec: hide
+                  capacities=[(f"{d.name} 上限", memory.budget(d, plan)) for d in devices], salt="dp-memory",  # markdown-exec: hide
                   title=f"纯 DP 每卡内存（{works[0].recipe.name}，微批次 {plan.micro_batch}，完全重算）")  # markdown-exec: hide
 print(figure_html(svg, f"纯 DP 下每张卡都放一整份模型状态：{len(keys)} 个模型的每卡内存（GiB）与 {len(devices)} 种显卡容量"))  # markdown-exec: hide

@@ -1,6 +1,7 @@
 # Case 2 (state exceeds one card) with the slow inter-node link replaced by faster ones: FSDP's verdict and step.
 import parallelsel as ps
-from parallelsel.render.tables import fmt_rate, fmt_time, markdown_table
+from parallelsel.render.placement import link_text
+from parallelsel.render.tables import fmt_time, markdown_table
 
 name, work, cluster = ps.paper_cases()[1]
 rows = []
@@ -9,6 +10,6 @@ for key in ("eth-25g", "eth-100g", "ib-hdr", "ib-ndr"):
     fsdp = next(r for r in ps.selection_matrix(work, c) if r.strategy == "FSDP")
     step = fmt_time(fsdp.best.step.total) if fsdp.best else "—"
     exposed = fmt_time(fsdp.best.step.communication) if fsdp.best else "—"
-    rows.append([c.inter.name, fmt_rate(c.inter.bandwidth), str(fsdp.verdict), step, exposed])
+    rows.append([c.inter.name, link_text(c.inter), str(fsdp.verdict), step, exposed])
 print(f"{name}：{work.model.name}，{cluster.gpus} × {cluster.device.name}\n")
-print(markdown_table(["节点间链路", "每卡带宽", "FSDP 判断", "FSDP 最佳步时", "其中暴露通信"], rows, align="lrcrr"))
+print(markdown_table(["节点间链路", "带宽", "FSDP 判断", "FSDP 最佳步时", "其中暴露通信"], rows, align="llcrr"))

@@ -1,5 +1,6 @@
 # 最小练习 3: the same cases with fast links inside a node and 25GbE Ethernet between nodes.
 from parallelsel.matrix import paper_cases, selection_matrix, topology_variant
+from parallelsel.render.placement import link_text
 from parallelsel.render.tables import fmt_rate, markdown_table
 
 rows = []
@@ -13,5 +14,5 @@ for name, workload, cluster in paper_cases():
         rows.append([name, a.strategy, f"{b.verdict.value} → {a.verdict.value}", change, "；".join(new) or "—"])
 slow = topology_variant(paper_cases()[0][2])
 print(f"拓扑变体：节点内 {slow.intra.name}（{fmt_rate(slow.intra.bandwidth)}），"
-      f"节点间 {slow.inter.name}（每卡 {fmt_rate(slow.inter.bandwidth)}），至少 {slow.nodes} 节点。\n")
+      f"节点间 {slow.inter.name}（{link_text(slow.inter)}），至少 {slow.nodes} 节点。\n")
 print(markdown_table(["案例", "策略", "判断（原 → 变体）", "判断变化", "变体下新增的理由"], rows))

@@ -12,15 +12,17 @@ from parallelsel import memory
 from parallelsel.render.tables import fmt_bytes
 
 m_model = memory.model_states(small.params, recipe).total
-print(f"(1) {small.name}: M_model = {fmt_bytes(m_model)}，C_device = {fmt_bytes(a100.memory)}，"
-      f"纯 DP {'被排除' if m_model > a100.memory else '不被容量排除'}")
+c_device = memory.usable_memory(a100, ps.Plan(dp=8))   # driver-reported memory minus CUDA context and NCCL
+print(f"(1) {small.name}: M_model = {fmt_bytes(m_model)}，C_device = {fmt_bytes(c_device)}"
+      f"（{a100.name} 驱动报告 {fmt_bytes(a100.memory)}），纯 DP {'被排除' if m_model > c_device else '不被容量排除'}")
 
 workload = ps.Workload(big, recipe=recipe, global_batch=GLOBAL_BATCH)
 degrees = [2**k for k in range(0, 11)]
 for recompute in ("selective", "full"):
     for P in degrees:
-        total = memory.breakdown(workload, ps.Plan(dp=P, zero=3, recompute=recompute)).total
-        if total <= h100.memory:
+        plan = ps.Plan(dp=P, zero=3, recompute=recompute)
+        total = memory.breakdown(workload, plan).total
+        if total <= memory.budget(h100, plan):    # usable memory x (1 - default headroom)
             print(f"(2) {big.name}，重算={recompute}：最小 P = {P}（每卡 {fmt_bytes(total)}）")
             break
     else:
