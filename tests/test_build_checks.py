@@ -357,3 +357,24 @@ def test_charts_inside_stay_out_of_the_search_index(built_site):
     caption = re.sub(r"\s+", "", re.search(r"<figcaption>(.*?)</figcaption>", page, re.S).group(1))
     assert caption[:20] in text, "a chart's caption is missing from the search index"
     assert "<svg" in page and "<text" in page, "the page itself lost its chart's text"
+
+
+def test_sitecheck_runs_on_its_own_over_any_site(tmp_path):
+    """`python -m hooks.sitecheck SITE` without MkDocs: what a snippet printed into a built page, found and named."""
+    site = tmp_path / "site"
+    (site / "other").mkdir(parents=True)
+    (site / "other" / "index.html").write_text('<h2 id="there">t</h2>', encoding="utf-8")
+    (site / "index.html").write_text(
+        '<div class="ps-exec" data-block="printed"><p><a href="other/#there">ok</a> <a href="other/#nowhere">a</a>'
+        ' <a href="gone/">b</a></p><p>| n | t |</p><pre>| in code | fine |</pre></div>',
+        encoding="utf-8",
+    )
+    run = subprocess.run([sys.executable, "-m", "hooks.sitecheck", str(site)], cwd=REPO, capture_output=True, text=True, check=False)
+    assert run.returncode == 1, run.stdout + run.stderr
+    lines = run.stdout.splitlines()
+    assert any("broken anchor 'other/#nowhere'" in line for line in lines), lines
+    assert any("broken link 'gone/'" in line for line in lines), lines
+    assert any("pipe-table row" in line and "block 'printed'" in line for line in lines), lines
+    assert len(lines) == 3, lines  # the good link and the table inside <pre> are not findings
+    bad = subprocess.run([sys.executable, "-m", "hooks.sitecheck", str(tmp_path / "nothing")], cwd=REPO, capture_output=True, text=True, check=False)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr, bad.stderr
