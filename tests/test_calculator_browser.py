@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_helpers import CHROMIUM, LAUNCH_ARGS, StaticServer, guard, served_size
+from browser_helpers import StaticServer, guard, served_size
 
 pytestmark = pytest.mark.browser
 
@@ -62,13 +62,10 @@ def site(request) -> Path:
 
 
 @pytest.fixture(scope="module")
-def page_and_log(site):
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} not found: run scripts/setup.sh", pytrace=False)
-    from playwright.sync_api import sync_playwright
-
-    with StaticServer(site) as server, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+def page_and_log(site, browser):
+    # The session's one Playwright driver and browser (tests/conftest.py): a second sync driver in the same
+    # process is refused by Playwright.
+    with StaticServer(site) as server:
         context = browser.new_context(locale="zh-CN")
         context.set_default_timeout(60_000)
         log = guard(context)
@@ -76,7 +73,7 @@ def page_and_log(site):
         page.goto(server.base_url + PAGE, wait_until="load")
         page.wait_for_load_state("networkidle")
         yield page, log, server, site
-        browser.close()
+        context.close()
 
 
 def fill(page, how: dict) -> None:
