@@ -12,12 +12,10 @@ from collections.abc import Mapping, Sequence
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullLocator
 
 from parallelsel._check import ParallelselError
-from parallelsel.render.style import COLORS, chart, to_svg
+from parallelsel.render.style import COLORS, MARKERS, SERIES, chart, to_svg
 
 __all__ = ["time_vs_degree", "grouped_time_bars", "describe_traffic"]
 
-_SERIES_COLORS = ["#4C78A8", "#F58518", "#E45756", "#54A24B", "#B279A2", "#72B7B2", "#9D755D", "#EECA3B"]
-_MARKERS = ["o", "s", "^", "D", "v", "P"]
 
 
 def describe_traffic(items: Sequence, short_links: bool = True) -> str:
@@ -80,8 +78,8 @@ def time_vs_degree(
     with chart(width=width, height=height) as (fig, ax):
         for i, (name, values) in enumerate(series.items()):
             pts = [(x, v * 1e3) for x, v in zip(xs, values) if v is not None]
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=_MARKERS[i % len(_MARKERS)],
-                    color=_SERIES_COLORS[i % len(_SERIES_COLORS)], linewidth=1.6, markersize=5, label=name)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=MARKERS[i % len(MARKERS)],
+                    color=SERIES[i % len(SERIES)], linewidth=1.6, markersize=5, label=name)
         for j, (name, ref) in enumerate((references or {}).items()):
             style = dict(color="#333333" if j == 0 else "#777777", linestyle="--" if j == 0 else ":", linewidth=1.3)
             if isinstance(ref, (int, float)):
@@ -137,7 +135,7 @@ def grouped_time_bars(
         for i, (name, vals) in enumerate(series.items()):
             xs = [g + (i - (n - 1) / 2) * w for g in range(len(groups))]
             ms = [v * 1e3 for v in vals]
-            color = COLORS.get(name, _SERIES_COLORS[i % len(_SERIES_COLORS)])
+            color = COLORS.get(name, SERIES[i % len(SERIES)])
             bars = ax.bar(xs, ms, width=w * 0.95, color=color, label=name)
             if values:
                 for b, v in zip(bars, ms):

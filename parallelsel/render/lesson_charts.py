@@ -15,7 +15,7 @@ from matplotlib.ticker import PercentFormatter
 from parallelsel._check import ParallelselError
 from parallelsel.render.style import COLORS, chart, to_svg
 
-__all__ = ["step_bars", "scaling_promise", "sensitivity_lines", "validation_bars", "quote_check", "comparison_table"]
+__all__ = ["step_bars", "sensitivity_lines", "validation_bars", "quote_check", "comparison_table"]
 
 _STEP_PARTS = (("compute", "计算"), ("communication", "暴露的通信"), ("bubble", "流水线气泡"))
 _STEP_COLORS = {"compute": COLORS["compute"], "communication": COLORS["comm"], "bubble": COLORS["bubble"]}
@@ -64,39 +64,6 @@ def step_bars(labels: Sequence[str], steps: Sequence, *, title: str, salt: str, 
         ax.set_title(title)
         ax.grid(False, axis="y")
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
-        return to_svg(fig, salt)
-
-
-def scaling_promise(gpus: Sequence[int], promised: Sequence[float], estimated: Sequence[float], *, title: str,
-                    salt: str, ylabel: str = "吞吐（千 token/s）", scale: float = 1e-3) -> str:
-    """Throughput against GPU count on log-log axes: a linear promise (dashed), the estimate (points and a line).
-
-    ``promised`` and ``estimated`` are tokens/s; they are multiplied by ``scale`` for the axis
-    (default thousands of tokens/s, which ``ylabel`` names). Each estimated point is labelled with
-    its share of the promise.
-    """
-    n = len(gpus)
-    if n == 0:
-        raise ParallelselError("gpus=[]: must list at least one GPU count")
-    _check_lengths("promised", promised, n)
-    _check_lengths("estimated", estimated, n)
-    x = np.asarray(gpus, dtype=float)
-    p = np.asarray(promised, dtype=float) * scale
-    e = np.asarray(estimated, dtype=float) * scale
-    with chart(width=7.0, height=3.8) as (fig, ax):
-        ax.plot(x, p, "--", color="#333333", linewidth=1.3, label="线性扩展承诺")
-        ax.plot(x, e, "o-", color=COLORS["compute"], linewidth=1.6, label="分解后的估计")
-        for xi, pi, ei in zip(x, p, e):
-            ax.annotate(f"{100 * ei / pi:.0f}%", xy=(xi, ei), xytext=(0, -12), textcoords="offset points",
-                        ha="center", fontsize=8, color=COLORS["compute"])
-        ax.set_xscale("log", base=2)
-        ax.set_xticks(x)
-        ax.set_xticklabels([f"{int(g)}" for g in x])
-        ax.set_yscale("log")
-        ax.set_xlabel("GPU 数（对数刻度）")
-        ax.set_ylabel(ylabel + "，对数刻度")
-        ax.set_title(title)
-        ax.legend(loc="upper left", fontsize=8, frameon=False)
         return to_svg(fig, salt)
 
 

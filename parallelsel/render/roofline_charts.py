@@ -11,12 +11,10 @@ from collections.abc import Mapping, Sequence
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 from parallelsel._check import ParallelselError
-from parallelsel.render.style import COLORS, chart, to_svg
+from parallelsel.render.style import COLORS, MARKERS, SERIES, chart, to_svg
 
 __all__ = ["ratio_lines"]
 
-_SERIES_COLORS = ["#4C78A8", "#F58518", "#E45756", "#54A24B", "#B279A2", "#72B7B2"]
-_MARKERS = ["o", "s", "^", "D", "v", "P"]
 
 
 def ratio_lines(xs: Sequence[float], series: Mapping[str, Sequence[float]], *, title: str, xlabel: str, salt: str,
@@ -37,7 +35,7 @@ def ratio_lines(xs: Sequence[float], series: Mapping[str, Sequence[float]], *, t
         ax.axhspan(1.0, max(top, 1.0) * 2, color=COLORS["comm"], alpha=0.08, linewidth=0)
         ax.axhline(1.0, color="#333333", linestyle="--", linewidth=1.2, label="通信 = 计算")
         for i, (name, values) in enumerate(series.items()):
-            ax.plot(xs, list(values), marker=_MARKERS[i % len(_MARKERS)], color=_SERIES_COLORS[i % len(_SERIES_COLORS)],
+            ax.plot(xs, list(values), marker=MARKERS[i % len(MARKERS)], color=SERIES[i % len(SERIES)],
                     linewidth=1.6, markersize=4, label=name)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")

@@ -13,6 +13,7 @@ from matplotlib.patches import Patch
 
 from parallelsel._check import ParallelselError
 from parallelsel.render.style import COLORS, chart, to_svg
+from parallelsel.steptrace import LANES
 
 __all__ = ["KIND_LABELS", "step_timelines"]
 
@@ -44,7 +45,7 @@ def step_timelines(traces: Mapping[str, object], *, title: str, salt: str, width
         yticks, ylabels = [], []
         y = rows - 1
         for name, trace in traces.items():
-            for lane in ("compute", "comm"):
+            for lane in LANES:
                 for seg in trace.lane(lane):
                     ax.broken_barh([(seg.start * 1e3, seg.duration * 1e3)], (y - 0.38, 0.76),
                                    facecolors=_FACE[seg.kind], edgecolor="white", linewidth=0.3)

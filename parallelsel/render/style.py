@@ -37,6 +37,10 @@ COLORS = {
     "other": "#9D755D",
 }
 
+# Line/bar series in order, for charts whose series are not one of the named quantities above.
+SERIES = ("#4C78A8", "#F58518", "#E45756", "#54A24B", "#B279A2", "#72B7B2", "#9D755D", "#EECA3B")
+MARKERS = ("o", "s", "^", "D", "v", "P")
+
 RC = {
     "font.family": "sans-serif",
     "font.sans-serif": FONT_FAMILY,

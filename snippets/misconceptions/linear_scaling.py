@@ -17,12 +17,12 @@ for short, inter in inters.items():
     share[short] = []
     for nodes in node_counts:
         cluster = ps.Cluster(device, nodes=nodes, gpus_per_node=8, intra=intra, inter=inter)
-        st = search(work, cluster, top=1).best.estimate.step
+        best = search(work, cluster, top=1).best
+        st = best.estimate.step
         if nodes == 1:
             one_node = st.tokens_per_s              # the single-node measurement the promise is built on
         share[short].append(st.tokens_per_s / (one_node * nodes))
         if short == "25GbE":
-            best = search(work, cluster, top=1).best
             rows.append([cluster.gpus, best.plan.label(), f"{st.compute / st.total:.0%}",
                          f"{st.communication / st.total:.0%}", f"{st.bubble / st.total:.0%}", f"{share[short][-1]:.0%}"])
 print(markdown.markdown(  # markdown-exec: hide
