@@ -615,7 +615,7 @@ def _cmd_bubble(a, out) -> None:
         ["气泡开销 bubble_overhead = 空闲 / 理想时长", fmt_pct(closed_o), fmt_pct(tl.bubble_overhead)],
         ["一步总时长（前向耗时的倍数）", "—", f"{tl.makespan:g}"],
     ], align="lrr"))
-    if a.schedule in ("gpipe", "zb-h1") or (a.schedule == "interleaved" and v > 1):
+    if a.schedule not in ("1f1b", "interleaved") or (a.schedule == "interleaved" and v > 1):
         out.write("（公式按 1F1B/GPipe 的 (p-1)/(v·m+p-1) 计；ZB-H1 的气泡更小，以模拟为准）\n")
     if a.svg is not None:
         out.write(f"\n甘特图已写入 {a.svg}\n")

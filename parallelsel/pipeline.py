@@ -28,8 +28,11 @@ from functools import cached_property, lru_cache
 from typing import Sequence
 
 from parallelsel._check import ParallelselError, choice, positive_int, positive_number
+from parallelsel.pipeline_orders import LAYOUTS, rank_orders, stage_of
+from parallelsel.pipeline_orders import check as check_orders
 
 __all__ = [
+    "ACTIONS",
     "KINDS",
     "MAX_PASSES",
     "Op",
@@ -43,15 +46,21 @@ __all__ = [
     "zb_h1_bubble_time",
 ]
 
-KINDS = ("gpipe", "1f1b", "interleaved", "zb-h1")
+KINDS = ("gpipe", "1f1b", "interleaved", "zb-h1", "looped-bfs", "interleaved-zb", "zbv", "dualpipev")
+"""Schedule kinds :func:`schedule` can generate (the orders of :mod:`parallelsel.pipeline_orders`)."""
+
+ACTIONS = ("F", "B", "W", "I")
+"""Pass kinds: forward, full backward, weight-gradient backward, input-gradient backward (code = index)."""
 
 MAX_PASSES = 2**17
 """Largest stages x microbatches x chunks :func:`schedule` builds. Measured here: building and
 simulating cost about 10 microseconds per op on one core (1F1B, p=100, m=1000: 0.4 s), so 2**17
 forward passes (with their backwards, up to 3 ops each) stay within a few seconds."""
-"""Schedule kinds :func:`schedule` can generate."""
 
-_SPLIT_KINDS = frozenset({"zb-h1"})  # kinds whose backward is split into B (input grad) and W (weight grad)
+_CODE = {a: i for i, a in enumerate(ACTIONS)}
+# Dependency class of each action: an I and a B both produce the input gradient the previous stage
+# waits for, so they share one class (a micro-batch runs one of them on a stage, never both).
+_CLASS = {"F": 0, "B": 1, "I": 1, "W": 2}
 
 
 def _numpy():
@@ -76,7 +85,8 @@ def _vector(values, dtype):
 
 @dataclass(frozen=True, slots=True)
 class Op:
-    """One pass on one stage: ``kind`` is ``"F"``, ``"B"`` or ``"W"``; ``chunk`` is the model chunk on that stage."""
+    """One pass on one rank: ``kind`` is ``"F"``, ``"B"`` (full backward), ``"I"`` (input-gradient
+    backward) or ``"W"`` (weight-gradient backward); ``chunk`` is the model chunk on that rank."""
 
     kind: str
     microbatch: int
@@ -94,11 +104,13 @@ def _op(kind: str, microbatch: int, chunk: int) -> Op:
 
 @dataclass(frozen=True)
 class Schedule:
-    """The per-stage order of passes for one training step.
+    """The per-rank order of passes for one training step.
 
-    ``ops[s]`` is the ordered tuple of :class:`Op` that stage ``s`` executes. With ``chunks = v``
-    stage ``s`` holds model chunks ``s, s+p, s+2p, ...`` (Megatron-LM's interleaved layout), so chunk
-    ``c`` on stage ``s`` is virtual stage ``c*p + s`` of ``v*p``.
+    ``ops[s]`` is the ordered tuple of :class:`Op` that rank (pipeline device) ``s`` executes; the
+    library calls a rank a *stage* (``stages`` = ranks). With ``chunks = v`` a rank holds ``v`` model
+    pieces; ``layout`` places them: ``"loop"`` puts chunk ``c`` of rank ``s`` at global stage
+    ``c*p + s`` (Megatron-LM's interleaved layout), ``"v"`` puts chunk 0 at ``s`` and chunk 1 at
+    ``2p-1-s`` (ZB-V, DualPipeV). Global stages are numbered as torch.distributed.pipelining numbers them.
     """
 
     kind: str
@@ -106,30 +118,76 @@ class Schedule:
     microbatches: int
     chunks: int
     ops: tuple[tuple[Op, ...], ...] = field(repr=False)
+    layout: str = "loop"
+
+    @classmethod
+    def from_rank_orders(cls, orders, layout: str = "loop", kind: str = "custom") -> "Schedule":
+        """A schedule from foreign per-rank orders, e.g. one recorded from PyTorch.
+
+        ``orders[r]`` lists ``(global stage, action, microbatch)`` as :meth:`rank_order` returns them;
+        ``layout`` says where each rank's chunks sit. Raises ``ParallelselError`` if a stage is not on
+        the rank that lists it or an action is unknown.
+        """
+        layout = choice("layout", layout, LAYOUTS)
+        p = len(orders)
+        if p < 1:
+            raise ParallelselError(f"orders={orders!r}: must list at least one rank")
+        n_stages = 1 + max((int(a[0]) for order in orders for a in order), default=0)
+        v = max(1, -(-n_stages // p))
+        place = {stage_of(layout, p, r, c): (r, c) for r in range(p) for c in range(v)}
+        ops, m = [], 0
+        for r, order in enumerate(orders):
+            row = []
+            for stage, action, mb in order:
+                where = place.get(int(stage))
+                if where is None or where[0] != r:
+                    raise ParallelselError(f"orders[{r}]: stage {stage} is not on rank {r} under layout={layout!r}")
+                choice(f"orders[{r}] action", action, ACTIONS)
+                row.append(_op(action, positive_int("microbatch", mb, minimum=0), where[1]))
+                m = max(m, int(mb) + 1)
+            ops.append(tuple(row))
+        return cls(kind, p, m, v, tuple(ops), layout)
 
     @property
     def virtual_stages(self) -> int:
         """Number of model pieces along the pipeline: ``stages * chunks``."""
         return self.stages * self.chunks
 
-    @property
+    @cached_property
     def splits_backward(self) -> bool:
-        """True if backward is split into B (input gradient) and W (weight gradient) ops."""
-        return self.kind in _SPLIT_KINDS
+        """True if some backward is split into I (input gradient) and W (weight gradient) ops."""
+        return any(op.kind == "I" for ops in self.ops for op in ops)
 
     def virtual_stage(self, stage: int, chunk: int) -> int:
-        """Index of chunk ``chunk`` of stage ``stage`` along the whole pipeline: ``chunk*stages + stage``."""
-        return chunk * self.stages + stage
+        """Global stage index of chunk ``chunk`` on rank ``stage`` (see the class docstring)."""
+        return stage_of(self.layout, self.stages, stage, chunk)
 
     def place(self, virtual_stage: int) -> tuple[int, int]:
-        """Inverse of :meth:`virtual_stage`: ``(stage, chunk)`` holding ``virtual_stage``."""
-        return virtual_stage % self.stages, virtual_stage // self.stages
+        """Inverse of :meth:`virtual_stage`: ``(rank, chunk)`` holding global stage ``virtual_stage``."""
+        p = self.stages
+        if self.layout == "v":
+            return (virtual_stage, 0) if virtual_stage < p else (2 * p - 1 - virtual_stage, 1)
+        return virtual_stage % p, virtual_stage // p
+
+    def rank_order(self, rank: int) -> list[tuple[int, str, int]]:
+        """``(global stage, action, microbatch)`` for every pass rank ``rank`` runs, in order.
+
+        ``action`` is ``"F"``, ``"B"`` (full backward), ``"I"`` (input-gradient backward) or ``"W"``
+        (weight-gradient backward); the global stage is numbered as torch.distributed.pipelining does.
+        """
+        r = positive_int("rank", rank, minimum=0, maximum=self.stages - 1)
+        return [(self.virtual_stage(r, op.chunk), op.kind, op.microbatch) for op in self.ops[r]]
+
+    @cached_property
+    def _input_grad_kind(self) -> dict[tuple[int, int, int], str]:
+        # (rank, chunk, micro-batch) -> "I" where that backward is split, for deps() to name the op.
+        return {(s, op.chunk, op.microbatch): "I" for s, ops in enumerate(self.ops) for op in ops if op.kind == "I"}
 
     def deps(self, stage: int, op: Op) -> tuple[tuple[int, Op], ...]:
-        """The ops ``op`` on ``stage`` waits for, as ``(stage, Op)`` pairs.
+        """The ops ``op`` on rank ``stage`` waits for, as ``(rank, Op)`` pairs.
 
-        F of (mb, v) needs F of (mb, v-1); B of (mb, v) needs B of (mb, v+1), and on the last virtual
-        stage its own F; W of (mb, v) needs B of (mb, v) on the same stage.
+        F of (mb, v) needs F of (mb, v-1); B or I of (mb, v) needs the backward (B or I) of (mb, v+1),
+        and on the last global stage its own F; W of (mb, v) needs I of (mb, v) on the same rank.
         """
         v = self.virtual_stage(stage, op.chunk)
         mb = op.microbatch
@@ -138,22 +196,21 @@ class Schedule:
                 return ()
             s, c = self.place(v - 1)
             return ((s, _op("F", mb, c)),)
-        if op.kind == "B":
+        if op.kind in ("B", "I"):
             if v == self.virtual_stages - 1:
                 return ((stage, _op("F", mb, op.chunk)),)
             s, c = self.place(v + 1)
-            return ((s, _op("B", mb, c)),)
-        return ((stage, _op("B", mb, op.chunk)),)
+            return ((s, _op(self._input_grad_kind.get((s, c, mb), "B"), mb, c)),)
+        return ((stage, _op("I", mb, op.chunk)),)
 
     @cached_property
     def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]:
         np = _numpy()
-        # (kind code 0/1/2 for F/B/W, micro-batch, chunk) of every op, stage after stage, and the
-        # offset where each stage's ops begin (plus the total at the end).
-        code = {"F": 0, "B": 1, "W": 2}
+        # (action code, see ACTIONS; micro-batch; chunk) of every op, rank after rank, and the
+        # offset where each rank's ops begin (plus the total at the end).
         ops = [op for stage_ops in self.ops for op in stage_ops]
         n = len(ops)
-        kc = np.fromiter((code[op.kind] for op in ops), dtype=np.int64, count=n)
+        kc = np.fromiter((_CODE[op.kind] for op in ops), dtype=np.int64, count=n)
         mb = np.fromiter((op.microbatch for op in ops), dtype=np.int64, count=n)
         ch = np.fromiter((op.chunk for op in ops), dtype=np.int64, count=n)
         offset = [0]
@@ -162,146 +219,61 @@ class Schedule:
         return kc, mb, ch, offset
 
     def peak_inflight(self) -> np.ndarray:
-        """Per stage, the most micro-batch-chunks whose activations are held at once.
+        """Per rank, the most micro-batch-chunks whose activations are held at once.
 
-        An activation is held from the end of its F until the end of the pass that last needs it: B,
-        or W for schedules that split the backward (W still reads the stored input). Stages run their
+        An activation is held from its F until the pass that last needs it ends: a full B, or the W
+        of a split backward (W still reads the stored input; I does not release it). Ranks run their
         ops in order, so this depends only on the order, not on costs.
         """
         np = _numpy()
         if np is None:
-            release = "W" if self.splits_backward else "B"
             peaks = []
             for stage_ops in self.ops:
                 held = peak = 0
                 for op in stage_ops:
-                    if op.kind == "F":
-                        held += 1
-                        peak = max(peak, held)
-                    elif op.kind == release:
-                        held -= 1
+                    held += 1 if op.kind == "F" else -1 if op.kind in ("B", "W") else 0
+                    peak = max(peak, held)
                 peaks.append(peak)
             return tuple(peaks)
         kc, _, _, offset = self._arrays
-        release = 2 if self.splits_backward else 1
-        held = np.cumsum((kc == 0).astype(np.int64) - (kc == release))
-        before = np.concatenate(([0], held))[offset[:-1]]  # held count carried over from earlier stages
+        held = np.cumsum((kc == 0).astype(np.int64) - (kc == 1) - (kc == 2))
+        before = np.concatenate(([0], held))[offset[:-1]]  # held count carried over from earlier ranks
         peaks = np.maximum.reduceat(held, offset[:-1]) - before if len(kc) else np.zeros(self.stages, dtype=np.int64)
         return np.maximum(peaks, 0)
 
 
-# ----------------------------------------------------------------------------------------------
-# Schedule generators
-
-
-def _gpipe(p: int, m: int) -> list[list[Op]]:
-    # GPipe (Huang et al. 2019, §2.2): all forwards, then all backwards ("all-forward-all-backward").
-    return [[_op("F", i, 0) for i in range(m)] + [_op("B", i, 0) for i in range(m)] for _ in range(p)]
-
-
-def _one_f_one_b(p: int, m: int) -> list[list[Op]]:
-    # PipeDream-Flush / 1F1B (Narayanan et al. 2021, §2.2.1): stage s runs p-s-1 warm-up forwards,
-    # then alternates one forward and one backward, then drains the remaining backwards.
-    out = []
-    for s in range(p):
-        warm = min(p - s - 1, m)
-        ops = [_op("F", i, 0) for i in range(warm)]
-        for i in range(m - warm):
-            ops += [_op("F", warm + i, 0), _op("B", i, 0)]
-        ops += [_op("B", i, 0) for i in range(m - warm, m)]
-        out.append(ops)
-    return out
-
-
-def _interleaved(p: int, m: int, v: int) -> list[list[Op]]:
-    # Interleaved 1F1B (Narayanan et al. 2021, §2.2.2), in Megatron-LM's order: forward slot k of a
-    # stage runs micro-batch (k // (p*v))*p + k % p on chunk (k // p) % v, i.e. groups of p
-    # micro-batches go through chunk 0, then chunk 1, ...; backward slots walk the chunks in reverse.
-    # Stage s warms up with 2(p-s-1) + (v-1)p forwards, then alternates, then drains.
-    if v == 1:
-        return _one_f_one_b(p, m)
-    total = m * v
-
-    def slot(k: int, forward: bool) -> Op:
-        group, within = divmod(k, p * v)
-        c = (k // p) % v
-        mb = group * p + within % p
-        return _op("F", mb, c) if forward else _op("B", mb, v - 1 - c)
-
-    out = []
-    for s in range(p):
-        warm = min(2 * (p - s - 1) + (v - 1) * p, total)
-        ops = [slot(k, True) for k in range(warm)]
-        for k in range(total - warm):
-            ops += [slot(warm + k, True), slot(k, False)]
-        ops += [slot(k, False) for k in range(total - warm, total)]
-        out.append(ops)
-    return out
-
-
-def _zb_h1(p: int, m: int) -> list[list[Op]]:
-    # ZB-H1 (Qi et al. 2024, "Zero Bubble Pipeline Parallelism", §2.1, Figure 3 top): the 1F1B order
-    # of F and B, with each W deferred so that every stage holds at most p micro-batches (the
-    # 1F1B peak of stage 0). Stage s has p-s-1 warm-up forwards, so it can defer s weight passes;
-    # the deferred W fill the gaps while B passes drain, and the rest run at the end.
-    out = []
-    for s in range(p):
-        warm = min(p - s - 1, m)
-        ops = [_op("F", i, 0) for i in range(warm)]
-        next_w = 0
-        for i in range(m - warm):
-            ops += [_op("F", warm + i, 0), _op("B", i, 0)]
-            if i >= s:
-                ops.append(_op("W", next_w, 0))
-                next_w += 1
-        for i in range(m - warm, m):
-            ops.append(_op("B", i, 0))
-            if next_w <= i:
-                ops.append(_op("W", next_w, 0))
-                next_w += 1
-        ops += [_op("W", i, 0) for i in range(next_w, m)]
-        out.append(ops)
-    return out
-
-
 def schedule(kind: str, stages: int, microbatches: int, chunks: int = 1) -> Schedule:
-    """Build the per-stage op order of a pipeline schedule.
+    """Build the per-rank pass order of a pipeline schedule, as torch.distributed.pipelining runs it.
 
     ``kind``: ``"gpipe"`` (all forwards then all backwards; Huang et al. 2019), ``"1f1b"``
     (PipeDream-Flush; Narayanan et al. 2021 §2.2.1), ``"interleaved"`` (interleaved 1F1B with
-    ``chunks`` model chunks per stage; Narayanan et al. 2021 §2.2.2; like Megatron-LM it needs
-    ``microbatches % stages == 0``; ``chunks=1`` gives the 1F1B order) or ``"zb-h1"`` (Qi et al. 2024
-    §2.1: backward split into B and W, W deferred into the bubbles, peak memory as 1F1B).
+    ``chunks`` model chunks per rank; Narayanan et al. 2021 §2.2.2), ``"looped-bfs"`` (breadth-first;
+    Lamy-Poirier 2023), ``"interleaved-zb"`` (zero bubble, backward split into I and W; Qi et al.
+    2024), ``"zb-h1"`` (its one-chunk case, ZB-H1), ``"zbv"`` (ZB-V on the V layout; Qi et al. 2024
+    §6) and ``"dualpipev"`` (DeepSeek's DualPipe folded onto the V layout). The orders and the
+    accepted settings are torch 2.13's (:mod:`parallelsel.pipeline_orders`, checked against recorded
+    runs); a setting torch refuses raises ``ParallelselError`` naming the rule.
 
     Examples:
         >>> s = schedule("1f1b", 2, 3)
         >>> [" ".join(map(str, ops)) for ops in s.ops]
         ['F0 F1 B0 F2 B1 B2', 'F0 B0 F1 B1 F2 B2']
+        >>> schedule("zbv", 2, 4, chunks=2).rank_order(0)[:4]
+        [(0, 'F', 0), (0, 'F', 1), (0, 'F', 2), (3, 'F', 0)]
     """
     kind = choice("kind", kind, KINDS)
     p = positive_int("stages", stages)
     m = positive_int("microbatches", microbatches)
     v = positive_int("chunks", chunks)
-    if kind != "interleaved" and v != 1:
-        raise ParallelselError(f"chunks={chunks!r}: must be 1 for kind={kind!r} (only 'interleaved' splits a stage into chunks)")
     if p * m * v > MAX_PASSES:
         raise ParallelselError(
             f"stages x microbatches x chunks = {p} x {m} x {v} = {p * m * v}: must be <= {MAX_PASSES} "
             f"(the simulator's size limit, which keeps a schedule and its simulation to a few seconds)"
         )
-    if kind == "interleaved" and m % p != 0:
-        raise ParallelselError(
-            f"microbatches={microbatches!r}: must be a multiple of stages={p} for kind='interleaved' (as in Megatron-LM)"
-        )
-    if kind == "gpipe":
-        ops = _gpipe(p, m)
-    elif kind == "1f1b":
-        ops = _one_f_one_b(p, m)
-    elif kind == "interleaved":
-        ops = _interleaved(p, m, v)
-    else:
-        ops = _zb_h1(p, m)
-    return Schedule(kind, p, m, v, tuple(tuple(o) for o in ops))
+    check_orders(kind, p, m, v)
+    layout, orders = rank_orders(kind, p, m, v)
+    ops = tuple(tuple(_op(a, mb, c) for a, mb, c in order) for order in orders)
+    return Schedule(kind, p, m, v, ops, layout)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -310,10 +282,11 @@ def schedule(kind: str, stages: int, microbatches: int, chunks: int = 1) -> Sche
 
 @dataclass(frozen=True, eq=False)
 class Timeline:
-    """What :func:`simulate` measured: one row per executed op, in stage order then execution order.
+    """What :func:`simulate` measured: one row per executed op, in rank order then execution order.
 
-    ``stage``, ``kind`` (``"F"``/``"B"``/``"W"``), ``microbatch``, ``chunk``, ``start`` and ``end`` are
-    parallel numpy arrays (tuples where numpy is not installed). Times are in the units of the costs given to :func:`simulate`.
+    ``stage`` (the rank), ``kind`` (``"F"``/``"B"``/``"I"``/``"W"``), ``microbatch``, ``chunk``,
+    ``start`` and ``end`` are parallel numpy arrays (tuples where numpy is not installed). Times are
+    in the units of the costs given to :func:`simulate`.
     """
 
     schedule: Schedule = field(repr=False)
@@ -325,9 +298,9 @@ class Timeline:
     end: np.ndarray = field(repr=False)
     makespan: float
     busy: np.ndarray = field(repr=False)
-    """Per stage, time spent running ops."""
+    """Per rank, time spent running ops."""
     peak_inflight: np.ndarray = field(repr=False)
-    """Per stage, the most micro-batch-chunks with activations held at once (see :meth:`Schedule.peak_inflight`)."""
+    """Per rank, the most micro-batch-chunks with activations held at once (see :meth:`Schedule.peak_inflight`)."""
 
     @property
     def stages(self) -> int:
@@ -335,7 +308,7 @@ class Timeline:
 
     @property
     def idle(self) -> np.ndarray:
-        """Per stage, ``makespan - busy``: time the stage waits during the step."""
+        """Per rank, ``makespan - busy``: time the rank waits during the step."""
         return _vector([self.makespan - b for b in self.busy], float)
 
     @property
@@ -350,16 +323,40 @@ class Timeline:
 
     @property
     def peak_activations(self) -> np.ndarray:
-        """Per stage, ``peak_inflight / chunks``: peak held activations in units of one micro-batch through a whole stage."""
+        """Per rank, ``peak_inflight / chunks``: peak held activations in units of one micro-batch through a whole rank's layers."""
         return _vector([x / self.schedule.chunks for x in self.peak_inflight], float)
 
     def rows(self, stage: int | None = None) -> list[tuple[int, Op, float, float]]:
-        """``(stage, Op, start, end)`` for every op (or one stage's), in execution order."""
+        """``(rank, Op, start, end)`` for every op (or one rank's), in execution order."""
         sel = range(len(self.start)) if stage is None else [i for i, s in enumerate(self.stage) if s == stage]
         return [
             (int(self.stage[i]), _op(str(self.kind[i]), int(self.microbatch[i]), int(self.chunk[i])), float(self.start[i]), float(self.end[i]))
             for i in sel
         ]
+
+    def to_chrome_trace(self, time_unit: float = 1e-3) -> str:
+        """The timeline as Chrome-trace JSON (the Trace Event Format that Perfetto and chrome://tracing open).
+
+        One process per rank (``pid`` = rank, named ``rank r``), one complete event (``"ph": "X"``) per
+        pass, named like torch's profiler labels its pipeline actions (``"F"``, ``"B"``, ``"I"``,
+        ``"W"`` with the global stage and micro-batch in ``args``). ``time_unit`` is the length of one
+        cost unit in seconds (the default, 1 ms per unit, keeps unit costs readable); trace times are in
+        microseconds, as the format requires (Trace Event Format, "ts" and "dur").
+        """
+        import json
+
+        scale = positive_number("time_unit", time_unit) * 1e6
+        sched = self.schedule
+        events = [{"name": "process_name", "ph": "M", "pid": r, "tid": 0, "args": {"name": f"rank {r}"}}
+                  for r in range(sched.stages)]
+        for r, op, start, end in self.rows():
+            stage = sched.virtual_stage(r, op.chunk)
+            events.append({"name": f"{op.kind}{op.microbatch} s{stage}", "cat": op.kind, "ph": "X", "pid": r, "tid": 0,
+                           "ts": round(start * scale, 6), "dur": round((end - start) * scale, 6),
+                           "args": {"stage": stage, "action": op.kind, "microbatch": op.microbatch}})
+        return json.dumps({"traceEvents": events, "displayTimeUnit": "ms",
+                           "otherData": {"schedule": sched.kind, "stages": sched.stages,
+                                         "microbatches": sched.microbatches, "chunks": sched.chunks}})
 
 
 def _per_stage(name: str, value, stages: int, allow_zero: bool) -> list[float]:
@@ -377,14 +374,14 @@ def _per_stage(name: str, value, stages: int, allow_zero: bool) -> list[float]:
 
 
 def _links_python(sched: Schedule, cost, lat: float):
-    """Per op, in stage order: its stage, its duration, the index of the op it waits for (-2: none)
+    """Per op, in rank order: its rank, its duration, the index of the op it waits for (-2: none)
     and the p2p latency added to that wait, read off :meth:`Schedule.deps` in pure Python; also the
-    offset where each stage's ops begin (plus the total at the end)."""
-    index: dict[tuple[str, int, int, int], int] = {}
+    offset where each rank's ops begin (plus the total at the end)."""
+    index: dict[tuple[int, int, int, int], int] = {}
     stage_l, dur_l, offset = [], [], [0]
     for s, stage_ops in enumerate(sched.ops):
         for op in stage_ops:
-            k = (op.kind, op.microbatch, op.chunk, s)
+            k = (_CLASS[op.kind], op.microbatch, op.chunk, s)
             if k in index:
                 raise RuntimeError("schedule lists the same op twice on one stage")
             index[k] = len(stage_l)
@@ -400,7 +397,7 @@ def _links_python(sched: Schedule, cost, lat: float):
                 extra_l.append(0.0)
                 continue
             ((ds, dop),) = deps
-            j = index.get((dop.kind, dop.microbatch, dop.chunk, ds))
+            j = index.get((_CLASS[dop.kind], dop.microbatch, dop.chunk, ds))
             if j is None:
                 raise RuntimeError(f"stage {s} op {op} depends on {dop} on stage {ds}, which the schedule never runs")
             dep_l.append(j)
@@ -416,24 +413,28 @@ def _links_numpy(sched: Schedule, cost, lat: float):
     kc, mb, ch, offset = sched._arrays
     n = len(kc)
     stage_a = np.repeat(np.arange(p), np.diff(offset))
-    costs = np.array([[cost[s][k] for k in "FBW"] for s in range(p)], dtype=float)
+    costs = np.array([[cost[s][k] for k in ACTIONS] for s in range(p)], dtype=float)
     dur_a = costs[stage_a, kc]
+    cls = np.array([_CLASS[a] for a in ACTIONS], dtype=np.int64)[kc]
 
     # Each op waits for at most one other op (see Schedule.deps); find it by integer keys.
     m, nv = sched.microbatches, p * v
     def key(k, b, c, s):
         return ((k * m + b) * v + c) * p + s
     index = np.full(3 * m * v * p, -1, dtype=np.int64)
-    keys = key(kc, mb, ch, stage_a)
+    keys = key(cls, mb, ch, stage_a)
     index[keys] = np.arange(n)
     if not np.array_equal(index[keys], np.arange(n)):  # a repeated key was overwritten
         raise RuntimeError("schedule lists the same op twice on one stage")
-    vs = ch * p + stage_a
-    dep_k = np.where(kc == 0, 0, np.where(kc == 2, 1, np.where(vs == nv - 1, 0, 1)))
-    dep_vs = np.where(kc == 0, vs - 1, np.where((kc == 1) & (vs < nv - 1), vs + 1, vs))
-    has_dep = ~((kc == 0) & (vs == 0))
+    # Global stage of every (rank, chunk), and the (rank, chunk) of every global stage.
+    vs_of = np.array([[sched.virtual_stage(s, c) for c in range(v)] for s in range(p)], dtype=np.int64)
+    rank_of, chunk_of = (np.array(x, dtype=np.int64) for x in zip(*(sched.place(g) for g in range(nv))))
+    vs = vs_of[stage_a, ch]
+    dep_k = np.where(cls == 0, 0, np.where(cls == 2, 1, np.where(vs == nv - 1, 0, 1)))
+    dep_vs = np.where(cls == 0, vs - 1, np.where((cls == 1) & (vs < nv - 1), vs + 1, vs))
+    has_dep = ~((cls == 0) & (vs == 0))
     dep_vs = np.where(has_dep, dep_vs, 0)
-    dep_s, dep_c = dep_vs % p, dep_vs // p
+    dep_s, dep_c = rank_of[dep_vs], chunk_of[dep_vs]
     dep = np.where(has_dep, index[key(dep_k, mb, dep_c, dep_s)], -2)
     missing = np.flatnonzero(dep == -1)
     if missing.size:
@@ -446,46 +447,28 @@ def _links_numpy(sched: Schedule, cost, lat: float):
     return offset, stage_a.tolist(), dur_a.tolist(), dep.tolist(), extra.tolist()
 
 
-def simulate(sched: Schedule, forward=1.0, backward=2.0, weight=None, p2p: float = 0.0) -> Timeline:
-    """Execute ``sched`` and time every op.
-
-    Costs are per micro-batch for a whole stage, either one number or one per stage (for imbalance
-    or a straggler); an interleaved chunk takes ``1/chunks`` of its stage's cost.
-
-    * ``backward`` is the whole backward pass unless ``weight`` is given; then ``backward`` is the
-      input-gradient part and ``weight`` the weight-gradient part. Schedules that do not split the
-      backward (gpipe, 1f1b, interleaved) run both inside B, costing ``backward + weight``.
-    * For ``zb-h1`` with ``weight=None``, the backward is split evenly: B and W each cost ``backward/2``.
-    * ``p2p`` is added to every dependency between two different stages (the send/receive latency).
-
-    Each stage runs its ops in order; an op starts at the later of its stage becoming free and its
-    dependencies ending (plus ``p2p`` for those on another stage). Raises ``RuntimeError`` if the
-    order deadlocks (which the generated schedules never do).
-    """
-    if not isinstance(sched, Schedule):
-        raise ParallelselError(f"schedule={sched!r}: must be a Schedule from pipeline.schedule()")
+def _costs(sched: Schedule, forward, backward, weight) -> list[dict[str, float]]:
+    """Per rank, the duration of one F, B, I and W of one chunk (see :func:`simulate`)."""
     p, v = sched.stages, sched.chunks
     f = _per_stage("forward", forward, p, allow_zero=False)
     b = _per_stage("backward", backward, p, allow_zero=False)
     w = None if weight is None else _per_stage("weight", weight, p, allow_zero=True)
-    lat = positive_number("p2p", p2p, allow_zero=True)
-    if sched.splits_backward:
-        if w is None:
-            b, w = [x / 2 for x in b], [x / 2 for x in b]
+    if w is None:
+        # no split given: a full B costs ``backward``; a split one halves it between I and W
+        i, w, full = [x / 2 for x in b], [x / 2 for x in b], b
     else:
-        if w is not None:
-            b = [x + y for x, y in zip(b, w)]
-        w = [0.0] * p
-    cost = [{"F": f[s] / v, "B": b[s] / v, "W": w[s] / v} for s in range(p)]
+        i, full = b, [x + y for x, y in zip(b, w)]
+    return [{"F": f[s] / v, "B": full[s] / v, "I": i[s] / v, "W": w[s] / v} for s in range(p)]
 
-    links = _links_python if _numpy() is None else _links_numpy
-    offset, stage_l, dur_l, dep_l, extra_l = links(sched, cost, lat)
-    n = len(dur_l)
 
-    # Longest-path evaluation in stage order: each stage advances while its next op's dependency is
-    # done; a blocked stage waits on that one op and is woken when it ends. The processing order
-    # does not change the result, only which stage is examined next.
-    end = [-1.0] * n
+def _longest_path(p: int, offset, dep_l, extra_l, dur_l) -> tuple[list[float], list[int]]:
+    """End time of every op, and how far each rank got (its end offset if it finished).
+
+    Longest-path evaluation in rank order: each rank advances while its next op's dependency is
+    done; a blocked rank waits on that one op and is woken when it ends. The processing order does
+    not change the result, only which rank is examined next.
+    """
+    end = [-1.0] * len(dur_l)
     pos = list(offset[:-1])
     free = [0.0] * p
     waiters: dict[int, list[int]] = {}
@@ -509,30 +492,59 @@ def simulate(sched: Schedule, forward=1.0, backward=2.0, weight=None, p2p: float
                 queue.extend(waiters.pop(g))
             g += 1
         pos[s], free[s] = g, t
-    for s in range(p):
-        if pos[s] < offset[s + 1]:
-            op = sched.ops[s][pos[s] - offset[s]]
-            waits = ", ".join(f"{dop} on stage {ds}" for ds, dop in sched.deps(s, op))
-            raise RuntimeError(f"deadlock: stage {s} cannot run {op} (waits for {waits}), and no other stage can proceed")
+    return end, pos
 
+
+def _columns(sched: Schedule, stage_l, dur_l, end) -> dict:
+    """The Timeline's parallel arrays (numpy's, or tuples without numpy)."""
+    p = sched.stages
     np = _numpy()
     if np is None:
         busy = [0.0] * p
         for st, d in zip(stage_l, dur_l):
             busy[st] += d
         ops = [op for stage_ops in sched.ops for op in stage_ops]
-        columns = dict(stage=tuple(stage_l), kind=tuple(op.kind for op in ops),
-                       microbatch=tuple(op.microbatch for op in ops), chunk=tuple(op.chunk for op in ops),
-                       start=tuple(e - d for e, d in zip(end, dur_l)), end=tuple(end), busy=tuple(busy))
-    else:
-        kc, mb, ch, _ = sched._arrays
-        stage_a, dur_a, end_a = np.asarray(stage_l, dtype=np.int64), np.asarray(dur_l, dtype=float), np.asarray(end, dtype=float)
-        columns = dict(stage=stage_a, kind=np.array(["F", "B", "W"])[kc], microbatch=mb, chunk=ch, start=end_a - dur_a,
-                       end=end_a, busy=np.bincount(stage_a, weights=dur_a, minlength=p).astype(float))
+        return dict(stage=tuple(stage_l), kind=tuple(op.kind for op in ops),
+                    microbatch=tuple(op.microbatch for op in ops), chunk=tuple(op.chunk for op in ops),
+                    start=tuple(e - d for e, d in zip(end, dur_l)), end=tuple(end), busy=tuple(busy))
+    kc, mb, ch, _ = sched._arrays
+    stage_a, dur_a, end_a = np.asarray(stage_l, dtype=np.int64), np.asarray(dur_l, dtype=float), np.asarray(end, dtype=float)
+    return dict(stage=stage_a, kind=np.array(ACTIONS)[kc], microbatch=mb, chunk=ch, start=end_a - dur_a,
+                end=end_a, busy=np.bincount(stage_a, weights=dur_a, minlength=p).astype(float))
+
+
+def simulate(sched: Schedule, forward=1.0, backward=2.0, weight=None, p2p: float = 0.0) -> Timeline:
+    """Execute ``sched`` and time every op.
+
+    Costs are per micro-batch for a whole rank (all its layers), either one number or one per rank
+    (for imbalance or a straggler); a chunk takes ``1/chunks`` of its rank's cost.
+
+    * ``backward`` is the whole backward pass unless ``weight`` is given; then ``backward`` is the
+      input-gradient part (I) and ``weight`` the weight-gradient part (W), and a full backward B
+      costs ``backward + weight``.
+    * With ``weight=None``, a split backward is split evenly: I and W each cost ``backward/2``.
+    * ``p2p`` is added to every dependency between two different ranks (the send/receive latency).
+
+    Each rank runs its ops in order; an op starts at the later of its rank becoming free and its
+    dependencies ending (plus ``p2p`` for those on another rank). Raises ``RuntimeError`` if the
+    order deadlocks (which the generated schedules never do).
+    """
+    if not isinstance(sched, Schedule):
+        raise ParallelselError(f"schedule={sched!r}: must be a Schedule from pipeline.schedule()")
+    cost = _costs(sched, forward, backward, weight)
+    lat = positive_number("p2p", p2p, allow_zero=True)
+    links = _links_python if _numpy() is None else _links_numpy
+    offset, stage_l, dur_l, dep_l, extra_l = links(sched, cost, lat)
+    end, pos = _longest_path(sched.stages, offset, dep_l, extra_l, dur_l)
+    for s in range(sched.stages):
+        if pos[s] < offset[s + 1]:
+            op = sched.ops[s][pos[s] - offset[s]]
+            waits = ", ".join(f"{dop} on stage {ds}" for ds, dop in sched.deps(s, op))
+            raise RuntimeError(f"deadlock: stage {s} cannot run {op} (waits for {waits}), and no other stage can proceed")
     return Timeline(
         schedule=sched,
-        makespan=max(end) if n else 0.0,
-        **columns,
+        makespan=max(end) if end else 0.0,
+        **_columns(sched, stage_l, dur_l, end),
         peak_inflight=sched.peak_inflight(),
     )
 

@@ -37,7 +37,8 @@ CASES = [
     ("gpt3-175b", "a100-40gb", 1, 2, 8),
 ]
 
-PIPELINES = [("gpipe", 4, 8, 1), ("1f1b", 4, 8, 1), ("1f1b", 3, 5, 1), ("interleaved", 4, 8, 2), ("zb-h1", 4, 8, 1)]
+PIPELINES = [("gpipe", 4, 8, 1), ("1f1b", 4, 8, 1), ("1f1b", 3, 5, 1), ("interleaved", 4, 8, 2), ("zb-h1", 4, 8, 1),
+             ("zb-h1", 4, 3, 1), ("looped-bfs", 4, 6, 2), ("interleaved-zb", 4, 8, 2), ("zbv", 4, 5, 2), ("dualpipev", 4, 9, 2)]
 
 RUN = textwrap.dedent(
     """
@@ -101,7 +102,7 @@ def without_numpy() -> dict:
         # The simulator's pure-Python path against the closed forms (Narayanan et al. 2021 §2.2):
         # uniform 1F1B/GPipe idle (p-1)(t_f+t_b) per stage, bubble fraction (p-1)/(m+p-1).
         for kind in ("gpipe", "1f1b"):
-            for p, m in ((1, 1), (2, 3), (4, 8), (8, 5)):
+            for p, m in ((1, 1), (2, 3), (4, 8), (8, 13)):
                 tl = pl.simulate(pl.schedule(kind, p, m), forward=1.0, backward=2.0)
                 assert isinstance(tl.end, tuple), type(tl.end)
                 assert all(abs(x - (p - 1) * 3.0) < 1e-9 for x in tl.idle), (kind, p, m, tl.idle)

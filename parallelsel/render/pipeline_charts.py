@@ -19,16 +19,20 @@ from parallelsel.render.style import COLORS, chart, to_svg
 __all__ = ["gantt", "bubble_curve", "schedule_comparison", "straggler", "schedule_name"]
 
 DEFAULT_XLABEL = "时间（单位：前向耗时）"
-_KIND_LABEL = {"F": "前向 F", "B": "反向 B", "W": "权重梯度 W"}
+_KIND_LABEL = {"F": "前向 F", "B": "反向 B", "I": "输入梯度 I", "W": "权重梯度 W"}
+_KINDS = "FBIW"
 _MAX_LABELLED_STAGES = 8
 _MAX_LABELLED_MICROBATCHES = 16
 
 
 def schedule_name(sched: pl.Schedule) -> str:
     """Short display name of a schedule, e.g. ``"1F1B"`` or ``"交错 1F1B（v=2）"``."""
-    if sched.kind == "interleaved" and sched.chunks > 1:
+    if sched.kind == "interleaved":
         return f"交错 1F1B（v={sched.chunks}）"
-    return {"gpipe": "GPipe", "1f1b": "1F1B", "interleaved": "1F1B", "zb-h1": "ZB-H1"}.get(sched.kind, sched.kind)
+    if sched.kind in ("looped-bfs", "interleaved-zb"):
+        return {"looped-bfs": "Looped BFS", "interleaved-zb": "交错零气泡"}[sched.kind] + f"（v={sched.chunks}）"
+    return {"gpipe": "GPipe", "1f1b": "1F1B", "zb-h1": "ZB-H1", "zbv": "ZBV（V 形）",
+            "dualpipev": "DualPipeV（V 形）"}.get(sched.kind, sched.kind)
 
 
 def _pct(x: float) -> str:
@@ -52,7 +56,7 @@ def _draw(ax, tl: pl.Timeline, xlabel: str | None, legend: bool = True) -> None:
         ax.broken_barh([(0, tl.makespan)], (stage - height / 2, height), facecolors=COLORS["bubble"], alpha=0.18, linewidth=0)
     for stage in range(p):
         on_stage = tl.stage == stage
-        for kind in "FBW":
+        for kind in _KINDS:
             for chunk in range(v):
                 sel = on_stage & (tl.kind == kind) & (tl.chunk == chunk)
                 if not sel.any():
@@ -80,7 +84,7 @@ def _draw(ax, tl: pl.Timeline, xlabel: str | None, legend: bool = True) -> None:
     if xlabel:
         ax.set_xlabel(xlabel)
     if legend:
-        kinds = [k for k in "FBW" if (tl.kind == k).any()]
+        kinds = [k for k in _KINDS if (tl.kind == k).any()]
         handles = [Patch(facecolor=COLORS[k], label=_KIND_LABEL[k]) for k in kinds]
         handles.append(Patch(facecolor=COLORS["bubble"], alpha=0.3, label="空闲（气泡）"))
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
@@ -119,7 +123,8 @@ def bubble_curve(stages_list: Sequence[int], m_values: Sequence[int], salt: str)
     """Bubble fraction against the number of micro-batches ``m`` for several pipeline depths ``p``.
 
     Lines are the closed form ``(p-1)/(m+p-1)`` (:func:`parallelsel.pipeline.bubble_fraction`); points
-    are 1F1B steps simulated at each ``m`` in ``m_values`` and lie on the lines.
+    are steps simulated at each ``m`` in ``m_values`` -- 1F1B, or GPipe where ``m < p`` (torch's
+    Schedule1F1B refuses it; GPipe has the same bubble) -- and lie on the lines.
     """
     ps = [positive_int("stages_list[]", p) for p in stages_list]
     ms = sorted({positive_int("m_values[]", m) for m in m_values})
@@ -133,29 +138,40 @@ def bubble_curve(stages_list: Sequence[int], m_values: Sequence[int], salt: str)
         for i, p in enumerate(ps):
             c = colors[i % len(colors)]
             ax.plot(grid, [pl.bubble_fraction(p, int(m)) for m in grid], color=c, linewidth=1.6, label=f"p={p}（解析式）")
-            sim = [pl.simulate(pl.schedule("1f1b", p, m)).bubble_fraction for m in ms]
+            sim = [pl.simulate(pl.schedule("1f1b" if m >= p else "gpipe", p, m)).bubble_fraction for m in ms]
             ax.plot(ms, sim, "o", color=c, markersize=5, markerfacecolor="white", markeredgewidth=1.4, label=f"p={p}（模拟）")
         ax.set_xlabel("微批次数 m")
         ax.set_ylabel("气泡占比")
         ax.set_ylim(0, 1)
         ax.set_xlim(0, max(ms) + 1)
         ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
-        ax.set_title("气泡占比 (p-1)/(m+p-1)：线为解析式，点为 1F1B 模拟")
+        ax.set_title("气泡占比 (p-1)/(m+p-1)：线为解析式，点为模拟（1F1B；m<p 时 GPipe）")
         ax.legend(fontsize=8, ncol=2, frameon=False)
         return to_svg(fig, salt)
 
 
-def schedule_comparison(stages: int, microbatches: int, chunks: int, salt: str) -> str:
-    """The same ``p`` and ``m`` under GPipe, 1F1B, interleaved 1F1B (``chunks``) and ZB-H1.
+COMPARED = ("gpipe", "1f1b", "interleaved", "zb-h1")
+"""The kinds :func:`schedule_comparison` draws by default."""
 
-    Costs: forward 1, backward 2 (for ZB-H1 split into B = 1 and W = 1). Each subplot's title gives the
-    measured bubble fraction and the peak in-flight activations, in micro-batches through a whole stage.
-    """
+
+def comparison_schedules(stages: int, microbatches: int, chunks: int, kinds=COMPARED) -> list[pl.Schedule]:
+    """The schedules :func:`schedule_comparison` draws: ``chunks`` for interleaved kinds, 2 for the V-shaped ones."""
     p = positive_int("stages", stages)
     m = positive_int("microbatches", microbatches)
     v = positive_int("chunks", chunks)
-    scheds = [pl.schedule("gpipe", p, m), pl.schedule("1f1b", p, m), pl.schedule("interleaved", p, m, v), pl.schedule("zb-h1", p, m)]
-    tls = [pl.simulate(s, forward=1.0, backward=2.0) for s in scheds]
+    own = {"interleaved": v, "looped-bfs": v, "interleaved-zb": v, "zbv": 2, "dualpipev": 2}
+    return [pl.schedule(k, p, m, own.get(k, 1)) for k in kinds]
+
+
+def schedule_comparison(stages: int, microbatches: int, chunks: int, salt: str, kinds=COMPARED) -> str:
+    """The same ``p`` and ``m`` under several schedules: by default GPipe, 1F1B, interleaved 1F1B
+    (``chunks``) and ZB-H1; ``kinds`` may name any of :data:`parallelsel.pipeline.KINDS`.
+
+    Costs: forward 1, backward 2 (a split backward: I = 1 and W = 1). Each subplot's title gives the
+    measured bubble fraction and the peak in-flight activations, in micro-batches through a whole rank.
+    """
+    p, m = stages, microbatches
+    tls = [pl.simulate(s, forward=1.0, backward=2.0) for s in comparison_schedules(stages, microbatches, chunks, kinds)]
     span = max(t.makespan for t in tls)
     row = _height(p) * 0.75
     with chart(width=8.0, height=row * len(tls) + 0.6, nrows=len(tls), ncols=1, sharex=True) as (fig, axes):
@@ -168,12 +184,11 @@ def schedule_comparison(stages: int, microbatches: int, chunks: int, salt: str) 
                 f"{schedule_name(tl.schedule)}：气泡占比 {_pct(tl.bubble_fraction)}，峰值在途激活 {peak:g} 个微批次{shade}",
                 fontsize=9, loc="left",
             )
-        if len(tls) == 4:
-            # one shared legend that names W too (only ZB-H1 has W blocks)
-            handles = [Patch(facecolor=COLORS[k], label=_KIND_LABEL[k]) for k in "FBW"]
-            handles.append(Patch(facecolor=COLORS["bubble"], alpha=0.3, label="空闲（气泡）"))
-            axes[0].legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
-        fig.suptitle(f"同一 p={p}、m={m} 下的四种调度", y=1.0)
+        # one shared legend naming every pass kind drawn (W and I only where a backward is split)
+        handles = [Patch(facecolor=COLORS[k], label=_KIND_LABEL[k]) for k in _KINDS if any((t.kind == k).any() for t in tls)]
+        handles.append(Patch(facecolor=COLORS["bubble"], alpha=0.3, label="空闲（气泡）"))
+        axes[0].legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+        fig.suptitle(f"同一 p={p}、m={m} 下的 {len(tls)} 种调度", y=1.0)
         fig.tight_layout()
         return to_svg(fig, salt)
 

@@ -26,6 +26,7 @@ COLORS = {
     "F": "#4C78A8",
     "B": "#F58518",
     "W": "#54A24B",
+    "I": "#F2CF5B",
     "compute": "#4C78A8",
     "comm": "#F58518",
     "bubble": "#BAB0AC",
