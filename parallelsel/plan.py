@@ -256,8 +256,9 @@ def constraint_violations(workload: Workload, plan: Plan, cluster: Cluster | Non
     micro-batches (and micro-batches over PP when interleaved), the sequence over 2 x CP, experts over EP.
 
     >>> import parallelsel as ps
-    >>> [r.code for r in constraint_violations(ps.Workload(ps.MODELS["gpt3-175b"], global_batch=8), ps.Plan(dp=16, tp=7))]
-    ['heads_not_divisible', 'batch_below_dp']
+    >>> bad = constraint_violations(ps.Workload(ps.MODELS["gpt3-175b"], global_batch=8), ps.Plan(dp=16, tp=7))
+    >>> " ".join(r.code for r in bad)
+    'heads_not_divisible ffn_not_divisible batch_below_dp'
     """
     m = workload.model
     return (cluster_violations(plan.gpus, cluster) + tp_violations(m, plan.tp)
