@@ -1,6 +1,7 @@
 """parallelsel: choose DP, FSDP/ZeRO, TP and PP for large-model training, with every number traceable to a source."""
 
 from . import comm, memory, pipeline, reliability, roofline
+from .calibrate import Calibration, calibrate
 from .estimate import Estimate, MemoryBreakdown, StepTime, estimate, scaling_efficiency
 from .matrix import FOUR_COLUMNS, MatrixRow, Verdict, paper_cases, selection_matrix, topology_variant
 from .hardware import DEVICES, LINKS, Cluster, Device, Link
@@ -12,7 +13,7 @@ from .search import SearchResult, search
 __all__ = [
     "DEVICES", "LINKS", "MODELS", "RECIPES",
     "Cluster", "pipeline", "comm", "memory", "reliability", "roofline",
-    "estimate", "Estimate", "StepTime", "MemoryBreakdown", "scaling_efficiency",
+    "calibrate", "Calibration", "estimate", "Estimate", "StepTime", "MemoryBreakdown", "scaling_efficiency",
     "FOUR_COLUMNS", "MatrixRow", "SearchResult", "Verdict", "paper_cases", "search", "selection_matrix", "topology_variant",
     "Device", "Link", "Plan", "Recipe", "Transformer", "Workload", "fsdp_plan",
 ]

@@ -201,6 +201,44 @@ def _plan_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--recompute", choices=RECOMPUTE, help="重算：none / selective / full")
 
 
+def _measured_args(p: argparse.ArgumentParser, plan_flag: bool) -> None:
+    g = p.add_argument_group("实测校准 calibration（ps.calibrate：按一次实测拟合算子效率）")
+    g.add_argument("--measured-step", type=_real(1e-6, 1e9), metavar="SECONDS", help="实测的每步秒数")
+    g.add_argument("--measured-mfu", type=_real(1e-6, 1.0), metavar="F", help="实测的 MFU（0-1 之间的比例）")
+    if plan_flag:
+        g.add_argument("--measured-plan", metavar="PLAN",
+                       help="实测所用的方案，如 \"DP8·TP8·PP1·mb1\"；给了 --measured-step/--measured-mfu 时必填")
+
+
+def _calibrated(a, w, c, plan):
+    """The cluster with its device fitted to --measured-step / --measured-mfu on ``plan`` (or ``c`` unchanged)."""
+    if a.measured_step is None and a.measured_mfu is None:
+        return c, None
+    from .calibrate import calibrate
+    from .estimate import estimate
+
+    cal = calibrate(estimate(w, plan, c, headroom=_headroom_arg(a)), measured_step=a.measured_step,
+                    measured_mfu=a.measured_mfu)
+    return cal.cluster, cal
+
+
+def _calibration_json(cal) -> dict | None:
+    if cal is None:
+        return None
+    return {"plan": cal.before.plan.label(), "measured_step_s": cal.measured, "model_step_s": cal.before.step.total,
+            "scale": cal.scale, "gemm_efficiency": cal.device.gemm_efficiency}
+
+
+def _calibration_text(cal) -> str:
+    from .render.tables import fmt_pct, fmt_time
+
+    if cal is None:
+        return ""
+    return (f"按实测校准：{cal.before.plan.label()} 实测 {fmt_time(cal.measured, 2)}（模型原估 "
+            f"{fmt_time(cal.before.step.total, 2)}），算子效率上限 × {cal.scale:.3f} = "
+            f"{fmt_pct(cal.device.gemm_efficiency)}；以下都按校准后的常数估算\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed so the docs can print its help)."""
     from . import __version__
@@ -234,6 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "能否运行、为何被排除、排第几")
     pl.add_argument("--export", choices=LAUNCHER_CHOICES,
                     help="把第一名（或 --why 的方案）输出为 Megatron-LM 参数、torchtitan TOML 或 DeepSpeed JSON")
+    _measured_args(pl, plan_flag=True)
 
     b = sub.add_parser("bubble", parents=[common], help="流水线气泡：公式与模拟",
                        description="流水线气泡 pipeline bubble：闭式 (p-1)/(v·m+p-1) 与事件模拟，可输出甘特图 SVG。"
@@ -253,6 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
     mem.add_argument("--sp", action="store_true", help="开启序列并行（tp>1 时）")
     mem.add_argument("--schedule", default="1f1b", choices=SCHEDULES, help="流水线调度（默认 1f1b）")
     mem.add_argument("--chunks", type=_integer(1, 1024), default=1, metavar="V", help="每卡虚拟段数（interleaved）")
+    _measured_args(mem, plan_flag=False)
 
     pr = sub.add_parser("presets", parents=[common], help="列出预设（模型、设备、互联、配方）及其来源",
                         description="预设 presets：--model、--device、--intra/--inter、--recipe 可用的键，每个附出处。")
@@ -529,6 +569,14 @@ def _cmd_plan(a, out) -> None:
 
     c = _cluster(a)
     w = _workload(a, c)
+    if (a.measured_step is not None or a.measured_mfu is not None) and not a.measured_plan:
+        raise ParallelselError("--measured-step/--measured-mfu: give --measured-plan, the plan that step was measured on")
+    if a.measured_plan:
+        from .plan import parse_plan
+
+        c, cal = _calibrated(a, w, c, parse_plan(a.measured_plan))
+    else:
+        cal = None
     if a.why is not None:
         return _cmd_why(a, w, c, out)
     r = search(w, c, top=a.top, fixed=_fixed(a), headroom=_headroom_arg(a))
@@ -545,7 +593,7 @@ def _cmd_plan(a, out) -> None:
         miss = (me, fixes(w, c, r.closest_miss, headroom=_headroom_arg(a)))
     if a.json:
         data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "global_batch": w.global_batch,
-                "considered": r.considered,
+                **({"calibration": _calibration_json(cal)} if cal is not None else {}), "considered": r.considered,
                 "funnel": [{"stage": s, "plans": n} for s, n in r.funnel()], "excluded": dict(r.excluded),
                 "results": [_result_json(x, a.lang) for x in r.results], "seconds": r.seconds,
                 "closest_miss": None if miss is None else {
@@ -556,7 +604,7 @@ def _cmd_plan(a, out) -> None:
                                "step_s": f.estimate.step.total} for f in miss[1]]}}
         out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return
-    out.write(_header(w, c))
+    out.write(_header(w, c) + _calibration_text(cal))
     if a.global_batch is None:
         out.write(f"未给 --global-batch：按每卡 1 条序列（global batch = {w.global_batch}）估算\n")
     out.write(f"\n搜索用时 {fmt_time(r.seconds)}\n\n" + funnel_table(r) + "\n" + excluded_table(r) + "\n")
@@ -652,6 +700,7 @@ def _cmd_memory(a, out) -> None:
         from .render.reasons import join
 
         raise ParallelselError(f"plan {plan.label()}: " + join(hard, a.lang))
+    c, cal = _calibrated(a, w, c, plan)
     e = estimate(w, plan, c, headroom=_headroom_arg(a))
     mem = e.memory
     if a.json:
@@ -659,12 +708,14 @@ def _cmd_memory(a, out) -> None:
                 "reasons": _reasons_json(e.reasons, a.lang), "capacity_bytes": c.device.memory, "usable_bytes": e.usable,
                 "headroom": e.headroom, "margin": e.margin, "total_bytes": mem.total,
                 "components_bytes": mem.as_dict(), "stage": mem.stage, "step_s": e.step.total,
-                "tokens_per_s": e.step.tokens_per_s, "mfu": e.step.mfu}
+                "tokens_per_s": e.step.tokens_per_s, "mfu": e.step.mfu,
+                **({"calibration": _calibration_json(cal)} if cal is not None else {})}
         out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return
     names = {"params": "参数", "grads": "梯度", "optimizer": "优化器状态", "activations": "激活",
              "embeddings": "嵌入/logits 激活", "gather_peak": "FSDP gather 峰值", "allocator": "分配器余量"}
-    out.write(_header(w, c) + f"方案 {plan.label()}（最满的一段：{'首段' if mem.stage == 'first' else '末段'}）\n\n")
+    out.write(_header(w, c) + _calibration_text(cal)
+              + f"方案 {plan.label()}（最满的一段：{'首段' if mem.stage == 'first' else '末段'}）\n\n")
     rows = [[names[k], fmt_bytes(v)] for k, v in mem.as_dict().items()]
     rows.append(["合计", fmt_bytes(mem.total)])
     rows.append(["驱动报告", fmt_bytes(c.device.memory)])

@@ -1,7 +1,8 @@
 """Collectives under the alpha-beta model, and each strategy's traffic per training step.
 
-A message of N bytes over a link costs ``alpha + N / beta`` (latency alpha, per-direction bandwidth
-beta: :class:`parallelsel.Link`). Ring algorithms (Thakur, Rabenseifner & Gropp 2005, "Optimization
+A message of N bytes over a link costs ``alpha + N / beta`` (latency alpha; beta the bandwidth a
+large collective reaches on the link, :attr:`parallelsel.Link.achieved`: the line rate times the
+nccl-tests bus-bandwidth share of each preset). Ring algorithms (Thakur, Rabenseifner & Gropp 2005, "Optimization
 of Collective Communication Operations in MPICH", §4) move, per rank, a fixed multiple of the
 buffer -- the *bus factor* that nccl-tests uses to turn algorithm bandwidth into bus bandwidth
 (NVIDIA nccl-tests, ``doc/PERFORMANCE.md``). ``nbytes`` is always the full, unsharded buffer.
@@ -63,7 +64,7 @@ def collective_time(op: str, nbytes, ranks: int, link: Link) -> float:
     """Seconds for one ``op`` on a buffer of ``nbytes`` among ``ranks`` ranks over ``link``.
 
     Ring alpha-beta costs (Thakur, Rabenseifner & Gropp 2005 §4), with alpha = ``link.latency``
-    and beta = ``link.bandwidth``:
+    and beta = ``link.achieved`` (line rate x the share nccl-tests reaches; 1.0 for a hand-made link):
 
     * all-reduce: 2(n-1) alpha + 2(n-1)/n x N/beta
     * all-gather, reduce-scatter: (n-1) alpha + (n-1)/n x N/beta
@@ -84,9 +85,9 @@ def _time(op: str, nbytes: float, n: int, link: Link) -> float:
     if n <= 1 or nbytes <= 0:
         return 0.0
     if op == "p2p":
-        return link.latency + nbytes / link.bandwidth
+        return link.latency + nbytes / link.achieved
     steps = _STEPS[op] * (n - 1)
-    return steps * link.latency + steps / n * nbytes / link.bandwidth
+    return steps * link.latency + steps / n * nbytes / link.achieved
 
 
 @dataclass(frozen=True)

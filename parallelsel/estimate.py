@@ -6,8 +6,11 @@ plan and cluster, and lists every hard constraint the plan violates as a :class:
 
 The time model, with every assumption named:
 
-* compute = FLOPs per GPU per step / (peak x :data:`DEFAULT_EFFICIENCY`); FLOPs include
-  recomputation (:meth:`parallelsel.Transformer.flops_per_token`) and are split evenly over GPUs;
+* compute = the kernels one GPU runs (:mod:`parallelsel.kernels`): each layer's GEMMs at their
+  per-GPU shapes, attention by its kernel, the memory-bound work at the achieved HBM rate, and one
+  optimizer step -- recomputation included. The kernel rates describe kernels only: communication,
+  overlap and bubble come from the rest of the model, never from the efficiency (no double
+  counting). With ``efficiency=`` given, the flat model instead: FLOPs per GPU / (peak x efficiency);
 * communication that can overlap (DP/ZeRO/FSDP) hides behind the pass it runs beside, up to
   :data:`OVERLAP_FRACTION` of that pass, and never hides its last bucket or unit; TP, EP and PP
   communication sits on the critical path and is fully exposed;
@@ -18,7 +21,7 @@ Examples:
     >>> import parallelsel as ps
     >>> w = ps.Workload(ps.MODELS["gpt2-1.5b"], global_batch=8)
     >>> e = estimate(w, ps.Plan(dp=8), ps.Cluster(ps.DEVICES["a100-80gb"], nodes=1))
-    >>> e.fits, round(e.step.mfu, 2) <= DEFAULT_EFFICIENCY
+    >>> e.fits, e.step.mfu < e.cluster.device.gemm_efficiency
     (True, True)
 """
 
@@ -30,6 +33,7 @@ from functools import lru_cache
 from ._check import ParallelselError, positive_number
 from .comm import Traffic, traffic as _traffic
 from .hardware import Cluster
+from .kernels import compute_time, optimizer_time
 from .memory import DEFAULT_HEADROOM, MemoryBreakdown, check_headroom, breakdown, usable_memory
 from .pipeline import bubble_overhead, onef1b_bubble_time, zb_h1_bubble_time
 from .plan import Plan, Workload, constraint_violations
@@ -48,9 +52,10 @@ __all__ = [
 ]
 
 DEFAULT_EFFICIENCY = 0.5
-"""Achieved fraction of peak FLOP/s for the computation itself. Narayanan et al. 2021 (Table 1)
-report 138-163 TFLOP/s per A100 (peak 312), i.e. 44-52%, for GPT models from 1.7B to 1T on up to
-3072 GPUs; 0.5 sits in that range. Pass ``efficiency=`` to change it; measure it for your job."""
+"""A flat share of peak FLOP/s for back-of-envelope arithmetic (``estimate(..., efficiency=)``), not
+the default time model: Narayanan et al. 2021 (Table 1) report 138-163 TFLOP/s per A100 (peak
+312), 44-52%, end to end -- a number that already contains communication and bubble, which is why
+:func:`estimate` times kernels instead (:mod:`parallelsel.kernels`)."""
 
 OVERLAP_FRACTION = 0.9
 """Share of a pass's compute time that overlappable communication can hide behind. An assumption:
@@ -102,7 +107,7 @@ class Estimate:
     step: StepTime
     traffic: tuple[Traffic, ...]
     reasons: tuple[Reason, ...]
-    efficiency: float = DEFAULT_EFFICIENCY
+    efficiency: float | None = None  # the flat kernel efficiency passed to estimate(); None: the kernel model
     headroom: float = DEFAULT_HEADROOM
     usable: float = 0.0  # bytes a rank can use: driver-reported memory minus the runtime reserve
     stack: Reason | None = None  # which stacks run a PP x ZeRO/FSDP plan, and as what (parallelsel.stacks)
@@ -166,7 +171,27 @@ def _flops(model, recompute: str, s: int) -> tuple[float, float, float]:
             model.model_flops_per_token(s))
 
 
-def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float = DEFAULT_EFFICIENCY,
+def _compute(workload: Workload, plan: Plan, device, eff, mem) -> tuple[float, dict[str, float]]:
+    """Compute seconds per step on one GPU, and the forward / backward windows overlapped traffic can hide in.
+
+    ``eff`` None: the kernel model (:func:`parallelsel.kernels.compute_time` per micro-batch, times
+    the micro-batches, plus one optimizer step over the parameters this GPU updates). A number: the
+    flat model, FLOPs per GPU / (peak x eff), FLOPs split evenly over GPUs.
+    """
+    tokens, m = workload.tokens, max(1, plan.microbatches(workload))
+    if eff is not None:
+        forward, train, _ = _flops(workload.model, plan.recompute, workload.seq_len)
+        rate = device.peak_flops * eff * plan.gpus
+        return train * tokens / rate, {"forward": forward * tokens / rate, "backward": (train - forward) * tokens / rate}
+    ct = compute_time(workload.model, plan.micro_batch, workload.seq_len, device, plan.tp, plan.pp, plan.cp, plan.ep,
+                      plan.sp, plan.recompute, workload.attention)
+    recipe = workload.recipe
+    updated = mem.optimizer / recipe.optimizer if recipe.optimizer else mem.grads / recipe.grads
+    step = optimizer_time(updated, device)
+    return m * ct.total + step, {"forward": m * ct.forward, "backward": m * ct.backward + step}
+
+
+def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float | None = None,
              headroom: float = DEFAULT_HEADROOM) -> Estimate:
     """Memory, step time and hard-constraint reasons for ``plan`` training ``workload`` on ``cluster``.
 
@@ -182,8 +207,8 @@ def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float
         raise ParallelselError(f"plan={plan!r}: must be a Plan")
     if not isinstance(cluster, Cluster):
         raise ParallelselError(f"cluster={cluster!r}: must be a Cluster")
-    eff = positive_number("efficiency", efficiency)
-    if eff > 1:
+    eff = None if efficiency is None else positive_number("efficiency", efficiency)
+    if eff is not None and eff > 1:
         raise ParallelselError(f"efficiency={efficiency!r}: must be in (0, 1]")
 
     room = check_headroom(headroom)
@@ -205,12 +230,8 @@ def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float
     gpus = plan.gpus
     tokens = workload.tokens
     m = max(1, plan.microbatches(workload))
-    s = workload.seq_len
-    forward, train, model_flops = _flops(model, plan.recompute, s)
-    rate = peak * eff * gpus
-    compute = train * tokens / rate
-    phase_compute = {"forward": forward * tokens / rate}
-    phase_compute["backward"] = compute - phase_compute["forward"]
+    model_flops = _flops(model, plan.recompute, workload.seq_len)[2]
+    compute, phase_compute = _compute(workload, plan, cluster.device, eff, mem)
 
     items = _traffic(workload, plan, cluster)
     exposed: dict[str, float] = {}

@@ -155,11 +155,12 @@ def _place(cluster: Cluster, total: int, size: int, stride: int, dim: str = "", 
     if crossing:
         intra, inter = cluster.intra, cluster.inter
         share = inter.share(senders)
-        if share < intra.bandwidth:
-            name, bandwidth = inter.name, share
+        # Compared on what collectives reach (Link.achieved); the chosen link keeps its achieved share.
+        if share * inter.efficiency < intra.achieved:
+            name, bandwidth, eff = inter.name, share, inter.efficiency
         else:
-            name, bandwidth = intra.name, intra.bandwidth
-        link = Link(name, bandwidth, max(intra.latency, inter.latency))
+            name, bandwidth, eff = intra.name, intra.bandwidth, intra.efficiency
+        link = Link(name, bandwidth, max(intra.latency, inter.latency), efficiency=eff)
     else:
         share, link = 0.0, cluster.intra
     return GroupPlacement(dim, size, stride, groups, nodes, len(crossing), senders, link, share)

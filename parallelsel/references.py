@@ -272,3 +272,85 @@ PUBLISHED_MFU = (
 """MFU that large, well-tuned dense runs reached: the band a throughput quote can be judged against."""
 
 __all__ += ["MeasuredMFU", "PUBLISHED_MFU"]
+
+
+# -- measured step time: the runs the kernel model is checked against ------------------------------
+@dataclass(frozen=True)
+class MeasuredRun:
+    """One published, measured training run on A100-80GB (Selene: DGX A100 nodes of 8 GPUs, NVLink 3, eight
+    HDR InfiniBand HCAs per node), with the plan the paper describes for it.
+
+    ``label``: the paper's name; ``shape``: (layers, hidden, heads), vocabulary 51,200 and sequence 2048
+    (Narayanan et al. 2021 §5.1; Korthikanti et al. 2022 §6, Table 3); ``gpus``, ``tp``, ``pp``,
+    ``global_batch``, ``micro_batch``, ``chunks`` (interleaved model chunks per GPU, 1 = plain 1F1B);
+    ``recompute`` and ``sp`` in this library's terms; ``zero``: 3 for DeepSpeed ZeRO-3; ``metric``:
+    "tflops" (achieved teraFLOP/s per GPU, counted as eq. 3 counts them) or "seconds" (iteration time);
+    ``value`` the paper's number; ``source`` where the number and where the plan come from.
+    """
+
+    label: str
+    shape: tuple[int, int, int]
+    gpus: int
+    tp: int
+    pp: int
+    global_batch: int
+    micro_batch: int
+    chunks: int
+    recompute: str
+    sp: bool
+    metric: str
+    value: float
+    source: str
+    zero: int = 0
+
+
+_T1 = ("Narayanan et al. 2021, Table 1 (achieved teraFLOP/s per GPU); plan: NVIDIA/Megatron-LM "
+       "examples/sc21/run_table_1.sh (micro-batch, --num-layers-per-virtual-pipeline-stage, --checkpoint-activations)")
+_T5 = ("Korthikanti et al. 2022, Table 5 (iteration time, sequence parallelism + selective recompute); plan: "
+       "Table 3 (TP, PP, GPUs, batch; data-parallel size 1), micro-batch and interleaving as in "
+       "calculon-ai/calculon validation/*_seqsel.json")
+NARAYANAN_THROUGHPUT = tuple(
+    MeasuredRun(f"{b}B", (l, h, a), g, tp, pp, gb, mb, v, "full", False, "tflops", x, _T1)
+    for b, a, h, l, tp, pp, g, gb, x, mb, v in (
+        (1.7, 24, 2304, 24, 1, 1, 32, 512, 137, 16, 1),
+        (3.6, 32, 3072, 30, 2, 1, 64, 512, 138, 16, 1),
+        (7.5, 32, 4096, 36, 4, 1, 128, 512, 142, 16, 1),
+        (18.4, 48, 6144, 40, 8, 1, 256, 1024, 135, 8, 1),
+        (39.1, 64, 8192, 48, 8, 2, 512, 1536, 138, 4, 1),
+        (76.1, 80, 10240, 60, 8, 4, 1024, 1792, 140, 2, 3),     # 15 layers per stage, 5 per virtual stage
+        (145.6, 96, 12288, 80, 8, 8, 1536, 2304, 148, 2, 2),    # 10 per stage, 5 per virtual stage
+        (310.1, 128, 16384, 96, 8, 16, 1920, 2160, 155, 1, 2),  # 6 per stage, 3 per virtual stage
+        (529.6, 128, 20480, 105, 8, 35, 2520, 2520, 163, 1, 3),  # 3 per stage, 1 per virtual stage
+        (1008.0, 160, 25600, 128, 8, 64, 3072, 3072, 163, 1, 1),
+    )
+)
+"""Narayanan et al. 2021 Table 1: ten GPT models on 32 to 3,072 A100s; every run recomputes activations
+(``--checkpoint-activations``) and uses fp16."""
+
+KORTHIKANTI_TABLE5 = tuple(
+    MeasuredRun(name, (l, h, a), g, 8, pp, gb, mb, v, "selective", True, "seconds", t, _T5)
+    for name, a, h, l, pp, g, gb, mb, v, t in (
+        ("22B", 64, 6144, 48, 1, 8, 4, 4, 1, 1.10),
+        ("175B", 96, 12288, 96, 8, 64, 64, 1, 3, 13.75),
+        ("530B", 128, 20480, 105, 35, 280, 280, 1, 3, 37.83),
+        ("1T", 160, 25600, 128, 64, 512, 512, 1, 1, 71.49),
+    )
+)
+"""Korthikanti et al. 2022 Table 5, "present work" column: iteration time with sequence parallelism and
+selective activation recomputation (the paper prints MFU 41.5%, 51.4%, 56.0% and 56.3% for these runs;
+the Megatron-LM README of June 2022 repeats them)."""
+
+_T2 = "Narayanan et al. 2021, §5.2 and Table 2 (ZeRO-3 vs PTD-P, GPT-3 175B, batch 1536)"
+NARAYANAN_ZERO3 = tuple(
+    MeasuredRun(f"{kind} {g}", (96, 12288, 96), g, tp, pp, 1536, mb, 1, "full", False, "tflops", x, _T2, zero)
+    for kind, g, tp, pp, mb, x, zero in (
+        ("ZeRO-3", 384, 1, 1, 4, 144, 3), ("ZeRO-3", 768, 1, 1, 2, 88, 3), ("ZeRO-3", 1536, 1, 1, 1, 44, 3),
+        ("PTD-P", 384, 8, 12, 1, 153, 0), ("PTD-P", 768, 8, 12, 1, 149, 0), ("PTD-P", 1536, 8, 12, 1, 141, 0),
+    )
+)
+"""Narayanan et al. 2021 §5.2: DeepSpeed ZeRO-3 without model parallelism against PTD-P (TP 8, PP 12) on
+384, 768 and 1,536 GPUs; the published ranking is PTD-P ahead at all three."""
+
+__all__ += ["MeasuredRun", "NARAYANAN_THROUGHPUT", "KORTHIKANTI_TABLE5", "NARAYANAN_ZERO3", "MEASURED_RUNS"]
+MEASURED_RUNS = NARAYANAN_THROUGHPUT + KORTHIKANTI_TABLE5
+"""The 14 runs the step-time model is validated on (tests/test_step_time.py, docs/validation.md)."""

@@ -47,7 +47,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from ._check import ParallelselError, positive_int
-from .estimate import DEFAULT_EFFICIENCY, Estimate, bubble_overhead_for, estimate
+from .estimate import Estimate, bubble_overhead_for, estimate
 from .hardware import Cluster
 from .memory import DEFAULT_HEADROOM, check_headroom, breakdown, budget
 from .model import RECOMPUTE
@@ -409,10 +409,12 @@ def _lower_bound(workload: Workload, plan: Plan, cluster: Cluster) -> float:
     """A step time no plan can beat: its compute plus the bubble on that compute alone.
 
     :func:`parallelsel.estimate.estimate` gives total = compute + exposed communication +
-    bubble_overhead x (compute + critical-path communication) >= compute x (1 + bubble_overhead).
+    bubble_overhead x (compute + critical-path communication) >= compute x (1 + bubble_overhead),
+    and no kernel runs faster than the device's matmul ceiling (:mod:`parallelsel.kernels`), so
+    compute >= FLOPs per GPU / (peak x gemm_efficiency).
     """
     flops = workload.model.flops_per_token(plan.recompute, workload.seq_len) * workload.tokens
-    compute = flops / (cluster.device.peak_flops * DEFAULT_EFFICIENCY * plan.gpus)
+    compute = flops / (cluster.device.peak_flops * cluster.device.gemm_efficiency * plan.gpus)
     return compute * (1 + bubble_overhead_for(plan, plan.microbatches(workload)))
 
 

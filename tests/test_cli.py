@@ -184,3 +184,51 @@ def test_console_script():
     assert ok.returncode == 0 and json.loads(ok.stdout)["stages"] == 2
     bad = subprocess.run([str(exe), "matrix", "--model", "nope"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
+# -- calibration from a measured step (ps.calibrate behind --measured-step / --measured-mfu) ---------
+_K175 = ["--layers", "96", "--hidden", "12288", "--heads", "96", "--vocab", "51200", "--seq-len", "2048",
+         "--attention", "standard", "--nodes", "8", "--global-batch", "64"]
+_K175_PLAN = ["--tp", "8", "--pp", "8", "--micro-batch", "1", "--sp", "--recompute", "selective",
+              "--schedule", "interleaved", "--chunks", "3"]
+
+
+def test_memory_measured_step_refits_to_the_published_iteration_time(capsys):
+    # Korthikanti et al. 2022 Table 5: GPT-3 175B, TP8 PP8, 64 A100s, 13.75 s per iteration.
+    assert main(["memory", *_K175, *_K175_PLAN, "--json"]) == 0
+    before = json.loads(capsys.readouterr().out)
+    assert main(["memory", *_K175, *_K175_PLAN, "--measured-step", "20", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    cal = data["calibration"]
+    assert data["step_s"] == pytest.approx(20, rel=1e-6)
+    assert cal["measured_step_s"] == 20 and cal["model_step_s"] == pytest.approx(before["step_s"])
+    assert cal["scale"] < 1 and 0 < cal["gemm_efficiency"] < 1
+    # The same measurement as an MFU gives the same fit.
+    assert main(["memory", *_K175, *_K175_PLAN, "--measured-mfu", str(data["mfu"]), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["calibration"]["scale"] == pytest.approx(cal["scale"], rel=1e-6)
+
+
+def test_plan_measured_step_reranks_with_the_fitted_device(capsys):
+    args = ["plan", "--model", "llama2-7b", "--nodes", "2", "--global-batch", "256", "--top", "3", "--json"]
+    assert main(args) == 0
+    plain = json.loads(capsys.readouterr().out)
+    best = plain["results"][0]
+    slower = 1.3 * best["step_s"]
+    assert main(args + ["--measured-step", str(slower), "--measured-plan", best["plan"]]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["calibration"]["plan"] == best["plan"]
+    top = {r["plan"]: r["step_s"] for r in data["results"]}
+    assert top[best["plan"]] == pytest.approx(slower, rel=1e-6)
+    assert main(args[:-1] + ["--measured-step", str(slower), "--measured-plan", best["plan"]]) == 0
+    assert "按实测校准" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("extra,needle", [
+    (["--measured-step", "3"], "--measured-plan"),
+    (["--measured-step", "0.001", "--measured-plan", "DP16·TP1·PP1·mb1"], "faster than the model"),
+    (["--measured-mfu", "1.5", "--measured-plan", "DP16·TP1·PP1·mb1"], "--measured-mfu"),
+])
+def test_plan_measured_bad_input_is_one_line_and_exit_2(extra, needle, capsys):
+    assert main(["plan", "--model", "llama2-7b", "--nodes", "2", "--global-batch", "256", *extra]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and err.count("\n") == 1 and "Traceback" not in err

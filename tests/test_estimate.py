@@ -29,13 +29,16 @@ def test_doctests():
 def test_small_model_fits_on_one_a100_and_dp_scales():
     w = Workload(GPT2, global_batch=64)
     cl = Cluster(A100, nodes=1)
-    one = estimate(w, Plan(micro_batch=4), cl)
+    # The flat model (efficiency= given): FLOPs / (peak x efficiency).
+    one = estimate(w, Plan(micro_batch=4), cl, efficiency=DEFAULT_EFFICIENCY)
     assert isinstance(one, Estimate) and one.fits and one.reasons == ()
     assert one.memory.total < A100.memory
     # One device, no communication: MFU is exactly the compute efficiency.
     assert one.step.mfu == pytest.approx(DEFAULT_EFFICIENCY)
     assert one.step.communication == 0 and one.step.bubble == 0
-    eight = estimate(w, Plan(dp=8, micro_batch=4), cl)
+    # The kernel model: no kernel beats the device's matmul ceiling, so MFU stays below it.
+    assert 0 < estimate(w, Plan(micro_batch=4), cl).step.mfu < A100.gemm_efficiency
+    eight = estimate(w, Plan(dp=8, micro_batch=4), cl, efficiency=DEFAULT_EFFICIENCY)
     assert eight.fits
     # Compute divides by 8; the NVLink all-reduce is almost fully hidden.
     assert eight.step.compute == pytest.approx(one.step.compute / 8)
@@ -104,7 +107,7 @@ def test_dp_overlap_rule():
     # OVERLAP_FRACTION of it, and never hides its last 25 MiB bucket.
     w = Workload(GPT2, global_batch=64)
     cl = Cluster(A100, nodes=4)
-    e = estimate(w, Plan(dp=32, micro_batch=1), cl)
+    e = estimate(w, Plan(dp=32, micro_batch=1), cl, efficiency=DEFAULT_EFFICIENCY)
     (dp,) = e.traffic
     m = 2
     forward = GPT2.forward_flops_per_token()

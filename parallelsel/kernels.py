@@ -1,0 +1,239 @@
+"""Compute time from the kernels each GPU runs: GEMMs at their per-GPU shapes, attention, memory-bound work.
+
+A step's computation on one GPU is, per layer and micro-batch, the matrix multiplies of that layer
+at the shapes the GPU actually holds (after the TP, CP and EP splits and for the micro-batch), the
+attention core, and the work that only moves bytes (norms, activation functions, dropout,
+residual adds, the softmax), plus the optimizer step once per step. Each is timed on a roofline
+(Williams, Waterman & Patterson 2009): time = max(FLOPs / achieved FLOP/s, bytes / achieved bytes/s).
+
+A GEMM's achieved FLOP/s is ``peak x device.gemm_efficiency x`` its shape's share
+(:func:`gemm_efficiency`), following NVIDIA's *Matrix Multiplication Background User's Guide*
+(§2.3 typical tile dimensions, §3.1 tile quantization, §3.2 wave quantization): the output is cut
+into :data:`TILE` tiles, each SM runs one tile at a time, so a partial tile or a partial last wave
+of tiles wastes the SMs it leaves idle; and each tile pays a fixed start-up and epilogue cost
+(:data:`K_OVERHEAD`) that a short inner dimension cannot hide. ``device.gemm_efficiency`` is the
+measured ceiling for a perfectly shaped matmul (:data:`parallelsel.hardware.DEVICES`).
+
+The backward pass of a GEMM ``Y[M,N] = X[M,K] W[K,N]`` is two GEMMs: ``dX = dY W^T`` (M x K, inner N)
+and ``dW = X^T dY`` (K x N, inner M) -- so backward costs twice the forward FLOPs, at shapes of
+its own. Attention: the fused kernel (``attention="flash"``) at :data:`FLASH_SHARE` of the device's
+GEMM ceiling; the standard kernel (``"standard"``, Korthikanti et al. 2022's baseline) as batched
+GEMMs over heads plus the softmax and dropout over the s x s scores, which only move bytes.
+
+Examples:
+    >>> import parallelsel as ps
+    >>> a100 = ps.DEVICES["a100-80gb"]
+    >>> round(gemm_efficiency(8192, 8192, 8192, a100) / a100.gemm_efficiency, 3)   # 2048 tiles on 108 SMs: 19 waves
+    0.983
+    >>> round(gemm_efficiency(2048, 1536, 12288, a100) / a100.gemm_efficiency, 3)  # 96 tiles: one part-full wave
+    0.88
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ._check import ParallelselError, positive_int
+from .hardware import Device
+
+__all__ = ["FLASH_SHARE", "K_OVERHEAD", "TILE", "ComputeTime", "Gemm", "compute_time", "gemm_efficiency",
+           "gemm_time", "layer_gemms"]
+
+TILE = (256, 128)
+"""Output tile of a large half-precision GEMM: NVIDIA's Matrix Multiplication Background guide (§2.3)
+names 256x128 as the most efficient of cuBLAS's tiles on A100 and uses it in its quantization
+examples (§3). Both orientations are tried; the better one is taken."""
+
+K_OVERHEAD = 128
+"""Inner-dimension length a tile spends on start-up and epilogue, so a GEMM of inner size K runs at
+K / (K + K_OVERHEAD) of its steady rate. CUTLASS's default Sm80 tensor-op GEMM streams K in 64-deep
+slices through a 3-stage pipeline (``default_gemm_configuration.h``: ThreadblockShape 128x256x64,
+kStages 3), so two slices are loaded before the first multiply: 2 x 64."""
+
+FLASH_SHARE = 0.72
+"""Fused attention's rate relative to the device's GEMM ceiling. Dao 2023 (FlashAttention-2,
+abstract) reaches 50-73% of the A100's peak; the midpoint, 62%, over the A100 matmul ceiling (85.9%)."""
+
+ELEMENTWISE_BYTES = 22
+"""Bytes per hidden element per layer that the non-GEMM work moves in forward (16-bit activations):
+two LayerNorms (read and write h: 2 x 4 bytes) and two fused bias-dropout-residual adds (read two h,
+write one h, write a 1-byte mask: 2 x 7 bytes) -- Megatron-LM's fused kernels, the operations whose
+outputs Korthikanti et al. 2022 §4.1 count. Split by TP only with sequence parallelism."""
+
+SOFTMAX_BYTES = 9
+"""Bytes per attention score element in forward for the standard kernel: the fused scale-mask-softmax
+reads and writes 2 bytes each, the dropout reads 2, writes 2 and a 1-byte mask (Korthikanti et al.
+2022 §4.1: the 2as^2 + as^2 + 2as^2 bytes of softmax output, mask and dropout output they store)."""
+
+OPTIMIZER_BYTES = 32
+"""Bytes per parameter one Adam step moves: read and write the fp32 master weight, momentum and
+variance (24), read the gradient (4, fp32 main grad), write the 16-bit weight (2), plus the
+gradient clipping norm's read (2). Memory-bound (Kingma & Ba 2015, Algorithm 1)."""
+
+BACKWARD_BYTES = 2.0
+"""Backward moves about twice the forward's bytes for elementwise work: it reads the saved input and
+the incoming gradient and writes the outgoing gradient."""
+
+
+@dataclass(frozen=True)
+class Gemm:
+    """One matrix multiply of a layer's forward pass: output M x N, inner dimension K, ``count`` of them."""
+
+    name: str
+    m: int
+    n: int
+    k: int
+    count: int = 1
+
+    @property
+    def flops(self) -> float:
+        return 2.0 * self.m * self.n * self.k * self.count
+
+
+def gemm_efficiency(m: int, n: int, k: int, device: Device, count: int = 1) -> float:
+    """Share of ``device.peak_flops`` a GEMM with output M x N and inner dimension K reaches
+    (``count`` of them launched as one batched GEMM share the waves).
+
+    ``gemm_efficiency x tile x wave x K / (K + K_OVERHEAD)``, the better of the two tile
+    orientations (NVIDIA Matrix Multiplication Background guide §3.1-§3.2): tile = M N / (padded M x
+    padded N) for :data:`TILE`-sized tiles; wave = tiles / (waves x SMs).
+    """
+    m, n, k, count = (positive_int(x, v) for x, v in (("m", m), ("n", n), ("k", k), ("count", count)))
+    if not isinstance(device, Device):
+        raise ParallelselError(f"device={device!r}: must be a Device")
+    return _efficiency(m, n, k, count, device.sms, device.gemm_efficiency)
+
+
+@lru_cache(maxsize=65536)
+def _efficiency(m: int, n: int, k: int, count: int, sms: int, ceiling: float) -> float:
+    best = 0.0
+    for tm, tn in (TILE, TILE[::-1]):
+        rows, cols = -(-m // tm), -(-n // tn)
+        tiles = rows * cols * count
+        waves = -(-tiles // sms)
+        best = max(best, m * n / (rows * tm * cols * tn) * tiles / (waves * sms))
+    return ceiling * best * k / (k + K_OVERHEAD)
+
+
+def gemm_time(m: int, n: int, k: int, device: Device, count: int = 1, element_bytes: float = 2.0) -> float:
+    """Seconds for ``count`` GEMMs (M x N output, inner K) on ``device``, batched: the roofline of the
+    FLOPs at :func:`gemm_efficiency` and the bytes of A, B and C (``element_bytes`` each) at the
+    achieved HBM rate."""
+    return _gemm(m, n, k, device, count, element_bytes)
+
+
+@lru_cache(maxsize=65536)
+def _gemm(m: int, n: int, k: int, device: Device, count: int = 1, element_bytes: float = 2.0) -> float:
+    if m * n * k * count == 0:
+        return 0.0
+    flops = 2.0 * m * n * k * count
+    moved = element_bytes * (m * k + k * n + m * n) * count
+    return max(flops / (device.peak_flops * _efficiency(m, n, k, count, device.sms, device.gemm_efficiency)),
+               moved / (device.hbm_bandwidth * device.memory_efficiency))
+
+
+def layer_gemms(model, tokens: int, tp: int = 1, ep: int = 1) -> tuple[Gemm, ...]:
+    """The weight GEMMs of one transformer layer's forward pass for ``tokens`` tokens on one GPU.
+
+    Megatron-LM's TP split (Shoeybi et al. 2019 §3): QKV and the MLP's first matrix by columns (N / tp),
+    the attention output and the MLP's second matrix by rows (K / tp). MoE: each of the experts / ep
+    local experts receives tokens x top_k x ep / experts tokens (balanced routing), plus the router.
+    """
+    h, kv, f = model.hidden, model.kv_dim, model.ffn_hidden
+    up = -(-(2 if model.gated_mlp else 1) * f // tp)
+    out = [Gemm("qkv", tokens, -(-(h + 2 * kv) // tp), h), Gemm("proj", tokens, h, -(-h // tp))]
+    if model.is_moe:
+        routed = max(1, tokens * model.top_k * ep // model.experts)
+        local = max(1, model.experts // ep)
+        out += [Gemm("router", tokens, model.experts, h), Gemm("fc1", routed, up, h, local),
+                Gemm("fc2", routed, h, -(-f // tp), local)]
+    else:
+        out += [Gemm("fc1", tokens, up, h), Gemm("fc2", tokens, h, -(-f // tp))]
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class ComputeTime:
+    """Seconds of computation one GPU spends per micro-batch on its layers (the pipeline stage's share).
+
+    ``forward`` and ``backward`` (backward includes recomputation) sum to ``total``; ``gemm``,
+    ``attention`` and ``memory`` (memory-bound work) split the same total another way.
+    """
+
+    forward: float
+    backward: float
+    gemm: float
+    attention: float
+    memory: float
+
+    @property
+    def total(self) -> float:
+        return self.forward + self.backward
+
+
+def compute_time(model, micro_batch: int, seq_len: int, device: Device, tp: int = 1, pp: int = 1, cp: int = 1,
+                 ep: int = 1, sp: bool = False, recompute: str = "none", attention: str = "flash") -> ComputeTime:
+    """Compute seconds per micro-batch on one GPU of a stage holding layers / pp layers (and 1/pp of the
+    output layer's work, as the even FLOP split of :mod:`parallelsel.estimate` assumes).
+
+    Forward: the layer GEMMs (:func:`layer_gemms`), attention, the elementwise bytes
+    (:data:`ELEMENTWISE_BYTES`, GeLU/SwiGLU on the MLP width, the standard softmax's
+    :data:`SOFTMAX_BYTES`) and the logits GEMM. Backward: the two GEMMs per forward GEMM, attention
+    backward at twice the forward FLOPs, :data:`BACKWARD_BYTES` x the forward bytes; full
+    recomputation repeats the layers' forward, selective the attention core (Korthikanti et al. 2022 §5).
+    """
+    return _compute(model, micro_batch, seq_len, device, tp, pp, cp, ep, sp, recompute, attention)
+
+
+@lru_cache(maxsize=8192)
+def _compute(model, b, s, device, tp, pp, cp, ep, sp, recompute, attention) -> ComputeTime:
+    tokens = b * (s // cp)
+    gemms = layer_gemms(model, tokens, tp, ep)
+    g_fwd = sum(gemm_time(g.m, g.n, g.k, device, g.count) for g in gemms)
+    g_bwd = sum(gemm_time(g.m, g.k, g.n, device, g.count) + gemm_time(g.k, g.n, g.m, device, g.count) for g in gemms)
+    a_fwd, a_bwd = _attention(model, b, s, cp, tp, device, attention)
+    m_fwd = _elementwise_bytes(model, tokens, s, tp, sp, attention) / (device.hbm_bandwidth * device.memory_efficiency)
+    layers = model.layers / pp
+    v = -(-model.vocab // tp)
+    logits = gemm_time(tokens, v, model.hidden, device)
+    logits_bwd = gemm_time(tokens, model.hidden, v, device) + gemm_time(model.hidden, v, tokens, device)
+    extra = {"full": g_fwd + a_fwd + m_fwd, "selective": a_fwd, "none": 0.0}[recompute]
+    forward = layers * (g_fwd + a_fwd + m_fwd) + logits / pp
+    backward = layers * (g_bwd + a_bwd + BACKWARD_BYTES * m_fwd + extra) + logits_bwd / pp
+    gemm = layers * (g_fwd + g_bwd + (g_fwd if recompute == "full" else 0.0)) + (logits + logits_bwd) / pp
+    attn = layers * (a_fwd + a_bwd + (a_fwd if recompute in ("full", "selective") else 0.0))
+    return ComputeTime(forward, backward, gemm, attn, forward + backward - gemm - attn)
+
+
+def _attention(model, b: int, s: int, cp: int, tp: int, device: Device, attention: str) -> tuple[float, float]:
+    # Forward and backward seconds of the attention core (QK^T and the weighted sum over V) of one layer.
+    heads = max(1, model.heads // tp)
+    q = s // cp
+    d = model.head_dim
+    if attention == "flash":
+        flops = 4.0 * b * heads * q * s * d
+        rate = device.peak_flops * device.gemm_efficiency * FLASH_SHARE
+        return flops / rate, 2 * flops / rate
+    batch = b * heads
+    fwd = gemm_time(q, s, d, device, batch) + gemm_time(q, d, s, device, batch)
+    bwd = (gemm_time(q, d, s, device, batch) + gemm_time(s, d, q, device, batch)      # dQ, dK from dS
+           + gemm_time(q, s, d, device, batch) + gemm_time(s, d, q, device, batch))   # dP from dO, dV
+    return fwd, bwd
+
+
+def _elementwise_bytes(model, tokens: int, s: int, tp: int, sp: bool, attention: str) -> float:
+    # Forward bytes of one layer's memory-bound work on one GPU.
+    h = model.hidden
+    act = (3 if model.gated_mlp else 2) * 2 * model.ffn_hidden / tp   # read the MLP's input(s), write its output
+    replicated = ELEMENTWISE_BYTES * h / (tp if sp else 1)
+    scores = SOFTMAX_BYTES * max(1, model.heads // tp) * s if attention == "standard" else 0.0
+    return tokens * (replicated + act + scores)
+
+
+def optimizer_time(params: float, device: Device) -> float:
+    """Seconds of one Adam step over ``params`` parameters held by one GPU (:data:`OPTIMIZER_BYTES` each)."""
+    return params * OPTIMIZER_BYTES / (device.hbm_bandwidth * device.memory_efficiency)
+
+
+__all__ += ["optimizer_time"]

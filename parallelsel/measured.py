@@ -1,0 +1,80 @@
+"""The step-time model beside published, measured runs (:data:`parallelsel.references.MEASURED_RUNS`).
+
+Each run becomes the library's workload, plan and cluster exactly as its paper describes it (the
+GPT shape of Narayanan et al. 2021 §5.1, the standard attention kernel both papers used, the
+paper's TP, PP, micro-batch, interleaving and recomputation), and :func:`parallelsel.estimate`
+predicts it with one set of device constants. Throughput rows compare teraFLOP/s per GPU counted
+as the paper counts it (eq. 3, full recomputation: 96 B s l h^2 (1 + s/6h + V/16lh) per iteration);
+iteration-time rows compare seconds.
+
+Examples:
+    >>> from parallelsel.references import KORTHIKANTI_TABLE5
+    >>> row = compare(KORTHIKANTI_TABLE5[1])
+    >>> row.metric, row.published, abs(row.error) < 0.15
+    ('seconds', 13.75, True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .estimate import Estimate, estimate
+from .hardware import DEVICES, Cluster, Device
+from .model import Transformer
+from .plan import Plan, Workload
+from .references import NARAYANAN_GPT, MeasuredRun
+
+__all__ = ["Compared", "compare", "compare_all", "eq3_flops", "run_estimate"]
+
+
+def _model(run: MeasuredRun) -> Transformer:
+    l, h, a = run.shape
+    return Transformer(layers=l, hidden=h, heads=a, tied_embeddings=True, position="learned", bias=True,
+                       norm="layernorm", **NARAYANAN_GPT)
+
+
+def run_estimate(run: MeasuredRun, device: Device | None = None) -> Estimate:
+    """The library's estimate of ``run`` on ``device`` (default: the A100-80GB preset, DGX A100 nodes)."""
+    device = DEVICES["a100-80gb"] if device is None else device
+    dp = run.gpus // (run.tp * run.pp)
+    plan = Plan(dp=dp, tp=run.tp, pp=run.pp, zero=run.zero, micro_batch=run.micro_batch, sp=run.sp,
+                recompute=run.recompute, schedule="interleaved" if run.chunks > 1 else "1f1b", chunks=run.chunks)
+    work = Workload(_model(run), global_batch=run.global_batch, attention="standard")
+    return estimate(work, plan, Cluster(device, nodes=max(1, run.gpus // 8)))
+
+
+def eq3_flops(run: MeasuredRun) -> float:
+    """FLOPs per iteration as Narayanan et al. 2021 eq. 3 counts them (full recomputation)."""
+    l, h, _ = run.shape
+    s, v, b = NARAYANAN_GPT["seq_len"], NARAYANAN_GPT["vocab"], run.global_batch
+    return 96 * b * s * l * h * h * (1 + s / (6 * h) + v / (16 * l * h))
+
+
+@dataclass(frozen=True)
+class Compared:
+    """A measured run beside the prediction, in the paper's metric; ``error`` = predicted / published - 1."""
+
+    run: MeasuredRun
+    estimate: Estimate
+    metric: str
+    published: float
+    predicted: float
+
+    @property
+    def error(self) -> float:
+        return self.predicted / self.published - 1
+
+
+def compare(run: MeasuredRun, device: Device | None = None) -> Compared:
+    """``run`` beside the library's prediction on ``device`` (e.g. a calibrated one, :func:`parallelsel.calibrate`)."""
+    e = run_estimate(run, device)
+    if run.metric == "seconds":
+        predicted = e.step.total
+    else:
+        predicted = eq3_flops(run) / (e.step.total * run.gpus) / 1e12
+    return Compared(run, e, run.metric, run.value, predicted)
+
+
+def compare_all(runs, device: Device | None = None) -> tuple[Compared, ...]:
+    """:func:`compare` for each of ``runs``."""
+    return tuple(compare(r, device) for r in runs)
