@@ -44,6 +44,8 @@ def positive_int(name: str, value, minimum: int = 1, maximum: int = MAX_INT) -> 
         ...
         parallelsel._check.ParallelselError: dp=True: must be an integer >= 1 and <= 9007199254740992
     """
+    if type(value) is int and minimum <= value <= maximum:  # the common case, without the ABC checks below
+        return value
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ParallelselError(f"{name}={value!r}: {_int_rule(minimum, maximum)}")
     if isinstance(value, numbers.Integral):
@@ -79,7 +81,7 @@ def positive_number(name: str, value, allow_zero: bool = False, maximum: float =
 
 def flag(name: str, value) -> bool:
     """Return ``value`` if it is a bool (numpy's included); a string such as ``"no"`` is refused, not read as true."""
-    if isinstance(value, bool):
+    if value is True or value is False:
         return value
     if type(value).__name__ == "bool_" and type(value).__module__ == "numpy":
         return bool(value)

@@ -31,14 +31,14 @@ from dataclasses import replace
 
 from ._check import ParallelselError, positive_int
 from .memory import DEFAULT_HEADROOM
-from .model import ATTENTION
+from .model import ATTENTION, RECOMPUTE
+from .render.reasons import LANGS
 
 __all__ = ["main", "gpt_like", "build_parser"]
 
 DEFAULT_DEVICE = "a100-80gb"
 DEFAULT_SEQ = 2048
 DEFAULT_GPUS_PER_NODE = 8
-RECOMPUTE_CHOICES = ("none", "selective", "full")
 PRESET_KINDS = ("models", "devices", "links", "recipes")
 LAUNCHER_CHOICES = ("megatron", "torchtitan", "deepspeed")
 MIN_PARAMS = 1e8
@@ -198,7 +198,7 @@ def _plan_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--ep", type=_integer(1, MAX_GPUS), help="专家并行度（MoE，取自 DP 组）")
     g.add_argument("--zero", type=_integer(0, 3), help="ZeRO 阶段 0-3（3 = FSDP FULL_SHARD）")
     g.add_argument("--micro-batch", type=_integer(1, 4096), help="微批大小")
-    g.add_argument("--recompute", choices=RECOMPUTE_CHOICES, help="重算：none / selective / full")
+    g.add_argument("--recompute", choices=RECOMPUTE, help="重算：none / selective / full")
 
 
 def _measured_args(p: argparse.ArgumentParser, plan_flag: bool) -> None:
@@ -247,6 +247,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     common = _Parser(add_help=False)
     common.add_argument("--json", action="store_true", help="输出 JSON（键见 CLI 参考页） machine-readable output")
+    common.add_argument("--lang", choices=LANGS, default="zh",
+                        help="理由与解释的语言：zh（默认）或 en（language of reasons and explanations）")
     parser = _Parser(prog="parallelsel", description="为大模型训练选择 DP / FSDP / TP / PP（Choose DP, FSDP, TP, PP）")
     parser.add_argument("--version", action="version", version=f"parallelsel {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="{matrix,plan,bubble,memory,presets}", parser_class=_Parser)
@@ -452,17 +454,11 @@ def _fixed(a) -> dict:
     return fixed
 
 
-def _excluded_json(excluded: dict) -> dict:
-    """Exclusion counts keyed by an ASCII code (the search's categories may be sentences)."""
-    from .search import BATCH, DOMINATED, FFN, HEADS, INTERLEAVE, LAYERS, MEMORY
+def _reasons_json(reasons, lang: str) -> list[dict]:
+    """Each reason as ``{"code", "values", "text"}`` (the text in ``lang``)."""
+    from .render.reasons import as_json
 
-    codes = {HEADS: "tp_heads", FFN: "tp_ffn", LAYERS: "pp_layers", BATCH: "batch_divisible",
-             INTERLEAVE: "interleave_microbatches", MEMORY: "memory", DOMINATED: "dominated"}
-    out: dict = {}
-    for k, n in excluded.items():
-        key = k if k.isascii() else codes.get(k, "below_top" if k.startswith("排名在前") else "other")
-        out[key] = out.get(key, 0) + n
-    return out
+    return [as_json(r, lang) for r in reasons]
 
 
 def _plan_json(p) -> dict:
@@ -471,11 +467,11 @@ def _plan_json(p) -> dict:
             "recompute": p.recompute, "schedule": p.schedule, "chunks": p.chunks}
 
 
-def _result_json(x) -> dict:
+def _result_json(x, lang: str = "zh") -> dict:
     p, e = x.plan, x.estimate
     return {"rank": x.rank, "plan": p.label(), **{k: v for k, v in _plan_json(p).items() if k != "label"},
             "step_s": e.step.total, "tokens_per_s": e.step.tokens_per_s, "mfu": e.step.mfu,
-            "memory_bytes": e.memory.total, "why": list(x.why)}
+            "memory_bytes": e.memory.total, "why": _reasons_json(x.why, lang)}
 
 
 def _fix_text(f) -> str:
@@ -520,43 +516,39 @@ def _cmd_why(a, w, c, out) -> None:
     if a.json:
         data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "global_batch": w.global_batch,
                 "plan": _plan_json(p), "fits": x.fits, "uses_all_gpus": x.gpus_match,
-                "reasons": list(e.reasons), "memory_bytes": e.memory.total, "capacity_bytes": c.device.memory,
+                "reasons": _reasons_json(e.reasons, a.lang), "verdict": _reasons_json(x.verdict, a.lang),
+                "memory_bytes": e.memory.total, "capacity_bytes": c.device.memory,
                 "budget_bytes": e.budget,
                 "step_s": e.step.total, "rank": x.rank,
                 "dominated_by": None if x.dominated_by is None else x.dominated_by.label(),
-                "best": None if x.best is None else _result_json(x.best), "why": list(x.why),
+                "best": None if x.best is None else _result_json(x.best, a.lang), "why": _reasons_json(x.why, a.lang),
                 "fixes": [{"code": f.code, "values": f.values, "memory_bytes": f.estimate.memory.total,
                            "step_s": f.estimate.step.total} for f in fx]}
         out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return
-    out.write(_header(w, c) + f"\n方案 {p.label()}\n")
+    from .render.reasons import text
+
+    lang = a.lang
+    out.write(_header(w, c) + f"\n方案 {p.label(lang)}\n")
+    verdict = list(x.verdict)
     if not x.gpus_match:
-        out.write(f"  - 用 {p.gpus} 卡，集群有 {c.gpus} 卡：搜索只枚举用满集群的方案，所以它不在排名里\n")
+        out.write(f"  - {text(verdict.pop(0), lang)}\n")
     if e.reasons:
-        out.write("  - 排除（不可行）：" + "；".join(e.reasons) + "\n")
+        out.write("  - 排除（不可行）：" + "；".join(text(r, lang) for r in e.reasons) + "\n")
         for f in fx:
             out.write(f"  - 可行的改法：{_fix_text(f)}\n")
         if x.gpus_match and not fx:
             out.write("  - 单独改一项（8-bit Adam、完全重算、ZeRO-3、序列并行、微批 1、加卡）都放不下\n")
-    for y in x.why:
-        out.write(f"  - {y}\n")
-    if x.dominated_by is not None:
-        out.write(f"  - 被支配：重算更少的 {x.dominated_by.label()} 也放得下，计算更少，搜索不会为它计时\n")
-    if x.best is not None:
-        if x.rank is not None:
-            out.write(f"  - 在搜索的前 {a.top} 名中排第 {x.rank}\n")
-        elif x.fits:
-            out.write(f"  - 不在前 {a.top} 名：步时 {fmt_time(e.step.total, 2)}，是第一名 {x.best.plan.label()}"
-                      f"（{fmt_time(x.best.estimate.step.total, 2)}）的 {e.step.total / x.best.estimate.step.total:.2f} 倍\n")
-    else:
-        out.write("  - 搜索中没有任何方案放得下\n")
+    for y in list(x.why) + verdict[len(e.reasons):]:
+        out.write(f"  - {text(y, lang)}\n")
     out.write(f"  - 每卡内存 {fmt_bytes(e.memory.total)}（上限 {fmt_bytes(e.budget)}：可用内存留出余量 {e.headroom:.0%}），"
               f"估计步时 {fmt_time(e.step.total, 2)}\n")
 
 
 def _refuse_export(p, e, x) -> None:
-    why = list(e.reasons) if e.reasons else [f"uses {p.gpus} GPUs, the cluster has {x.estimate.cluster.gpus}"]
-    raise ParallelselError(f"--export: plan {p.label()} cannot run here: " + "；".join(why))
+    from .render.reasons import join
+
+    raise ParallelselError(f"--export: plan {p.label()} cannot run here: " + join(x.verdict, "en"))
 
 
 def _export(a, w, p, out) -> None:
@@ -602,10 +594,11 @@ def _cmd_plan(a, out) -> None:
     if a.json:
         data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "global_batch": w.global_batch,
                 **({"calibration": _calibration_json(cal)} if cal is not None else {}), "considered": r.considered,
-                "funnel": [{"stage": s, "plans": n} for s, n in r.funnel()], "excluded": _excluded_json(r.excluded),
-                "results": [_result_json(x) for x in r.results], "seconds": r.seconds,
+                "funnel": [{"stage": s, "plans": n} for s, n in r.funnel()], "excluded": dict(r.excluded),
+                "results": [_result_json(x, a.lang) for x in r.results], "seconds": r.seconds,
                 "closest_miss": None if miss is None else {
-                    "plan": _plan_json(r.closest_miss), "memory_bytes": miss[0].memory.total,
+                    "plan": _plan_json(r.closest_miss), "reason": _reasons_json([r.closest_miss_reason], a.lang)[0],
+                    "memory_bytes": miss[0].memory.total,
                     "budget_bytes": miss[0].budget, "gap_bytes": miss[0].memory.total - miss[0].budget,
                     "fixes": [{"code": f.code, "values": f.values, "memory_bytes": f.estimate.memory.total,
                                "step_s": f.estimate.step.total} for f in miss[1]]}}
@@ -619,10 +612,10 @@ def _cmd_plan(a, out) -> None:
         if miss is None:
             out.write("没有能放下的方案，也没有通过其余约束的方案：检查 global batch、头数与层数能否整除。\n")
             return
+        from .render.reasons import text
+
         me, fx = miss
-        gap = me.memory.total - me.budget
-        out.write(f"没有能放下的方案。最接近的是 {r.closest_miss.label()}：每卡 {fmt_bytes(me.memory.total)}，"
-                  f"比上限 {fmt_bytes(me.budget)} 多 {fmt_bytes(gap)}。\n")
+        out.write(f"没有能放下的方案。{text(r.closest_miss_reason, a.lang)}。\n")
         if fx:
             out.write("单独改一项就能放下的改法（按步时从快到慢）：\n")
             for f in fx:
@@ -630,11 +623,13 @@ def _cmd_plan(a, out) -> None:
         else:
             out.write("单独改一项（8-bit Adam、完全重算、ZeRO-3、序列并行、微批 1、加到至多 16 倍的卡）都放不下。\n")
         return
+    from .render.reasons import text
+
     out.write(top_table(r) + "\n")
     for x in r.results:
-        out.write(f"{x.rank}. {x.plan.label()}\n")
+        out.write(f"{x.rank}. {x.plan.label(a.lang)}\n")
         for y in x.why:
-            out.write(f"   - {y}\n")
+            out.write(f"   - {text(y, a.lang)}\n")
 
 
 def _cmd_bubble(a, out) -> None:
@@ -702,13 +697,15 @@ def _cmd_memory(a, out) -> None:
                 cp=cp, ep=1 if a.ep is None else a.ep)
     hard = constraint_violations(w, plan, c)
     if hard:
-        raise ParallelselError(f"plan {plan.label()}: " + "；".join(hard))
+        from .render.reasons import join
+
+        raise ParallelselError(f"plan {plan.label()}: " + join(hard, a.lang))
     c, cal = _calibrated(a, w, c, plan)
     e = estimate(w, plan, c, headroom=_headroom_arg(a))
     mem = e.memory
     if a.json:
         data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "plan": plan.label(), "fits": e.fits,
-                "reasons": list(e.reasons), "capacity_bytes": c.device.memory, "usable_bytes": e.usable,
+                "reasons": _reasons_json(e.reasons, a.lang), "capacity_bytes": c.device.memory, "usable_bytes": e.usable,
                 "headroom": e.headroom, "margin": e.margin, "total_bytes": mem.total,
                 "components_bytes": mem.as_dict(), "stage": mem.stage, "step_s": e.step.total,
                 "tokens_per_s": e.step.tokens_per_s, "mfu": e.step.mfu,
@@ -726,7 +723,9 @@ def _cmd_memory(a, out) -> None:
     rows.append([f"上限（可用 ×(1−{e.headroom:g})）", fmt_bytes(e.budget)])
     rows.append(["余量", fmt_pct(e.margin)])
     out.write(markdown_table(["每卡内存（GiB）", "大小"], rows, align="lr") + "\n")
-    out.write(("放得下" if e.fits else "放不下：" + "；".join(e.reasons)) + "\n")
+    from .render.reasons import join
+
+    out.write(("放得下" if e.fits else "放不下：" + join(e.reasons, a.lang)) + "\n")
     out.write(f"步时 {fmt_time(e.step.total, 2)}，{e.step.tokens_per_s:,.0f} tokens/s，MFU {fmt_pct(e.step.mfu)}\n")
 
 

@@ -2,7 +2,7 @@
 
 :func:`estimate` puts together the memory breakdown (:mod:`parallelsel.memory`), the traffic
 (:mod:`parallelsel.comm`) and the pipeline bubble (:mod:`parallelsel.pipeline`) for one workload,
-plan and cluster, and lists every hard constraint the plan violates as a sentence.
+plan and cluster, and lists every hard constraint the plan violates as a :class:`~parallelsel.reasons.Reason`.
 
 The time model, with every assumption named:
 
@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ._check import ParallelselError, positive_number
-from . import _words as _w
 from .comm import Traffic, traffic as _traffic
 from .hardware import Cluster
 from .kernels import compute_time, optimizer_time
@@ -107,7 +106,7 @@ class Estimate:
     memory: MemoryBreakdown
     step: StepTime
     traffic: tuple[Traffic, ...]
-    reasons: tuple[str, ...]
+    reasons: tuple[Reason, ...]
     efficiency: float | None = None  # the flat kernel efficiency passed to estimate(); None: the kernel model
     headroom: float = DEFAULT_HEADROOM
     usable: float = 0.0  # bytes a rank can use: driver-reported memory minus the runtime reserve
@@ -199,7 +198,7 @@ def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float
     ``reasons`` holds :func:`parallelsel.plan.constraint_violations` plus, if the most loaded
     device's memory (:func:`parallelsel.memory.breakdown`) exceeds the usable memory
     (:func:`parallelsel.memory.usable_memory`: driver-reported memory minus the CUDA context and
-    NCCL reserve) x (1 - ``headroom``), a sentence with both in GiB. The step time is computed
+    NCCL reserve) x (1 - ``headroom``), a ``memory_exceeds_device`` reason with both in bytes. The step time is computed
     even for plans that do not fit (see the module docstring for the time model).
     """
     if not isinstance(workload, Workload):
@@ -217,14 +216,14 @@ def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float
     reasons = constraint_violations(workload, plan, cluster)
     stack = pp_zero_stack(plan)
     if stack is not None and stack.code == "pp_zero2_no_stack":
-        reasons.append(str(stack))  # no framework runs it: a hard constraint
+        reasons.append(stack)  # no framework runs it: a hard constraint
     mem = breakdown(workload, plan)
     usable = usable_memory(cluster.device, plan)
     capacity = usable * (1 - room)
     if mem.total > capacity:
-        where = "" if plan.pp == 1 else ("（首段）" if mem.stage == "first" else "（末段）")
-        reasons.append(f"每卡内存 {_w.size(mem.total)} > 可用 {_w.size(usable)} × (1 − 余量 {room:.0%}) = "
-                       f"{_w.size(capacity)}{where}")
+        reasons.append(Reason("memory_exceeds_device", {
+            "bytes": mem.total, "capacity": capacity, "usable": usable, "headroom": room,
+            "stage": None if plan.pp == 1 else mem.stage, "device": cluster.device.name}))
 
     model = workload.model
     peak = cluster.device.peak_flops
@@ -303,7 +302,7 @@ def scaling_efficiency(workload: Workload, plans, cluster: Cluster,
                        efficiency: float = DEFAULT_EFFICIENCY) -> tuple[ScalingPoint, ...]:
     """Scaling efficiency E(P) = throughput(P) / (P x throughput(1)) for each plan, in order of P.
 
-    The formula is the lesson's own (机制与推导 · 扩展效率, docs/mechanics/scaling.md). throughput(1) is the ideal
+    The formula is the lesson's own (the scaling-efficiency page, docs/mechanics/scaling.md). throughput(1) is the ideal
     compute-only throughput of one device -- peak x efficiency / model FLOPs per token -- which
     a large model cannot actually reach (it may not fit in one device's memory); using it keeps
     E(P) defined for every P and makes 1 - E(P) exactly the share of the step lost to

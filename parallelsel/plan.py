@@ -14,9 +14,14 @@ from dataclasses import dataclass, replace
 from ._check import ParallelselError, choice, flag, positive_int, store
 from .hardware import Cluster
 from .model import ATTENTION, RECOMPUTE, SHAPE_LIMITS, Transformer
+from .reasons import Reason
 from .recipe import Recipe
 
 SCHEDULES = ("gpipe", "1f1b", "interleaved", "zb-h1")
+"""Pipeline schedules a Plan may name (the one list; :mod:`parallelsel.pipeline` simulates more kinds)."""
+
+MICRO_BATCHES = (1, 2, 4, 8)
+"""Micro-batch sizes the search and the selection matrix try (a pinned value outside them is also tried)."""
 
 MAX_GLOBAL_BATCH = 2**30
 """Largest global batch (sequences per step) accepted: far beyond any published run (Llama 3 405B
@@ -89,13 +94,19 @@ class Plan:
     cp: int = 1
 
     def __post_init__(self):
+        # Fast enough for the search to build every plan it tries through here (about 2 µs).
         for f in ("dp", "tp", "pp", "micro_batch", "chunks", "ep", "cp"):
-            store(self, f, positive_int(f, getattr(self, f)))
+            v = getattr(self, f)
+            if positive_int(f, v) is not v:
+                store(self, f, positive_int(f, v))
         try:
-            store(self, "zero", positive_int("zero", self.zero, minimum=0, maximum=3))
+            zero = positive_int("zero", self.zero, minimum=0, maximum=3)
         except ParallelselError:
             raise ParallelselError(f"zero={self.zero!r}: must be a ZeRO stage 0, 1, 2 or 3") from None
-        store(self, "sp", flag("sp", self.sp))
+        if zero is not self.zero:
+            store(self, "zero", zero)
+        if flag("sp", self.sp) is not self.sp:
+            store(self, "sp", flag("sp", self.sp))
         choice("recompute", self.recompute, RECOMPUTE)
         choice("schedule", self.schedule, SCHEDULES)
         if self.chunks > 1 and self.schedule != "interleaved":
@@ -134,20 +145,12 @@ class Plan:
         """How many parallel dimensions are in use (a proxy for operational complexity)."""
         return sum(d > 1 for d in (self.dp, self.tp, self.pp, self.ep, self.cp)) + (self.zero > 0) + bool(self.sp and self.tp > 1)
 
-    def label(self) -> str:
-        parts = [f"DP{self.dp}", f"TP{self.tp}", f"PP{self.pp}"] + ([f"CP{self.cp}"] if self.cp > 1 else [])
-        if self.zero:
-            parts.append(f"ZeRO-{self.zero}" + (f"/shard{self.shard}" if self.shard and self.shard != self.dp else ""))
-        if self.sp and self.tp > 1:
-            parts.append("SP")
-        if self.ep > 1:
-            parts.append(f"EP{self.ep}")
-        parts.append(f"mb{self.micro_batch}")
-        if self.recompute != "none":
-            parts.append({"selective": "选择性重算", "full": "完全重算"}[self.recompute])
-        if self.pp > 1:
-            parts.append(self.schedule + (f"×{self.chunks}" if self.chunks > 1 else ""))
-        return " · ".join(parts)
+    def label(self, lang: str = "zh") -> str:
+        """The plan as ``DP8 · TP1 · PP1 · mb1`` (recomputation in words of ``lang``; written by
+        :func:`parallelsel.render.reasons.plan_label`, the one place a plan becomes text)."""
+        from .render.reasons import plan_label  # render/ is the top layer: imported only when text is asked for
+
+        return plan_label(self, lang)
 
 
 def fsdp_plan(strategy: str, dp: int, shard: int | None = None, **kw) -> Plan:
@@ -158,52 +161,120 @@ def fsdp_plan(strategy: str, dp: int, shard: int | None = None, **kw) -> Plan:
     return Plan(dp=dp, zero=FSDP_STRATEGIES[strategy], shard=shard if strategy == "HYBRID_SHARD" else None, **kw)
 
 
-def constraint_violations(workload: Workload, plan: Plan, cluster: Cluster | None = None) -> list[str]:
-    """Every hard constraint (other than memory) that ``plan`` violates, as sentences (Chinese, for the site).
+def divisors(n: int) -> list[int]:
+    """The divisors of ``n`` in increasing order (the degrees a dimension of ``n`` GPUs can take).
 
-    Divisibility rules are Megatron-LM's (Shoeybi et al. 2019 §3; Narayanan et al. 2021 §2):
-    heads, KV groups (GQA) and FFN width split over TP, layers over PP x virtual chunks, the global batch into
-    dp x micro_batch x micro-batches, and the interleaved schedule needs micro-batches divisible by PP.
+    >>> divisors(12)
+    [1, 2, 3, 4, 6, 12]
     """
-    m = workload.model
-    out: list[str] = []
-    if cluster is not None and plan.gpus > cluster.gpus:
-        out.append(f"需要 {plan.gpus} 张卡（dp×tp×pp×cp），集群只有 {cluster.gpus} 张")
-    if plan.tp > m.heads:
-        out.append(f"TP={plan.tp} 大于注意力头数 {m.heads}")
-    elif m.heads % plan.tp:
-        out.append(f"注意力头数 {m.heads} 不能被 TP={plan.tp} 整除")
-    elif m.kv_heads % plan.tp:
+    small = [d for d in range(1, int(n**0.5) + 1) if n % d == 0]
+    return sorted(set(small + [n // d for d in small]))
+
+
+# -- the hard constraints, each written once ------------------------------------------------------
+# Every rule below returns the reasons it finds (a list of :class:`parallelsel.reasons.Reason`, empty
+# when the rule holds). :func:`constraint_violations` applies them all to one plan; the search applies
+# each at the level of its enumeration where it first becomes decidable (TP degree, PP degree, ...),
+# so a rule is never restated. Divisibility rules are Megatron-LM's (Shoeybi et al. 2019 §3;
+# Narayanan et al. 2021 §2).
+
+
+def cluster_violations(gpus: int, cluster: Cluster | None) -> list[Reason]:
+    """A plan of ``gpus`` GPUs must fit on ``cluster``."""
+    if cluster is not None and gpus > cluster.gpus:
+        return [Reason("cluster_too_small", {"gpus": gpus, "cluster_gpus": cluster.gpus})]
+    return []
+
+
+def tp_violations(model: Transformer, tp: int) -> list[Reason]:
+    """Heads, KV groups (GQA) and the FFN width must split evenly over the ``tp`` ranks."""
+    out = []
+    if tp > model.heads:
+        out.append(Reason("tp_exceeds_heads", {"tp": tp, "heads": model.heads}))
+    elif model.heads % tp:
+        out.append(Reason("heads_not_divisible", {"heads": model.heads, "tp": tp}))
+    elif model.kv_heads % tp:
         # Grouped-query attention: each TP rank must hold whole K/V groups (Megatron-LM asserts
         # num_query_groups % tensor_model_parallel_size == 0; Ainslie et al. 2023 for GQA).
-        out.append(f"KV 头数 {m.kv_heads} 不能被 TP={plan.tp} 整除（GQA 的每个 TP 分片要持有整数个 KV 组）")
-    if m.ffn_hidden % plan.tp:
-        out.append(f"FFN 宽度 {m.ffn_hidden} 不能被 TP={plan.tp} 整除")
-    if plan.pp * plan.chunks > m.layers:
-        out.append(f"PP×虚拟段={plan.pp * plan.chunks} 大于层数 {m.layers}")
-    elif m.layers % (plan.pp * plan.chunks):
-        out.append(f"层数 {m.layers} 不能被 PP×虚拟段={plan.pp * plan.chunks} 整除")
-    per_step = plan.dp * plan.micro_batch
-    if workload.global_batch < per_step:
-        out.append(f"global batch {workload.global_batch} 小于 dp×micro_batch={per_step}，DP 度太大")
-    elif workload.global_batch % per_step:
-        out.append(f"global batch {workload.global_batch} 不能被 dp×micro_batch={per_step} 整除")
-    elif plan.schedule == "interleaved" and plan.pp > 1 and plan.microbatches(workload) % plan.pp:
-        out.append(f"交错调度要求微批次数 {plan.microbatches(workload)} 能被 PP={plan.pp} 整除")
-    if plan.cp > 1 and workload.seq_len % (2 * plan.cp):
-        # Megatron-LM validate_args: "seq-length should be a multiple of 2 * context-parallel-size"
-        # (each rank takes two chunks, one from each end, to balance causal attention).
-        out.append(f"序列长度 {workload.seq_len} 不是 2×CP={2 * plan.cp} 的倍数")
-    if plan.ep > 1:
-        if not m.is_moe:
-            out.append(f"EP={plan.ep} 只适用于 MoE 模型，{m.name} 是稠密模型")
-        elif m.experts % plan.ep:
-            out.append(f"专家数 {m.experts} 不能被 EP={plan.ep} 整除")
+        out.append(Reason("kv_heads_not_divisible", {"kv_heads": model.kv_heads, "tp": tp}))
+    if model.ffn_hidden % tp:
+        out.append(Reason("ffn_not_divisible", {"ffn_hidden": model.ffn_hidden, "tp": tp}))
     return out
 
 
-_LABEL_RECOMPUTE = {"选择性重算": "selective", "selective": "selective", "完全重算": "full", "full": "full",
-                    "none": "none"}
+def pp_violations(model: Transformer, pp: int, chunks: int = 1) -> list[Reason]:
+    """The layers must split evenly into ``pp`` x ``chunks`` (virtual) stages."""
+    stages = pp * chunks
+    if stages > model.layers:
+        return [Reason("stages_exceed_layers", {"stages": stages, "layers": model.layers})]
+    if model.layers % stages:
+        return [Reason("layers_not_divisible", {"layers": model.layers, "stages": stages})]
+    return []
+
+
+def batch_violations(global_batch: int, dp: int, micro_batch: int, schedule: str = "1f1b",
+                     pp: int = 1) -> list[Reason]:
+    """The global batch must split into dp x micro_batch x micro-batches; interleaving needs the
+    micro-batches divisible by PP (Narayanan et al. 2021 §2.2.2)."""
+    per_step = dp * micro_batch
+    if global_batch < per_step:
+        return [Reason("batch_below_dp", {"global_batch": global_batch, "per_step": per_step})]
+    if global_batch % per_step:
+        return [Reason("batch_not_divisible", {"global_batch": global_batch, "per_step": per_step})]
+    microbatches = global_batch // per_step
+    if schedule == "interleaved" and pp > 1 and microbatches % pp:
+        return [Reason("interleave_microbatches", {"microbatches": microbatches, "pp": pp})]
+    return []
+
+
+def cp_violations(seq_len: int, cp: int) -> list[Reason]:
+    """Context parallelism needs the sequence to be a multiple of 2 x CP: Megatron-LM validate_args,
+    "seq-length should be a multiple of 2 * context-parallel-size" (each rank takes two chunks, one
+    from each end, to balance causal attention)."""
+    if cp > 1 and seq_len % (2 * cp):
+        return [Reason("seq_not_divisible_cp", {"seq_len": seq_len, "cp": cp})]
+    return []
+
+
+def ep_violations(model: Transformer, ep: int) -> list[Reason]:
+    """Expert parallelism needs an MoE model whose experts split evenly over the ``ep`` ranks."""
+    if ep == 1:
+        return []
+    if not model.is_moe:
+        return [Reason("ep_needs_moe", {"ep": ep, "model": model.name})]
+    if model.experts % ep:
+        return [Reason("experts_not_divisible", {"experts": model.experts, "ep": ep})]
+    return []
+
+
+def constraint_violations(workload: Workload, plan: Plan, cluster: Cluster | None = None) -> list[Reason]:
+    """Every hard constraint (other than memory) that ``plan`` violates, as :class:`~parallelsel.reasons.Reason`
+    objects (``str(reason)`` is the sentence; :mod:`parallelsel.render.reasons` writes it).
+
+    The rules (each written once, above): the cluster's GPU count, heads, KV groups (GQA) and FFN
+    width over TP, layers over PP x virtual chunks, the global batch into dp x micro_batch x
+    micro-batches (and micro-batches over PP when interleaved), the sequence over 2 x CP, experts over EP.
+
+    >>> import parallelsel as ps
+    >>> bad = constraint_violations(ps.Workload(ps.MODELS["gpt3-175b"], global_batch=8), ps.Plan(dp=16, tp=7))
+    >>> " ".join(r.code for r in bad)
+    'heads_not_divisible ffn_not_divisible batch_below_dp'
+    """
+    m = workload.model
+    return (cluster_violations(plan.gpus, cluster) + tp_violations(m, plan.tp)
+            + pp_violations(m, plan.pp, plan.chunks)
+            + batch_violations(workload.global_batch, plan.dp, plan.micro_batch, plan.schedule, plan.pp)
+            + cp_violations(workload.seq_len, plan.cp) + ep_violations(m, plan.ep))
+
+
+def _recompute_words() -> dict[str, str]:
+    """Every word a label may use for a recomputation mode (the modes, and their words in each language)."""
+    from .render.reasons import WORDS  # the words a label prints live with the label's writer
+
+    out = {mode: mode for mode in RECOMPUTE}
+    for words in WORDS.values():
+        out.update({word: mode for mode, word in words["recompute"].items()})
+    return out
 
 
 def parse_plan(text: str) -> Plan:
@@ -249,8 +320,9 @@ def parse_plan(text: str) -> Plan:
         if m:
             kw["micro_batch"] = int(m.group(1))
             continue
-        if raw in _LABEL_RECOMPUTE or t in _LABEL_RECOMPUTE:
-            kw["recompute"] = _LABEL_RECOMPUTE.get(raw, _LABEL_RECOMPUTE.get(t))
+        words = _recompute_words()
+        if raw in words or t in words:
+            kw["recompute"] = words.get(raw, words.get(t))
             continue
         m = re.fullmatch(r"interleaved(?:[×x*]?(\d+))?", t)
         if m:

@@ -1,6 +1,6 @@
 """Search hybrid plans for a cluster: enumerate, drop the infeasible with the reason, rank, explain.
 
-The lesson's method (深入学习提示) run over every plan the cluster allows: hard constraints first
+The lesson's method (its further-study section) run over every plan the cluster allows: hard constraints first
 (divisibility, batch), then memory, then cost. :func:`search` enumerates
 
 * ``dp x tp x pp`` = every GPU of the cluster, ``tp`` over divisors of the GPU count up to the
@@ -20,9 +20,12 @@ dp x micro-batch, micro-batches over PP for interleaving), then memory
 (:func:`parallelsel.memory.breakdown`), and calls :func:`parallelsel.estimate.estimate` only for
 plans that fit and are not dominated: for the same plan, more recomputation only adds compute (and,
 with full recompute, TP traffic), so once a recompute setting fits, the heavier ones are counted
-under "重算更多的同配置方案（被支配）" instead of being timed. Fitting plans are then estimated in
+under ``dominated_by_less_recompute`` instead of being timed. Fitting plans are then estimated in
 order of a lower bound on their step time (compute plus the bubble on it), stopping once the bound
-passes the N-th best time found: the rest cannot enter the top N and are counted below it.
+passes the N-th best time found: the rest cannot enter the top N and are counted below it
+(``ranked_below_top``). Every exclusion is counted under the code of the rule that drops it: the
+hard constraints are :mod:`parallelsel.plan`'s rules, applied at the level of the enumeration where
+each becomes decidable, so the search restates none of them.
 
 Ranking: estimated step time; ties (within :data:`TIE`) go to the simpler plan first (fewer
 parallel dimensions, :attr:`parallelsel.Plan.dims`: the lesson's "complexity is itself a cost",
@@ -41,42 +44,48 @@ from __future__ import annotations
 import heapq
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ._check import ParallelselError, positive_int
-from . import _words as _w
 from .estimate import Estimate, bubble_overhead_for, estimate
 from .hardware import Cluster
-from .placement import placement
 from .memory import DEFAULT_HEADROOM, check_headroom, breakdown, budget
-from .plan import SCHEDULES, Plan, Workload, constraint_violations
+from .model import RECOMPUTE
+from .placement import placement
+from .plan import (MICRO_BATCHES, SCHEDULES, Plan, Workload, batch_violations, constraint_violations, cp_violations,
+                   divisors, ep_violations, pp_violations, tp_violations)
+from .reasons import Reason
+from .stacks import pp_zero_reason
 
 __all__ = ["EXCLUSIONS", "Explanation", "Fix", "Ranked", "SearchResult", "explain", "fixes", "search"]
 
-MICRO_BATCHES = (1, 2, 4, 8)
-RECOMPUTES = ("none", "selective", "full")
+RECOMPUTES = RECOMPUTE  # lightest first: the order in which the search tries them
 CHUNKS = (2, 4)
 TIE = 0.034
 """Step times within this relative difference count as a tie: the step-time model's mean absolute
 error on the 14 published Megatron-LM runs of the validation page (3.4%, tests/test_step_time.py
 checks it is not below the measured error). A plan faster by less than that is not known to be faster."""
 
-# Exclusion categories, in the order they are checked.
-HEADS = "头数或 KV 头数不能被 TP 整除"
-FFN = "FFN 宽度不能被 TP 整除"
-LAYERS = "层数不能被 PP 整除"
-BATCH = "global batch 不能整除"
-INTERLEAVE = "交错调度要求微批数能被 PP 整除"
-MEMORY = "内存放不下"
-DOMINATED = "重算更多的同配置方案（被支配）"
-GPIPE = "GPipe：气泡与 1F1B 相同、在途激活更多（被支配）"
-EXPERTS = "专家数不能被 EP 整除"
-PP_ZERO2 = "PP 配 ZeRO-2（没有框架这样跑）"
-EXCLUSIONS = (HEADS, FFN, LAYERS, EXPERTS, PP_ZERO2, BATCH, INTERLEAVE, GPIPE, MEMORY, DOMINATED)
-"""Every exclusion category, in check order; ``SearchResult.excluded`` also has one for plans
-ranked below the top N ("排名在前 N 之后")."""
+# Exclusion codes (``SearchResult.excluded`` keys), in the order they are checked. The constraint codes
+# are those of parallelsel.plan's rules; render/reasons.py titles each one.
+HEADS = "heads_not_divisible"
+KV_HEADS = "kv_heads_not_divisible"
+FFN = "ffn_not_divisible"
+LAYERS = "layers_not_divisible"
+EXPERTS = "experts_not_divisible"
+PP_ZERO2 = "pp_zero2_no_stack"
+BATCH = "batch_not_divisible"
+BATCH_BELOW = "batch_below_dp"
+INTERLEAVE = "interleave_microbatches"
+GPIPE = "gpipe_dominated"
+MEMORY = "memory_exceeds_device"
+DOMINATED = "dominated_by_less_recompute"
+BELOW_TOP = "ranked_below_top"
+EXCLUSIONS = ("tp_exceeds_heads", HEADS, KV_HEADS, FFN, "stages_exceed_layers", LAYERS, "ep_needs_moe", EXPERTS,
+              PP_ZERO2, BATCH_BELOW, BATCH, INTERLEAVE, GPIPE, MEMORY, DOMINATED, BELOW_TOP)
+"""Every exclusion code, in check order; the same keys whatever ``top`` is (the top N is in
+``SearchResult.top``, not in the key)."""
 
-_PLAN_FIELDS = {f: None for f in Plan.__dataclass_fields__}
 _FIXABLE = ("dp", "tp", "pp", "zero", "micro_batch", "recompute", "sp", "schedule", "chunks", "ep", "shard", "cp")
 
 CP_DEGREES = (2, 4, 8, 16, 32)
@@ -90,28 +99,23 @@ _SCHEDULE_ORDER = {"1f1b": 0, "interleaved": 1, "zb-h1": 2, "gpipe": 3}
 Megatron-LM has 1F1B and interleaved 1F1B, torch.distributed.pipelining all four (see launchers)."""
 
 
-
-
-
-
-
-
 @dataclass(frozen=True)
 class Ranked:
-    """One ranked plan: its estimate and the chain of decisions that explains it (Chinese sentences)."""
+    """One ranked plan: its estimate and the chain of decisions that explains it (:class:`Reason` objects;
+    ``str()`` of each is the sentence)."""
 
     rank: int
     plan: Plan
     estimate: Estimate
-    why: tuple[str, ...]
+    why: tuple[Reason, ...]
 
 
 @dataclass(frozen=True)
 class SearchResult:
     """What :func:`search` found.
 
-    ``results``: the top plans, fastest first; ``excluded``: plans dropped, by reason category
-    (:data:`EXCLUSIONS`, plus "排名在前 N 之后" for feasible plans ranked below the top N);
+    ``results``: the top plans, fastest first; ``excluded``: plans dropped, by reason code
+    (:data:`EXCLUSIONS`, in check order; ``ranked_below_top`` for feasible plans ranked below the top N);
     ``considered``: plans enumerated (``sum(excluded.values()) + len(results) == considered``);
     ``passed_constraints``: plans that passed every non-memory hard constraint; ``fitting``:
     plans that also fit in memory; ``seconds``: wall time of the search.
@@ -128,6 +132,8 @@ class SearchResult:
     seconds: float = field(default=0.0, compare=False)
     closest_miss: Plan | None = field(default=None, compare=False)
     """The plan that passed every other constraint and missed the memory by the least (None if none did)."""
+    closest_miss_reason: Reason | None = field(default=None, compare=False)
+    """``closest_miss`` as a reason: ``closest_miss`` with its ``plan``, memory ``bytes``, ``budget`` and ``gap``."""
 
     def __iter__(self):
         """Iterate over the ranked plans (``for r in ps.search(...)``)."""
@@ -140,12 +146,13 @@ class SearchResult:
         return self.results[i]
 
     def funnel(self) -> tuple[tuple[str, int], ...]:
-        """``(stage, plans)`` from enumeration to the top N: 枚举, 约束通过, 内存可放下, 排名前 N."""
+        """``(stage, plans)`` from enumeration to the top N: ``considered``, ``passed_constraints``,
+        ``fitting``, ``ranked`` (render/reasons.py names each stage)."""
         return (
-            ("枚举", self.considered),
-            ("约束通过", self.passed_constraints),
-            ("内存可放下", self.fitting),
-            (f"排名前 {self.top}", len(self.results)),
+            ("considered", self.considered),
+            ("passed_constraints", self.passed_constraints),
+            ("fitting", self.fitting),
+            ("ranked", len(self.results)),
         )
 
     @property
@@ -153,23 +160,9 @@ class SearchResult:
         return self.results[0] if self.results else None
 
 
-def _divisors(n: int) -> list[int]:
-    small = [d for d in range(1, int(n**0.5) + 1) if n % d == 0]
-    return sorted(set(small + [n // d for d in small]))
-
-
-def _fast_plan(**kw) -> Plan:
-    """A Plan built without re-validating values that the enumeration produced valid by construction."""
-    p = object.__new__(Plan)
-    d = {"dp": 1, "tp": 1, "pp": 1, "zero": 0, "micro_batch": 1, "sp": False, "recompute": "none",
-         "schedule": "1f1b", "chunks": 1, "shard": None, "ep": 1, "cp": 1}
-    d.update(kw)
-    for k in _PLAN_FIELDS:
-        object.__setattr__(p, k, d[k])
-    return p
-
-
 def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
+    """Validate pinned plan fields: values as :class:`Plan` takes them, and the structural rules of
+    :mod:`parallelsel.plan` (a pinned TP or PP that no plan can satisfy is an input error)."""
     fixed = dict(fixed or {})
     for k in fixed:
         if k not in _FIXABLE:
@@ -181,18 +174,18 @@ def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
         fixed["dp"] = positive_int("dp", fixed["dp"])
     if "chunks" in fixed:
         fixed["chunks"] = positive_int("chunks", fixed["chunks"])
-    if "schedule" in fixed and fixed["schedule"] not in SCHEDULES:
-        raise ParallelselError(f"schedule={fixed['schedule']!r}: must be one of {', '.join(SCHEDULES)}")
-    if fixed.get("chunks", 1) > 1 and fixed.get("schedule", "interleaved") != "interleaved":
-        raise ParallelselError(f"chunks={fixed['chunks']}: virtual stages need schedule='interleaved', "
-                               f"got {fixed['schedule']!r}")
+    # Schedule name and chunks as Plan checks them (a probe with a pipeline, so interleaving is legal).
+    Plan(pp=max(2, fixed.get("pp", 2)), schedule=fixed.get("schedule", "interleaved" if fixed.get("chunks", 1) > 1
+                                                              else "1f1b"), chunks=fixed.get("chunks", 1))
     if fixed.get("schedule") == "interleaved" and fixed.get("pp") == 1:
         raise ParallelselError("schedule='interleaved' with pp=1: interleaving needs a pipeline (pp > 1)")
     m = workload.model
-    if "tp" in fixed and (m.heads % fixed["tp"] or m.kv_heads % fixed["tp"] or fixed["tp"] > m.heads):
+    bad = tp_violations(m, fixed["tp"]) if "tp" in fixed else []
+    if bad:
         raise ParallelselError(f"tp={fixed['tp']}: must divide the {m.heads} attention heads and the "
-                               f"{m.kv_heads} KV heads of {m.name}")
-    if "pp" in fixed and (m.layers % fixed["pp"] or fixed["pp"] > m.layers):
+                               f"{m.kv_heads} KV heads of {m.name}" if bad[0].code != FFN else
+                               f"tp={fixed['tp']}: must divide the FFN width {m.ffn_hidden} of {m.name}")
+    if "pp" in fixed and pp_violations(m, fixed["pp"]):
         raise ParallelselError(f"pp={fixed['pp']}: must divide the {m.layers} layers of {m.name}")
     prod = 1
     for k in ("dp", "tp", "pp", "cp"):
@@ -220,7 +213,7 @@ def _expert_degrees(model, dp: int) -> list[int]:
     """EP degrees to try: divisors of dp up to the expert count (1 alone for a dense model)."""
     if not model.is_moe:
         return [1]
-    return [d for d in _divisors(dp) if d <= model.experts]
+    return [d for d in divisors(dp) if d <= model.experts]
 
 
 def _shards(zero: int, dp: int, tp: int, ep: int, gpus_per_node: int) -> list:
@@ -233,6 +226,153 @@ def _shards(zero: int, dp: int, tp: int, ep: int, gpus_per_node: int) -> list:
     if 1 < local < dp and dp % local == 0 and local % ep == 0:
         out.append(local)
     return out
+
+
+@dataclass
+class _Tally:
+    """What the enumeration has counted so far (one search)."""
+
+    excluded: Counter = field(default_factory=Counter)
+    considered: int = 0
+    passed: int = 0
+    fitting: int = 0
+    miss: tuple = (float("inf"), None, 0.0, 0.0)  # (bytes over budget, plan, bytes, budget)
+    cands: list = field(default_factory=list)  # (lower bound on the step time, plan) of every fitting plan
+
+
+@dataclass(frozen=True)
+class _Space:
+    """The fixed inputs of one search: what every group of the enumeration reads."""
+
+    workload: Workload
+    cluster: Cluster
+    fixed: dict
+    headroom: float
+
+    def allowed(self, name, values) -> list:
+        """The values to try for a plan field: a pinned value alone (even off the default grid, e.g.
+        micro-batch 3), else ``values``."""
+        return [self.fixed[name]] if name in self.fixed else list(values)
+
+
+def _degrees(space: _Space):
+    """``(tp, cp, pp, dp)`` with tp x cp x pp x dp = the GPUs, tp up to the heads, pp up to the layers."""
+    m, G, fixed = space.workload.model, space.cluster.gpus, space.fixed
+    s_len = space.workload.seq_len
+    cps = [fixed["cp"]] if "cp" in fixed else [1] + [c for c in CP_DEGREES if s_len >= CP_MIN_SEQ
+                                                     and not cp_violations(s_len, c)]
+    for tp in divisors(G):
+        if tp > m.heads or fixed.get("tp", tp) != tp:
+            continue
+        for cp in cps:
+            if (G // tp) % cp:
+                continue
+            for pp in divisors(G // (tp * cp)):
+                dp = G // (tp * pp * cp)
+                if pp <= m.layers and fixed.get("pp", pp) == pp and fixed.get("dp", dp) == dp:
+                    yield tp, cp, pp, dp
+
+
+def _knobs(space: _Space, tp: int, pp: int, dp: int):
+    """The settings tried for one (tp, cp, pp, dp): (zero, shard, ep) triples, SP, micro-batches,
+    recompute modes and (schedule, chunks) pairs."""
+    m = space.workload.model
+    zeros = space.allowed("zero", (0, 1, 2, 3) if dp > 1 else (0,))
+    eps = space.allowed("ep", _expert_degrees(m, dp))
+    # HSDP shard groups only where ZeRO shards, and tiling the EP groups.
+    zse = [(z, sh, e) for z in zeros for e in eps
+           for sh in ([space.fixed["shard"]] if "shard" in space.fixed
+                      else _shards(z, dp, tp, e, space.cluster.gpus_per_node))]
+    sps = space.allowed("sp", (False, True) if tp > 1 else (False,))
+    return (zse, sps, space.allowed("micro_batch", MICRO_BATCHES), space.allowed("recompute", RECOMPUTES),
+            _schedules(space.fixed, pp, m.layers))
+
+
+def _search_group(space: _Space, tally: _Tally, tp: int, cp: int, pp: int, dp: int) -> None:
+    """Count and filter every plan of one (tp, cp, pp, dp); fitting ones go to ``tally.cands``."""
+    m = space.workload.model
+    zse, sps, mbs, rcs, scheds = _knobs(space, tp, pp, dp)
+    per_zse = len(sps) * len(mbs) * len(rcs)
+    n = len(zse) * per_zse * len(scheds)
+    tally.considered += n
+    bad = tp_violations(m, tp) + pp_violations(m, pp)
+    if bad:  # structural rules reject every knob setting of this group at once
+        tally.excluded[bad[0].code] += n
+        return
+    # No stack runs PP with ZeRO-2 (parallelsel.stacks): dropped under every schedule.
+    keep = []
+    for t in zse:
+        r = pp_zero_reason(pp, t[0], dp)
+        if r is not None and r.code == PP_ZERO2:
+            tally.excluded[PP_ZERO2] += per_zse * len(scheds)
+        else:
+            keep.append(t)
+    for sched, chunks in scheds:
+        if sched == "gpipe" and "schedule" not in space.fixed:
+            # Same bubble as 1F1B (Narayanan et al. 2021 §2.2.1) with all m micro-batches in
+            # flight instead of at most p: never faster, never smaller, so never timed.
+            tally.excluded[GPIPE] += len(keep) * per_zse
+            continue
+        for z, shard, ep in keep:
+            bad = ep_violations(m, ep)  # EP must tile the experts
+            if bad:
+                tally.excluded[bad[0].code] += per_zse
+                continue
+            for sp in sps:
+                base = {"dp": dp, "tp": tp, "pp": pp, "zero": z, "sp": sp, "schedule": sched, "chunks": chunks,
+                        "shard": shard, "ep": ep, "cp": cp}
+                _search_micro(space, tally, base, mbs, rcs)
+
+
+def _search_micro(space: _Space, tally: _Tally, base: dict, mbs, rcs) -> None:
+    """The micro-batch x recompute settings of one plan: batch rule, dominance, then memory.
+
+    Memory never decreases with the micro-batch (activations grow as b x the in-flight count, which
+    shrinks at most as 1/b), so once a (recompute, b) does not fit, larger b with that recompute is
+    counted without recomputing it. For one b, the first recompute mode that fits dominates the heavier ones.
+    """
+    w, cluster = space.workload, space.cluster
+    too_big = {rc: None for rc in rcs}
+    for b in mbs:
+        bad = batch_violations(w.global_batch, base["dp"], b, base["schedule"], base["pp"])
+        if bad:
+            tally.excluded[bad[0].code] += len(rcs)
+            continue
+        found = False
+        for rc in rcs:
+            tally.passed += 1
+            if found:
+                tally.excluded[DOMINATED] += 1
+                continue
+            if too_big[rc] is not None and b > too_big[rc]:
+                tally.excluded[MEMORY] += 1
+                continue
+            plan = Plan(micro_batch=b, recompute=rc, **base)
+            need, cap = breakdown(w, plan).total, budget(cluster.device, plan, space.headroom)
+            if need > cap:
+                tally.excluded[MEMORY] += 1
+                too_big[rc] = b
+                if need - cap < tally.miss[0]:
+                    tally.miss = (need - cap, plan, need, cap)
+                continue
+            found = True
+            tally.fitting += 1
+            tally.cands.append((_lower_bound(w, plan, cluster), plan))
+
+
+def _rank(fits: list[Estimate], top: int) -> list[Estimate]:
+    """The top N by step time; ties within :data:`TIE` go to fewer dimensions, the commoner schedule, less memory."""
+    fits = sorted(fits, key=lambda e: (e.step.total, e.memory.total, e.plan.dims))
+    ranked: list[Estimate] = []
+    i = 0
+    while i < len(fits) and len(ranked) < top:
+        j = i + 1
+        while j < len(fits) and fits[j].step.total <= fits[i].step.total * (1 + TIE):
+            j += 1
+        ranked.extend(sorted(fits[i:j], key=lambda e: (e.plan.dims, _SCHEDULE_ORDER[e.plan.schedule],
+                                                       e.memory.total, e.step.total)))
+        i = j
+    return ranked[:top]
 
 
 def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | None = None,
@@ -250,128 +390,21 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
     if not isinstance(cluster, Cluster):
         raise ParallelselError(f"cluster={cluster!r}: must be a Cluster")
     top = positive_int("top", top)
-    fixed = _check_fixed(fixed, workload, cluster)
-    m = workload.model
-    B = workload.global_batch
     check_headroom(headroom)
-    G = cluster.gpus
-
-    def allowed(name, values):
-        # A pinned value is enumerated even when the default grid does not hold it (micro-batch 3).
-        return [fixed[name]] if name in fixed else list(values)
-
-    excluded: Counter = Counter()
-    considered = passed = fitting = 0
-    miss: tuple[float, Plan | None] = (float("inf"), None)
-    cands: list[tuple[float, Plan]] = []
-
-    s_len = workload.seq_len
-    cps = [fixed["cp"]] if "cp" in fixed else [1] + [c for c in CP_DEGREES if s_len >= CP_MIN_SEQ
-                                                     and s_len % (2 * c) == 0]
-    tp_cp = [(tp, cp) for tp in _divisors(G) if tp <= m.heads and fixed.get("tp", tp) == tp
-             for cp in cps if (G // tp) % cp == 0]
-    for tp, cp in tp_cp:
-        for pp in [d for d in _divisors(G // (tp * cp)) if d <= m.layers and fixed.get("pp", d) == d]:
-            dp = G // (tp * pp * cp)
-            if "dp" in fixed and fixed["dp"] != dp:
-                continue
-            zeros = allowed("zero", (0, 1, 2, 3) if dp > 1 else (0,))
-            sps = allowed("sp", (False, True) if tp > 1 else (False,))
-            mbs = allowed("micro_batch", MICRO_BATCHES)
-            rcs = allowed("recompute", RECOMPUTES)
-            scheds = _schedules(fixed, pp, m.layers)
-            eps = allowed("ep", _expert_degrees(m, dp))
-            # (zero, shard, ep) triples: HSDP shard groups only where ZeRO shards, and tiling the EP groups.
-            zse = [(z, sh, e) for z in zeros for e in eps
-                   for sh in ([fixed["shard"]] if "shard" in fixed else _shards(z, dp, tp, e, cluster.gpus_per_node))]
-            n_knobs = len(zse) * len(sps) * len(mbs) * len(rcs) * len(scheds)
-            if not n_knobs:
-                continue
-            considered += n_knobs
-            # Structural constraints reject every knob setting of this (tp, pp) at once.
-            if m.heads % tp or m.kv_heads % tp:  # as plan.constraint_violations (GQA: whole KV groups)
-                excluded[HEADS] += n_knobs
-                continue
-            if m.ffn_hidden % tp:
-                excluded[FFN] += n_knobs
-                continue
-            if m.layers % pp:
-                excluded[LAYERS] += n_knobs
-                continue
-            if pp > 1 and 2 in zeros:
-                # DeepSpeed's pipeline engine refuses ZeRO-2, Megatron-LM and torchtitan do not offer it
-                # (parallelsel.stacks): no stack runs this combination, so it is not ranked.
-                dropped = sum(1 for t in zse if t[0] == 2)
-                excluded[PP_ZERO2] += dropped * len(sps) * len(mbs) * len(rcs) * len(scheds)
-                zse = [t for t in zse if t[0] != 2]
-            for sched, v in scheds:
-                if sched == "gpipe" and "schedule" not in fixed:
-                    # Same bubble as 1F1B (Narayanan et al. 2021 §2.2.1) with all m micro-batches in
-                    # flight instead of at most p: never faster, never smaller, so never timed.
-                    excluded[GPIPE] += len(zse) * len(sps) * len(mbs) * len(rcs)
-                    continue
-                for z, shard, ep in zse:
-                    if ep > 1 and m.experts % ep:
-                        excluded[EXPERTS] += len(sps) * len(mbs) * len(rcs)
-                        continue
-                    for sp in sps:
-                        # Memory never decreases with the micro-batch (activations grow as b x the
-                        # in-flight count, which shrinks at most as 1/b), so once a (recompute, b)
-                        # does not fit, larger b with that recompute is counted without recomputing.
-                        too_big = {rc: None for rc in rcs}
-                        for b in mbs:
-                            per_step = dp * b
-                            if B < per_step or B % per_step:
-                                excluded[BATCH] += len(rcs)
-                                continue
-                            if sched == "interleaved" and (B // per_step) % pp:
-                                excluded[INTERLEAVE] += len(rcs)
-                                continue
-                            found = False
-                            for rc in rcs:
-                                passed += 1
-                                if found:
-                                    excluded[DOMINATED] += 1
-                                    continue
-                                if too_big[rc] is not None and b > too_big[rc]:
-                                    excluded[MEMORY] += 1
-                                    continue
-                                plan = _fast_plan(dp=dp, tp=tp, pp=pp, zero=z, micro_batch=b, sp=sp,
-                                                  recompute=rc, schedule=sched, chunks=v, shard=shard, ep=ep,
-                                                  cp=cp)
-                                over = breakdown(workload, plan).total - budget(cluster.device, plan, headroom)
-                                if over > 0:
-                                    excluded[MEMORY] += 1
-                                    too_big[rc] = b
-                                    if over < miss[0]:
-                                        miss = (over, plan)
-                                    continue
-                                found = True
-                                fitting += 1
-                                cands.append((_lower_bound(workload, plan, cluster), plan))
-
-    fits = _estimate_best(cands, workload, cluster, top, headroom, exhaustive=_exhaustive)
-    fits.sort(key=lambda e: (e.step.total, e.memory.total, e.plan.dims))
-    # Ties within TIE: regroup so that simplicity, then headroom, decide.
-    ranked: list[Estimate] = []
-    i = 0
-    while i < len(fits) and len(ranked) < top:
-        j = i + 1
-        while j < len(fits) and fits[j].step.total <= fits[i].step.total * (1 + TIE):
-            j += 1
-        ranked.extend(sorted(fits[i:j], key=lambda e: (e.plan.dims, _SCHEDULE_ORDER[e.plan.schedule],
-                                                       e.memory.total, e.step.total)))
-        i = j
-    ranked = ranked[:top]
-    below = fitting - len(ranked)
-    if below:
-        excluded[f"排名在前 {top} 之后"] += below
-    results = tuple(Ranked(k + 1, e.plan, e, tuple(_why(e, workload, cluster))) for k, e in enumerate(ranked))
-    # Keep the category order stable: the check order, then "below the top N".
-    order = list(EXCLUSIONS) + [f"排名在前 {top} 之后"]
-    excl = {c: excluded[c] for c in order if excluded.get(c)}
-    return SearchResult(workload, cluster, results, excl, considered, passed, fitting, top,
-                        time.perf_counter() - t0, miss[1])
+    space = _Space(workload, cluster, _check_fixed(fixed, workload, cluster), headroom)
+    tally = _Tally()
+    for tp, cp, pp, dp in _degrees(space):
+        _search_group(space, tally, tp, cp, pp, dp)
+    ranked = _rank(_estimate_best(tally.cands, workload, cluster, top, headroom, exhaustive=_exhaustive), top)
+    if tally.fitting > len(ranked):
+        tally.excluded[BELOW_TOP] += tally.fitting - len(ranked)
+    results = tuple(Ranked(k + 1, e.plan, e, why(e)) for k, e in enumerate(ranked))
+    excl = {c: tally.excluded[c] for c in EXCLUSIONS if tally.excluded.get(c)}  # check order, stable keys
+    gap, plan, need, cap = tally.miss
+    miss = None if plan is None else Reason("closest_miss", {"plan": plan.as_dict(), "bytes": need, "budget": cap,
+                                                             "gap": gap})
+    return SearchResult(workload, cluster, results, excl, tally.considered, tally.passed, tally.fitting, top,
+                        time.perf_counter() - t0, plan, miss)
 
 
 def _lower_bound(workload: Workload, plan: Plan, cluster: Cluster) -> float:
@@ -404,58 +437,58 @@ def _estimate_best(cands, workload, cluster, top, headroom=DEFAULT_HEADROOM, exh
     return done
 
 
-def _why(e: Estimate, workload: Workload, cluster: Cluster) -> list[str]:
-    """The chain of decisions for one plan: fit -> batch -> placement of each group -> what dominates."""
-    p, mem, st = e.plan, e.memory, e.step
-    out = []
-    parts = [f"状态 {_w.size(mem.states)}", f"激活 {_w.size(mem.activations + mem.embeddings)}"]
-    if mem.gather_peak:
-        parts.append(f"gather 峰值 {_w.size(mem.gather_peak)}")
-    out.append(f"放得下：每卡 {_w.size(mem.total)} ≤ 可用 {_w.size(e.usable)} × (1 − {e.headroom:.0%})"
-               f"（余量 {e.margin:.1%}；"
-               + "，".join(parts) + "）")
-    micro = p.microbatches(workload)
-    out.append(f"batch 能整除：global batch {workload.global_batch} = DP {p.dp} × 微批 {p.micro_batch} × "
-               f"{micro} 个微批（梯度累积）")
+def _link_values(g) -> dict:
+    """Where a group's collectives run: across nodes or not, on which link, at what per-GPU bandwidth."""
+    return {"spans_nodes": g.spans_nodes, "link": g.link.name, "bandwidth": g.link.bandwidth}
+
+
+def _group_reasons(p: Plan, workload: Workload, cluster: Cluster) -> list[Reason]:
+    """Where each parallel group of ``p`` sits and which link its communication crosses."""
     groups = placement(p, cluster)  # the same placement the traffic is priced on
+    out = []
     if p.tp > 1:
         g = groups["TP"]
-        if g.spans_nodes:
-            out.append(f"TP={p.tp} 的 {g.crossing}/{len(g.groups)} 组跨节点（每节点 {cluster.gpus_per_node} 卡）："
-                       f"每层的集合通信走 {g.link.name}（{_w.rate(g.link)}）")
-        else:
-            out.append(f"TP={p.tp} 组在节点内，每层的集合通信走 {g.link.name}（{_w.rate(g.link)}）")
+        values = {"tp": p.tp, "crossing": g.crossing, "groups": len(g.groups), "gpus_per_node": cluster.gpus_per_node,
+                  "link": g.link.name, "bandwidth": g.link.bandwidth}
+        out.append(Reason("tp_group_spans_nodes", values) if g.spans_nodes else
+                   Reason("tp_group", {k: values[k] for k in ("tp", "link", "bandwidth")}))
     if p.pp > 1:
-        g = groups["PP"]
-        sched = {"1f1b": "1F1B", "gpipe": "GPipe", "zb-h1": "ZB-H1（零气泡，反向拆成 B 与 W）"}.get(
-            p.schedule, f"交错 1F1B（每卡 {p.chunks} 段）")
-        out.append(f"PP={p.pp} 段{'跨节点' if g.spans_nodes else '在节点内'}，相邻段 p2p 走 {g.link.name}"
-                   f"（{_w.rate(g.link)}），{sched}")
+        out.append(Reason("pp_group", {"pp": p.pp, "schedule": p.schedule,
+                                       "chunks": p.chunks if p.schedule == "interleaved" else None,
+                                       **_link_values(groups["PP"])}))
     if p.cp > 1:
-        g = groups["CP"]
-        out.append(f"CP={p.cp}：每条序列切成 {p.cp} 段，每卡 {workload.seq_len // p.cp} 个 token，"
-                   f"K/V 块沿环 p2p 传递，{'跨节点' if g.spans_nodes else '在节点内'}，走 {g.link.name}（{_w.rate(g.link)}）")
+        out.append(Reason("cp_group", {"cp": p.cp, "tokens": workload.seq_len // p.cp, **_link_values(groups["CP"])}))
     if p.ep > 1:
-        g = groups["EP"]
-        out.append(f"EP={p.ep}：每层两次 all-to-all 分发与收回 token，{'跨节点' if g.spans_nodes else '在节点内'}，"
-                   f"走 {g.link.name}（{_w.rate(g.link)}）")
+        out.append(Reason("ep_group", {"ep": p.ep, **_link_values(groups["EP"])}))
     if p.dp > 1:
         g = groups.get("shard", groups["DP"]) if p.zero else groups["DP"]
-        what = {0: "梯度 all-reduce", 1: "ZeRO-1 梯度 reduce-scatter", 2: "ZeRO-2 梯度 reduce-scatter",
-                3: "ZeRO-3 参数 all-gather 与梯度 reduce-scatter"}[p.zero]
-        out.append(f"DP={p.dp}：{what} {'跨节点' if g.spans_nodes else '在节点内'}，走 {g.link.name}（{_w.rate(g.link)}）")
-    if e.stack is not None:
-        out.append(str(e.stack))  # which stacks run PP with ZeRO/FSDP, and as what
-    shares = {"计算": st.compute, "暴露的通信": st.communication, "流水线气泡": st.bubble}
-    main = max(shares, key=shares.get)
-    comm = ""
-    if st.exposed:
-        strat, secs = max(st.exposed, key=lambda kv: kv[1])
-        if secs > 0:
-            comm = f"；通信主要来自 {strat}（{_w.secs(secs)}）"
-    out.append(f"步时 {_w.secs(st.total)}，以{main}为主：计算 {st.compute / st.total:.0%}、暴露的通信 "
-               f"{st.communication / st.total:.0%}、气泡 {st.bubble / st.total:.0%}{comm}；MFU {st.mfu:.0%}")
+        out.append(Reason("dp_group", {"dp": p.dp, "zero": p.zero, **_link_values(g)}))
     return out
+
+
+def _step_reason(st) -> Reason:
+    """What dominates the step: its split into compute, exposed communication and bubble, and the loudest strategy."""
+    shares = {"compute": st.compute, "communication": st.communication, "bubble": st.bubble}
+    strat, secs = max(st.exposed, key=lambda kv: kv[1]) if st.exposed else (None, 0.0)
+    return Reason("step_split", {
+        "total": st.total, "main": max(shares, key=shares.get), "compute_share": st.compute / st.total,
+        "communication_share": st.communication / st.total, "bubble_share": st.bubble / st.total,
+        "top_strategy": strat if secs > 0 else None, "top_seconds": secs if secs > 0 else None, "mfu": st.mfu})
+
+
+def why(e: Estimate) -> tuple[Reason, ...]:
+    """The chain of decisions for one fitting plan: fit -> batch -> placement of each group -> what dominates."""
+    p, mem, w = e.plan, e.memory, e.workload
+    out = [Reason("fits_memory", {"bytes": mem.total, "usable": e.usable, "headroom": e.headroom,
+                                  "margin": e.margin, "states": mem.states,
+                                  "activations": mem.activations + mem.embeddings, "gather_peak": mem.gather_peak}),
+           Reason("batch_split", {"global_batch": w.global_batch, "dp": p.dp, "micro_batch": p.micro_batch,
+                                  "microbatches": p.microbatches(w)})]
+    out += _group_reasons(p, w, e.cluster)
+    if e.stack is not None:
+        out.append(e.stack)  # which stacks run PP with ZeRO/FSDP, and as what
+    out.append(_step_reason(e.step))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -466,7 +499,9 @@ class Explanation:
     ``gpus_match``: whether it uses every GPU of the cluster (the search enumerates only those);
     ``dominated_by``: the same plan with lighter recomputation when that one also fits (so the
     search never times this one); ``best``: the search's first plan; ``rank``: this plan's place
-    in the search's top N, or None; ``why``: its chain of decisions when it fits.
+    in the search's top N, or None; ``why``: its chain of decisions when it fits; ``verdict``: what
+    the search makes of it, as reasons (``uses_other_gpu_count``, the hard constraints it breaks,
+    ``dominated_by``, ``ranked``, ``below_top`` or ``nothing_fits``).
     """
 
     plan: Plan
@@ -475,7 +510,8 @@ class Explanation:
     dominated_by: Plan | None
     best: Ranked | None
     rank: int | None
-    why: tuple[str, ...]
+    why: tuple[Reason, ...]
+    verdict: tuple[Reason, ...] = ()
 
     @property
     def fits(self) -> bool:
@@ -498,8 +534,28 @@ def explain(workload: Workload, cluster: Cluster, plan: Plan, top: int = 10,
                 dominated = q
                 break
     rank = next((x.rank for x in r.results if x.plan == plan), None)
-    why = tuple(_why(e, workload, cluster)) if e.fits else ()
-    return Explanation(plan, e, plan.gpus == cluster.gpus, dominated, r.best, rank, why)
+    x = Explanation(plan, e, plan.gpus == cluster.gpus, dominated, r.best, rank, why(e) if e.fits else ())
+    return replace(x, verdict=_verdict(x, top))
+
+
+def _verdict(x: Explanation, top: int) -> tuple[Reason, ...]:
+    """What the search makes of an explained plan, as reasons."""
+    p, e = x.plan, x.estimate
+    out = []
+    if not x.gpus_match:
+        out.append(Reason("uses_other_gpu_count", {"gpus": p.gpus, "cluster_gpus": e.cluster.gpus}))
+    out += e.reasons
+    if x.dominated_by is not None:
+        out.append(Reason("dominated_by", {"plan": x.dominated_by.as_dict()}))
+    if x.best is None:
+        out.append(Reason("nothing_fits", {}))
+    elif x.rank is not None:
+        out.append(Reason("ranked", {"rank": x.rank, "top": top}))
+    elif x.fits:
+        best = x.best.estimate.step.total
+        out.append(Reason("below_top", {"top": top, "seconds": e.step.total, "best": x.best.plan.as_dict(),
+                                        "best_seconds": best, "ratio": e.step.total / best}))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -555,6 +611,4 @@ def fixes(workload: Workload, cluster: Cluster, plan: Plan, headroom: float = DE
 
 
 def _replace_recipe(workload: Workload, recipe) -> Workload:
-    from dataclasses import replace
-
     return replace(workload, recipe=recipe)

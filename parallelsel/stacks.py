@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from .reasons import Reason
 
-__all__ = ["effective_zero", "pp_zero_stack"]
+__all__ = ["effective_zero", "pp_zero_reason", "pp_zero_stack"]
 
 
 def pp_zero_stack(plan) -> Reason | None:
@@ -37,12 +37,17 @@ def pp_zero_stack(plan) -> Reason | None:
         >>> pp_zero_stack(ps.Plan(dp=2, pp=8, zero=2)).code, pp_zero_stack(ps.Plan(dp=2, zero=3))
         ('pp_zero2_no_stack', None)
     """
-    if plan.pp == 1 or plan.zero == 0 or plan.dp == 1:
+    return pp_zero_reason(plan.pp, plan.zero, plan.dp)
+
+
+def pp_zero_reason(pp: int, zero: int, dp: int) -> Reason | None:
+    """:func:`pp_zero_stack` from the three degrees alone (what the search knows before it builds a plan)."""
+    if pp == 1 or zero == 0 or dp == 1:
         return None
-    values = {"pp": plan.pp, "zero": plan.zero}
-    if plan.zero == 1:
+    values = {"pp": pp, "zero": zero}
+    if zero == 1:
         return Reason("pp_zero1_stacks", values)
-    if plan.zero == 2:
+    if zero == 2:
         return Reason("pp_zero2_no_stack", values)
     return Reason("pp_fsdp_torchtitan", values)
 

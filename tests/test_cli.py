@@ -57,6 +57,56 @@ def test_plan_human_and_json(capsys):
     assert sum(data["excluded"].values()) + len(data["results"]) == data["considered"]
 
 
+def _keys(x, out=None):
+    """Every key of every mapping inside a JSON value."""
+    out = set() if out is None else out
+    if isinstance(x, dict):
+        out.update(x)
+        for v in x.values():
+            _keys(v, out)
+    elif isinstance(x, list):
+        for v in x:
+            _keys(v, out)
+    return out
+
+
+def _plan_json(capsys, *extra):
+    args = ["plan", "--model", "llama2-13b", "--nodes", "2", "--global-batch", "64", "--json", *extra]
+    assert main(args) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_plan_json_keys_are_ascii_codes_independent_of_top(capsys):
+    five, ten = _plan_json(capsys, "--top", "5"), _plan_json(capsys, "--top", "10")
+    assert list(five["excluded"]) == list(ten["excluded"]) and "ranked_below_top" in five["excluded"]
+    assert all(k.isascii() for k in _keys(five) | _keys(ten))
+    for x in five["results"]:
+        assert x["why"] and all(set(y) == {"code", "values", "text"} for y in x["why"])
+        fit = x["why"][0]
+        assert fit["code"] == "fits_memory" and fit["values"]["bytes"] == x["memory_bytes"]
+
+
+def test_lang_en_prints_english(capsys):
+    import re
+
+    cjk = re.compile(r"[\u4e00-\u9fff]")
+    data = _plan_json(capsys, "--top", "2", "--lang", "en")
+    texts = [y["text"] for x in data["results"] for y in x["why"]]
+    assert texts and not any(cjk.search(t) for t in texts)
+    zh = _plan_json(capsys, "--top", "2")
+    assert [y["code"] for x in zh["results"] for y in x["why"]] == [y["code"] for x in data["results"] for y in x["why"]]
+    assert main(["plan", "--model", "llama2-13b", "--nodes", "2", "--global-batch", "64", "--top", "2", "--lang", "en"]) == 0
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("   - ")]
+    assert lines and not any(cjk.search(ln) for ln in lines)
+
+
+def test_why_json_verdict_is_data(capsys):
+    assert main(["plan", "--model", "llama2-7b", "--global-batch", "64", "--why", "DP4", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["verdict"][0]["code"] == "uses_other_gpu_count" and d["verdict"][0]["values"] == {"gpus": 4,
+                                                                                             "cluster_gpus": 8}
+
+
 def test_plan_params_model(capsys):
     assert main(["plan", "--params", "1.3e9", "--global-batch", "64", "--top", "1", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import parallelsel as ps
-from parallelsel.search import EXCLUSIONS, GPIPE, TIE, Ranked, SearchResult, search
+from parallelsel.search import EXCLUSIONS, GPIPE, TIE, Ranked, SearchResult, explain, search
 
 
 @pytest.fixture(scope="module")
@@ -34,10 +34,11 @@ def test_ranked_by_step_time(llama70):
 def test_excluded_plus_results_is_considered(llama70):
     r, _, _ = llama70
     assert sum(r.excluded.values()) + len(r.results) == r.considered
-    assert all(k in EXCLUSIONS or k.startswith("排名在前") for k in r.excluded)
-    assert r.excluded["内存放不下"] > 0
+    assert all(k in EXCLUSIONS and k.isascii() for k in r.excluded)
+    assert list(r.excluded) == [k for k in EXCLUSIONS if k in r.excluded]  # check order
+    assert r.excluded["memory_exceeds_device"] > 0
     stages = r.funnel()
-    assert [s for s, _ in stages] == ["枚举", "约束通过", "内存可放下", "排名前 10"]
+    assert [s for s, _ in stages] == ["considered", "passed_constraints", "fitting", "ranked"]
     counts = [n for _, n in stages]
     assert counts == sorted(counts, reverse=True) and counts[0] == r.considered and counts[-1] == 10
 
@@ -45,12 +46,16 @@ def test_excluded_plus_results_is_considered(llama70):
 def test_why_starts_with_the_fit_statement(llama70):
     r, w, c = llama70
     for x in r.results:
-        assert x.why[0].startswith("放得下：每卡") and f"{x.estimate.usable / 2**30:.1f} GiB" in x.why[0]
+        fit, batch, step = x.why[0], x.why[1], x.why[-1]
+        assert fit.code == "fits_memory" and fit["usable"] == x.estimate.usable and fit["bytes"] == x.estimate.memory.total
+        assert fit["gather_peak"] == x.estimate.memory.gather_peak and fit["bytes"] <= fit["usable"] * (1 - fit["headroom"])
         # usable = what the driver reports minus the CUDA context and one NCCL buffer set per process group
         assert x.estimate.usable < c.device.memory - 512 * 2**20
         assert x.estimate.memory.total <= x.estimate.usable * (1 - x.estimate.headroom)
-        assert x.why[1].startswith("batch 能整除") and str(w.global_batch) in x.why[1]
-        assert x.why[-1].startswith("步时")
+        assert batch.code == "batch_split" and batch["global_batch"] == w.global_batch
+        assert batch["dp"] * batch["micro_batch"] * batch["microbatches"] == w.global_batch
+        assert step.code == "step_split" and step["total"] == x.estimate.step.total
+        assert step["compute_share"] + step["communication_share"] + step["bubble_share"] == pytest.approx(1)
 
 
 def test_tp_group_stays_in_a_node(llama70):
@@ -58,7 +63,7 @@ def test_tp_group_stays_in_a_node(llama70):
     for x in r.results:
         assert x.plan.tp <= c.gpus_per_node
         if x.plan.tp > 1:
-            assert any("组在节点内" in s for s in x.why)
+            assert any(s.code == "tp_group" and s["tp"] == x.plan.tp for s in x.why)
 
 
 def test_crossing_tp_is_said():
@@ -67,7 +72,8 @@ def test_crossing_tp_is_said():
     c = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=4)
     r = search(w, c, top=3, fixed={"tp": 16, "pp": 1})
     assert r.results and all(x.plan.tp == 16 for x in r.results)
-    assert any("组跨节点" in s for s in r.results[0].why)
+    (tp,) = [s for s in r.results[0].why if s.code == "tp_group_spans_nodes"]
+    assert tp["tp"] == 16 and tp["crossing"] == tp["groups"] == 2 and tp["gpus_per_node"] == 8
 
 
 def test_exclusion_categories():
@@ -75,8 +81,8 @@ def test_exclusion_categories():
     w = ps.Workload(ps.MODELS["gpt2-1.5b"], global_batch=24)
     c = ps.Cluster(ps.DEVICES["a100-40gb"], nodes=2)
     r = search(w, c, top=3)
-    assert r.excluded["头数或 KV 头数不能被 TP 整除"] > 0
-    assert r.excluded["global batch 不能整除"] > 0
+    assert r.excluded["heads_not_divisible"] > 0  # 25 heads: TP 2, 4, 8, 16
+    assert r.excluded["batch_not_divisible"] > 0 and r.excluded["batch_below_dp"] > 0
     assert sum(r.excluded.values()) + len(r.results) == r.considered
 
 
@@ -94,7 +100,12 @@ def test_nothing_fits():
     c = ps.Cluster(ps.DEVICES["rtx4090-24gb"], nodes=1)
     r = search(w, c)
     assert r.results == () and r.best is None
-    assert r.excluded["内存放不下"] > 0 and sum(r.excluded.values()) == r.considered
+    assert r.excluded["memory_exceeds_device"] > 0 and sum(r.excluded.values()) == r.considered
+    miss = r.closest_miss_reason
+    assert miss.code == "closest_miss" and miss["plan"] == r.closest_miss.as_dict()
+    assert miss["gap"] == pytest.approx(miss["bytes"] - miss["budget"]) and miss["gap"] > 0
+    e = ps.estimate(w, r.closest_miss, c)
+    assert miss["bytes"] == e.memory.total and miss["budget"] == pytest.approx(e.budget)
 
 
 def test_fixed_values_are_validated():
@@ -130,7 +141,8 @@ def test_gqa_caps_tp_at_kv_heads():
     assert r.results and all(x.plan.tp <= 8 for x in r.results)
     with pytest.raises(ValueError, match="8 KV heads"):
         search(w, c, fixed={"tp": 16})
-    assert any("KV 头数 8" in s for s in ps.estimate(w, ps.Plan(dp=4, tp=16), c).reasons)
+    assert [(x.code, dict(x.values)) for x in ps.estimate(w, ps.Plan(dp=4, tp=16), c).reasons
+            if x.code.startswith("kv")] == [("kv_heads_not_divisible", {"kv_heads": 8, "tp": 16})]
 
 
 def test_result_is_a_sequence_of_ranked_plans():
@@ -148,7 +160,7 @@ def test_moe_search_uses_expert_parallelism_where_it_helps():
     no_ep = search(w, c, top=1, fixed={"ep": 1}).best
     assert best.plan.ep > 1 and ps.MODELS["mixtral-8x7b"].experts % best.plan.ep == 0
     assert best.estimate.step.total < no_ep.estimate.step.total
-    assert any("EP=" in y and "all-to-all" in y for y in best.why)
+    assert [y["ep"] for y in best.why if y.code == "ep_group"] == [best.plan.ep]
 
 
 def test_dense_search_never_uses_ep():
@@ -193,3 +205,21 @@ def test_hsdp_and_every_schedule_are_in_the_space():
     assert any(p.schedule == "zb-h1" for p in labels)
     g = search(w, c, top=1, fixed={"schedule": "gpipe", "pp": 2})
     assert g.best is not None and g.best.plan.schedule == "gpipe"
+
+
+def test_exclusion_keys_do_not_depend_on_top():
+    w = ps.Workload(ps.MODELS["llama2-13b"], global_batch=64)
+    c = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=2)
+    five, ten = search(w, c, top=5), search(w, c, top=10)
+    assert list(five.excluded) == list(ten.excluded) and "ranked_below_top" in five.excluded
+    assert five.excluded["ranked_below_top"] == ten.excluded["ranked_below_top"] + 5
+
+
+def test_explain_verdict_is_data():
+    w = ps.Workload(ps.MODELS["llama2-7b"], global_batch=64)
+    c = ps.Cluster(ps.DEVICES["a100-80gb"])
+    r = search(w, c, top=3)
+    x = explain(w, c, r.best.plan, top=3)
+    assert [v.code for v in x.verdict] == ["ranked"] and x.verdict[0]["rank"] == 1 and x.verdict[0]["top"] == 3
+    small = explain(w, c, ps.Plan(dp=4), top=3)
+    assert small.verdict[0].code == "uses_other_gpu_count" and small.verdict[0]["gpus"] == 4

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from parallelsel.matrix import FOUR_COLUMNS, MatrixRow, StrategyFacts
+from parallelsel.render.reasons import stage_title, title
 from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_time, markdown_table
 from parallelsel.search import SearchResult
 
@@ -53,12 +54,14 @@ def funnel_table(result: SearchResult) -> str:
     """Plans left after each stage, with the share of the enumeration."""
     total = max(1, result.considered)
     return markdown_table(["阶段", "方案数", "占枚举"],
-                          [[stage, f"{n:,}", fmt_pct(n / total)] for stage, n in result.funnel()], align="lrr")
+                          [[stage_title(stage, result.top), f"{n:,}", fmt_pct(n / total)]
+                           for stage, n in result.funnel()], align="lrr")
 
 
 def excluded_table(result: SearchResult) -> str:
     """Excluded plans by reason, in the order the checks run."""
-    return markdown_table(["排除原因", "方案数"], [[k, f"{v:,}"] for k, v in result.excluded.items()], align="lr")
+    return markdown_table(["排除原因", "方案数"], [[title(k, {"top": result.top}), f"{v:,}"]
+                                                for k, v in result.excluded.items()], align="lr")
 
 
 def top_table(result: SearchResult) -> str:

@@ -33,14 +33,15 @@ from collections.abc import Iterable, Mapping
 from parallelsel.reasons import Reason
 from parallelsel.render.units import fmt_count, fmt_pct, fmt_rate, fmt_size, fmt_time
 
-__all__ = ["EN", "LANGS", "TITLES_EN", "TITLES_ZH", "ZH", "as_json", "join", "plan_label", "text", "title"]
+__all__ = ["EN", "LANGS", "STAGES_EN", "STAGES_ZH", "TITLES_EN", "TITLES_ZH", "WORDS", "ZH", "as_json", "join", "plan_label",
+           "stage_title", "text", "title"]
 
 LANGS = ("zh", "en")
 
 # -- sentences ---------------------------------------------------------------------------------
 ZH: dict[str, str] = {
     # hard constraints (parallelsel.plan.constraint_violations)
-    "cluster_too_small": "需要 {gpus} 张卡（dp×tp×pp），集群只有 {cluster_gpus} 张",
+    "cluster_too_small": "需要 {gpus} 张卡（dp×tp×pp×cp），集群只有 {cluster_gpus} 张",
     "tp_exceeds_heads": "TP={tp} 大于注意力头数 {heads}",
     "heads_not_divisible": "注意力头数 {heads} 不能被 TP={tp} 整除",
     "kv_heads_not_divisible": "KV 头数 {kv_heads} 不能被 TP={tp} 整除（GQA 的每个 TP 分片要持有整数个 KV 组）",
@@ -54,7 +55,30 @@ ZH: dict[str, str] = {
     "experts_not_divisible": "专家数 {experts} 不能被 EP={ep} 整除",
     # memory (parallelsel.estimate)
     "memory_exceeds_device": "每卡内存 {bytes:size} > 可用 {capacity:size}[（{usable:size} × (1 − 余量 {headroom:pct})）]{stage:stage}",
-    # search: plans left out without being timed
+    "seq_not_divisible_cp": "序列长度 {seq_len} 不是 2×CP 的倍数（CP={cp}）",
+    # search: plans left out without being timed, and the closest miss when nothing fits
+    "gpipe_dominated": "GPipe：气泡与 1F1B 相同、在途激活更多（被支配）",
+    "closest_miss": "最接近的是 {plan:plan}：每卡 {bytes:size}，比上限 {budget:size} 多 {gap:size}",
+    # search: why a ranked plan is where it is (parallelsel.search.why)
+    "fits_memory": ("放得下：每卡 {bytes:size} ≤ 可用 {usable:size} × (1 − {headroom:pct})（余量 {margin:pct1}；"
+                    "状态 {states:size}，激活 {activations:size}[，gather 峰值 {gather_peak:size}]）"),
+    "batch_split": "batch 能整除：global batch {global_batch} = DP {dp} × 微批 {micro_batch} × {microbatches} 个微批（梯度累积）",
+    "tp_group": "TP={tp} 组在节点内，每层的集合通信走 {link}（{bandwidth:rate}）",
+    "tp_group_spans_nodes": ("TP={tp} 的 {crossing}/{groups} 组跨节点（每节点 {gpus_per_node} 卡）："
+                             "每层的集合通信走 {link}（{bandwidth:rate}）"),
+    "pp_group": "PP={pp} 段{spans_nodes:where}，相邻段 p2p 走 {link}（{bandwidth:rate}），{schedule:schedule}[（每卡 {chunks} 段）]",
+    "cp_group": ("CP={cp}：每条序列切成 {cp} 段，每卡 {tokens} 个 token，K/V 块沿环 p2p 传递，{spans_nodes:where}，"
+                 "走 {link}（{bandwidth:rate}）"),
+    "ep_group": "EP={ep}：每层两次 all-to-all 分发与收回 token，{spans_nodes:where}，走 {link}（{bandwidth:rate}）",
+    "dp_group": "DP={dp}：{zero:dp_sync} {spans_nodes:where}，走 {link}（{bandwidth:rate}）",
+    "step_split": ("步时 {total:secs}，以{main:part}为主：计算 {compute_share:pct}、暴露的通信 {communication_share:pct}、"
+                   "气泡 {bubble_share:pct}[；通信主要来自 {top_strategy}（{top_seconds:secs}）]；MFU {mfu:pct}"),
+    # search: what it makes of one given plan (parallelsel.search.explain, plan --why)
+    "uses_other_gpu_count": "用 {gpus} 卡，集群有 {cluster_gpus} 卡：搜索只枚举用满集群的方案，所以它不在排名里",
+    "dominated_by": "被支配：重算更少的 {plan:plan} 也放得下，计算更少，搜索不会为它计时",
+    "nothing_fits": "搜索中没有任何方案放得下",
+    "ranked": "在搜索的前 {top} 名中排第 {rank}",
+    "below_top": "不在前 {top} 名：步时 {seconds:secs}，是第一名 {best:plan}（{best_seconds:secs}）的 {ratio:x2} 倍",
     "dominated_by_less_recompute": "同一配置已有重算更少的方案放得下",
     "ranked_below_top": "排名在前 {top} 之后",
     # PP with ZeRO/FSDP: which stacks run it (parallelsel.stacks)
@@ -68,7 +92,7 @@ ZH: dict[str, str] = {
 }
 
 EN: dict[str, str] = {
-    "cluster_too_small": "needs {gpus} GPUs (dp×tp×pp), the cluster has {cluster_gpus}",
+    "cluster_too_small": "needs {gpus} GPUs (dp×tp×pp×cp), the cluster has {cluster_gpus}",
     "tp_exceeds_heads": "TP={tp} exceeds the {heads} attention heads",
     "heads_not_divisible": "{heads} attention heads are not divisible by TP={tp}",
     "kv_heads_not_divisible": "{kv_heads} KV heads are not divisible by TP={tp} (with GQA each TP shard holds whole KV groups)",
@@ -81,6 +105,32 @@ EN: dict[str, str] = {
     "ep_needs_moe": "EP={ep} applies to MoE models only; {model} is dense",
     "experts_not_divisible": "{experts} experts are not divisible by EP={ep}",
     "memory_exceeds_device": "memory per GPU {bytes:size} > usable {capacity:size}[ ({usable:size} × (1 − headroom {headroom:pct}))]{stage:stage}",
+    "seq_not_divisible_cp": "sequence length {seq_len} is not a multiple of 2×CP (CP={cp})",
+    "gpipe_dominated": "GPipe: the same bubble as 1F1B with more activations in flight (dominated)",
+    "closest_miss": "the closest is {plan:plan}: {bytes:size} per GPU, {gap:size} over the limit {budget:size}",
+    "fits_memory": ("fits: {bytes:size} per GPU ≤ usable {usable:size} × (1 − {headroom:pct}) (margin {margin:pct1}; "
+                    "states {states:size}, activations {activations:size}[, gather peak {gather_peak:size}])"),
+    "batch_split": ("the batch divides: global batch {global_batch} = DP {dp} × micro-batch {micro_batch} × "
+                    "{microbatches} micro-batches (gradient accumulation)"),
+    "tp_group": "TP={tp} groups within a node, each layer's collectives on {link} ({bandwidth:rate})",
+    "tp_group_spans_nodes": ("{crossing}/{groups} TP={tp} groups span nodes ({gpus_per_node} GPUs per node): "
+                             "each layer's collectives on {link} ({bandwidth:rate})"),
+    "pp_group": ("PP={pp} stages {spans_nodes:where}, p2p between neighbours on {link} ({bandwidth:rate}), "
+                 "{schedule:schedule}[ ({chunks} stages per GPU)]"),
+    "cp_group": ("CP={cp}: each sequence cut into {cp} chunks, {tokens} tokens per GPU, K/V blocks passed round a "
+                 "ring by p2p, {spans_nodes:where}, on {link} ({bandwidth:rate})"),
+    "ep_group": "EP={ep}: two all-to-alls per layer send tokens out and back, {spans_nodes:where}, on {link} ({bandwidth:rate})",
+    "dp_group": "DP={dp}: {zero:dp_sync} {spans_nodes:where}, on {link} ({bandwidth:rate})",
+    "step_split": ("step {total:secs}, mostly {main:part}: compute {compute_share:pct}, exposed communication "
+                   "{communication_share:pct}, bubble {bubble_share:pct}[; communication mostly from {top_strategy} "
+                   "({top_seconds:secs})]; MFU {mfu:pct}"),
+    "uses_other_gpu_count": ("uses {gpus} GPUs, the cluster has {cluster_gpus}: the search enumerates only plans "
+                             "that use the whole cluster, so it is not ranked"),
+    "dominated_by": "dominated: {plan:plan}, with less recomputation, fits too and computes less; the search never times this one",
+    "nothing_fits": "no plan of the search fits",
+    "ranked": "ranked {rank} in the search's top {top}",
+    "below_top": ("not in the top {top}: step {seconds:secs}, {ratio:x2} times that of the best, {best:plan} "
+                  "({best_seconds:secs})"),
     "dominated_by_less_recompute": "the same plan with less recomputation already fits",
     "ranked_below_top": "ranked below the top {top}",
     "pp_zero1_stacks": ("PP={pp} with ZeRO-{zero}: Megatron-LM's distributed optimizer (optimizer state sharded) and "
@@ -111,6 +161,8 @@ TITLES_ZH: dict[str, str] = {
     "dominated_by_less_recompute": "重算更多的同配置方案（被支配）",
     "ranked_below_top": "排名在前 {top} 之后",
     "pp_zero2_no_stack": "PP 配 ZeRO-2（没有框架这样跑）",
+    "seq_not_divisible_cp": "序列长度不是 2×CP 的倍数",
+    "gpipe_dominated": "GPipe：气泡与 1F1B 相同、在途激活更多（被支配）",
 }
 
 TITLES_EN: dict[str, str] = {
@@ -130,28 +182,48 @@ TITLES_EN: dict[str, str] = {
     "dominated_by_less_recompute": "same plan with more recomputation (dominated)",
     "ranked_below_top": "ranked below the top {top}",
     "pp_zero2_no_stack": "PP with ZeRO-2 (no stack runs it)",
+    "seq_not_divisible_cp": "sequence not a multiple of 2×CP",
+    "gpipe_dominated": "GPipe: 1F1B's bubble with more in flight (dominated)",
 }
+
+# The stages of the search's funnel (parallelsel.search.SearchResult.funnel).
+STAGES_ZH: dict[str, str] = {"considered": "枚举", "passed_constraints": "约束通过", "fitting": "内存可放下",
+                             "ranked": "排名前 {top}"}
+STAGES_EN: dict[str, str] = {"considered": "enumerated", "passed_constraints": "passed the constraints",
+                             "fitting": "fit in memory", "ranked": "top {top}"}
 
 # -- words ---------------------------------------------------------------------------------------
 WORDS: dict[str, dict[str, Mapping]] = {
     "zh": {
         "stage": {None: "", "first": "（首段）", "last": "（末段）"},
         "recompute": {"none": "不重算", "selective": "选择性重算", "full": "完全重算"},
+        "where": {True: "跨节点", False: "在节点内"},
+        "schedule": {"1f1b": "1F1B", "gpipe": "GPipe", "zb-h1": "ZB-H1（零气泡，反向拆成 B 与 W）", "interleaved": "交错 1F1B"},
+        "dp_sync": {0: "梯度 all-reduce", 1: "ZeRO-1 梯度 reduce-scatter", 2: "ZeRO-2 梯度 reduce-scatter",
+                    3: "ZeRO-3 参数 all-gather 与梯度 reduce-scatter"},
+        "part": {"compute": "计算", "communication": "暴露的通信", "bubble": "流水线气泡"},
     },
     "en": {
         "stage": {None: "", "first": " (first stage)", "last": " (last stage)"},
         "recompute": {"none": "no recompute", "selective": "selective recompute", "full": "full recompute"},
+        "where": {True: "across nodes", False: "within a node"},
+        "schedule": {"1f1b": "1F1B", "gpipe": "GPipe", "zb-h1": "ZB-H1 (zero bubble, backward split into B and W)",
+                     "interleaved": "interleaved 1F1B"},
+        "dp_sync": {0: "gradient all-reduce", 1: "ZeRO-1 gradient reduce-scatter", 2: "ZeRO-2 gradient reduce-scatter",
+                    3: "ZeRO-3 weight all-gather and gradient reduce-scatter"},
+        "part": {"compute": "compute", "communication": "exposed communication", "bubble": "pipeline bubble"},
     },
 }
 
 _NUMBER_SPECS = {
     "size": fmt_size,
-    "secs": lambda v: fmt_time(v, 1),
+    "secs": lambda v: fmt_time(v, 2),  # as the tables print a step time
     "rate": fmt_rate,
     "count": fmt_count,
     "pct": lambda v: fmt_pct(v, 0),
     "pct1": lambda v: fmt_pct(v, 1),
     "x": lambda v: f"{v:.1f}",
+    "x2": lambda v: f"{v:.2f}",
     "g": lambda v: f"{v:g}",
 }
 
@@ -165,6 +237,8 @@ def plan_label(plan, lang: str = "zh") -> str:
     """
     p = plan if isinstance(plan, Mapping) else plan.as_dict()
     parts = [f"DP{p['dp']}", f"TP{p['tp']}", f"PP{p['pp']}"]
+    if p.get("cp", 1) > 1:
+        parts.append(f"CP{p['cp']}")
     if p.get("zero"):
         shard = p.get("shard")
         parts.append(f"ZeRO-{p['zero']}" + (f"/shard{shard}" if shard and shard != p["dp"] else ""))
@@ -172,8 +246,6 @@ def plan_label(plan, lang: str = "zh") -> str:
         parts.append("SP")
     if p.get("ep", 1) > 1:
         parts.append(f"EP{p['ep']}")
-    if p.get("cp", 1) > 1:
-        parts.append(f"CP{p['cp']}")
     parts.append(f"mb{p['micro_batch']}")
     if p.get("recompute", "none") != "none":
         parts.append(WORDS[lang]["recompute"][p["recompute"]])
@@ -240,6 +312,12 @@ def title(code: str, values: Mapping | None = None, lang: str = "zh") -> str:
     if code not in table:
         raise KeyError(f"reason code {code!r} has no {lang} category title in parallelsel/render/reasons.py")
     return _fill(table[code], values or {}, lang)
+
+
+def stage_title(stage: str, top: int, lang: str = "zh") -> str:
+    """The name of a stage of the search's funnel (``considered`` ... ``ranked``)."""
+    _check_lang(lang)
+    return (STAGES_ZH if lang == "zh" else STAGES_EN)[stage].format(top=top)
 
 
 def join(reasons: Iterable[Reason], lang: str = "zh", sep: str | None = None) -> str:

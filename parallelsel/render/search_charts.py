@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .reasons import stage_title
 from .style import COLORS, chart, to_svg
 
 
@@ -9,7 +10,7 @@ def funnel(result, salt: str) -> str:
     """Horizontal bars, widest first: how many plans survive each stage of ``result.funnel()`` (log scale)."""
     stages = list(result.funnel())
     with chart(7.0, 2.6) as (fig, ax):
-        names = [name for name, _ in stages][::-1]
+        names = [stage_title(name, result.top) for name, _ in stages][::-1]
         counts = [max(n, 1) for _, n in stages][::-1]
         bars = ax.barh(names, counts, color=COLORS["compute"])
         ax.set_xscale("log")

@@ -2,6 +2,7 @@
 import parallelsel as ps
 from parallelsel import pipeline
 from parallelsel.plan import constraint_violations
+from parallelsel.render.reasons import join
 from parallelsel.render.tables import fmt_pct, markdown_table
 
 model = ps.MODELS["llama3-70b"]
@@ -14,7 +15,7 @@ for B in (512, 1024):
             plan = ps.Plan(dp=dp, tp=tp, pp=pp, micro_batch=b)
             bad = constraint_violations(workload, plan)
             if bad:
-                rows.append([B, pp, dp, dp * tp * pp, "—", "—", "；".join(bad)])
+                rows.append([B, pp, dp, dp * tp * pp, "—", "—", join(bad)])
                 continue
             m = plan.microbatches(workload)    # B / (dp * b): gradient-accumulation steps per pipeline
             rows.append([B, pp, dp, dp * tp * pp, m, fmt_pct(pipeline.bubble_fraction(pp, m)), ""])

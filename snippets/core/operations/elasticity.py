@@ -2,6 +2,7 @@
 import parallelsel as ps
 from parallelsel.estimate import estimate
 from parallelsel.plan import constraint_violations
+from parallelsel.render.reasons import join
 from parallelsel.render.placement import layout
 from parallelsel.render.tables import markdown_table
 
@@ -26,7 +27,7 @@ for plan in plans:
     # Largest DP that still divides B (micro-batch 1), and the healthy GPUs it leaves idle.
     keep = max(d for d in range(1, new.dp + 1) if not constraint_violations(workload, plan.with_(dp=d)))
     rows.append([name, len(lost_replicas), f"DP {plan.dp} → {new.dp}", idle,
-                 "；".join(bad) if bad else f"可以，m = {new.microbatches(workload)}",
+                 join(bad) if bad else f"可以，m = {new.microbatches(workload)}",
                  keep, (nodes - 1) * gpus_per_node - plan.with_(dp=keep).gpus])
 print(f"{model.name}，{nodes} 节点 × {gpus_per_node} 张 {cluster.device.name}，完全重算，B={workload.global_batch}，节点 0 故障\n")
 print(markdown_table(["计划", "失去的 DP 副本", "DP 缩小", "空闲的健康卡", "保持 B 不变能否直接继续",

@@ -9,6 +9,7 @@ print(f"{work.model.name}，global batch {work.global_batch} 条序列，每卡�
 # --8<-- [end:givens]
 from parallelsel import pipeline
 from parallelsel.plan import constraint_violations
+from parallelsel.render.reasons import join
 from parallelsel.render.tables import fmt_pct, markdown_table
 
 rows = []
@@ -16,6 +17,6 @@ for dp in DP_DEGREES:
     plan = ps.Plan(dp=dp, pp=PP, micro_batch=MICRO_BATCH)
     bad = constraint_violations(work, plan)
     m = plan.microbatches(work)
-    rows.append([dp, plan.gpus, m, fmt_pct(pipeline.bubble_fraction(plan.pp, m)) if m else "—", "；".join(bad) or "满足"])
+    rows.append([dp, plan.gpus, m, fmt_pct(pipeline.bubble_fraction(plan.pp, m)) if m else "—", join(bad) or "满足"])
 print()
 print(markdown_table(["DP 度", "总卡数", "每条流水线的微批次数 m", "气泡占比", "约束"], rows, align="rrrrl"))

@@ -2,6 +2,7 @@
 import parallelsel as ps
 from parallelsel import memory
 from parallelsel.plan import constraint_violations
+from parallelsel.render.reasons import join
 from parallelsel.render.tables import fmt_bytes, markdown_table
 
 model, device = ps.MODELS["gpt3-175b"], ps.DEVICES["a100-80gb"]
@@ -10,7 +11,7 @@ rows, last = [], None
 for t in (1, 2, 4, 8, 16, 32, 64):
     bad = constraint_violations(work, ps.Plan(tp=t))
     if bad:
-        rows.append([t, "—", "—", "—", "—", "；".join(bad)])
+        rows.append([t, "—", "—", "—", "—", join(bad)])
         continue
     dense, _ = memory.stage_params(model, tp=t)
     states = memory.model_states(dense).total

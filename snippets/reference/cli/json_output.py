@@ -16,13 +16,15 @@ COMMANDS = {  # markdown-exec: hide
 }
 
 
-def shape(x, path, out):  # markdown-exec: hide
+def shape(x, path, out, parent=()):  # markdown-exec: hide
     """One line per key path: `a.b[].c  type`. Lists show their first element's keys."""
     if isinstance(x, dict) and path == "excluded":  # keyed by exclusion code: one line for all
         out.append(("excluded.<code>", "int"))
+    elif isinstance(x, dict) and path.endswith(".values") and {"code", "text"} <= set(parent):  # a reason's values: per code
+        out.append((path + ".<name>", "number|str|bool|null|dict (see the code table)"))
     elif isinstance(x, dict):
         for k, v in x.items():
-            shape(v, f"{path}.{k}" if path else k, out)
+            shape(v, f"{path}.{k}" if path else k, out, x)
     elif isinstance(x, list):
         out.append((path + "[]", "list"))
         if x and isinstance(x[0], (dict, list)):
