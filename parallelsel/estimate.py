@@ -281,9 +281,10 @@ def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float
 class ScalingPoint:
     """E(P) for one plan, with where the lost time went.
 
-    ``efficiency`` = tokens_per_s / (gpus x single-device ideal tokens_per_s); ``losses`` are the
-    shares of the step time spent on ``recompute`` (compute beyond the model FLOPs),
-    ``communication`` (exposed) and ``bubble``, so efficiency = 1 - sum(losses).
+    ``efficiency`` = per-GPU throughput / the per-GPU throughput of the ``reference`` configuration
+    (the smallest P in the series whose plan fits); ``losses`` are the shares of this step spent on
+    ``recompute`` (compute beyond the model FLOPs), ``communication`` (exposed) and ``bubble`` --
+    the step-timeline decomposition, whose changes from the reference explain E(P).
     """
 
     gpus: int
@@ -292,44 +293,50 @@ class ScalingPoint:
     efficiency: float
     losses: tuple[tuple[str, float], ...]
     estimate: Estimate
+    reference: int = 0
 
     @property
     def loss(self) -> dict[str, float]:
         return dict(self.losses)
 
 
-def scaling_efficiency(workload: Workload, plans, cluster: Cluster,
-                       efficiency: float = DEFAULT_EFFICIENCY) -> tuple[ScalingPoint, ...]:
-    """Scaling efficiency E(P) = throughput(P) / (P x throughput(1)) for each plan, in order of P.
-
-    The formula is the lesson's own (the scaling-efficiency page, docs/mechanics/scaling.md). throughput(1) is the ideal
-    compute-only throughput of one device -- peak x efficiency / model FLOPs per token -- which
-    a large model cannot actually reach (it may not fit in one device's memory); using it keeps
-    E(P) defined for every P and makes 1 - E(P) exactly the share of the step lost to
-    recomputation, exposed communication and the bubble.
-
-    ``plans`` is a list of plans (P = plan.gpus) or a dict {P: plan}.
-    """
+def _scaling_plans(plans) -> list[Plan]:
     if isinstance(plans, dict):
-        pairs = []
         for p, plan in plans.items():
             if not isinstance(plan, Plan) or plan.gpus != p:
                 raise ParallelselError(f"plans[{p!r}]={plan!r}: must be a Plan with dp*tp*pp == {p}")
-            pairs.append(plan)
-    else:
-        pairs = list(plans)
-        for plan in pairs:
-            if not isinstance(plan, Plan):
-                raise ParallelselError(f"plans: {plan!r} must be a Plan")
-    eff = positive_number("efficiency", efficiency)
-    one = cluster.device.peak_flops * eff / workload.model.model_flops_per_token(workload.seq_len)
+        return list(plans.values())
+    pairs = list(plans)
+    for plan in pairs:
+        if not isinstance(plan, Plan):
+            raise ParallelselError(f"plans: {plan!r} must be a Plan")
+    return pairs
+
+
+def scaling_efficiency(workload: Workload, plans, cluster: Cluster,
+                       efficiency: float | None = None) -> tuple[ScalingPoint, ...]:
+    """Scaling efficiency E(P) = (throughput(P) / P) / (throughput(P0) / P0) for each plan, in order of P.
+
+    The lesson's formula (docs/mechanics/scaling.md) compares P GPUs with one; a large model does
+    not fit on one GPU, so the baseline is the smallest configuration P0 of the series that fits
+    (:attr:`ScalingPoint.reference`; the smallest plan if none fits). E(P0) = 1, and E(P) < 1 says
+    each GPU of the larger configuration does less useful work than each GPU of the smallest --
+    a scaling efficiency, not an MFU. ``efficiency``: as in :func:`estimate` (None: the kernel model).
+
+    ``plans`` is a list of plans (P = plan.gpus) or a dict {P: plan}.
+    """
+    pairs = sorted(_scaling_plans(plans), key=lambda q: q.gpus)
+    eff = None if efficiency is None else positive_number("efficiency", efficiency)
+    model, s = workload.model, workload.seq_len
+    share = model.model_flops_per_token(s)
+    estimates = [estimate(workload, plan, cluster, eff) for plan in pairs]
+    base = next((e for e in estimates if e.fits), estimates[0] if estimates else None)
     out = []
-    for plan in sorted(pairs, key=lambda q: q.gpus):
-        e = estimate(workload, plan, cluster, eff)
+    for plan, e in zip(pairs, estimates):
         st = e.step
-        ratio = st.tokens_per_s / (plan.gpus * one)
-        recompute = st.compute - workload.tokens / (plan.gpus * one)
+        ratio = (st.tokens_per_s / plan.gpus) / (base.step.tokens_per_s / base.plan.gpus)
+        recompute = st.compute * (1 - share / model.flops_per_token(plan.recompute, s))
         losses = (("recompute", recompute / st.total), ("communication", st.communication / st.total),
                   ("bubble", st.bubble / st.total))
-        out.append(ScalingPoint(plan.gpus, plan, st.tokens_per_s, ratio, losses, e))
+        out.append(ScalingPoint(plan.gpus, plan, st.tokens_per_s, ratio, losses, e, base.plan.gpus))
     return tuple(out)
