@@ -172,7 +172,11 @@ def test_each_launcher_refuses_what_it_cannot_run():
 
 
 def test_cli_export_and_refusal(capsys):
-    base = ["plan", "--model", "llama3-70b", "--nodes", "8", "--global-batch", "512"]
+    # Unpinned, the first plan runs ZB-H1, which Megatron-LM has no schedule for: one line, exit 2.
+    assert main(["plan", "--model", "llama3-70b", "--nodes", "8", "--global-batch", "512", "--export", "megatron"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "ZB-H1" in err
+    base = ["plan", "--model", "llama3-70b", "--nodes", "8", "--global-batch", "512", "--pp", "1"]
     assert main(base + ["--export", "megatron"]) == 0
     out = capsys.readouterr().out
     assert "--tensor-model-parallel-size" in out and "--global-batch-size 512" in out

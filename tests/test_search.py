@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import parallelsel as ps
-from parallelsel.search import EXCLUSIONS, GPIPE, Ranked, SearchResult, explain, search
+from parallelsel.search import EXCLUSIONS, GPIPE, TIE, Ranked, SearchResult, explain, search
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +27,7 @@ def test_ranked_by_step_time(llama70):
     r, _, _ = llama70
     times = [x.estimate.step.total for x in r.results]
     # Ascending, up to the tie tolerance inside which headroom and simplicity decide.
-    assert all(b >= a * (1 - 1e-3) for a, b in zip(times, times[1:]))
+    assert all(b >= a * (1 - TIE) for a, b in zip(times, times[1:]))
     assert [x.rank for x in r.results] == list(range(1, 11))
 
 

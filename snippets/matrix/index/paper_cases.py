@@ -14,5 +14,5 @@ for name, rows, w, c in results:
           f"{c.nodes} 节点 × {c.gpus_per_node} 卡 {c.device.name}（每卡 {fmt_bytes(c.device.memory)}），"
           f"global batch {w.global_batch}\n")
     print(matrix_table(rows))
-print(f"判 `不优先` 的两个门槛：步时超过最快可行策略的 {SLOWER:g} 倍（`SLOWER`）；"
+print(f"判 `不优先` 的两个门槛：每步 GPU·秒（步时 × 所用卡数）超过最省可行策略的 {SLOWER:g} 倍（`SLOWER`）；"
       f"纯 PP 的气泡占比超过 {BUBBLE_LIMIT:.0%}（`BUBBLE_LIMIT`）。")
