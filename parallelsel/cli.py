@@ -671,7 +671,8 @@ def _cmd_bubble(a, out) -> None:
 
 def _cmd_memory(a, out) -> None:
     from .estimate import estimate
-    from .plan import Plan, constraint_violations
+    from .plan import Plan, constraint_violations, pp_violations, tp_violations
+    from .render.reasons import join
     from .render.tables import fmt_bytes, fmt_pct, fmt_time, markdown_table
 
     tp = a.tp if a.tp is not None else 1
@@ -680,10 +681,9 @@ def _cmd_memory(a, out) -> None:
     c = _cluster(a, need=None if a.dp is None else a.dp * tp * pp * cp)
     w = _workload(a, c)
     m = w.model
-    if m.heads % tp or tp > m.heads:
-        raise ParallelselError(f"--tp {tp}: must divide the {m.heads} attention heads of {m.name}")
-    if m.layers % pp or pp > m.layers:
-        raise ParallelselError(f"--pp {pp}: must divide the {m.layers} layers of {m.name}")
+    for flag, bad in (("--tp", tp_violations(m, tp)), ("--pp", pp_violations(m, pp))):
+        if bad:  # the structural rules of parallelsel.plan, before dp is derived from them
+            raise ParallelselError(f"{flag} {tp if flag == '--tp' else pp}: {join(bad, 'en')}")
     if a.dp is None:
         if c.gpus % (tp * pp * cp):
             raise ParallelselError(f"--tp {tp} × --pp {pp} × --cp {cp} = {tp * pp * cp}: must divide the cluster's "
@@ -697,8 +697,6 @@ def _cmd_memory(a, out) -> None:
                 cp=cp, ep=1 if a.ep is None else a.ep)
     hard = constraint_violations(w, plan, c)
     if hard:
-        from .render.reasons import join
-
         raise ParallelselError(f"plan {plan.label()}: " + join(hard, a.lang))
     c, cal = _calibrated(a, w, c, plan)
     e = estimate(w, plan, c, headroom=_headroom_arg(a))
@@ -723,8 +721,6 @@ def _cmd_memory(a, out) -> None:
     rows.append([f"上限（可用 ×(1−{e.headroom:g})）", fmt_bytes(e.budget)])
     rows.append(["余量", fmt_pct(e.margin)])
     out.write(markdown_table(["每卡内存（GiB）", "大小"], rows, align="lr") + "\n")
-    from .render.reasons import join
-
     out.write(("放得下" if e.fits else "放不下：" + join(e.reasons, a.lang)) + "\n")
     out.write(f"步时 {fmt_time(e.step.total, 2)}，{e.step.tokens_per_s:,.0f} tokens/s，MFU {fmt_pct(e.step.mfu)}\n")
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from ._check import ParallelselError, choice, positive_int, positive_number
 from .hardware import Cluster, Link
-from .memory import _shape, _stage_params, fsdp_units as _wrap
+from .memory import fsdp_units as _wrap, layer_shape, stage_params
 from .stacks import effective_zero
 from .placement import group_link
 
@@ -180,7 +180,7 @@ def traffic(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
     model, recipe = workload.model, workload.recipe
     dp, tp, pp, v, ep = plan.dp, plan.tp, plan.pp, plan.chunks, plan.ep
     m = max(1, plan.microbatches(workload))
-    sh = _shape(model)
+    sh = layer_shape(model)
     cp = getattr(plan, "cp", 1)
     b, s, h = plan.micro_batch, workload.seq_len // cp, sh.hidden  # s: the tokens of a sequence one rank holds
     act = recipe.activation
@@ -189,10 +189,10 @@ def traffic(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
     out: list[Traffic] = []
 
     # Parameters on the heaviest stage's device (the step waits for it).
-    dense, expert = _stage_params(model, tp, pp, ep, 0)
+    dense, expert = stage_params(model, tp, pp, ep, 0)
     heavy = 0
     if pp > 1:
-        d2, e2 = _stage_params(model, tp, pp, ep, pp - 1)
+        d2, e2 = stage_params(model, tp, pp, ep, pp - 1)
         if d2 + e2 > dense + expert:
             dense, expert, heavy = d2, e2, pp - 1
     # FSDP units of that stage (memory.fsdp_units, the same wrapping gather_peak reads): blocks are

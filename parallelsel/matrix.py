@@ -36,10 +36,10 @@ from . import _words as _w
 from .estimate import Estimate, estimate
 from .memory import DEFAULT_HEADROOM, check_headroom
 from .hardware import DEVICES, LINKS, Cluster, Link
-from .model import MODELS, Transformer
+from .model import MODELS, RECOMPUTE, Transformer
 from .pipeline import bubble_fraction
 from .placement import placement
-from .plan import Plan, Workload, constraint_violations
+from .plan import MICRO_BATCHES, Plan, Workload, constraint_violations, divisors
 
 __all__ = [
     "FACTS",
@@ -58,8 +58,7 @@ FACTS = ("global_batch", "interconnect")
 """Facts a scenario may leave open: the global batch (decides DP's degree and PP's bubble) and
 whether the links are fast (decides whether TP's per-layer collectives are affordable)."""
 
-MICRO_BATCHES = (1, 2, 4, 8)
-RECOMPUTES = ("none", "selective", "full")
+RECOMPUTES = RECOMPUTE  # lightest first
 
 SLOWER = 1.5
 """A feasible strategy whose best step costs more than SLOWER x the GPU-seconds (step time x GPUs
@@ -195,13 +194,9 @@ class _Trial:
     degree_note: str = ""
 
 
-def _divisors(n: int) -> list[int]:
-    return [d for d in range(1, n + 1) if n % d == 0]
-
-
 def _dp_degree(workload: Workload, cluster: Cluster) -> int:
     """The largest data-parallel degree <= GPUs that divides the global batch."""
-    return max(d for d in _divisors(cluster.gpus) + [workload.global_batch] if d <= cluster.gpus
+    return max(d for d in divisors(cluster.gpus) + [workload.global_batch] if d <= cluster.gpus
                and workload.global_batch % d == 0)
 
 
@@ -215,13 +210,13 @@ def _candidates(strategy: str, workload: Workload, cluster: Cluster):
                 for r in RECOMPUTES:
                     yield Plan(dp=d, zero=z, micro_batch=b, recompute=r)
     elif strategy == "TP":
-        for t in _divisors(m.heads):
+        for t in divisors(m.heads):
             if 1 < t <= cluster.gpus:
                 for b in MICRO_BATCHES:
                     for r in RECOMPUTES:
                         yield Plan(tp=t, sp=True, micro_batch=b, recompute=r)
     else:
-        for p in _divisors(m.layers):
+        for p in divisors(m.layers):
             if 1 < p <= cluster.gpus:
                 for b in MICRO_BATCHES:
                     for r in RECOMPUTES:

@@ -32,11 +32,13 @@ from typing import NamedTuple
 
 from ._check import ParallelselError, choice, positive_int, positive_number
 from .model import ATTENTION, RECOMPUTE, Transformer
+from .plan import SCHEDULES
 from .recipe import RECIPES, Recipe
 from .stacks import effective_zero
 
 __all__ = [
     "ALLOCATOR_OVERHEAD",
+    "layer_shape",
     "CUDA_CONTEXT_BYTES",
     "DEFAULT_HEADROOM",
     "NCCL_COMMUNICATOR_BYTES",
@@ -202,7 +204,9 @@ class _Shape(NamedTuple):
 
 
 @lru_cache(maxsize=256)
-def _shape(model: Transformer) -> _Shape:
+def layer_shape(model: Transformer) -> _Shape:
+    """The counts the memory and traffic formulas read from ``model`` (layers, widths, per-layer dense
+    and expert parameters, embedding and head parameters), computed once per model."""
     expert = model.experts * model.expert_params if model.is_moe else 0
     return _Shape(
         model.layers, model.hidden, model.kv_dim, model.ffn_hidden, model.heads, model.vocab,
@@ -220,7 +224,7 @@ def _layer_terms(model: Transformer, s: int, b: int, act_bytes: float, attention
     (also divided by TP, heads are split), which selective recomputation drops. See
     :func:`activations_per_layer` for the breakdown.
     """
-    sh = _shape(model)
+    sh = layer_shape(model)
     h, kv, f = sh.hidden, sh.kv_dim, sh.ffn
     sb = s * b
     # Two norm inputs, the QKV-projection input and the MLP input (act_bytes each element) plus the
@@ -313,7 +317,7 @@ def _activations(model: Transformer, s: int, b: int, t: int, sp: bool, recompute
     sp = sp and t > 1
     if recompute == "full":
         # Only the layer input is kept (Korthikanti et al. §5, Table 2 last row).
-        x = act_bytes * s * b * _shape(model).hidden
+        x = act_bytes * s * b * layer_shape(model).hidden
         return x / t if sp else x
     shared, split, scores = _layer_terms(model, s, b, act_bytes, attention)
     out = (shared / t if sp else shared) + split / t
@@ -369,7 +373,7 @@ def inflight_microbatches(schedule: str, stages: int, microbatches: int, chunks:
       2(p - i - 1) + (v - 1)p warm-up chunk-forwards plus one in the steady state, each chunk 1/v of
       the stage; on the first stage that is p(1 + (p-1)/(pv)), Korthikanti et al. §4.2.3's factor.
     """
-    choice("schedule", schedule, ("gpipe", "1f1b", "interleaved", "zb-h1"))
+    choice("schedule", schedule, SCHEDULES)
     p = positive_int("stages", stages)
     m = positive_int("microbatches", microbatches)
     v = positive_int("chunks", chunks)
@@ -408,7 +412,7 @@ def stage_params(model: Transformer, tp: int = 1, pp: int = 1, ep: int = 1, stag
 
 
 def _stage_params(model: Transformer, t: int, p: int, e: int, i: int) -> tuple[float, float]:
-    sh = _shape(model)
+    sh = layer_shape(model)
     layers = -(-sh.layers // p)
     dense = layers * sh.dense_layer
     if i == 0:
@@ -455,7 +459,7 @@ def fsdp_units(model: Transformer, tp: int = 1, pp: int = 1, ep: int = 1, stage:
 
 @lru_cache(maxsize=1024)
 def _fsdp_units(model: Transformer, t: int, p: int, e: int, i: int) -> tuple[FsdpUnit, ...]:
-    sh = _shape(model)
+    sh = layer_shape(model)
     layers = -(-sh.layers // p)
     out = [FsdpUnit("block", sh.dense_layer / t + sh.experts / (t * e), layers, True)]
     root = (sh.embedding if i == 0 else 0) + ((sh.head + (sh.tied if p > 1 else 0)) if i == p - 1 else 0)
@@ -551,7 +555,7 @@ def _stage_breakdown(workload, plan, i: int) -> MemoryBreakdown:
         st = States(st.params + ex.params, st.grads + ex.grads, st.optimizer + ex.optimizer)
 
     flight = _inflight(plan.schedule, p, m, v, i)
-    sh = _shape(model)
+    sh = layer_shape(model)
     layers = -(-sh.layers // p)
     kernel = workload.attention
     per_layer = _activations(model, s, b, t, plan.sp, plan.recompute, act, kernel)

@@ -14,6 +14,7 @@ from matplotlib.ticker import PercentFormatter
 
 from parallelsel import pipeline as pl
 from parallelsel._check import ParallelselError, positive_int, positive_number
+from parallelsel.plan import SCHEDULES
 from parallelsel.render.style import COLORS, chart, to_svg
 
 __all__ = ["gantt", "bubble_curve", "schedule_comparison", "straggler", "schedule_name"]
@@ -150,8 +151,8 @@ def bubble_curve(stages_list: Sequence[int], m_values: Sequence[int], salt: str)
         return to_svg(fig, salt)
 
 
-COMPARED = ("gpipe", "1f1b", "interleaved", "zb-h1")
-"""The kinds :func:`schedule_comparison` draws by default."""
+COMPARED = SCHEDULES
+"""The kinds :func:`schedule_comparison` draws by default: the schedules a Plan may name."""
 
 
 def comparison_schedules(stages: int, microbatches: int, chunks: int, kinds=COMPARED) -> list[pl.Schedule]:

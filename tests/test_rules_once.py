@@ -1,0 +1,59 @@
+"""Each rule and each list of options has one home in parallelsel/ (issue 14): scanned with ``ast``."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PKG = Path(__file__).resolve().parent.parent / "parallelsel"
+
+
+def modules():
+    for path in sorted(PKG.rglob("*.py")):
+        yield path.relative_to(PKG.parent).as_posix(), ast.parse(path.read_text(encoding="utf-8"))
+
+
+def constant_tuples(tree):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Tuple) and node.elts and all(isinstance(e, ast.Constant) for e in node.elts):
+            yield tuple(e.value for e in node.elts)
+
+
+def test_scan_sees_tuples_and_private_imports():
+    tree = ast.parse("from .memory import _shape, fsdp_units\nX = ('none', 'selective', 'full')\n")
+    assert ("none", "selective", "full") in list(constant_tuples(tree))
+    assert [a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names
+            if a.name.startswith("_")] == ["_shape"]
+
+
+def test_no_module_imports_another_modules_private_names():
+    found = [f"{where}:{node.lineno} {alias.name}" for where, tree in modules() for node in ast.walk(tree)
+             if isinstance(node, ast.ImportFrom) and node.module and node.module != "__future__"
+             for alias in node.names if alias.name.startswith("_")]
+    assert not found, found
+
+
+def test_no_object_new_bypass():
+    found = [f"{where}:{node.lineno}" for where, tree in modules() for node in ast.walk(tree)
+             if isinstance(node, ast.Attribute) and node.attr == "__new__"
+             and isinstance(node.value, ast.Name) and node.value.id == "object"]
+    assert not found, found
+
+
+def test_option_lists_are_defined_once():
+    lists = {"recompute modes": ("none", "selective", "full"), "schedules": ("gpipe", "1f1b", "interleaved", "zb-h1"),
+             "micro-batches": (1, 2, 4, 8)}
+    for name, value in lists.items():
+        homes = [where for where, tree in modules() for t in constant_tuples(tree) if t == value]
+        assert len(homes) == 1, (name, homes)
+
+
+def test_divisors_and_constraint_rules_are_defined_once():
+    names = ("divisors", "_divisors", "tp_violations", "pp_violations", "batch_violations", "cp_violations",
+             "ep_violations", "constraint_violations")
+    defs = {}
+    for where, tree in modules():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and node.name in names:
+                defs.setdefault(node.name.lstrip("_"), []).append(where)
+    assert all(len(v) == 1 for v in defs.values()) and len(defs) == 7, defs
