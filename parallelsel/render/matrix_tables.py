@@ -36,7 +36,7 @@ def matrix_table(rows: Sequence[MatrixRow], reasons: bool = True) -> str:
     for r in rows:
         e = r.best
         line = [r.strategy, r.verdict.value, _best(r), fmt_bytes(e.memory.total) if e else "—",
-                fmt_pct(e.margin) if e else "—", fmt_time(e.step.total) if e else "—"]
+                fmt_pct(e.margin) if e else "—", fmt_time(e.step.total, 2) if e else "—"]
         if reasons:
             line.append(join(r.reasons))
         body.append(line)
