@@ -155,8 +155,12 @@ def traffic(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
       (Rajbhandari et al. §7.2.2; Zhao et al. 2023 §3.2). The units are
       :func:`parallelsel.memory.fsdp_units` (torchtitan's wrapping, the same ones the gather peak
       reads): the root (embedding, final norm, head) is not resharded after forward, so the backward
-      re-gathers only the blocks. With a shard group smaller than dp (HSDP), the shards' gradients
-      are then all-reduced across the dp/shard replicas. With PP, FSDP runs as torchtitan runs it
+      re-gathers only the blocks; with ``reshard_after_forward=False`` (SHARD_GRAD_OP) nothing is
+      re-gathered for backward, but every micro-batch's forward still gathers (PyTorch reshards after
+      backward). With ``no_sync`` (FSDP2 ``set_requires_gradient_sync(False)``) the gradients are
+      reduce-scattered once per step, on the last micro-batch. Checked call by call against a
+      recorded torch run (tests/data/torch_fsdp_accumulation.json). With a shard group smaller than
+      dp (HSDP), the shards' gradients are then all-reduced across the dp/shard replicas. With PP, FSDP runs as torchtitan runs it
       (:mod:`parallelsel.stacks`): one all-gather and one reduce-scatter per step, as ZeRO-1.
     * TP: per layer and micro-batch, two all-reduces of b·s·h activations in forward and two in
       backward (Shoeybi et al. 2019 §3, Figure 4); with SP each becomes an all-gather plus a
@@ -197,7 +201,7 @@ def traffic(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
             dense, expert, heavy = d2, e2, pp - 1
     # FSDP units of that stage (memory.fsdp_units, the same wrapping gather_peak reads): blocks are
     # resharded after forward and re-gathered for backward; the root (embedding, final norm, head) is not.
-    fsdp_units = _wrap(model, tp, pp, ep, heavy)
+    fsdp_units = _wrap(model, tp, pp, ep, heavy, plan.reshard_after_forward)
     n_units = sum(u.count for u in fsdp_units)
     root_dense = sum(u.params * u.count for u in fsdp_units if not u.reshard_after_forward)
     zero = effective_zero(plan)  # PP with FSDP runs as torchtitan runs it (parallelsel.stacks)
@@ -231,16 +235,19 @@ def traffic(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
             out.append(_item(label(kind), "reduce-scatter", g_bytes, rs_calls, shard, link, True, "backward", units))
             out.append(_item(label(kind), "all-gather", w_bytes, 1, shard, link, True, "forward", units))
         else:
-            # Backward re-gathers only the units resharded after forward (the root stays gathered).
-            held = recipe.weights * (root_dense if not tag else 0.0)
+            # Backward re-gathers only the units resharded after forward (the root stays gathered;
+            # with reshard_after_forward=False every unit does). With no_sync the gradients are
+            # reduce-scattered once, on the last micro-batch.
+            held = recipe.weights * (root_dense if not tag else 0.0) if plan.reshard_after_forward else w_bytes
             out.append(_item(label("FSDP"), "all-gather", w_bytes, m, shard, link, True, "forward", n_units))
             if w_bytes - held > 0:
                 out.append(_item(label("FSDP"), "all-gather", w_bytes - held, m, shard, link, True, "backward",
                                  max(1, n_units - (1 if held else 0))))
-            out.append(_item(label("FSDP"), "reduce-scatter", g_bytes, m, shard, link, True, "backward", n_units))
+            out.append(_item(label("FSDP"), "reduce-scatter", g_bytes, 1 if plan.no_sync else m, shard, link, True,
+                             "backward", n_units))
         if shard < size:
             # HSDP: all-reduce each shard's gradient across the replicas (stride: one shard group).
-            calls = 1 if zero == 1 else m
+            calls = 1 if zero == 1 or (zero == 3 and plan.no_sync) else m
             out.append(_item(label("HSDP"), "all-reduce", g_bytes / shard, calls, size // shard,
                              _link(cluster, n_ranks, size // shard, stride * shard), True, "backward"))
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import prod
 
-from parallelsel._check import ParallelselError, positive_int
+from parallelsel._check import ParallelselError, flag, positive_int
 from parallelsel.memory import fsdp_units
 from parallelsel.model import Transformer
 
@@ -129,8 +129,11 @@ class Collective:
 @dataclass(frozen=True)
 class Fsdp2Rank:
     """One FSDP2 rank's bytes: the local (unpadded) and padded shards, gradients and Adam states on
-    the local shard, the collectives of one step in issue order, and the unsharded parameter bytes
-    materialised at once in forward and in backward."""
+    the local shard, the collectives of one step in issue order, the unsharded parameter bytes
+    materialised at once in forward and in backward; ``moments``: for the two points of backward
+    where unsharded bytes peak -- ``"block"`` (the first block's backward) and ``"root"`` (the root's,
+    after the last block) -- the unsharded parameter and gradient bytes held then; ``grad_params``:
+    the parameters whose unsharded gradients are held during the first block's backward."""
 
     local_params: int
     padded_shard: int
@@ -139,15 +142,24 @@ class Fsdp2Rank:
     collectives: tuple[Collective, ...]
     unsharded_forward: int
     unsharded_backward: int
+    moments: tuple[tuple[str, int, int], ...] = ()
+    grad_params: tuple[str, ...] = ()
+
+    @property
+    def unsharded_grads(self) -> int:
+        """The most unsharded gradient bytes held at once."""
+        return max((g for _, _, g in self.moments), default=0)
 
 
-def _units(model: Transformer) -> list[tuple[str, list[tuple[int, ...]], bool]]:
-    """``(unit name, parameter shapes, reshard_after_forward)`` in forward order: root, blocks 0..L-1."""
+def _units(model: Transformer, reshard_after_forward: bool = True) -> list[tuple[str, list[tuple[str, tuple[int, ...]]], bool]]:
+    """``(unit name, [(parameter, shape)], reshard_after_forward)`` in forward order: root, blocks 0..L-1."""
     shapes = dict(parameter_shapes(model))
-    units = {u.name: u for u in fsdp_units(model)}
-    root = [shapes["tok_embeddings.weight"], shapes["norm.weight"], shapes["output.weight"]]
-    blocks = [[s for n, s in shapes.items() if n.startswith(f"layers.{i}.")] for i in range(model.layers)]
-    if sum(map(prod, root)) != units["root"].params or any(sum(map(prod, b)) != units["block"].params for b in blocks):
+    units = {u.name: u for u in fsdp_units(model, reshard_after_forward=reshard_after_forward)}
+    root = [(n, shapes[n]) for n in ("tok_embeddings.weight", "norm.weight", "output.weight")]
+    blocks = [[(n, s) for n, s in shapes.items() if n.startswith(f"layers.{i}.")] for i in range(model.layers)]
+    head = sum(prod(s) for n, s in root if n != "tok_embeddings.weight")
+    if (sum(prod(s) for _, s in root) != units["root"].params or head != units["root"].early_grads
+            or any(sum(prod(s) for _, s in b) != units["block"].params for b in blocks)):
         raise RuntimeError("memory.fsdp_units and the tensor layout disagree on what a unit holds")
     return ([("root", root, units["root"].reshard_after_forward)]
             + [(f"block{i}", b, units["block"].reshard_after_forward) for i, b in enumerate(blocks)])
@@ -159,38 +171,59 @@ def _shard_rows(d0: int, world: int, rank: int) -> tuple[int, int]:
     return max(0, min(chunk, d0 - rank * chunk)), chunk
 
 
-def fsdp2(model: Transformer, world: int, rank: int = 0, dtype_bytes: int = 4) -> Fsdp2Rank:
+def fsdp2(model: Transformer, world: int, rank: int = 0, dtype_bytes: int = 4, reshard_after_forward: bool = True,
+          microbatches: int = 1, no_sync: bool = False) -> Fsdp2Rank:
     """Per-rank bytes and one step's collectives of FSDP2 (``fully_shard`` per block, then the root).
 
-    Forward all-gathers the root, then each block; backward re-gathers each block resharded after
-    forward, in reverse, one unit ahead (FSDP2 prefetches the next backward all-gather before it
-    reduce-scatters the current unit, so two blocks are in flight), reduce-scatters every block,
-    and the root last. All-gather input is this rank's padded shard of the unit, output ``world``
-    times that; reduce-scatter the reverse. The root stays gathered from forward to backward, so
-    the unsharded parameters peak at root + one block in both passes.
+    Each of the ``microbatches`` passes all-gathers the root, then each block, in forward (FSDP2
+    reshards every unit after backward, so each micro-batch gathers again). Backward re-gathers each
+    block resharded after forward (``reshard_after_forward``, passed to the blocks' ``fully_shard``),
+    in reverse, one unit ahead (FSDP2 prefetches the next backward all-gather before it
+    reduce-scatters the current unit), reduce-scatters every block, and the root last. With
+    ``no_sync`` (``set_requires_gradient_sync(False)`` on all but the last micro-batch) only the last
+    micro-batch reduce-scatters. All-gather input is this rank's padded shard of the unit, output
+    ``world`` times that; reduce-scatter the reverse.
+
+    Unsharded parameters peak at root + one block in both passes, or at every unit when the blocks
+    keep theirs. Unsharded gradients: with sync, the root's head gradients (final norm and output,
+    computed first, reduce-scattered with the root after the last block) beside one block's during
+    the blocks' backward, and the whole root's at the end; with ``no_sync``, every parameter's.
     """
     w = positive_int("world", world)
     r = positive_int("rank", rank, minimum=0, maximum=w - 1)
     b = positive_int("dtype_bytes", dtype_bytes)
-    units = _units(model)
+    m = positive_int("microbatches", microbatches)
+    units = _units(model, flag("reshard_after_forward", reshard_after_forward))
     local = padded = 0
     shard: dict[str, int] = {}
-    for name, shapes, _ in units:
-        rows = [_shard_rows(s[0], w, r) for s in shapes]
-        local += sum(have * prod(s[1:]) for (have, _), s in zip(rows, shapes)) * b
-        shard[name] = sum(chunk * prod(s[1:]) for (_, chunk), s in zip(rows, shapes)) * b
+    for name, tensors, _ in units:
+        rows = [_shard_rows(s[0], w, r) for _, s in tensors]
+        local += sum(have * prod(s[1:]) for (have, _), (_, s) in zip(rows, tensors)) * b
+        shard[name] = sum(chunk * prod(s[1:]) for (_, chunk), (_, s) in zip(rows, tensors)) * b
         padded += shard[name]
-    full = {name: sum(map(prod, shapes)) * b for name, shapes, _ in units}
-    order = _fsdp_calls(units)
+    full = {name: sum(prod(s) for _, s in tensors) * b for name, tensors, _ in units}
+    order = [c for mb in range(m) for c in _fsdp_calls(units, sync=not flag("no_sync", no_sync) or mb == m - 1)]
     calls = tuple(Collective(op, phase, u, shard[u] if op == "all-gather" else w * shard[u],
                              w * shard[u] if op == "all-gather" else shard[u]) for op, phase, u in order)
-    n_tensors = sum(len(s) for _, s, _ in units)
-    peak = full["root"] + max(full[n] for n, _, _ in units if n != "root")
-    return Fsdp2Rank(local, padded, local, 2 * local + STEP_BYTES * n_tensors, calls, peak, peak)
+    n_tensors = sum(len(t) for _, t, _ in units)
+    kept = all(not reshard for _, _, reshard in units)
+    blocks = [n for n, _, _ in units if n != "root"]
+    peak = sum(full.values()) if kept else full["root"] + max(full[n] for n in blocks)
+    sizes = dict(parameter_shapes(model))
+    if flag("no_sync", no_sync) and m > 1:  # the last micro-batch starts its backward with every gradient
+        grad_params = tuple(n for _, tensors, _ in units for n, _ in tensors)
+        at_root = sum(full.values())
+    else:
+        last = units[-1][1]  # the first block in backward, beside the root's head gradients
+        grad_params = tuple(n for n, _ in units[0][1] if n != "tok_embeddings.weight") + tuple(n for n, _ in last)
+        at_root = full["root"]
+    moments = (("block", peak, sum(prod(sizes[n]) for n in grad_params) * b),
+               ("root", full["root"], at_root))  # every block was resharded after its backward
+    return Fsdp2Rank(local, padded, local, 2 * local + STEP_BYTES * n_tensors, calls, peak, peak, moments, grad_params)
 
 
-def _fsdp_calls(units) -> list[tuple[str, str, str]]:
-    """(op, phase, unit) of one step in issue order (see :func:`fsdp2`)."""
+def _fsdp_calls(units, sync: bool = True) -> list[tuple[str, str, str]]:
+    """(op, phase, unit) of one micro-batch in issue order (see :func:`fsdp2`); without ``sync`` no reduce-scatter."""
     calls = [("all-gather", "forward", name) for name, _, _ in units]
     back = [(name, reshard) for name, _, reshard in reversed(units) if name != "root"]
     for i, (name, reshard) in enumerate(back):
@@ -198,5 +231,6 @@ def _fsdp_calls(units) -> list[tuple[str, str, str]]:
             calls.append(("all-gather", "backward", name))
         if i + 1 < len(back) and back[i + 1][1]:  # prefetch the next unit before reducing this one
             calls.append(("all-gather", "backward", back[i + 1][0]))
-        calls.append(("reduce-scatter", "backward", name))
-    return calls + [("reduce-scatter", "backward", "root")]
+        if sync:
+            calls.append(("reduce-scatter", "backward", name))
+    return calls + ([("reduce-scatter", "backward", "root")] if sync else [])

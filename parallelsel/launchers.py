@@ -79,6 +79,13 @@ def refusals(workload: Workload, plan: Plan, launcher: str) -> tuple[tuple[str, 
     choice("launcher", launcher, LAUNCHERS)
     out: list[tuple[str, dict]] = []
     sharded_part = plan.zero > 0 and plan.shard is not None and plan.shard < plan.dp
+    # PyTorch FSDP's options (Plan docstring): torchtitan maps reshard_after_forward=False to
+    # fsdp_reshard_after_forward="never" and has no switch to skip the per-micro-batch gradient sync;
+    # DeepSpeed asserts no_sync is incompatible with ZeRO-2/3 (DeepSpeedEngine.no_sync) and has no
+    # reshard-after-forward switch; the Megatron-FSDP flags written here have neither.
+    fsdp_opts = [o for o, on in (("reshard_after_forward", not plan.reshard_after_forward), ("no_sync", plan.no_sync))
+                 if on and plan.pp == 1 and not (launcher == "torchtitan" and o == "reshard_after_forward")]
+    out += [("launcher_fsdp_option", {"option": o}) for o in fsdp_opts]
     if launcher == "megatron":
         if plan.pp > 1 and plan.schedule not in ("1f1b", "interleaved"):
             out.append(("launcher_schedule", {"schedule": plan.schedule, "supported": ["1f1b", "interleaved"]}))
@@ -158,7 +165,7 @@ def options(workload: Workload, plan: Plan, launcher: str) -> dict:
         if plan.zero == 2:
             par["fsdp_reshard_after_forward"] = "never"
         elif plan.zero == 3:
-            par["fsdp_reshard_after_forward"] = "always"
+            par["fsdp_reshard_after_forward"] = "always" if plan.reshard_after_forward else "never"
         par["tensor_parallel_degree"] = plan.tp
         par["pipeline_parallel_degree"] = plan.pp
         if plan.pp > 1:

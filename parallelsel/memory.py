@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
-from ._check import ParallelselError, choice, positive_int, positive_number
+from ._check import ParallelselError, choice, flag, positive_int, positive_number
 from .model import ATTENTION, RECOMPUTE, Transformer
 from .pipeline import KINDS, peak_inflight
 from .recipe import RECIPES, Recipe
@@ -441,24 +441,33 @@ def _stage_params(model: Transformer, t: int, p: int, e: int, i: int) -> tuple[f
 class FsdpUnit:
     """One kind of FSDP unit on a pipeline stage: ``count`` units of ``params`` parameters each (per
     device, unsharded: already split by TP, experts by EP), and whether FSDP frees the gathered
-    weights after the forward (``reshard_after_forward``) or keeps them until the backward."""
+    weights after the forward (``reshard_after_forward``) or keeps them until the backward.
+    ``early_grads``: parameters of the unit whose gradients are computed before the blocks' backward
+    and held, unsharded, until the unit's reduce-scatter after the last block (the root's final norm
+    and output head)."""
 
     name: str
     params: float
     count: int
     reshard_after_forward: bool
+    early_grads: float = 0.0
 
 
-def fsdp_units(model: Transformer, tp: int = 1, pp: int = 1, ep: int = 1, stage: int = 0) -> tuple[FsdpUnit, ...]:
-    """How a model is wrapped for FSDP: the units both :func:`gather_peak` and the traffic
-    (:func:`parallelsel.comm.traffic`) read.
+def fsdp_units(model: Transformer, tp: int = 1, pp: int = 1, ep: int = 1, stage: int = 0,
+               reshard_after_forward: bool = True) -> tuple[FsdpUnit, ...]:
+    """How a model is wrapped for FSDP: the units :func:`gather_peak`, :func:`breakdown`, the traffic
+    (:func:`parallelsel.comm.traffic`) and the per-tensor accounting (:mod:`parallelsel.frameworks`) read.
 
     The wrapping of torchtitan (``apply_fsdp`` in ``torchtitan/models/llama3/infra/parallelize.py``)
     and of PyTorch's FSDP2 tutorial: ``fully_shard`` on every transformer block, then on the root
     module, which holds what is left -- the token embedding (first stage), the final norm and the
-    output head (last stage; plus the tied word-embedding copy when pp > 1). The blocks are resharded
-    after forward (FULL_SHARD, re-gathered for backward); the root is not (FSDP2's root module keeps
-    its parameters from forward to backward), so its weights stay gathered for the whole pass.
+    output head (last stage; plus the tied word-embedding copy when pp > 1). The blocks take
+    ``reshard_after_forward`` (True: FULL_SHARD, re-gathered for backward; False: SHARD_GRAD_OP, kept
+    gathered until their backward); the root is never resharded after forward (FSDP2's root module
+    keeps its parameters from forward to backward), so its weights stay gathered for the whole pass.
+    Its reduce-scatter runs after the last block's backward, so the head's gradients, computed first,
+    are held through the blocks' backward (``early_grads``; seen in the recorded torch run,
+    tests/data/torch_fsdp_accumulation.json).
 
     Examples:
         >>> import parallelsel as ps
@@ -469,47 +478,61 @@ def fsdp_units(model: Transformer, tp: int = 1, pp: int = 1, ep: int = 1, stage:
     i = positive_int("stage", stage, minimum=0)
     if i >= p:
         raise ParallelselError(f"stage={stage}: must be < stages={p}")
-    return _fsdp_units(model, t, p, e, i)
+    return _fsdp_units(model, t, p, e, i, flag("reshard_after_forward", reshard_after_forward))
 
 
 @lru_cache(maxsize=1024)
-def _fsdp_units(model: Transformer, t: int, p: int, e: int, i: int) -> tuple[FsdpUnit, ...]:
+def _fsdp_units(model: Transformer, t: int, p: int, e: int, i: int, raf: bool = True) -> tuple[FsdpUnit, ...]:
     sh = layer_shape(model)
     layers = -(-sh.layers // p)
-    out = [FsdpUnit("block", sh.dense_layer / t + sh.experts / (t * e), layers, True)]
-    root = (sh.embedding if i == 0 else 0) + ((sh.head + (sh.tied if p > 1 else 0)) if i == p - 1 else 0)
+    out = [FsdpUnit("block", sh.dense_layer / t + sh.experts / (t * e), layers, raf)]
+    head = (sh.head + (sh.tied if p > 1 else 0)) if i == p - 1 else 0
+    root = (sh.embedding if i == 0 else 0) + head
     if root:
-        out.append(FsdpUnit("root", root / t, 1, False))
+        out.append(FsdpUnit("root", root / t, 1, False, head / t))
     return tuple(out)
 
 
 def gather_peak(model: Transformer, recipe: Recipe = RECIPES["bf16-adam"], tp: int = 1, pp: int = 1,
-                ep: int = 1, stage: int = 0, prefetch: bool = True) -> float:
-    """Extra bytes ZeRO-3 / FSDP FULL_SHARD needs for unsharded units at its peak (backward).
+                ep: int = 1, stage: int = 0, prefetch: bool = True, reshard_after_forward: bool = True) -> float:
+    """Extra bytes FSDP (ZeRO-3) needs for unsharded units at its peak (backward).
 
     Zhao et al. 2023 (PyTorch FSDP) §3.2 (sharding): each FSDP unit's parameters are all-gathered
-    into a full buffer (compute dtype) before its forward and again before its backward, and freed
-    after; the unsharded gradient of the unit exists until its reduce-scatter. §3.3 (backward and
-    forward prefetching): the next unit's all-gather is issued while the current one computes, so
-    two blocks are materialised at once. Units are :func:`fsdp_units`: the root (embedding, final
-    norm, head) stays gathered from forward to backward, so its weights sit beside the blocks'.
-    The peak is the larger of a block's backward -- root weights + (2 x weights + grads) per
-    parameter of a block ((1 x weights + grads) without prefetch) -- and the root's own backward,
-    (weights + grads) of the root.
+    into a full buffer (compute dtype) before its forward and, if resharded after forward, again
+    before its backward, and freed after; the unsharded gradient of the unit exists until its
+    reduce-scatter. §3.3 (backward and forward prefetching): the next unit's all-gather is issued
+    while the current one computes, so two resharded blocks are materialised at once. Units are
+    :func:`fsdp_units`: the units not resharded after forward (the root; every block with
+    ``reshard_after_forward=False``) stay gathered from forward to backward, and the root's head
+    gradients are held through the blocks' backward. Every unit is resharded after its backward, so
+    the peak is the larger of
+
+    * the first block's backward: weights of every held unit (the root; all blocks if they are not
+      resharded after forward) + head grads + (2 x weights + grads) of a block if blocks are resharded
+      after forward ((1 x weights + grads) without prefetch), else its grads;
+    * the root's backward, after the last block: the root's weights and all its grads.
     """
     t, p, e = positive_int("tp", tp), positive_int("pp", pp), positive_int("ep", ep)
     i = positive_int("stage", stage, minimum=0)
     if i >= p:
         raise ParallelselError(f"stage={stage}: must be < stages={p}")
-    return _gather_peak(model, recipe, t, p, e, i, prefetch)
+    return _gather_peak(model, recipe, t, p, e, i, flag("prefetch", prefetch),
+                        flag("reshard_after_forward", reshard_after_forward))
 
 
-def _gather_peak(model, recipe, t, p, e, i, prefetch=True) -> float:
-    units = _fsdp_units(model, t, p, e, i)
-    block = max((u.params for u in units if u.reshard_after_forward), default=0.0)
-    held = sum(u.params * u.count for u in units if not u.reshard_after_forward)
-    during_blocks = held * recipe.weights + ((2 if prefetch else 1) * recipe.weights + recipe.grads) * block
-    return max(during_blocks, held * (recipe.weights + recipe.grads))
+def _gather_peak(model, recipe, t, p, e, i, prefetch=True, raf=True, synced=True) -> float:
+    # synced=False (no_sync): the unsharded gradients are counted in the states, not here.
+    # Backward runs the units in the order fsdp_units lists them (blocks, then the root); the first
+    # unit of each kind is where its moment peaks: the held units not yet run are still gathered.
+    units = _fsdp_units(model, t, p, e, i, raf)
+    w, g = recipe.weights, (recipe.grads if synced else 0.0)
+    early = g * sum(u.early_grads for u in units)
+    peak = 0.0
+    for j, u in enumerate(units):
+        held = sum(x.params * x.count for x in units[j:] if not x.reshard_after_forward)
+        own = ((2 if prefetch else 1) * w + g) * u.params if u.reshard_after_forward else g * (u.params - u.early_grads)
+        peak = max(peak, w * held + early + own)
+    return peak
 
 
 # -- the whole device -----------------------------------------------------------------------
@@ -587,7 +610,13 @@ def _stage_breakdown(workload, plan, i: int) -> MemoryBreakdown:
     if i == p - 1:
         extra += _inflight(plan.schedule, p, m, v, p - 1) * _logits(model, s, b, t, sp, act)
 
-    gather = _gather_peak(model, recipe, t, p, e, i) if zero == 3 and n > 1 else 0.0
+    gather = 0.0
+    if zero == 3 and n > 1:
+        if plan.no_sync:
+            # Gradient accumulation without sync (FSDP2 set_requires_gradient_sync(False)): every
+            # unit's gradient stays unsharded on each rank until the last micro-batch's reduce-scatter.
+            st = States(st.params, recipe.grads * (dense + expert), st.optimizer)
+        gather = _gather_peak(model, recipe, t, p, e, i, True, plan.reshard_after_forward, not plan.no_sync)
     rest = st.total + acts + extra + gather
     return MemoryBreakdown(st.params, st.grads, st.optimizer, acts, extra, gather, ALLOCATOR_OVERHEAD * rest,
                            "first" if i == 0 else "last", flight)
@@ -601,7 +630,8 @@ def breakdown(workload, plan) -> MemoryBreakdown:
     (:func:`activations_per_layer`) x layers on the stage x micro-batches in flight
     (:func:`inflight_microbatches`), plus, with recomputation, one layer's rebuilt activations;
     the embedding dropout mask on the first stage and the logits on the last
-    (Korthikanti et al. 2022 §4.3); the FSDP gather peak (:func:`gather_peak`) under ZeRO-3; and
+    (Korthikanti et al. 2022 §4.3); the FSDP gather peak (:func:`gather_peak`, with the plan's
+    ``reshard_after_forward``) under ZeRO-3, and with ``no_sync`` the stage's gradients unsharded; and
     :data:`ALLOCATOR_OVERHEAD`. The first and last stages are both computed; the larger is returned.
     """
     first = _stage_breakdown(workload, plan, 0)

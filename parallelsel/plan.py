@@ -2,9 +2,11 @@
 
 A plan places ``dp * tp * pp`` ranks. Rank order is TP fastest, then DP, then PP (Megatron-LM's
 default order), so a TP group is ``tp`` consecutive GPUs, a DP group strides by ``tp``, and a PP
-group strides by ``tp * dp``. FSDP maps onto ZeRO: FULL_SHARD = ZeRO-3, SHARD_GRAD_OP = ZeRO-2,
-NO_SHARD = ZeRO-0 (plain DP), HYBRID_SHARD = ZeRO-3 inside a shard group of ``shard`` ranks and
-replication across groups (Zhao et al. 2023, PyTorch FSDP, §3.2.1; the FSDP docs' ShardingStrategy).
+group strides by ``tp * dp``. FSDP maps onto ZeRO: FULL_SHARD = ZeRO-3, SHARD_GRAD_OP = ZeRO-3 with
+``reshard_after_forward=False`` (sharded at rest, gathered from each forward to its backward; not
+DeepSpeed's ZeRO-2, whose weights stay whole), NO_SHARD = ZeRO-0 (plain DP), HYBRID_SHARD = ZeRO-3
+inside a shard group of ``shard`` ranks and replication across groups (Zhao et al. 2023, PyTorch
+FSDP, §3.2.1; the FSDP docs' ShardingStrategy).
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ MAX_GLOBAL_BATCH = 2**30
 peaks at 16M tokens, 2,048 sequences of 8,192; Dubey et al. 2024 §3.4.1), small enough that tokens
 per step stay exact in float64."""
 
-FSDP_STRATEGIES = {"NO_SHARD": 0, "SHARD_GRAD_OP": 2, "FULL_SHARD": 3, "HYBRID_SHARD": 3}
+FSDP_STRATEGIES = {"NO_SHARD": (0, True), "SHARD_GRAD_OP": (3, False), "FULL_SHARD": (3, True), "HYBRID_SHARD": (3, True)}
+"""PyTorch FSDP's ShardingStrategy -> (ZeRO stage of the resident state, reshard_after_forward): the
+FSDP docs' definitions (``torch.distributed.fsdp.ShardingStrategy``; FSDP2's ``reshard_after_forward``)."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +82,21 @@ class Plan:
     degree: each sequence is split into ``cp`` chunks on ``cp`` ranks that pass K/V blocks round a
     ring (ring attention; Liu et al. 2023), so a plan uses ``dp x tp x pp x cp`` GPUs; rank order
     is TP, CP, DP, PP fastest first (Megatron-LM's default order ``tp-cp-ep-dp-pp``).
+
+    Two FSDP (``zero=3``) options, in PyTorch's meaning (FSDP2 ``fully_shard``; FSDP1 names in brackets):
+
+    * ``reshard_after_forward``: True frees each block's gathered weights after its forward and
+      all-gathers them again for its backward (FULL_SHARD); False keeps them from forward to backward,
+      one all-gather per micro-batch and every block's weights unsharded at the peak (SHARD_GRAD_OP).
+      Either way the weights are resharded after backward, so each micro-batch gathers again.
+    * ``no_sync``: gradient accumulation without synchronisation until the last micro-batch
+      (FSDP2 ``set_requires_gradient_sync(False)``; FSDP1 ``no_sync()``): the stage's gradients stay
+      unsharded on every rank and are reduce-scattered once per step instead of once per micro-batch.
+      Only with ``zero=3``: DP and ZeRO-1 already synchronise once per step, and DeepSpeed refuses
+      ``no_sync`` with ZeRO-2/3 (``DeepSpeedEngine.no_sync`` asserts the gradients are not partitioned).
+
+    With PP both follow the stack that runs FSDP with PP (:mod:`parallelsel.stacks`: torchtitan keeps
+    weights and gradients unsharded for the step), so they change nothing there.
     """
 
     dp: int = 1
@@ -92,6 +111,8 @@ class Plan:
     shard: int | None = None
     ep: int = 1
     cp: int = 1
+    reshard_after_forward: bool = True
+    no_sync: bool = False
 
     def __post_init__(self):
         # Fast enough for the search to build every plan it tries through here (about 2 µs).
@@ -117,6 +138,18 @@ class Plan:
                 raise ParallelselError(f"shard={self.shard}: must divide dp={self.dp} (HSDP shard groups tile the DP group)")
         if self.dp % self.ep:
             raise ParallelselError(f"ep={self.ep}: must divide dp={self.dp} (experts are spread over DP ranks)")
+        if self.reshard_after_forward is not True or self.no_sync is not False:
+            self._check_fsdp_options()
+
+    def _check_fsdp_options(self) -> None:
+        for f in ("reshard_after_forward", "no_sync"):
+            store(self, f, flag(f, getattr(self, f)))
+        if not self.reshard_after_forward and self.zero != 3:
+            raise ParallelselError(f"reshard_after_forward=False: needs zero=3 (FSDP), got zero={self.zero} "
+                                   f"(ZeRO-0/1/2 keep whole weights on every rank; nothing is resharded)")
+        if self.no_sync and self.zero != 3:
+            raise ParallelselError(f"no_sync=True: needs zero=3 (FSDP), got zero={self.zero} (DP and ZeRO-1 "
+                                   f"synchronise gradients once per step already; DeepSpeed refuses no_sync with ZeRO-2)")
 
     @property
     def gpus(self) -> int:
@@ -158,7 +191,9 @@ def fsdp_plan(strategy: str, dp: int, shard: int | None = None, **kw) -> Plan:
     choice("strategy", strategy, tuple(FSDP_STRATEGIES))
     if strategy == "HYBRID_SHARD" and shard is None:
         raise ParallelselError("shard=None: HYBRID_SHARD needs the shard group size (usually GPUs per node)")
-    return Plan(dp=dp, zero=FSDP_STRATEGIES[strategy], shard=shard if strategy == "HYBRID_SHARD" else None, **kw)
+    zero, reshard = FSDP_STRATEGIES[strategy]
+    kw.setdefault("reshard_after_forward", reshard)
+    return Plan(dp=dp, zero=zero, shard=shard if strategy == "HYBRID_SHARD" else None, **kw)
 
 
 def divisors(n: int) -> list[int]:
@@ -281,7 +316,8 @@ def parse_plan(text: str) -> Plan:
     """The :class:`Plan` a label names: the inverse of :meth:`Plan.label`, also in plain ASCII.
 
     Parts are separated by ``·``, spaces or commas, case-insensitive: ``DP16``, ``TP4``, ``PP2``,
-    ``CP2``, ``EP8``, ``ZeRO-3`` (or ``ZeRO3``, ``FSDP`` = ZeRO-3), ``ZeRO-3/shard8`` (HSDP), ``SP``, ``mb2``,
+    ``CP2``, ``EP8``, ``ZeRO-3`` (or ``ZeRO3``, ``FSDP`` = ZeRO-3), ``ZeRO-3/shard8`` (HSDP), ``no-reshard``
+    (or ``SHARD_GRAD_OP``: ``reshard_after_forward=False``), ``no_sync``, ``SP``, ``mb2``,
     a recomputation (``selective``/``full`` or the label's Chinese words) and a schedule (``1f1b``,
     ``gpipe``, ``zb-h1``, ``interleaved×4`` or ``interleaved4``). Unnamed fields keep Plan's defaults.
 
@@ -316,6 +352,12 @@ def parse_plan(text: str) -> Plan:
         if t == "sp":
             kw["sp"] = True
             continue
+        if t in ("no-reshard", "shard_grad_op"):
+            kw["reshard_after_forward"] = False
+            continue
+        if t in ("no_sync", "no-sync"):
+            kw["no_sync"] = True
+            continue
         m = re.fullmatch(r"mb(\d+)", t)
         if m:
             kw["micro_batch"] = int(m.group(1))
@@ -334,6 +376,6 @@ def parse_plan(text: str) -> Plan:
             kw["schedule"] = t
             continue
         raise ParallelselError(f"plan={text!r}: cannot read {raw!r}; parts are DP<n> TP<n> PP<n> EP<n> ZeRO-<0..3>"
-                               f"[/shard<n>] SP mb<n> selective|full and a schedule ({', '.join(SCHEDULES)}; "
+                               f"[/shard<n>] no-reshard no_sync SP mb<n> selective|full and a schedule ({', '.join(SCHEDULES)}; "
                                f"interleaved×<v>)")
     return Plan(**kw)

@@ -87,3 +87,81 @@ def test_only_the_llama_layout_is_modelled():
         fw.parameter_shapes(ps.MODELS["gpt3-175b"])
     with pytest.raises(ValueError, match=r"rank=4: must be an integer >= 0 and <= 3"):
         fw.fsdp2(MODEL, 4, 4)
+
+
+# ------------------------------------------------- gradient accumulation, reshard_after_forward, no_sync
+ACC = json.loads((Path(__file__).parent / "data" / "torch_fsdp_accumulation.json").read_text())
+
+
+def test_the_accumulation_record_covers_both_options():
+    assert ACC["torch"].startswith("2.13") and ACC["model"] == DATA["model"] and ACC["microbatches"] > 1
+    settings = {(s["reshard_after_forward"], s["sync"]) for run in ACC["runs"] for rank in run["ranks"] for s in rank}
+    assert settings == {(True, "every"), (True, "last"), (False, "every"), (False, "last")}
+
+
+def _acc_cases():
+    for run in ACC["runs"]:
+        for r, rank in enumerate(run["ranks"]):
+            for rec in rank:
+                yield pytest.param(run["world"], r, rec, id=f"world{run['world']}-rank{r}-raf{rec['reshard_after_forward']}-"
+                                                            f"sync_{rec['sync']}")
+
+
+@pytest.mark.parametrize("world,rank,rec", list(_acc_cases()))
+def test_fsdp2_accumulation_collectives_and_peaks(world, rank, rec):
+    ours = fw.fsdp2(MODEL, world, rank, reshard_after_forward=rec["reshard_after_forward"],
+                    microbatches=ACC["microbatches"], no_sync=rec["sync"] == "last")
+    calls = [(c.op, c.phase, c.input_bytes, c.output_bytes) for c in ours.collectives]
+    for step in rec["collectives_per_step"]:
+        assert calls == [(c["op"], c["phase"], c["input_bytes"], c["output_bytes"]) for c in step]
+    assert (ours.unsharded_forward, ours.unsharded_backward) == (rec["unsharded_peak"]["forward"],
+                                                                 rec["unsharded_peak"]["backward"])
+    # The record samples at module hooks, all of which fire before the root's backward ends, so it sees
+    # the "block" moment (the first block's backward), not the root's.
+    seen = rec["unsharded_grads_peak"]
+    block = dict((name, g) for name, _, g in ours.moments)["block"]
+    if rec["sync"] == "last":  # every gradient unsharded, on every rank
+        assert set(ours.grad_params) == set(seen["params"]) and block == seen["bytes"] == ours.unsharded_grads
+    else:
+        # The last sample inside the first block of backward comes just before that block's first
+        # module in forward (attention_norm) computes its gradient.
+        missing = set(ours.grad_params) - set(seen["params"])
+        assert missing == {f"layers.{MODEL.layers - 1}.attention_norm.weight"}
+        assert block - seen["bytes"] == 4 * MODEL.hidden
+
+
+# The unit-level model (memory.fsdp_units, read by memory and comm) against the tensor-level one, on a
+# shape with no dim-0 padding at world 2 and 4 (so per-tensor bytes add up to whole units).
+EVEN = ps.Transformer(architecture="llama", layers=4, hidden=128, heads=4, kv_heads=2, ffn_hidden=344, vocab=2048,
+                      seq_len=16)
+FP32 = ps.RECIPES["fp32-adam"]
+
+
+@pytest.mark.parametrize("world", [2, 4])
+@pytest.mark.parametrize("raf", [True, False])
+@pytest.mark.parametrize("no_sync", [False, True])
+def test_unit_level_traffic_and_memory_agree_with_the_tensor_level(world, raf, no_sync):
+    m = 3
+    tensors = fw.fsdp2(EVEN, world, 0, reshard_after_forward=raf, microbatches=m, no_sync=no_sync)
+    w = ps.Workload(EVEN, recipe=FP32, global_batch=world * m)
+    plan = ps.Plan(dp=world, zero=3, reshard_after_forward=raf, no_sync=no_sync)
+    cluster = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=1, gpus_per_node=world)
+    units = {}
+    for t in ps.comm.traffic(w, plan, cluster):
+        assert t.strategy == "FSDP"
+        units[t.op, t.phase] = units.get((t.op, t.phase), 0) + t.nbytes * t.calls
+    full = {}
+    for c in tensors.collectives:  # the unsharded buffer: all-gather output, reduce-scatter input
+        full[c.op, c.phase] = full.get((c.op, c.phase), 0) + (c.output_bytes if c.op == "all-gather" else c.input_bytes)
+    assert units == full
+    mem = ps.memory.breakdown(w, plan)
+    if no_sync:
+        # gradients unsharded in the states, none in the gather peak: the gathered weights only, plus the
+        # block FSDP prefetches in backward (Zhao et al. 2023 §3.3), which the tensor-level count leaves out
+        assert mem.grads == tensors.unsharded_grads == 4 * EVEN.params
+        assert mem.gather_peak == tensors.unsharded_backward + (4 * EVEN.layer_params if raf else 0)
+    else:
+        assert mem.grads == 4 * EVEN.params / world
+        # without prefetch: the most weights + gradients held at one moment of backward, tensor by tensor
+        assert ps.memory.gather_peak(EVEN, FP32, prefetch=False, reshard_after_forward=raf) == \
+            max(wb + gb for _, wb, gb in tensors.moments)

@@ -27,7 +27,7 @@ import pytest
 
 import parallelsel as ps
 from parallelsel.cli import main
-from parallelsel.launchers import LauncherError, export, refusals
+from parallelsel.launchers import LauncherError, export, options, refusals
 
 MEGATRON_FLAGS = {  # flag: (type, choices) as declared in Megatron-LM
     "--tensor-model-parallel-size": (int, None),
@@ -189,3 +189,15 @@ def test_cli_export_and_refusal(capsys):
     assert main(["plan", "--model", "gpt2-1.5b", "--global-batch", "64", "--why", "DP8 mb2", "--export",
                  "deepspeed"]) == 0
     assert json.loads(capsys.readouterr().out)["train_batch_size"] == 64
+
+
+def test_fsdp_options_map_or_are_refused():
+    w = ps.Workload(ps.MODELS["llama3-8b"], global_batch=64)
+    keep = ps.Plan(dp=8, zero=3, reshard_after_forward=False)
+    assert options(w, keep, "torchtitan")["parallelism"]["fsdp_reshard_after_forward"] == "never"
+    assert options(w, ps.Plan(dp=8, zero=3), "torchtitan")["parallelism"]["fsdp_reshard_after_forward"] == "always"
+    for launcher in ("megatron", "deepspeed"):
+        assert ("launcher_fsdp_option", {"option": "reshard_after_forward"}) in refusals(w, keep, launcher)
+    nosync = ps.Plan(dp=8, zero=3, no_sync=True)
+    for launcher in ("megatron", "torchtitan", "deepspeed"):
+        assert refusals(w, nosync, launcher) == (("launcher_fsdp_option", {"option": "no_sync"}),)

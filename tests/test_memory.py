@@ -302,10 +302,14 @@ def test_gather_peak_is_largest_unit():
     assert gather_peak(m, stage=0, pp=2, prefetch=False) == max(2 * emb + 4 * layer, 4 * emb) == 4 * emb
     # A middle stage of a 4-stage pipeline has only blocks.
     assert gather_peak(m, pp=4, stage=1) == 6 * layer
-    # One stage: the root holds embedding, head and final norm; its own backward (weights + grads,
-    # 4 bytes a parameter) is the larger moment.
-    root = 2 * emb + 4096
-    assert gather_peak(m) == max(2 * root + 6 * layer, 4 * root) == 4 * root
+    # One stage: the root holds embedding, head and final norm. The head's bf16 grads, computed first, wait
+    # for the root's reduce-scatter after the last block (as the recorded torch run shows:
+    # tests/data/torch_fsdp_accumulation.json), so they sit beside the first block's backward, which is
+    # then larger than the root's own backward (weights + grads, 4 bytes a parameter).
+    root, head = 2 * emb + 4096, emb + 4096
+    assert gather_peak(m) == max(2 * root + 2 * head + 6 * layer, 4 * root) == 2 * root + 2 * head + 6 * layer
+    # SHARD_GRAD_OP (reshard_after_forward=False): every block's weights stay gathered until its backward.
+    assert gather_peak(m, reshard_after_forward=False) == 2 * (root + 32 * layer) + 2 * head + 2 * layer
     units = {u.name: u for u in memory.fsdp_units(m)}
     assert units["block"].count == 32 and units["root"].params == root and not units["root"].reshard_after_forward
 
@@ -359,3 +363,23 @@ def test_breakdown_recompute_and_pipeline_reduce_memory():
     assert breakdown(w, Plan(dp=12, tp=8, pp=16, sp=True)).activations < base.activations
     # GPipe holds all m = 128 micro-batches; 1F1B only p = 16 on the first stage.
     assert breakdown(w, Plan(dp=12, tp=8, pp=16, schedule="gpipe")).activations > base.activations
+
+
+def test_fsdp_options_bad_input_names_the_rule():
+    with pytest.raises(ValueError, match=r"no_sync=True: needs zero=3"):
+        Plan(dp=8, zero=2, no_sync=True)
+    with pytest.raises(ValueError, match=r"reshard_after_forward=False: needs zero=3"):
+        Plan(dp=8, zero=1, reshard_after_forward=False)
+    with pytest.raises(ValueError, match=r"no_sync='yes': must be True or False"):
+        Plan(dp=8, zero=3, no_sync="yes")
+
+
+def test_no_sync_and_shard_grad_op_memory_by_hand():
+    # Llama-3 8B, FSDP over 8 ranks, bf16 + Adam: with no_sync each rank holds the whole model's bf16
+    # gradients (2 bytes a parameter) instead of 1/8 of them; SHARD_GRAD_OP gathers every block's weights.
+    m, w = MODELS["llama3-8b"], Workload(MODELS["llama3-8b"], global_batch=32)
+    base = breakdown(w, Plan(dp=8, zero=3))
+    nosync = breakdown(w, Plan(dp=8, zero=3, no_sync=True))
+    assert base.grads == 2 * m.params / 8 and nosync.grads == 2 * m.params
+    keep = breakdown(w, Plan(dp=8, zero=3, reshard_after_forward=False))
+    assert keep.params == base.params and keep.gather_peak > 2 * m.params  # every weight gathered, bf16

@@ -32,6 +32,9 @@ def refusal_text(launcher: str, code: str, values: dict) -> str:
         return f"{name} 的重算（{v['recompute']}）在模型代码里调用 deepspeed.checkpointing，不是 JSON 开关"
     if code == "launcher_hsdp":
         return f"{name} 的 ZeRO 在整个 DP 组（{v['dp']}）上分片，JSON 里没有 shard {v['shard']} 的混合分片"
+    if code == "launcher_fsdp_option":
+        what = {"no_sync": "梯度累积时跳过同步（no_sync）", "reshard_after_forward": "前向后不释放权重（reshard_after_forward=False）"}
+        return f"{name} 没有 FSDP 的这个开关：{what.get(v['option'], v['option'])}"
     if code == "launcher_ep_cp_in_code":
         return f"{name} 的 EP{v['ep']} / CP{v['cp']} 不由 JSON 配置设"
     return f"{name}：{code} {v}"

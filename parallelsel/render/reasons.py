@@ -350,6 +350,10 @@ def plan_label(plan, lang: str = "zh") -> str:
     if p.get("zero"):
         shard = p.get("shard")
         parts.append(f"ZeRO-{p['zero']}" + (f"/shard{shard}" if shard and shard != p["dp"] else ""))
+        if not p.get("reshard_after_forward", True):
+            parts.append("no-reshard")
+        if p.get("no_sync"):
+            parts.append("no_sync")
     if p.get("sp") and p["tp"] > 1:
         parts.append("SP")
     if p.get("ep", 1) > 1:

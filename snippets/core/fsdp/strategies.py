@@ -1,4 +1,4 @@
-# PyTorch FSDP sharding strategies as ZeRO stages: Llama-2 13B on 8 nodes x 8 A100 (IB HDR between nodes), dp=64.
+# PyTorch FSDP sharding strategies as ZeRO stages (SHARD_GRAD_OP: ZeRO-3 with reshard_after_forward=False): Llama-2 13B on 8 nodes x 8 A100 (IB HDR between nodes), dp=64.
 import parallelsel as ps
 from parallelsel.estimate import estimate
 from parallelsel.render.comm_charts import describe_traffic
@@ -13,7 +13,8 @@ rows = []
 for strategy, shard in [("NO_SHARD", None), ("SHARD_GRAD_OP", None), ("FULL_SHARD", None), ("HYBRID_SHARD", node)]:
     plan = ps.fsdp_plan(strategy, dp=dp, shard=shard, recompute="full")
     e = estimate(work, plan, cluster)
-    rows.append([strategy, f"ZeRO-{plan.zero}", plan.shard_size, fmt_bytes(e.memory.total),
+    kind = f"ZeRO-{plan.zero}" + ("，前向后不释放" if not plan.reshard_after_forward else "")
+    rows.append([strategy, kind, plan.shard_size, fmt_bytes(e.memory.total),
                  "放得下" if e.fits else "放不下", describe_traffic(e.traffic), fmt_time(e.step.communication_total), fmt_time(e.step.communication)])
 print(markdown_table(["FSDP 策略", "对应", "分片组", "每卡内存", f"放进 {cluster.device.name}？", "每步的集合通信", "通信总时长", "暴露的通信"],
                      rows, align="llrrclrr"))
