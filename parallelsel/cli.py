@@ -416,6 +416,7 @@ def _header(w, c) -> str:
 def _cmd_matrix(a, out) -> None:
     from .matrix import selection_matrix
     from .render.matrix_tables import matrix_table
+    from .render.reasons import text
 
     c = _cluster(a)
     w = _workload(a, c)
@@ -427,7 +428,8 @@ def _cmd_matrix(a, out) -> None:
     rows = selection_matrix(w, c, unknown=unknown, headroom=_headroom_arg(a))
     if a.json:
         data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "unknown": unknown, "rows": [
-            {"strategy": r.strategy, "verdict": r.verdict.value, "reasons": list(r.reasons),
+            {"strategy": r.strategy, "verdict": r.verdict.value, "verdict_code": r.verdict.code,
+             "reasons": _reasons_json(r.reasons, a.lang),
              "best": None if r.best is None else {"plan": r.best.plan.label(), "memory_bytes": r.best.memory.total,
                                                    "step_s": r.best.step.total}}
             for r in rows]}
@@ -442,7 +444,7 @@ def _cmd_matrix(a, out) -> None:
     for r in rows:
         out.write(f"{r.strategy}：{r.verdict.value}\n")
         for x in r.reasons:
-            out.write(f"  - {x}\n")
+            out.write(f"  - {text(x, a.lang)}\n")
 
 
 def _fixed(a) -> dict:

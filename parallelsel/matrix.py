@@ -28,18 +28,18 @@ Examples:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from ._check import ParallelselError, choice
-from . import _words as _w
 from .estimate import Estimate, estimate
-from .memory import DEFAULT_HEADROOM, check_headroom
+from .memory import DEFAULT_HEADROOM, check_headroom, gather_peak
 from .hardware import DEVICES, LINKS, Cluster, Link
 from .model import MODELS, RECOMPUTE, Transformer
 from .pipeline import bubble_fraction
-from .placement import placement
+from .placement import group_reasons, placement
 from .plan import MICRO_BATCHES, Plan, Workload, constraint_violations, divisors
+from .reasons import Reason
 
 __all__ = [
     "FACTS",
@@ -67,22 +67,14 @@ here). Per GPU, because a strategy used alone may leave GPUs free for other work
 GPUs). A judgement threshold, not a law; it is far outside the step-time model's measured error
 (mean 3.4%, worst 9% on the validation page's 14 runs)."""
 
+BUBBLE_LIMIT = 0.2
+"""PP alone is 不优先 when its bubble fraction (p-1)/(m+p-1) exceeds this share of the step."""
+
 
 def _gpu_seconds(e) -> float:
     """GPU-seconds per optimizer step: step time x the GPUs the plan uses (equal ranking to per-GPU throughput
     for a fixed amount of work per step)."""
     return e.step.total * e.plan.gpus
-
-BUBBLE_LIMIT = 0.2
-"""PP alone is 不优先 when its bubble fraction (p-1)/(m+p-1) exceeds this share of the step."""
-
-
-
-
-
-
-
-
 
 
 
@@ -168,10 +160,16 @@ class Verdict(str, Enum):
     def __str__(self) -> str:
         return self.value
 
+    @property
+    def code(self) -> str:
+        """The verdict as a stable ASCII code (``infeasible``, ``feasible``, ``not_preferred``, ``need_info``)."""
+        return self.name.lower()
+
 
 @dataclass(frozen=True)
 class MatrixRow:
-    """One strategy's verdict with its reasons (Chinese sentences) and the best setting found, if any.
+    """One strategy's verdict with its reasons (:class:`~parallelsel.reasons.Reason`: code and values) and the best
+    setting found, if any.
 
     ``best``: the fastest fitting :class:`~parallelsel.estimate.Estimate` for the strategy alone
     (None when nothing fits); ``closest``: the least-memory attempt that satisfied the non-memory
@@ -180,18 +178,22 @@ class MatrixRow:
 
     strategy: str
     verdict: Verdict
-    reasons: tuple[str, ...]
+    reasons: tuple[Reason, ...]
     best: Estimate | None = None
     closest: Estimate | None = None
 
 
 @dataclass
 class _Trial:
+    """What trying one strategy alone found: the fastest fitting estimate, the least-memory attempt that
+    passed the hard constraints, and each degree that failed them with its violations."""
+
     strategy: str
     best: Estimate | None = None
     closest: Estimate | None = None
-    violations: tuple[str, ...] = ()
-    degree_note: str = ""
+    failed: dict[int, tuple[Reason, ...]] = field(default_factory=dict)
+    passed: set[int] = field(default_factory=set)
+    tried: set[int] = field(default_factory=set)
 
 
 def _dp_degree(workload: Workload, cluster: Cluster) -> int:
@@ -200,43 +202,53 @@ def _dp_degree(workload: Workload, cluster: Cluster) -> int:
                and workload.global_batch % d == 0)
 
 
-def _candidates(strategy: str, workload: Workload, cluster: Cluster):
+def _degrees(strategy: str, workload: Workload, cluster: Cluster) -> list[int]:
+    """The degrees a strategy alone is tried at: DP/FSDP the largest DP degree the batch allows; TP the
+    divisors of the head count, PP the divisors of the layer count, in (1, GPUs]."""
     m = workload.model
     if strategy in ("DP", "FSDP"):
-        d = _dp_degree(workload, cluster)
-        zeros = (0,) if strategy == "DP" else ((3, 2, 1) if d > 1 else (0,))
-        for z in zeros:
-            for b in MICRO_BATCHES:
-                for r in RECOMPUTES:
-                    yield Plan(dp=d, zero=z, micro_batch=b, recompute=r)
+        return [_dp_degree(workload, cluster)]
+    count = m.heads if strategy == "TP" else m.layers
+    return [d for d in divisors(count) if 1 < d <= cluster.gpus]
+
+
+def _plans(strategy: str, degree: int):
+    """Every setting of one strategy alone at one degree: ZeRO stage (FSDP), micro-batch and recompute."""
+    if strategy == "DP":
+        base = [dict(dp=degree)]
+    elif strategy == "FSDP":
+        base = [dict(dp=degree, zero=z) for z in ((3, 2, 1) if degree > 1 else (0,))]
     elif strategy == "TP":
-        for t in divisors(m.heads):
-            if 1 < t <= cluster.gpus:
-                for b in MICRO_BATCHES:
-                    for r in RECOMPUTES:
-                        yield Plan(tp=t, sp=True, micro_batch=b, recompute=r)
+        base = [dict(tp=degree, sp=True)]
     else:
-        for p in divisors(m.layers):
-            if 1 < p <= cluster.gpus:
-                for b in MICRO_BATCHES:
-                    for r in RECOMPUTES:
-                        yield Plan(pp=p, micro_batch=b, recompute=r, schedule="1f1b")
+        base = [dict(pp=degree, schedule="1f1b")]
+    for kw in base:
+        for b in MICRO_BATCHES:
+            for r in RECOMPUTES:
+                yield Plan(micro_batch=b, recompute=r, **kw)
+
+
+def _degree_of(strategy: str, plan: Plan) -> int:
+    return {"DP": plan.dp, "FSDP": plan.dp, "TP": plan.tp, "PP": plan.pp}[strategy]
 
 
 def _try(strategy: str, workload: Workload, cluster: Cluster, headroom: float = DEFAULT_HEADROOM) -> _Trial:
     trial = _Trial(strategy)
-    violations: list[str] = []
-    for plan in _candidates(strategy, workload, cluster):
-        hard = constraint_violations(workload, plan, cluster)
-        if hard:
-            violations.extend(v for v in hard if v not in violations)
-            continue
-        e = estimate(workload, plan, cluster, headroom=headroom)
-        if trial.closest is None or e.memory.total < trial.closest.memory.total:
-            trial.closest = e
-        if e.fits and (trial.best is None or _key(e) < _key(trial.best)):
-            trial.best = e
-    trial.violations = tuple(violations)
+    for degree in _degrees(strategy, workload, cluster):
+        trial.tried.add(degree)
+        for plan in _plans(strategy, degree):
+            hard = constraint_violations(workload, plan, cluster)
+            if hard:
+                trial.failed.setdefault(degree, tuple(hard))
+                continue
+            trial.passed.add(degree)
+            e = estimate(workload, plan, cluster, headroom=headroom)
+            if trial.closest is None or e.memory.total < trial.closest.memory.total:
+                trial.closest = e
+            if e.fits and (trial.best is None or _key(e) < _key(trial.best)):
+                trial.best = e
+    for degree in trial.passed:
+        trial.failed.pop(degree, None)  # some setting of that degree passed: not a degree the constraints rule out
     return trial
 
 
@@ -244,82 +256,208 @@ def _key(e: Estimate):
     return (e.step.total, e.memory.total)
 
 
-# -- reasons for 不可行 -----------------------------------------------------------------------
-def _infeasible_reasons(t: _Trial, workload: Workload, cluster: Cluster) -> list[str]:
+# -- reasons for 不可行 (codes; render/reasons.py writes the sentences) ------------------------
+def _no_degree(t: _Trial, workload: Workload, cluster: Cluster) -> list[Reason]:
+    """No degree passed the hard constraints: say there was none to try, or show what each tried one broke."""
+    m = workload.model
+    if not t.tried:
+        if t.strategy == "TP":
+            return [Reason("tp_no_degree", {"heads": m.heads, "gpus": cluster.gpus})]
+        return [Reason("pp_no_degree", {"layers": m.layers, "gpus": cluster.gpus})]
+    shown: list[Reason] = []
+    for degree in sorted(t.failed):
+        shown.extend(v for v in t.failed[degree] if v not in shown)
+    return [Reason("no_degree_passes", {"strategy": t.strategy, "tried": len(t.tried)})] + shown[:3]
+
+
+def _next_limit(t: _Trial, degree: int) -> list[Reason]:
+    """Why no larger degree was usable: the first hard constraint the next larger tried degree broke."""
+    larger = [d for d in sorted(t.failed) if d > degree]
+    return [t.failed[larger[0]][0]] if larger else []
+
+
+def _infeasible_reasons(t: _Trial, workload: Workload, cluster: Cluster) -> list[Reason]:
     m, r = workload.model, workload.recipe
-    dev = cluster.device.name
     if t.closest is None:
-        what = {"DP": "DP 度", "FSDP": "FSDP 分片度", "TP": "TP 度", "PP": "PP 段数"}[t.strategy]
-        return [f"没有满足硬约束的{what}：" + "；".join(t.violations[:3])]
+        return _no_degree(t, workload, cluster)
     c = t.closest
-    mem = c.memory
-    cap = c.budget  # usable memory x (1 - headroom) for that plan
-    out = []
+    mem, cap, p = c.memory, c.budget, c.plan  # budget: usable memory x (1 - headroom) for that plan
     if t.strategy == "DP":
         states = r.per_param * m.params
         if states > cap:
-            out.append(f"训练状态 {_w.size(states)}（{r.per_param:g} B/参数 × {_w.count(m.params)} 参数）> 单卡 {_w.size(cap)}"
-                       f"（{dev}）：纯 DP 每卡都要存一整份")
-        else:
-            out.append(f"训练状态 {_w.size(mem.states)} 放得下，但加上激活后每卡 {_w.size(mem.total)} > 单卡 {_w.size(cap)}"
-                       f"（已试微批 1 和完全重算）")
-    elif t.strategy == "FSDP":
-        n = c.plan.shard_size
-        gather = f"，加上 gather 峰值 {_w.size(mem.gather_peak)}" if mem.gather_peak else ""
-        out.append(f"ZeRO-{c.plan.zero} 分到 {n} 卡后每卡状态 {_w.size(mem.states)}{gather}"
-                   f"、激活 {_w.size(mem.activations + mem.embeddings)}，每卡 {_w.size(mem.total)} > 单卡 {_w.size(cap)}")
-        layer = (2 * r.weights + r.grads) * m.layer_params
-        if layer > cap:
-            # ZeRO-3 must materialise a whole block (FSDP unit) to compute it: no shard count removes it.
-            out.append(f"一层 {_w.count(m.layer_params)} 参数必须整层 gather（参数 ×2 预取 + 梯度 = {_w.size(layer)}）"
-                       f"> 单卡 {_w.size(cap)}：FSDP 在卡上聚不齐一层，分片再多也没用")
-        elif mem.gather_peak > 0 and layer > cap - mem.states:
-            out.append(f"一层 {_w.count(m.layer_params)} 参数必须整层 gather（参数 ×2 预取 + 梯度 = {_w.size(layer)}），"
-                       f"分片再多也省不掉这一项")
-    elif t.strategy == "PP":
+            return [Reason("dp_state_exceeds_device", {"bytes": states, "bytes_per_param": r.per_param,
+                                                       "params": m.params, "capacity": cap,
+                                                       "device": cluster.device.name})]
+        return [Reason("dp_total_exceeds_device", {"states": mem.states, "bytes": mem.total, "capacity": cap,
+                                                   "plan": p.as_dict()})]
+    if t.strategy == "FSDP":
+        return _fsdp_infeasible(c, workload)
+    if t.strategy == "PP":
         layer = r.per_param * m.layer_params
         if layer > cap:
-            out.append(f"每段至少放一整层：一层的训练状态 {_w.size(layer)}（{_w.count(m.layer_params)} 参数 × "
-                       f"{r.per_param:g} B）> 单卡 {_w.size(cap)}，PP 切不开一层")
-        else:
-            out.append(f"PP 最多切 {c.plan.pp} 段，最省的设置（{c.plan.label()}）每卡仍需 {_w.size(mem.total)} > 单卡 {_w.size(cap)}")
-    else:
-        limit = f"KV 头数 {m.kv_heads}" if m.kv_heads < m.heads else f"头数 {m.heads}"
-        out.append(f"TP 最多 {c.plan.tp} 路（受{limit}与卡数 {cluster.gpus} 限制），"
-                   f"最省的设置（{c.plan.label()}）每卡仍需 {_w.size(mem.total)} > 单卡 {_w.size(cap)}")
+            return [Reason("pp_layer_exceeds_device", {"bytes": layer, "params": m.layer_params,
+                                                       "bytes_per_param": r.per_param, "capacity": cap})]
+    top = max(t.passed)
+    return [Reason(f"{t.strategy.lower()}_exceeds_device", {"degree": top, "plan": p.as_dict(), "bytes": mem.total,
+                                                            "capacity": cap})] + _next_limit(t, top)
+
+
+def _fsdp_infeasible(c: Estimate, workload: Workload) -> list[Reason]:
+    """FSDP's closest miss, and whether the gather of one unit (a layer) alone is what no shard count removes."""
+    m, r, mem, cap, p = workload.model, workload.recipe, c.memory, c.budget, c.plan
+    if p.shard_size == 1:
+        return [Reason("fsdp_one_rank", {"dp": p.dp}),
+                Reason("thriftiest_exceeds_device", {"plan": p.as_dict(), "bytes": mem.total, "capacity": cap})]
+    out = [Reason("fsdp_exceeds_device", {
+        "zero": p.zero, "shards": p.shard_size, "states": mem.states, "gather_peak": mem.gather_peak,
+        "activations": mem.activations + mem.embeddings, "bytes": mem.total, "capacity": cap})]
+    gather = gather_peak(m, r)  # what ZeRO-3 must hold unsharded at its peak, whatever the shard count
+    values = {"params": m.layer_params, "gather_peak": gather, "capacity": cap}
+    if gather > cap:
+        out.append(Reason("fsdp_unit_exceeds_device", values))
+    elif mem.gather_peak > 0 and gather > cap - mem.states:
+        out.append(Reason("fsdp_unit_dominates", values))
     return out
 
 
-# -- the matrix -------------------------------------------------------------------------------
-def _placement(e: Estimate, cluster: Cluster) -> tuple[bool, str]:
-    """Whether the plan's strategy group crosses the inter-node link, and a sentence saying where it sits.
-
-    Read from :func:`parallelsel.placement.placement` (the one placement rule the traffic also uses).
-    """
-    p = e.plan
-    groups = placement(p, cluster)
-    if p.tp > 1:
-        g = groups["TP"]
-        link = g.link
-        if g.spans_nodes:
-            return True, (f"TP={p.tp} 的组跨节点（{g.crossing}/{len(g.groups)} 组），每层的 all-reduce 走 {link.name}"
-                          f"（{_w.rate(link)}）而非 {cluster.intra.name}（{_w.rate(cluster.intra)}）")
-        return False, f"TP={p.tp} 的组在节点内，每层的 all-reduce 走 {link.name}（{_w.rate(link)}）"
-    if p.pp > 1:
-        g = groups["PP"]
-        return g.spans_nodes, (f"PP={p.pp} 段{'跨节点' if g.spans_nodes else '在节点内'}，相邻段 p2p 走 {g.link.name}"
-                               f"（{_w.rate(g.link)}）")
-    g = groups["DP"]
-    what = "梯度 all-reduce" if p.zero == 0 else ("参数 all-gather 与梯度 reduce-scatter" if p.zero == 3 else "梯度 reduce-scatter")
-    return g.spans_nodes, f"{what} {'跨节点' if g.spans_nodes else '在节点内'}，走 {g.link.name}（{_w.rate(g.link)}）"
+# -- reasons for the feasible ------------------------------------------------------------------
+def _crosses(strategy: str, e: Estimate, cluster: Cluster) -> bool:
+    """Whether the strategy's own group crosses the inter-node link (:func:`parallelsel.placement.placement`)."""
+    return placement(e.plan, cluster)[{"FSDP": "DP"}.get(strategy, strategy)].spans_nodes
 
 
-def _comm_sentence(e: Estimate) -> str:
+def _comm_reason(e: Estimate) -> Reason:
     st = e.step
-    return (f"每步通信 {_w.secs(st.communication_total)}，其中掩盖不掉的 {_w.secs(st.communication)}"
-            f"（占步时 {st.communication / st.total:.0%}）")
+    if st.communication <= 0:
+        return Reason("communication_hidden", {"total": st.communication_total})
+    return Reason("step_communication", {"total": st.communication_total, "exposed": st.communication,
+                                         "share": st.communication / st.total})
 
 
+def _best_reasons(e: Estimate, workload: Workload, cluster: Cluster) -> list[Reason]:
+    """The best setting found (memory against the budget, step time) and where its groups sit."""
+    out = [Reason("best_setting", {"plan": e.plan.as_dict(), "bytes": e.memory.total, "budget": e.budget,
+                                   "margin": e.margin, "seconds": e.step.total})]
+    out += group_reasons(e.plan, workload, cluster)
+    if e.plan.dp == 1 and e.plan.tp == 1 and e.plan.pp == 1:
+        out.append(Reason("single_replica", {"gpus": e.plan.gpus}))
+    return out
+
+
+@dataclass
+class _Row:
+    """A verdict being built: the reasons so far and the facts it would need (see :func:`selection_matrix`)."""
+
+    verdict: Verdict
+    reasons: list[Reason]
+    needs: list[Reason] = field(default_factory=list)
+
+
+def _dp_row(e: Estimate, row: _Row, ctx) -> None:
+    workload, cluster, trials, unknown = ctx
+    d = e.plan.dp
+    row.reasons.append(Reason("dp_simplest", {"dp": d, "sequences": workload.global_batch // d}))
+    if d < cluster.gpus:
+        row.reasons.append(Reason("dp_batch_limits_degree", {"global_batch": workload.global_batch, "dp": d,
+                                                             "idle": cluster.gpus - d}))
+    if _crosses("DP", e, cluster):
+        row.reasons.append(_comm_reason(e))
+    if "global_batch" in unknown:
+        row.needs.append(Reason("unknown_global_batch_dp", {"gpus": cluster.gpus}))
+
+
+def _fsdp_row(e: Estimate, row: _Row, ctx) -> None:
+    workload, cluster, trials, unknown = ctx
+    p = e.plan
+    if p.shard_size == 1:
+        row.reasons.append(Reason("fsdp_one_rank", {"dp": p.dp}))
+    else:
+        row.reasons.append(Reason("fsdp_shards_states", {"zero": p.zero, "shards": p.shard_size,
+                                                         "states": e.memory.states,
+                                                         "gather_peak": e.memory.gather_peak}))
+    if _crosses("FSDP", e, cluster):
+        row.reasons.append(_comm_reason(e))
+    dp_best = trials["DP"].best
+    if dp_best is not None and e.step.total >= dp_best.step.total * 0.99:
+        row.verdict = Verdict.NOT_PREFERRED
+        row.reasons.append(Reason("dp_fits_not_slower", {"seconds": dp_best.step.total}))
+    elif dp_best is not None:
+        bigger = p.micro_batch > dp_best.plan.micro_batch
+        lighter = RECOMPUTES.index(p.recompute) < RECOMPUTES.index(dp_best.plan.recompute)
+        gain = {(True, True): "both", (True, False): "micro_batch", (False, True): "recompute"}.get((bigger, lighter))
+        row.reasons.append(Reason("fsdp_faster_than_dp", {"zero": p.zero, "seconds": e.step.total,
+                                                          "dp_seconds": dp_best.step.total, "gain": gain}))
+    if "global_batch" in unknown:
+        row.needs.append(Reason("unknown_global_batch_fsdp", {"dp": p.dp}))
+
+
+def _dp_fits(trials) -> dict:
+    dp = trials["DP"].best
+    return {"bytes": dp.memory.total, "budget": dp.budget}
+
+
+def _tp_row(e: Estimate, row: _Row, ctx) -> None:
+    workload, cluster, trials, unknown = ctx
+    t = e.plan.tp
+    if t < cluster.gpus:
+        row.reasons.append(Reason("tp_alone_idle", {"tp": t, "idle": cluster.gpus - t}))
+    if trials["DP"].best is not None:
+        row.verdict = Verdict.NOT_PREFERRED
+        row.reasons.append(Reason("tp_dp_fits", _dp_fits(trials)))
+    if _crosses("TP", e, cluster):
+        row.verdict = Verdict.NOT_PREFERRED
+        row.reasons.append(Reason("tp_crosses_nodes", {"gpus_per_node": cluster.gpus_per_node}))
+    elif cluster.nodes > 1:
+        row.reasons.append(Reason("tp_within_node", {"gpus_per_node": cluster.gpus_per_node,
+                                                     "link": cluster.inter.name, "bandwidth": cluster.inter.bandwidth}))
+    if "interconnect" in unknown:
+        row.needs.append(Reason("unknown_interconnect_tp", {"link": cluster.intra.name}))
+
+
+def _pp_row(e: Estimate, row: _Row, ctx) -> None:
+    workload, cluster, trials, unknown = ctx
+    p = e.plan.pp
+    mb = e.plan.microbatches(workload)
+    bf = bubble_fraction(p, mb)
+    row.reasons.append(Reason("pp_bubble", {"pp": p, "microbatches": mb, "bubble": bf}))
+    if p < cluster.gpus:
+        row.reasons.append(Reason("pp_alone_idle", {"pp": p, "idle": cluster.gpus - p}))
+    if trials["DP"].best is not None:
+        row.verdict = Verdict.NOT_PREFERRED
+        row.reasons.append(Reason("pp_dp_fits", _dp_fits(trials)))
+    if bf > BUBBLE_LIMIT:
+        if row.verdict is not Verdict.NOT_PREFERRED and "global_batch" in unknown:
+            row.needs.append(Reason("unknown_global_batch_bubble", {"bubble": bf}))
+        row.verdict = Verdict.NOT_PREFERRED
+        row.reasons.append(Reason("pp_bubble_too_large", {"microbatches": mb, "bubble": bf, "limit": BUBBLE_LIMIT}))
+    elif "global_batch" in unknown:
+        row.needs.append(Reason("unknown_global_batch_pp", {"microbatches": mb}))
+
+
+_ROWS = {"DP": _dp_row, "FSDP": _fsdp_row, "TP": _tp_row, "PP": _pp_row}
+
+
+def _feasible_row(s: str, trials, workload: Workload, cluster: Cluster, unknown) -> MatrixRow:
+    """The verdict of a strategy that fits: its own rules (:data:`_ROWS`), then cost against the cheapest."""
+    e = trials[s].best
+    row = _Row(Verdict.FEASIBLE, _best_reasons(e, workload, cluster))
+    _ROWS[s](e, row, (workload, cluster, trials, unknown))
+    # Strategies alone can use fewer GPUs than the cluster has (pure PP=20 of 32): compare the GPU-seconds
+    # each spends per step (step time x the GPUs it uses), i.e. throughput per GPU, not raw step time.
+    costs = {x: _gpu_seconds(trials[x].best) for x in STRATEGIES if trials[x].best is not None}
+    winner = min(costs, key=costs.get)
+    if costs[s] > SLOWER * costs[winner] and row.verdict is Verdict.FEASIBLE:
+        row.verdict = Verdict.NOT_PREFERRED
+        row.reasons.append(Reason("costlier_per_gpu", {"gpu_seconds": costs[s], "best_strategy": winner,
+                                                       "best_gpu_seconds": costs[winner],
+                                                       "ratio": costs[s] / costs[winner]}))
+    if row.needs and row.verdict is Verdict.FEASIBLE:
+        row.verdict = Verdict.NEED_INFO
+        row.reasons.extend(row.needs)
+    return MatrixRow(s, row.verdict, tuple(row.reasons), e, e)
+
+
+# -- the matrix -------------------------------------------------------------------------------
 def selection_matrix(workload: Workload, cluster: Cluster, unknown=(), headroom: float = DEFAULT_HEADROOM) -> list[MatrixRow]:
     """Verdicts for DP, FSDP, TP and PP used alone, with reasons; see the module docstring.
 
@@ -336,6 +474,9 @@ def selection_matrix(workload: Workload, cluster: Cluster, unknown=(), headroom:
        a fact listed in ``unknown`` (see :data:`FACTS`).
     4. 可行 otherwise.
 
+    Every reason is a :class:`~parallelsel.reasons.Reason` (code and values in library units);
+    :mod:`parallelsel.render.reasons` writes its sentence.
+
     ``headroom``: a plan fits when its memory is at most the usable memory x (1 - headroom)
     (:func:`parallelsel.memory.budget`).
     """
@@ -349,96 +490,14 @@ def selection_matrix(workload: Workload, cluster: Cluster, unknown=(), headroom:
 
     check_headroom(headroom)
     trials = {s: _try(s, workload, cluster, headroom) for s in STRATEGIES}
-    feasible = [t.best for t in trials.values() if t.best is not None]
-    # Strategies alone can use fewer GPUs than the cluster has (pure PP=20 of 32): compare the GPU-seconds
-    # each spends per step (step time x the GPUs it uses), i.e. throughput per GPU, not raw step time.
-    fastest = min((_gpu_seconds(e) for e in feasible), default=None)
-    dp_fits = trials["DP"].best is not None
-
     rows = []
     for s in STRATEGIES:
         t = trials[s]
         if t.best is None:
             rows.append(MatrixRow(s, Verdict.INFEASIBLE, tuple(_infeasible_reasons(t, workload, cluster)), None,
                                   t.closest))
-            continue
-        e = t.best
-        reasons: list[str] = [f"最佳设置 {e.plan.label()}：每卡 {_w.size(e.memory.total)} ≤ {_w.size(e.budget)}"
-                              f"（余量 {e.margin:.1%}），"
-                              f"步时 {_w.secs(e.step.total)}"]
-        crosses, where = _placement(e, cluster)
-        reasons.append(where)
-        verdict = Verdict.FEASIBLE
-        needs: list[str] = []
-        if s == "DP":
-            d = e.plan.dp
-            reasons.append(f"模型与优化器状态放得下单卡，DP 最简单：{d} 卡各算 {workload.global_batch // d} 条序列")
-            if d < cluster.gpus:
-                reasons.append(f"global batch {workload.global_batch} 只能整除到 {d} 路 DP，{cluster.gpus - d} 卡闲置")
-            if crosses:
-                reasons.append(_comm_sentence(e))
-            if "global_batch" in unknown:
-                needs.append(f"DP 用满 {cluster.gpus} 卡要求 global batch ≥ {cluster.gpus} 且能被整除；"
-                             f"场景没给 global batch，它决定 DP 度和每卡微批")
-        elif s == "FSDP":
-            reasons.append(f"ZeRO-{e.plan.zero} 把状态分到 {e.plan.shard_size} 卡：每卡状态 {_w.size(e.memory.states)}")
-            if crosses:
-                reasons.append(_comm_sentence(e))
-            dp_best = trials["DP"].best
-            if dp_best is not None and e.step.total >= dp_best.step.total * 0.99:
-                verdict = Verdict.NOT_PREFERRED
-                reasons.append(f"DP 已能放下且不更慢（步时 {_w.secs(dp_best.step.total)}），分片只多出通信和实现细节")
-            elif dp_best is not None:
-                gains = []
-                if e.plan.micro_batch > dp_best.plan.micro_batch:
-                    gains.append("更大的微批")
-                if RECOMPUTES.index(e.plan.recompute) < RECOMPUTES.index(dp_best.plan.recompute):
-                    gains.append("更少的重算")
-                why = f"：省下的内存换来了{'和'.join(gains)}" if gains else ""
-                reasons.append(f"DP 也能放下，但 ZeRO-{e.plan.zero} 的步时 {_w.secs(e.step.total)} 比 DP 的 "
-                               f"{_w.secs(dp_best.step.total)} 短{why}")
-            if "global_batch" in unknown:
-                needs.append("FSDP 的分片度也受 global batch 限制；场景没给 global batch")
-        elif s == "TP":
-            if e.plan.tp < cluster.gpus:
-                reasons.append(f"纯 TP 只用 {e.plan.tp} 卡，其余 {cluster.gpus - e.plan.tp} 卡闲置（实际会与 DP/PP 组合）")
-            if dp_fits:
-                verdict = Verdict.NOT_PREFERRED
-                reasons.append("模型放得下单卡：DP/FSDP 更简单，TP 每层 4 次 all-reduce 纯属额外代价")
-            if crosses:
-                verdict = Verdict.NOT_PREFERRED
-                reasons.append(f"高频的 TP 通信不该跨慢链路：组内要放进一个节点（≤ {cluster.gpus_per_node} 卡）")
-            elif cluster.nodes > 1:
-                reasons.append(f"TP 限在节点内（≤ {cluster.gpus_per_node} 卡）；再大就要跨 {cluster.inter.name}"
-                               f"（{_w.rate(cluster.inter)}）")
-            if "interconnect" in unknown:
-                needs.append(f"TP 每层每微批 4 次 all-reduce，是否划算取决于组内互联是否为 NVLink 级；"
-                             f"场景没说明（此处假设 {cluster.intra.name}）")
         else:
-            mb = e.plan.microbatches(workload)
-            bf = bubble_fraction(e.plan.pp, mb)
-            reasons.append(f"{e.plan.pp} 段、{mb} 个微批：气泡占比 (p−1)/(m+p−1) = {bf:.1%}")
-            if e.plan.pp < cluster.gpus:
-                reasons.append(f"纯 PP 只用 {e.plan.pp} 卡，其余 {cluster.gpus - e.plan.pp} 卡闲置（实际会与 DP 组合）")
-            if dp_fits:
-                verdict = Verdict.NOT_PREFERRED
-                reasons.append("模型放得下单卡：DP 更简单，PP 只会带来气泡和调度复杂度")
-            if bf > BUBBLE_LIMIT:
-                if verdict is not Verdict.NOT_PREFERRED and "global_batch" in unknown:
-                    needs.append(f"气泡 {bf:.1%} 取决于微批数，即 global batch；场景没给 global batch")
-                verdict = Verdict.NOT_PREFERRED
-                reasons.append(f"global batch 只给出 {mb} 个微批，气泡 {bf:.1%} > {BUBBLE_LIMIT:.0%}")
-            elif "global_batch" in unknown:
-                needs.append("气泡 (p−1)/(m+p−1) 取决于微批数 m，即 global batch；场景没给 global batch")
-        if fastest is not None and _gpu_seconds(e) > SLOWER * fastest and verdict is Verdict.FEASIBLE:
-            verdict = Verdict.NOT_PREFERRED
-            winner = next(x for x in STRATEGIES if trials[x].best is not None and _gpu_seconds(trials[x].best) == fastest)
-            reasons.append(f"每步 GPU·秒（步时 × 所用卡数）{_w.secs(_gpu_seconds(e))} 是最省方案（{winner}，"
-                           f"{_w.secs(fastest)}）的 {_gpu_seconds(e) / fastest:.1f} 倍")
-        if needs and verdict is Verdict.FEASIBLE:
-            verdict = Verdict.NEED_INFO
-            reasons.extend(needs)
-        rows.append(MatrixRow(s, verdict, tuple(reasons), e, e))
+            rows.append(_feasible_row(s, trials, workload, cluster, unknown))
     return rows
 
 

@@ -36,8 +36,9 @@ from functools import lru_cache
 
 from ._check import ParallelselError, positive_int
 from .hardware import Cluster, Link
+from .reasons import Reason
 
-__all__ = ["GroupPlacement", "group_link", "group_placement", "groups_on_nodes", "placement"]
+__all__ = ["GroupPlacement", "group_link", "group_placement", "group_reasons", "groups_on_nodes", "placement"]
 
 
 @dataclass(frozen=True)
@@ -191,4 +192,35 @@ def placement(plan, cluster: Cluster) -> dict[str, GroupPlacement]:
     if plan.zero > 0 and 1 < shard < plan.dp:
         out["shard"] = _cached(cluster, n, shard, plan.tp, "shard")
         out["replica"] = _cached(cluster, n, plan.dp // shard, plan.tp * shard, "replica")
+    return out
+
+
+def _link_values(g) -> dict:
+    """Where a group's collectives run: across nodes or not, on which link, at what per-GPU bandwidth."""
+    return {"spans_nodes": g.spans_nodes, "link": g.link.name, "bandwidth": g.link.bandwidth}
+
+
+def group_reasons(p, workload, cluster: Cluster) -> list[Reason]:
+    """Where each parallel group of plan ``p`` sits and which link its communication crosses, as reasons
+    (``tp_group`` / ``tp_group_spans_nodes``, ``pp_group``, ``cp_group``, ``ep_group``, ``dp_group``); a
+    dimension of degree 1 has no group and no reason. Used by the search's ``why`` and the selection matrix."""
+    groups = placement(p, cluster)  # the same placement the traffic is priced on
+    out = []
+    if p.tp > 1:
+        g = groups["TP"]
+        values = {"tp": p.tp, "crossing": g.crossing, "groups": len(g.groups), "gpus_per_node": cluster.gpus_per_node,
+                  "link": g.link.name, "bandwidth": g.link.bandwidth}
+        out.append(Reason("tp_group_spans_nodes", values) if g.spans_nodes else
+                   Reason("tp_group", {k: values[k] for k in ("tp", "link", "bandwidth")}))
+    if p.pp > 1:
+        out.append(Reason("pp_group", {"pp": p.pp, "schedule": p.schedule,
+                                       "chunks": p.chunks if p.schedule == "interleaved" else None,
+                                       **_link_values(groups["PP"])}))
+    if p.cp > 1:
+        out.append(Reason("cp_group", {"cp": p.cp, "tokens": workload.seq_len // p.cp, **_link_values(groups["CP"])}))
+    if p.ep > 1:
+        out.append(Reason("ep_group", {"ep": p.ep, **_link_values(groups["EP"])}))
+    if p.dp > 1:
+        g = groups.get("shard", groups["DP"]) if p.zero else groups["DP"]
+        out.append(Reason("dp_group", {"dp": p.dp, "zero": p.zero, **_link_values(g)}))
     return out

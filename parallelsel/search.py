@@ -51,7 +51,7 @@ from .estimate import Estimate, bubble_overhead_for, estimate
 from .hardware import Cluster
 from .memory import DEFAULT_HEADROOM, check_headroom, breakdown, budget
 from .model import RECOMPUTE
-from .placement import placement
+from .placement import group_reasons
 from .plan import (MICRO_BATCHES, SCHEDULES, Plan, Workload, batch_violations, constraint_violations, cp_violations,
                    divisors, ep_violations, pp_violations, tp_violations)
 from .reasons import Reason
@@ -437,35 +437,6 @@ def _estimate_best(cands, workload, cluster, top, headroom=DEFAULT_HEADROOM, exh
     return done
 
 
-def _link_values(g) -> dict:
-    """Where a group's collectives run: across nodes or not, on which link, at what per-GPU bandwidth."""
-    return {"spans_nodes": g.spans_nodes, "link": g.link.name, "bandwidth": g.link.bandwidth}
-
-
-def _group_reasons(p: Plan, workload: Workload, cluster: Cluster) -> list[Reason]:
-    """Where each parallel group of ``p`` sits and which link its communication crosses."""
-    groups = placement(p, cluster)  # the same placement the traffic is priced on
-    out = []
-    if p.tp > 1:
-        g = groups["TP"]
-        values = {"tp": p.tp, "crossing": g.crossing, "groups": len(g.groups), "gpus_per_node": cluster.gpus_per_node,
-                  "link": g.link.name, "bandwidth": g.link.bandwidth}
-        out.append(Reason("tp_group_spans_nodes", values) if g.spans_nodes else
-                   Reason("tp_group", {k: values[k] for k in ("tp", "link", "bandwidth")}))
-    if p.pp > 1:
-        out.append(Reason("pp_group", {"pp": p.pp, "schedule": p.schedule,
-                                       "chunks": p.chunks if p.schedule == "interleaved" else None,
-                                       **_link_values(groups["PP"])}))
-    if p.cp > 1:
-        out.append(Reason("cp_group", {"cp": p.cp, "tokens": workload.seq_len // p.cp, **_link_values(groups["CP"])}))
-    if p.ep > 1:
-        out.append(Reason("ep_group", {"ep": p.ep, **_link_values(groups["EP"])}))
-    if p.dp > 1:
-        g = groups.get("shard", groups["DP"]) if p.zero else groups["DP"]
-        out.append(Reason("dp_group", {"dp": p.dp, "zero": p.zero, **_link_values(g)}))
-    return out
-
-
 def _step_reason(st) -> Reason:
     """What dominates the step: its split into compute, exposed communication and bubble, and the loudest strategy."""
     shares = {"compute": st.compute, "communication": st.communication, "bubble": st.bubble}
@@ -484,7 +455,7 @@ def why(e: Estimate) -> tuple[Reason, ...]:
                                   "activations": mem.activations + mem.embeddings, "gather_peak": mem.gather_peak}),
            Reason("batch_split", {"global_batch": w.global_batch, "dp": p.dp, "micro_batch": p.micro_batch,
                                   "microbatches": p.microbatches(w)})]
-    out += _group_reasons(p, w, e.cluster)
+    out += group_reasons(p, w, e.cluster)
     if e.stack is not None:
         out.append(e.stack)  # which stacks run PP with ZeRO/FSDP, and as what
     out.append(_step_reason(e.step))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -33,8 +34,17 @@ def test_matrix_json(capsys):
     assert set(data) == {"model", "cluster", "unknown", "rows"}
     assert data["unknown"] == ["interconnect"]
     assert [r["strategy"] for r in data["rows"]] == ["DP", "FSDP", "TP", "PP"]
-    assert set(data["rows"][0]) == {"strategy", "verdict", "reasons", "best"}
+    assert set(data["rows"][0]) == {"strategy", "verdict", "verdict_code", "reasons", "best"}
     assert data["rows"][0]["verdict"] == "可行" and set(data["rows"][0]["best"]) == {"plan", "memory_bytes", "step_s"}
+    assert [r["verdict_code"] for r in data["rows"]] == ["feasible", "not_preferred", "not_preferred", "not_preferred"]
+    for row in data["rows"]:
+        assert row["reasons"] and all(set(x) == {"code", "values", "text"} for x in row["reasons"])
+    assert data["rows"][0]["reasons"][0]["code"] == "best_setting"
+    assert data["rows"][0]["reasons"][0]["values"]["bytes"] == data["rows"][0]["best"]["memory_bytes"]
+    assert main(["matrix", "--model", "gpt2-1.5b", "--global-batch", "512", "--json", "--lang", "en"]) == 0
+    en = json.loads(capsys.readouterr().out)
+    assert [[x["code"] for x in r["reasons"]] for r in en["rows"]] == [[x["code"] for x in r["reasons"]] for r in data["rows"]]
+    assert not any(re.search(r"[\u4e00-\u9fff]", x["text"]) for r in en["rows"] for x in r["reasons"])
 
 
 def test_matrix_without_batch_needs_more_info(capsys):

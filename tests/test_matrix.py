@@ -10,6 +10,7 @@ from parallelsel.estimate import estimate
 from parallelsel.matrix import (
     FACTS, FOUR_COLUMNS, SLOWER, MatrixRow, Verdict, paper_cases, selection_matrix, topology_variant,
 )
+from parallelsel.reasons import Reason, codes, first
 
 V = Verdict
 
@@ -18,8 +19,23 @@ def _verdicts(rows):
     return {r.strategy: r.verdict for r in rows}
 
 
-def _reasons(rows, strategy):
-    return " ".join(next(r for r in rows if r.strategy == strategy).reasons)
+def _row(rows, strategy):
+    return next(r for r in rows if r.strategy == strategy)
+
+
+def _codes(rows, strategy):
+    return codes(_row(rows, strategy).reasons)
+
+
+def _reason(rows, strategy, code):
+    r = first(_row(rows, strategy).reasons, code)
+    assert r is not None, (strategy, code, _codes(rows, strategy))
+    return r
+
+
+# Usable memory of an A100-80GB (driver-reported 81920 MiB minus the 512 MiB CUDA context and NCCL's two 688 MiB
+# buffers, parallelsel.memory.usable_memory's documented reserve) x (1 - 3% headroom).
+A100_80_BUDGET = (81920 - 512 - 2 * 688) * 2**20 * 0.97
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +55,7 @@ def test_rows_shape(cases):
     rows = cases["模型可单卡"][0]
     assert [r.strategy for r in rows] == ["DP", "FSDP", "TP", "PP"]
     for r in rows:
-        assert isinstance(r, MatrixRow) and r.reasons and all(isinstance(x, str) for x in r.reasons)
+        assert isinstance(r, MatrixRow) and r.reasons and all(isinstance(x, Reason) for x in r.reasons)
         assert (r.best is None) == (r.verdict is V.INFEASIBLE)
         if r.best is not None:
             assert r.best.fits
@@ -48,20 +64,26 @@ def test_rows_shape(cases):
 def test_case1_model_fits_one_card(cases):
     rows, _, w, c = cases["模型可单卡"]
     assert _verdicts(rows) == {"DP": V.FEASIBLE, "FSDP": V.NOT_PREFERRED, "TP": V.NOT_PREFERRED, "PP": V.NOT_PREFERRED}
-    assert "模型放得下单卡" in _reasons(rows, "TP") and "模型放得下单卡" in _reasons(rows, "PP")
-    assert "DP 已能放下" in _reasons(rows, "FSDP")
+    assert "tp_dp_fits" in _codes(rows, "TP") and "pp_dp_fits" in _codes(rows, "PP")
+    dp = _row(rows, "DP").best
+    assert dict(_reason(rows, "TP", "tp_dp_fits").values) == {"bytes": dp.memory.total, "budget": dp.budget}
+    assert _reason(rows, "FSDP", "dp_fits_not_slower")["seconds"] == dp.step.total
+    assert _codes(rows, "DP")[:3] == ("best_setting", "dp_group", "dp_simplest")
 
 
 def test_case2_state_exceeds_card_layer_fits(cases):
     rows, _, w, c = cases["状态超单卡"]
     assert _verdicts(rows) == {"DP": V.INFEASIBLE, "FSDP": V.FEASIBLE, "TP": V.INFEASIBLE, "PP": V.FEASIBLE}
-    # DP's reason carries the numbers: state = 16 B x 69.0B parameters = 1.00 TiB > 80.0 GiB.
-    dp = _reasons(rows, "DP")
-    assert "训练状态 1.00 TiB" in dp and "16 B/参数" in dp and "69.0B" in dp and "75.8 GiB" in dp  # (81920 - 512 - 2 x 688) MiB x 0.97
-    # Llama-2 70B has 8 KV groups (GQA), so TP alone stops at 8 ways (Megatron-LM's rule), and
-    # 1/8 of the 1.00 TiB state plus activations is still more than one card.
-    tp = _reasons(rows, "TP")
-    assert "TP 最多 8 路" in tp and "KV 头数 8" in tp and "> 单卡 75.8 GiB" in tp
+    # DP's reason carries the numbers: state = 16 B x 69.0B parameters = 1.00 TiB > one card's budget.
+    (dp,) = _row(rows, "DP").reasons
+    assert dp.code == "dp_state_exceeds_device" and dp["bytes_per_param"] == 16 and dp["params"] == w.model.params
+    assert dp["bytes"] == 16 * w.model.params and dp["capacity"] == pytest.approx(A100_80_BUDGET)
+    # Llama-2 70B has 8 KV groups (GQA), so TP alone stops at 8 ways (Megatron-LM's rule: TP=16 does not
+    # divide the KV heads), and 1/8 of the 1.00 TiB state plus activations is still more than one card.
+    tp = _row(rows, "TP").reasons
+    assert codes(tp) == ("tp_exceeds_device", "kv_heads_not_divisible")
+    assert tp[0]["degree"] == 8 and tp[0]["bytes"] > tp[0]["capacity"] == pytest.approx(A100_80_BUDGET)
+    assert dict(tp[1].values) == {"kv_heads": 8, "tp": 16}
     # Pure PP=20 uses 20 of the 32 GPUs: its step is far longer than FSDP's on all 32, but per
     # GPU-second (step x GPUs used) it is within a few percent, so it is not "slower" (issue 17).
     by = {r.strategy: r.best for r in rows}
@@ -69,7 +91,7 @@ def test_case2_state_exceeds_card_layer_fits(cases):
     assert pp.plan.gpus == 20 and fsdp.plan.gpus == 32
     assert pp.step.total > 1.5 * fsdp.step.total
     assert pp.step.total * 20 < 1.1 * fsdp.step.total * 32
-    assert "倍" not in _reasons(rows, "PP")
+    assert "costlier_per_gpu" not in _codes(rows, "PP")
 
 
 def test_case3_single_layer_exceeds_card(cases):
@@ -83,9 +105,12 @@ def test_case3_single_layer_exceeds_card(cases):
     h = 24576
     gather = 6 * (12 * h * h + 13 * h)
     assert gather > c.device.memory
-    fsdp = _reasons(rows, "FSDP")
-    assert f"{gather / 2**30:.1f} GiB" in fsdp and "聚不齐一层" in fsdp
-    assert f"{layer_state / 2**30:.1f} GiB" in _reasons(rows, "PP") and "37.0 GiB" in _reasons(rows, "PP")
+    unit = _reason(rows, "FSDP", "fsdp_unit_exceeds_device")
+    zero3 = estimate(w, ps.Plan(dp=8, zero=3, recompute="full"), c)
+    assert unit["gather_peak"] == zero3.memory.gather_peak >= gather and unit["params"] == w.model.layer_params
+    assert unit["gather_peak"] > unit["capacity"] and round(unit["capacity"] / 2**30, 1) == 37.0
+    (pp,) = _row(rows, "PP").reasons
+    assert pp.code == "pp_layer_exceeds_device" and pp["bytes"] == layer_state and pp["capacity"] == unit["capacity"]
     tp = next(r for r in rows if r.strategy == "TP")
     assert tp.best.plan.tp == 8 and not c.spans_nodes(tp.best.plan.tp)
 
@@ -94,7 +119,8 @@ def test_topology_variant_changes_what_it_should(cases):
     # Case 1: DP stays feasible but the gradient all-reduce now crosses 25GbE Ethernet, and says so.
     _, slow, _, _ = cases["模型可单卡"]
     assert _verdicts(slow)["DP"] is V.FEASIBLE
-    assert "跨节点" in _reasons(slow, "DP") and "Ethernet 25GbE" in _reasons(slow, "DP")
+    g = _reason(slow, "DP", "dp_group")
+    assert g["spans_nodes"] is True and g["link"] == "Ethernet 25GbE" and "step_communication" in _codes(slow, "DP")
     # Case 2: FSDP's per-micro-batch gathers cross the slow link: FSDP goes from fastest to slower
     # than PP, with most of its step exposed communication; PP tolerates the link -> 可行.
     # (With the fused attention kernel FSDP fits micro-batch 4, so it has 8 gathers per step instead
@@ -109,14 +135,17 @@ def test_topology_variant_changes_what_it_should(cases):
     # than PP once its gathers cross 25GbE -> 不优先, with the factor in its reason; PP stays 可行.
     assert _verdicts(fast)["FSDP"] is V.FEASIBLE and _verdicts(slow)["FSDP"] is V.NOT_PREFERRED
     assert pp.step.total * pp.plan.gpus * SLOWER < fsdp.step.total * fsdp.plan.gpus
-    assert "GPU·秒" in _reasons(slow, "FSDP")
+    cost = _reason(slow, "FSDP", "costlier_per_gpu")
+    assert cost["best_strategy"] == "PP" and cost["ratio"] == pytest.approx(
+        fsdp.step.total * fsdp.plan.gpus / (pp.step.total * pp.plan.gpus))
     assert _verdicts(fast)["PP"] is V.FEASIBLE and _verdicts(slow)["PP"] is V.FEASIBLE
     assert _verdicts(slow)["TP"] is V.INFEASIBLE  # capacity, not the link, rules TP out here
-    assert "Ethernet 25GbE" in _reasons(slow, "FSDP")
+    assert _reason(slow, "FSDP", "dp_group")["link"] == "Ethernet 25GbE"
     # Case 3: TP stays inside a node and stays feasible; the reason says it cannot grow past the node.
     _, slow, _, _ = cases["单层超单卡"]
     assert _verdicts(slow)["TP"] is V.FEASIBLE
-    assert "TP 限在节点内" in _reasons(slow, "TP") and "Ethernet 25GbE" in _reasons(slow, "TP")
+    within = _reason(slow, "TP", "tp_within_node")
+    assert within["link"] == "Ethernet 25GbE" and within["gpus_per_node"] == 8
 
 
 def test_topology_variant_cluster():
@@ -130,11 +159,11 @@ def test_topology_variant_cluster():
 def test_unknown_facts_give_need_more_info():
     name, w, c = paper_cases()[0]
     rows = selection_matrix(w, c, unknown={"global_batch"})
-    assert _verdicts(rows)["DP"] is V.NEED_INFO and "global batch" in _reasons(rows, "DP")
+    assert _verdicts(rows)["DP"] is V.NEED_INFO and _codes(rows, "DP")[-1] == "unknown_global_batch_dp"
     # TP in case 3 is feasible only if the intra-node link is fast: unknown -> needs more information.
     name, w, c = paper_cases()[2]
     rows = selection_matrix(w, c, unknown="interconnect")
-    assert _verdicts(rows)["TP"] is V.NEED_INFO and "NVLink" in _reasons(rows, "TP")
+    assert _verdicts(rows)["TP"] is V.NEED_INFO and _reason(rows, "TP", "unknown_interconnect_tp")["link"] == c.intra.name
     # Hard "no" does not depend on the unknowns.
     assert _verdicts(rows)["DP"] is V.INFEASIBLE
     with pytest.raises(ValueError, match="unknown='weather'"):
@@ -148,7 +177,11 @@ def test_pp_with_few_microbatches_is_not_preferred_with_bubble():
     c = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=1)
     rows = selection_matrix(w, c)
     pp = next(r for r in rows if r.strategy == "PP")
-    assert pp.verdict is V.NOT_PREFERRED and "气泡" in " ".join(pp.reasons) and "%" in " ".join(pp.reasons)
+    big = first(pp.reasons, "pp_bubble_too_large")
+    assert pp.verdict is V.NOT_PREFERRED and big is not None
+    m = big["microbatches"]
+    assert m <= 8 and big["bubble"] == pytest.approx((pp.best.plan.pp - 1) / (m + pp.best.plan.pp - 1))
+    assert big["bubble"] > big["limit"]
 
 
 def test_bad_input():

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from parallelsel.matrix import FOUR_COLUMNS, MatrixRow, StrategyFacts
-from parallelsel.render.reasons import stage_title, title
+from parallelsel.render.reasons import join, stage_title, title
 from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_time, markdown_table
 from parallelsel.search import SearchResult
 
@@ -36,9 +36,9 @@ def matrix_table(rows: Sequence[MatrixRow], reasons: bool = True) -> str:
     for r in rows:
         e = r.best
         line = [r.strategy, r.verdict.value, _best(r), fmt_bytes(e.memory.total) if e else "—",
-                fmt_pct(e.margin) if e else "—", fmt_time(e.step.total) if e else "—"]
+                fmt_pct(e.margin) if e else "—", fmt_time(e.step.total, 2) if e else "—"]
         if reasons:
-            line.append("；".join(r.reasons))
+            line.append(join(r.reasons))
         body.append(line)
     return markdown_table(headers, body)
 

@@ -81,6 +81,54 @@ ZH: dict[str, str] = {
     "below_top": "不在前 {top} 名：步时 {seconds:secs}，是第一名 {best:plan}（{best_seconds:secs}）的 {ratio:x2} 倍",
     "dominated_by_less_recompute": "同一配置已有重算更少的方案放得下",
     "ranked_below_top": "排名在前 {top} 之后",
+    # the selection matrix (parallelsel.matrix): a strategy alone that fits nowhere
+    "tp_no_degree": "没有可试的 TP 度：它要大于 1、整除注意力头数 {heads}，且不超过卡数 {gpus}",
+    "pp_no_degree": "没有可试的 PP 段数：它要大于 1、整除层数 {layers}，且不超过卡数 {gpus}",
+    "no_degree_passes": "试过的 {tried} 种{strategy:degree}都违反硬约束",
+    "dp_state_exceeds_device": ("训练状态 {bytes:size}（{bytes_per_param:g} B/参数 × {params:count} 参数）> 单卡 "
+                                "{capacity:size}（{device}）：纯 DP 每卡都要存一整份"),
+    "dp_total_exceeds_device": ("训练状态 {states:size} 放得下，但加上激活后每卡 {bytes:size} > 单卡 {capacity:size}"
+                                "（最省的设置 {plan:plan}）"),
+    "thriftiest_exceeds_device": "最省的设置（{plan:plan}）每卡仍需 {bytes:size} > 单卡 {capacity:size}",
+    "fsdp_one_rank": "只有 {dp} 个数据并行副本：FSDP 无从分片，与纯 DP 相同",
+    "fsdp_exceeds_device": ("ZeRO-{zero} 分到 {shards} 卡后每卡状态 {states:size}[，加上 gather 峰值 {gather_peak:size}]、"
+                            "激活 {activations:size}，每卡 {bytes:size} > 单卡 {capacity:size}"),
+    "fsdp_unit_exceeds_device": ("一层 {params:count} 参数必须整层 gather：ZeRO-3 的 gather 峰值 {gather_peak:size}"
+                                 "（两层参数（预取）+ 一层梯度，加常驻的嵌入与输出层）> 单卡 {capacity:size}，"
+                                 "FSDP 在卡上聚不齐一层，分片再多也没用"),
+    "fsdp_unit_dominates": ("一层 {params:count} 参数必须整层 gather：ZeRO-3 的 gather 峰值 {gather_peak:size}，"
+                            "分片再多也省不掉这一项（单卡 {capacity:size}）"),
+    "pp_layer_exceeds_device": ("每段至少放一整层：一层的训练状态 {bytes:size}（{params:count} 参数 × {bytes_per_param:g} B）"
+                                "> 单卡 {capacity:size}，PP 切不开一层"),
+    "pp_exceeds_device": "PP 最多切 {degree} 段，最省的设置（{plan:plan}）每卡仍需 {bytes:size} > 单卡 {capacity:size}",
+    "tp_exceeds_device": "TP 最多 {degree} 路，最省的设置（{plan:plan}）每卡仍需 {bytes:size} > 单卡 {capacity:size}",
+    # the selection matrix: a strategy alone that fits
+    "best_setting": "最佳设置 {plan:plan}：每卡 {bytes:size} ≤ {budget:size}（余量 {margin:pct1}），步时 {seconds:secs}",
+    "single_replica": "只用 {gpus} 卡：没有跨卡通信",
+    "step_communication": "每步通信 {total:secs}，其中掩盖不掉的 {exposed:secs}（占步时 {share:pct}）",
+    "communication_hidden": "每步通信 {total:secs}，全部被计算掩盖",
+    "dp_simplest": "模型与优化器状态放得下单卡，DP 最简单：{dp} 卡各算 {sequences} 条序列",
+    "dp_batch_limits_degree": "global batch {global_batch} 只能整除到 {dp} 路 DP，{idle} 卡闲置",
+    "fsdp_shards_states": "ZeRO-{zero} 把状态分到 {shards} 卡：每卡状态 {states:size}[，gather 峰值 {gather_peak:size}]",
+    "dp_fits_not_slower": "DP 已能放下且不更慢（步时 {seconds:secs}），分片只多出通信和实现细节",
+    "fsdp_faster_than_dp": "DP 也能放下，但 ZeRO-{zero} 的步时 {seconds:secs} 比 DP 的 {dp_seconds:secs} 短{gain:gain}",
+    "tp_alone_idle": "纯 TP 只用 {tp} 卡，其余 {idle} 卡闲置（实际会与 DP/PP 组合）",
+    "tp_dp_fits": "模型放得下单卡（纯 DP 每卡 {bytes:size} ≤ {budget:size}）：DP/FSDP 更简单，TP 每层 4 次 all-reduce 纯属额外代价",
+    "tp_crosses_nodes": "高频的 TP 通信不该跨慢链路：组内要放进一个节点（≤ {gpus_per_node} 卡）",
+    "tp_within_node": "TP 限在节点内（≤ {gpus_per_node} 卡）；再大就要跨 {link}（{bandwidth:rate}）",
+    "pp_bubble": "{pp} 段、{microbatches} 个微批：气泡占比 (p−1)/(m+p−1) = {bubble:pct1}",
+    "pp_alone_idle": "纯 PP 只用 {pp} 卡，其余 {idle} 卡闲置（实际会与 DP 组合）",
+    "pp_dp_fits": "模型放得下单卡（纯 DP 每卡 {bytes:size} ≤ {budget:size}）：DP 更简单，PP 只会带来气泡和调度复杂度",
+    "pp_bubble_too_large": "global batch 只给出 {microbatches} 个微批，气泡 {bubble:pct1} > {limit:pct}",
+    "costlier_per_gpu": ("每步 GPU·秒（步时 × 所用卡数）{gpu_seconds:secs} 是最省方案（{best_strategy}，"
+                         "{best_gpu_seconds:secs}）的 {ratio:x} 倍"),
+    # the selection matrix: what an unknown fact would decide
+    "unknown_global_batch_dp": "DP 用满 {gpus} 卡要求 global batch ≥ {gpus} 且能被整除；场景没给 global batch，它决定 DP 度和每卡微批",
+    "unknown_global_batch_fsdp": "FSDP 的分片度（此处 {dp}）也受 global batch 限制；场景没给 global batch",
+    "unknown_interconnect_tp": ("TP 每层每微批 4 次 all-reduce，是否划算取决于组内互联是否为 NVLink 级；"
+                                "场景没说明（此处假设 {link}）"),
+    "unknown_global_batch_bubble": "气泡 {bubble:pct1} 取决于微批数，即 global batch；场景没给 global batch",
+    "unknown_global_batch_pp": "气泡 (p−1)/(m+p−1) 取决于微批数 m（此处 {microbatches}），即 global batch；场景没给 global batch",
     # PP with ZeRO/FSDP: which stacks run it (parallelsel.stacks)
     "pp_zero1_stacks": ("PP={pp} 配 ZeRO-{zero}：Megatron-LM 的分布式优化器（只分片优化器状态）和 DeepSpeed 的流水线引擎"
                         "都这样跑，每步一次梯度 reduce-scatter、一次参数 all-gather"),
@@ -133,6 +181,59 @@ EN: dict[str, str] = {
                   "({best_seconds:secs})"),
     "dominated_by_less_recompute": "the same plan with less recomputation already fits",
     "ranked_below_top": "ranked below the top {top}",
+    "tp_no_degree": "no TP degree to try: it must exceed 1, divide the {heads} attention heads and not exceed the {gpus} GPUs",
+    "pp_no_degree": "no PP stage count to try: it must exceed 1, divide the {layers} layers and not exceed the {gpus} GPUs",
+    "no_degree_passes": "each of the {tried} {strategy:degree} tried breaks a hard constraint",
+    "dp_state_exceeds_device": ("training state {bytes:size} ({bytes_per_param:g} B/parameter × {params:count} parameters) "
+                                "> one GPU's {capacity:size} ({device}): pure DP keeps a whole copy on every GPU"),
+    "dp_total_exceeds_device": ("training state {states:size} fits, but with activations each GPU needs {bytes:size} > "
+                                "{capacity:size} (thriftiest setting {plan:plan})"),
+    "thriftiest_exceeds_device": "the thriftiest setting ({plan:plan}) still needs {bytes:size} per GPU > {capacity:size}",
+    "fsdp_one_rank": "only {dp} data-parallel replica: FSDP has nothing to shard over and equals pure DP",
+    "fsdp_exceeds_device": ("ZeRO-{zero} over {shards} GPUs leaves {states:size} of state per GPU[, plus a gather peak of "
+                            "{gather_peak:size}], activations {activations:size}: {bytes:size} per GPU > {capacity:size}"),
+    "fsdp_unit_exceeds_device": ("a layer's {params:count} parameters must be gathered whole: ZeRO-3's gather peak "
+                                 "{gather_peak:size} (two layers' weights with prefetch + one layer's gradients, plus the "
+                                 "resident embedding and head) > one GPU's {capacity:size}; no shard count helps"),
+    "fsdp_unit_dominates": ("a layer's {params:count} parameters must be gathered whole: ZeRO-3's gather peak "
+                            "{gather_peak:size} remains whatever the shard count (one GPU {capacity:size})"),
+    "pp_layer_exceeds_device": ("every stage holds at least one layer: a layer's state {bytes:size} ({params:count} "
+                                "parameters × {bytes_per_param:g} B) > one GPU's {capacity:size}; PP cannot split a layer"),
+    "pp_exceeds_device": ("PP splits into at most {degree} stages, and its thriftiest setting ({plan:plan}) still needs "
+                          "{bytes:size} per GPU > {capacity:size}"),
+    "tp_exceeds_device": ("TP goes at most {degree} ways, and its thriftiest setting ({plan:plan}) still needs "
+                          "{bytes:size} per GPU > {capacity:size}"),
+    "best_setting": "best setting {plan:plan}: {bytes:size} per GPU ≤ {budget:size} (margin {margin:pct1}), step {seconds:secs}",
+    "single_replica": "uses {gpus} GPU: no communication between GPUs",
+    "step_communication": ("communication {total:secs} per step, of which {exposed:secs} is not hidden "
+                           "({share:pct} of the step)"),
+    "communication_hidden": "communication {total:secs} per step, all hidden behind compute",
+    "dp_simplest": "model and optimizer state fit one GPU, DP is simplest: {dp} GPUs each compute {sequences} sequences",
+    "dp_batch_limits_degree": "global batch {global_batch} divides only into {dp}-way DP: {idle} GPUs idle",
+    "fsdp_shards_states": "ZeRO-{zero} shards the state over {shards} GPUs: {states:size} per GPU[, gather peak {gather_peak:size}]",
+    "dp_fits_not_slower": ("DP already fits and is not slower (step {seconds:secs}); sharding adds only communication "
+                           "and implementation detail"),
+    "fsdp_faster_than_dp": "DP fits too, but ZeRO-{zero}'s step {seconds:secs} is shorter than DP's {dp_seconds:secs}{gain:gain}",
+    "tp_alone_idle": "pure TP uses only {tp} GPUs, the other {idle} idle (in practice combined with DP/PP)",
+    "tp_dp_fits": ("the model fits one GPU (pure DP {bytes:size} per GPU ≤ {budget:size}): DP/FSDP are simpler, TP's "
+                   "4 all-reduces per layer are pure extra cost"),
+    "tp_crosses_nodes": "frequent TP communication should not cross a slow link: keep the group in one node (≤ {gpus_per_node} GPUs)",
+    "tp_within_node": "TP stays within a node (≤ {gpus_per_node} GPUs); larger groups would cross {link} ({bandwidth:rate})",
+    "pp_bubble": "{pp} stages, {microbatches} micro-batches: bubble fraction (p−1)/(m+p−1) = {bubble:pct1}",
+    "pp_alone_idle": "pure PP uses only {pp} GPUs, the other {idle} idle (in practice combined with DP)",
+    "pp_dp_fits": ("the model fits one GPU (pure DP {bytes:size} per GPU ≤ {budget:size}): DP is simpler, PP only adds "
+                   "a bubble and scheduling complexity"),
+    "pp_bubble_too_large": "the global batch gives only {microbatches} micro-batches: bubble {bubble:pct1} > {limit:pct}",
+    "costlier_per_gpu": ("GPU-seconds per step (step × GPUs used) {gpu_seconds:secs} are {ratio:x} times the cheapest "
+                         "({best_strategy}, {best_gpu_seconds:secs})"),
+    "unknown_global_batch_dp": ("DP over all {gpus} GPUs needs a global batch ≥ {gpus} that divides; the scenario gives "
+                                "no global batch, and it decides the DP degree and the micro-batch"),
+    "unknown_global_batch_fsdp": "FSDP's shard count (here {dp}) is limited by the global batch too; the scenario gives none",
+    "unknown_interconnect_tp": ("TP's 4 all-reduces per layer and micro-batch pay off only on NVLink-class links inside "
+                                "the group; the scenario does not say (assumed here: {link})"),
+    "unknown_global_batch_bubble": "the bubble {bubble:pct1} depends on the micro-batch count, i.e. the global batch; the scenario gives none",
+    "unknown_global_batch_pp": ("the bubble (p−1)/(m+p−1) depends on the micro-batch count m (here {microbatches}), "
+                                "i.e. the global batch; the scenario gives none"),
     "pp_zero1_stacks": ("PP={pp} with ZeRO-{zero}: Megatron-LM's distributed optimizer (optimizer state sharded) and "
                         "DeepSpeed's pipeline engine run it, with one gradient reduce-scatter and one weight all-gather per step"),
     "pp_zero2_no_stack": ("PP={pp} with ZeRO-{zero} is run by no stack: DeepSpeed's pipeline engine accepts only ZeRO "
@@ -202,6 +303,9 @@ WORDS: dict[str, dict[str, Mapping]] = {
         "dp_sync": {0: "梯度 all-reduce", 1: "ZeRO-1 梯度 reduce-scatter", 2: "ZeRO-2 梯度 reduce-scatter",
                     3: "ZeRO-3 参数 all-gather 与梯度 reduce-scatter"},
         "part": {"compute": "计算", "communication": "暴露的通信", "bubble": "流水线气泡"},
+        "degree": {"DP": "DP 度", "FSDP": "FSDP 分片度", "TP": "TP 度", "PP": "PP 段数"},
+        "gain": {None: "", "micro_batch": "：省下的内存换来了更大的微批", "recompute": "：省下的内存换来了更少的重算",
+                 "both": "：省下的内存换来了更大的微批和更少的重算"},
     },
     "en": {
         "stage": {None: "", "first": " (first stage)", "last": " (last stage)"},
@@ -212,6 +316,10 @@ WORDS: dict[str, dict[str, Mapping]] = {
         "dp_sync": {0: "gradient all-reduce", 1: "ZeRO-1 gradient reduce-scatter", 2: "ZeRO-2 gradient reduce-scatter",
                     3: "ZeRO-3 weight all-gather and gradient reduce-scatter"},
         "part": {"compute": "compute", "communication": "exposed communication", "bubble": "pipeline bubble"},
+        "degree": {"DP": "DP degrees", "FSDP": "FSDP shard counts", "TP": "TP degrees", "PP": "PP stage counts"},
+        "gain": {None: "", "micro_batch": ": the memory saved buys a larger micro-batch",
+                 "recompute": ": the memory saved buys less recomputation",
+                 "both": ": the memory saved buys a larger micro-batch and less recomputation"},
     },
 }
 

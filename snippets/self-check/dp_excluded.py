@@ -1,9 +1,10 @@
 # Self-check 1: what rules out pure DP in each paper case (the selection matrix's own reason).
 from parallelsel.matrix import paper_cases, selection_matrix
+from parallelsel.render.reasons import join
 from parallelsel.render.tables import markdown_table
 
 rows = []
 for name, w, c in paper_cases():
     dp = selection_matrix(w, c)[0]
-    rows.append([name, dp.verdict.value, "；".join(dp.reasons[:1])])
+    rows.append([name, dp.verdict.value, join(dp.reasons[:1])])
 print(markdown_table(["案例", "纯 DP", "理由"], rows, align="lcl"))

@@ -1,6 +1,7 @@
 # 最小练习 3: the same cases with fast links inside a node and 25GbE Ethernet between nodes.
 from parallelsel.matrix import paper_cases, selection_matrix, topology_variant
 from parallelsel.render.placement import link_text
+from parallelsel.render.reasons import join
 from parallelsel.render.tables import fmt_rate, markdown_table
 
 rows = []
@@ -11,7 +12,7 @@ for name, workload, cluster in paper_cases():
     for b, a in zip(before, after):
         new = [r for r in a.reasons if r not in b.reasons]
         change = "变" if a.verdict != b.verdict else "不变"
-        rows.append([name, a.strategy, f"{b.verdict.value} → {a.verdict.value}", change, "；".join(new) or "—"])
+        rows.append([name, a.strategy, f"{b.verdict.value} → {a.verdict.value}", change, join(new) or "—"])
 slow = topology_variant(paper_cases()[0][2])
 print(f"拓扑变体：节点内 {slow.intra.name}（{fmt_rate(slow.intra.bandwidth)}），"
       f"节点间 {slow.inter.name}（{link_text(slow.inter)}），至少 {slow.nodes} 节点。\n")
