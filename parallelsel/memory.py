@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 from ._check import ParallelselError, choice, positive_int, positive_number
 from .model import ATTENTION, RECOMPUTE, Transformer
-from .plan import SCHEDULES
+from .pipeline import KINDS, peak_inflight
 from .recipe import RECIPES, Recipe
 from .stacks import effective_zero
 
@@ -364,33 +364,48 @@ def _logits(model: Transformer, s: int, b: int, t: int, sp: bool, act_bytes: flo
 def inflight_microbatches(schedule: str, stages: int, microbatches: int, chunks: int = 1, stage: int = 0) -> float:
     """Micro-batches whose activations ``stage`` holds at its peak, in units of the stage's full activations.
 
-    * No pipeline (stages = 1): 1 -- gradient accumulation runs micro-batches one after another.
+    Counted along the stage's own pass order (:func:`parallelsel.pipeline.peak_inflight`, the count of
+    :meth:`parallelsel.pipeline.Schedule.peak_inflight`) and divided by ``chunks`` (each chunk holds
+    1/chunks of the stage's layers), for every kind :func:`parallelsel.pipeline.schedule` builds and the
+    settings it accepts (plus 1F1B and ZB-H1 with one chunk for any m). Without a pipeline
+    (stages = 1) it is 1: gradient accumulation runs micro-batches one after another.
+
+    The published closed forms, which the schedules reproduce where they apply (tests/test_memory.py):
+
     * GPipe (Huang et al. 2019): all m forwards run before any backward, so m on every stage.
     * 1F1B (Narayanan et al. 2021 §2.2.1): stage i (from 0) runs p - i warm-up forwards, so it
       holds min(p - i, m); the first stage holds min(p, m) (Korthikanti et al. 2022 §4.2.3).
-    * ZB-H1 (Qi et al. 2024 §2.1): the same peak as 1F1B.
-    * Interleaved 1F1B with v chunks (Narayanan et al. 2021 §2.2.2): stage i runs
+    * Interleaved 1F1B with v chunks (Narayanan et al. 2021 §2.2.2), m a multiple of p: stage i runs
       2(p - i - 1) + (v - 1)p warm-up chunk-forwards plus one in the steady state, each chunk 1/v of
       the stage; on the first stage that is p(1 + (p-1)/(pv)), Korthikanti et al. §4.2.3's factor.
+
+    Where the schedule departs from them: ZB-H1 (Qi et al. 2024 §2.1) as torch runs it keeps every
+    stage's stored inputs until their W, so each stage holds min(p, m), not 1F1B's min(p - i, m);
+    torch's interleaved 1F1B warms up with (v - 1)n + 2(p - 1 - i) forwards where n = m // max(1, m // p)
+    (n = p only when m is a multiple of p), and with one chunk it still takes two forwards per hop.
+
+    Examples:
+        >>> [inflight_microbatches("zb-h1", 4, 8, stage=i) for i in range(4)]
+        [4.0, 4.0, 4.0, 4.0]
+        >>> [inflight_microbatches("1f1b", 4, 8, stage=i) for i in range(4)]
+        [4.0, 3.0, 2.0, 1.0]
     """
-    choice("schedule", schedule, SCHEDULES)
+    choice("schedule", schedule, KINDS)
     p = positive_int("stages", stages)
     m = positive_int("microbatches", microbatches)
     v = positive_int("chunks", chunks)
     i = positive_int("stage", stage, minimum=0)
     if i >= p:
         raise ParallelselError(f"stage={stage}: must be < stages={p}")
-    return _inflight(schedule, p, m, v, i)
-
-
-def _inflight(schedule: str, p: int, m: int, v: int, i: int) -> float:
     if p == 1:
         return 1.0
-    if schedule == "gpipe":
-        return float(m)
-    if schedule == "interleaved" and v > 1:
-        return min(m * v, 2 * (p - i - 1) + (v - 1) * p + 1) / v
-    return float(min(p - i, m))
+    return peak_inflight(schedule, p, m, v, i) / v
+
+
+@lru_cache(maxsize=4096)
+def _inflight(schedule: str, p: int, m: int, v: int, i: int) -> float:
+    # A Plan's settings (already checked by Plan), cached: the search asks for the same few often.
+    return inflight_microbatches(schedule, p, m, v, i)
 
 
 # -- parameters per stage and the FSDP unit -------------------------------------------------

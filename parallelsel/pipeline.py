@@ -28,7 +28,7 @@ from functools import cached_property, lru_cache
 from typing import Sequence
 
 from parallelsel._check import ParallelselError, choice, positive_int, positive_number
-from parallelsel.pipeline_orders import LAYOUTS, rank_orders, stage_of
+from parallelsel.pipeline_orders import LAYOUTS, ORDERS, rank_orders, stage_of
 from parallelsel.pipeline_orders import check as check_orders
 
 __all__ = [
@@ -40,6 +40,7 @@ __all__ = [
     "Timeline",
     "schedule",
     "simulate",
+    "peak_inflight",
     "bubble_fraction",
     "bubble_overhead",
     "onef1b_bubble_time",
@@ -227,19 +228,56 @@ class Schedule:
         """
         np = _numpy()
         if np is None:
-            peaks = []
-            for stage_ops in self.ops:
-                held = peak = 0
-                for op in stage_ops:
-                    held += 1 if op.kind == "F" else -1 if op.kind in ("B", "W") else 0
-                    peak = max(peak, held)
-                peaks.append(peak)
-            return tuple(peaks)
+            return tuple(_held_peak(op.kind for op in stage_ops) for stage_ops in self.ops)
         kc, _, _, offset = self._arrays
         held = np.cumsum((kc == 0).astype(np.int64) - (kc == 1) - (kc == 2))
         before = np.concatenate(([0], held))[offset[:-1]]  # held count carried over from earlier ranks
         peaks = np.maximum.reduceat(held, offset[:-1]) - before if len(kc) else np.zeros(self.stages, dtype=np.int64)
         return np.maximum(peaks, 0)
+
+
+def _held_peak(actions) -> int:
+    """The most activations held at once along one rank's ``actions``: an F stores one, a full B or
+    the W of a split backward releases it (W still reads the stored input; I does not release it)."""
+    held = peak = 0
+    for a in actions:
+        held += 1 if a == "F" else -1 if a in ("B", "W") else 0
+        peak = max(peak, held)
+    return peak
+
+
+def peak_inflight(kind: str, stages: int, microbatches: int, chunks: int = 1, rank: int = 0) -> int:
+    """The most micro-batch-chunks whose activations ``rank`` holds at once under ``kind``, counted
+    along that rank's pass order (the order :func:`schedule` builds; the count of
+    :meth:`Schedule.peak_inflight`, for one rank without building the others or the ops).
+
+    Accepted settings are :func:`schedule`'s (torch 2.13's rules) with two one-chunk exceptions whose
+    order is still complete and which other stacks run: ``"1f1b"`` with fewer micro-batches than stages
+    (Megatron-LM's ``forward_backward_pipelining_without_interleaving`` warms up min(p - r - 1, m)
+    forwards; torch's Schedule1F1B refuses it), and ``"zb-h1"`` with ``m`` not a multiple of
+    max(1, m // p) (torch's rounds rule, which only matters for more than one chunk). There is no
+    size limit: one rank's order has at most 3 x microbatches x chunks passes. Cached per setting,
+    since :mod:`parallelsel.memory` asks for the same few settings over and over.
+
+    Examples:
+        >>> [peak_inflight("zb-h1", 4, 8, rank=r) for r in range(4)]   # every rank holds p until its W
+        [4, 4, 4, 4]
+        >>> [peak_inflight("1f1b", 4, 2, rank=r) for r in range(4)]    # m < p: all forwards first
+        [2, 2, 2, 1]
+    """
+    kind = choice("kind", kind, KINDS)
+    p = positive_int("stages", stages)
+    m = positive_int("microbatches", microbatches)
+    v = positive_int("chunks", chunks)
+    r = positive_int("rank", rank, minimum=0, maximum=p - 1)
+    if not (kind in ("1f1b", "zb-h1") and v == 1):  # the two exceptions above
+        check_orders(kind, p, m, v)
+    return _rank_peak(kind, p, m, v, r)
+
+
+@lru_cache(maxsize=4096)
+def _rank_peak(kind: str, p: int, m: int, v: int, r: int) -> int:
+    return _held_peak(a for a, _, _ in ORDERS[kind][0](p, m, v, r))
 
 
 def schedule(kind: str, stages: int, microbatches: int, chunks: int = 1) -> Schedule:

@@ -172,8 +172,9 @@ def test_each_launcher_refuses_what_it_cannot_run():
 
 
 def test_cli_export_and_refusal(capsys):
-    # Unpinned, the first plan runs ZB-H1, which Megatron-LM has no schedule for: one line, exit 2.
-    assert main(["plan", "--model", "llama3-70b", "--nodes", "8", "--global-batch", "512", "--export", "megatron"]) == 2
+    # A ZB-H1 plan, which Megatron-LM has no schedule for: one line, exit 2.
+    assert main(["plan", "--model", "llama3-70b", "--nodes", "8", "--global-batch", "512",
+                 "--why", "DP1 TP8 PP8 SP mb1 zb-h1", "--export", "megatron"]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "ZB-H1" in err
     base = ["plan", "--model", "llama3-70b", "--nodes", "8", "--global-batch", "512", "--pp", "1"]

@@ -9,6 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import parallelsel.memory as memory
+import parallelsel.pipeline as pl
+from parallelsel import pipeline_orders
 from parallelsel import MODELS, RECIPES, Plan, Transformer, Workload
 from parallelsel.memory import (
     ALLOCATOR_OVERHEAD,
@@ -187,7 +189,9 @@ def test_embedding_and_logits_section_4_3():
         ("1f1b", 4, 8, 1, 0, 4),           # 1F1B: first stage min(p, m)
         ("1f1b", 4, 2, 1, 0, 2),
         ("1f1b", 4, 8, 1, 3, 1),           # last stage: one
-        ("zb-h1", 4, 8, 1, 0, 4),          # ZB-H1: same peak as 1F1B
+        ("zb-h1", 4, 8, 1, 0, 4),          # ZB-H1: same first-stage peak as 1F1B
+        ("zb-h1", 4, 8, 1, 3, 4),          # ... but every stage keeps its inputs until W: min(p, m)
+        ("1f1b", 4, 2, 1, 2, 2),           # m < p (Megatron runs it): min(p - i, m)
         ("interleaved", 4, 8, 2, 0, 4 * (1 + 3 / 8)),   # Korthikanti §4.2.3: p(1 + (p-1)/(pv))
         ("interleaved", 8, 16, 4, 0, 8 * (1 + 7 / 32)),
         ("1f1b", 1, 8, 1, 0, 1),           # no pipeline: gradient accumulation, one at a time
@@ -195,6 +199,70 @@ def test_embedding_and_logits_section_4_3():
 )
 def test_inflight(schedule, p, m, v, stage, want):
     assert inflight_microbatches(schedule, p, m, v, stage) == pytest.approx(want)
+
+
+def _accepted(kind, p, m, v):
+    try:
+        pl.schedule(kind, p, m, chunks=v)
+    except ValueError:
+        return False
+    return True
+
+
+GRID = [(kind, p, m, v) for kind in pl.KINDS for p in (2, 3, 4, 5, 8) for m in (1, 2, 3, 4, 6, 8, 9, 12, 16, 17)
+        for v in (1, 2, 3, 4) if _accepted(kind, p, m, v)]
+
+
+def test_inflight_grid_covers_every_kind():
+    assert {g[0] for g in GRID} == set(pl.KINDS)
+    assert {g[3] for g in GRID if g[0] in ("interleaved", "looped-bfs", "interleaved-zb")} == {1, 2, 3, 4}
+
+
+@pytest.mark.parametrize("kind,p,m,v", GRID)
+def test_inflight_is_the_schedules_peak(kind, p, m, v):
+    # The whole schedule, as pipeline.schedule builds it (its orders are checked against torch's recorded
+    # runs), counted by Schedule.peak_inflight; memory must hold exactly that on every stage.
+    peaks = pl.schedule(kind, p, m, chunks=v).peak_inflight()
+    assert [inflight_microbatches(kind, p, m, v, i) for i in range(p)] == [x / v for x in peaks]
+
+
+@pytest.mark.parametrize("kind,p,m", [("1f1b", p, m) for p in (2, 4, 8) for m in range(1, p)]
+                         + [("zb-h1", 4, 9), ("zb-h1", 4, 11), ("zb-h1", 3, 7)])
+def test_inflight_one_chunk_settings_torch_refuses(kind, p, m):
+    # 1F1B with m < p (Megatron runs it) and ZB-H1 with m not a multiple of the rounds: the one-chunk order
+    # is still complete, so it simulates to the end, and memory holds that order's peak.
+    gen = pipeline_orders.ORDERS[kind][0]
+    sched = pl.Schedule.from_rank_orders([[(r, a, mb) for a, mb, _ in gen(p, m, 1, r)] for r in range(p)])
+    assert sorted(op.microbatch for op in sched.ops[0] if op.kind == "F") == list(range(m))
+    pl.simulate(sched)  # raises on a deadlock or a missing pass
+    assert [inflight_microbatches(kind, p, m, 1, i) for i in range(p)] == list(sched.peak_inflight())
+
+
+@pytest.mark.parametrize("p", [2, 3, 4, 8])
+@pytest.mark.parametrize("m", [1, 2, 3, 5, 8, 16])
+def test_closed_forms_match_the_schedule_where_they_apply(p, m):
+    # Published closed forms (the docstring's): GPipe m (Huang et al. 2019); 1F1B min(p - i, m)
+    # (Narayanan et al. 2021 §2.2.1); interleaved, m a multiple of p: min(mv, 2(p-i-1) + (v-1)p + 1)/v,
+    # p(1 + (p-1)/(pv)) on the first stage (Korthikanti et al. 2022 §4.2.3).
+    for i in range(p):
+        assert inflight_microbatches("gpipe", p, m, 1, i) == m
+        assert inflight_microbatches("1f1b", p, m, 1, i) == min(p - i, m)
+    for v in (2, 3, 4):
+        mm = m * p
+        for i in range(p):
+            want = min(mm * v, 2 * (p - i - 1) + (v - 1) * p + 1) / v
+            assert inflight_microbatches("interleaved", p, mm, v, i) == pytest.approx(want)
+        if mm >= p * v:
+            assert inflight_microbatches("interleaved", p, mm, v, 0) == pytest.approx(p * (1 + (p - 1) / (p * v)))
+
+
+def test_zb_h1_memory_holds_p_on_the_last_stage():
+    # The issue's case: ZB-H1's last stage keeps p micro-batches, not 1F1B's one.
+    w = Workload(MODELS["llama3-8b"], global_batch=64)
+    one = memory._stage_breakdown(w, Plan(dp=1, pp=4, micro_batch=1, schedule="1f1b"), 3)
+    zb = memory._stage_breakdown(w, Plan(dp=1, pp=4, micro_batch=1, schedule="zb-h1"), 3)
+    assert (one.inflight, zb.inflight) == (1, 4)
+    assert zb.activations == pytest.approx(4 * one.activations)
 
 
 def test_inflight_bad_stage():
