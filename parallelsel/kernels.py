@@ -37,8 +37,8 @@ from functools import lru_cache
 from ._check import ParallelselError, positive_int
 from .hardware import Device
 
-__all__ = ["FLASH_SHARE", "K_OVERHEAD", "TILE", "ComputeTime", "Gemm", "compute_time", "gemm_efficiency",
-           "gemm_time", "layer_gemms"]
+__all__ = ["FLASH_SHARE", "K_OVERHEAD", "TILE", "ComputeTime", "Gemm", "WeightPiece", "compute_time", "gemm_efficiency",
+           "gemm_time", "layer_gemms", "weight_pieces"]
 
 TILE = (256, 128)
 """Output tile of a large half-precision GEMM: NVIDIA's Matrix Multiplication Background guide (§2.3)
@@ -204,6 +204,50 @@ def _compute(model, b, s, device, tp, pp, cp, ep, sp, recompute, attention) -> C
     gemm = layers * (g_fwd + g_bwd + (g_fwd if recompute == "full" else 0.0)) + (logits + logits_bwd) / pp
     attn = layers * (a_fwd + a_bwd + (a_fwd if recompute in ("full", "selective") else 0.0))
     return ComputeTime(forward, backward, gemm, attn, forward + backward - gemm - attn)
+
+
+@dataclass(frozen=True)
+class WeightPiece:
+    """One weight matrix of a layer with the compute that runs while it is in use, for one micro-batch.
+
+    ``params``: the matrix's elements on this GPU; ``forward`` / ``backward``: seconds of the kernels
+    from this matrix's GEMM up to the next weight GEMM in execution order (forward: the attention core
+    after QKV; backward: the attention core's backward after the output projection's), with the
+    layer's memory-bound work split evenly over the pieces.
+    """
+
+    name: str
+    params: int
+    forward: float
+    backward: float
+
+
+def weight_pieces(model, micro_batch: int, seq_len: int, device: Device, tp: int = 1,
+                  attention: str = "flash") -> tuple[WeightPiece, ...]:
+    """The weight GEMMs of one dense layer in execution order (QKV, output projection, MLP in, MLP out)
+    with the kernel seconds each one heads (:func:`layer_gemms`, the attention core and the
+    elementwise bytes of :func:`compute_time`): the granularity at which a ZeRO-3 implementation that
+    gathers parameter by parameter sees the layer. The pieces sum to :func:`compute_time`'s per-layer
+    forward and backward (without recomputation).
+
+    Examples:
+        >>> import parallelsel as ps
+        >>> [p.name for p in weight_pieces(ps.MODELS["gpt3-175b"], 1, 2048, ps.DEVICES["a100-80gb"])]
+        ['qkv', 'proj', 'fc1', 'fc2']
+    """
+    if model.is_moe:
+        raise ParallelselError(f"model={model!r}: weight_pieces covers dense layers (an MoE layer routes tokens)")
+    b, s = positive_int("micro_batch", micro_batch), positive_int("seq_len", seq_len)
+    tokens = b * s
+    a_fwd, a_bwd = _attention(model, b, s, 1, tp, device, attention)
+    mem = _elementwise_bytes(model, tokens, s, tp, False, attention) / (device.hbm_bandwidth * device.memory_efficiency)
+    out = []
+    for g in layer_gemms(model, tokens, tp):
+        forward = gemm_time(g.m, g.n, g.k, device) + mem / 4 + (a_fwd if g.name == "qkv" else 0.0)
+        backward = (gemm_time(g.m, g.k, g.n, device) + gemm_time(g.k, g.n, g.m, device) + BACKWARD_BYTES * mem / 4
+                    + (a_bwd if g.name == "proj" else 0.0))
+        out.append(WeightPiece(g.name, g.n * g.k, forward, backward))
+    return tuple(out)
 
 
 def _attention(model, b: int, s: int, cp: int, tp: int, device: Device, attention: str) -> tuple[float, float]:

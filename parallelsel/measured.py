@@ -16,6 +16,7 @@ Examples:
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from .estimate import Estimate, estimate
@@ -23,6 +24,7 @@ from .hardware import DEVICES, Cluster, Device
 from .model import Transformer
 from .plan import Plan, Workload
 from .references import NARAYANAN_GPT, MeasuredRun
+from .zero3_timeline import deepspeed_zero3_step
 
 __all__ = ["Compared", "compare", "compare_all", "eq3_flops", "run_estimate"]
 
@@ -34,13 +36,19 @@ def _model(run: MeasuredRun) -> Transformer:
 
 
 def run_estimate(run: MeasuredRun, device: Device | None = None) -> Estimate:
-    """The library's estimate of ``run`` on ``device`` (default: the A100-80GB preset, DGX A100 nodes)."""
+    """The library's estimate of ``run`` on ``device`` (default: the A100-80GB preset, DGX A100 nodes); a
+    run of DeepSpeed's 2021 ZeRO-3 (``run.stack``) is timed by :func:`parallelsel.zero3_timeline.deepspeed_zero3_step`."""
     device = DEVICES["a100-80gb"] if device is None else device
     dp = run.gpus // (run.tp * run.pp)
     plan = Plan(dp=dp, tp=run.tp, pp=run.pp, zero=run.zero, micro_batch=run.micro_batch, sp=run.sp,
                 recompute=run.recompute, schedule="interleaved" if run.chunks > 1 else "1f1b", chunks=run.chunks)
     work = Workload(_model(run), global_batch=run.global_batch, attention="standard")
-    return estimate(work, plan, Cluster(device, nodes=max(1, run.gpus // 8)))
+    cluster = Cluster(device, nodes=max(1, run.gpus // 8))
+    e = estimate(work, plan, cluster)
+    if run.stack == "deepspeed-2021":
+        # DeepSpeed's 2021 ZeRO-3 overlaps by its coordinator's rules, not the general FSDP model's.
+        e = dataclasses.replace(e, step=deepspeed_zero3_step(work, plan, cluster))
+    return e
 
 
 def eq3_flops(run: MeasuredRun) -> float:

@@ -196,7 +196,9 @@ class MeasuredRun:
     ``global_batch``, ``micro_batch``, ``chunks`` (interleaved model chunks per GPU, 1 = plain 1F1B);
     ``recompute`` and ``sp`` in this library's terms; ``zero``: 3 for DeepSpeed ZeRO-3; ``metric``:
     "tflops" (achieved teraFLOP/s per GPU, counted as eq. 3 counts them) or "seconds" (iteration time);
-    ``value`` the paper's number; ``source`` where the number and where the plan come from.
+    ``value`` the paper's number; ``source`` where the number and where the plan come from; ``stack``:
+    the implementation whose timing rules apply ("" for Megatron-LM, "deepspeed-2021" for the ZeRO-3
+    runs: :mod:`parallelsel.zero3_timeline`).
     """
 
     label: str
@@ -213,6 +215,7 @@ class MeasuredRun:
     value: float
     source: str
     zero: int = 0
+    stack: str = ""
 
 
 _T1 = ("Narayanan et al. 2021, Table 1 (achieved teraFLOP/s per GPU); plan: NVIDIA/Megatron-LM "
@@ -251,16 +254,30 @@ KORTHIKANTI_TABLE5 = tuple(
 selective activation recomputation (the paper prints MFU 41.5%, 51.4%, 56.0% and 56.3% for these runs;
 the Megatron-LM README of June 2022 repeats them)."""
 
-_T2 = "Narayanan et al. 2021, §5.2 and Table 2 (ZeRO-3 vs PTD-P, GPT-3 175B, batch 1536)"
+_T2 = "Narayanan et al. 2021, §5.2 and Table 2 (ZeRO-3 vs PTD-P, GPT-3 175B batch 1536, 530B batch 2240)"
 NARAYANAN_ZERO3 = tuple(
-    MeasuredRun(f"{kind} {g}", (96, 12288, 96), g, tp, pp, 1536, mb, 1, "full", False, "tflops", x, _T2, zero)
-    for kind, g, tp, pp, mb, x, zero in (
-        ("ZeRO-3", 384, 1, 1, 4, 144, 3), ("ZeRO-3", 768, 1, 1, 2, 88, 3), ("ZeRO-3", 1536, 1, 1, 1, 44, 3),
-        ("PTD-P", 384, 8, 12, 1, 153, 0), ("PTD-P", 768, 8, 12, 1, 149, 0), ("PTD-P", 1536, 8, 12, 1, 141, 0),
+    MeasuredRun(f"{kind} {name} {g}", shape, g, tp, pp, gb, mb, 1, "full", False, "tflops", x, _T2, zero,
+                "deepspeed-2021" if zero else "")
+    for kind, name, shape, g, tp, pp, gb, mb, x, zero in (
+        ("ZeRO-3", "175B", (96, 12288, 96), 384, 1, 1, 1536, 4, 144, 3),
+        ("ZeRO-3", "175B", (96, 12288, 96), 768, 1, 1, 1536, 2, 88, 3),
+        ("ZeRO-3", "175B", (96, 12288, 96), 1536, 1, 1, 1536, 1, 44, 3),
+        ("PTD-P", "175B", (96, 12288, 96), 384, 8, 12, 1536, 1, 153, 0),
+        ("PTD-P", "175B", (96, 12288, 96), 768, 8, 12, 1536, 1, 149, 0),
+        ("PTD-P", "175B", (96, 12288, 96), 1536, 8, 12, 1536, 1, 141, 0),
+        ("ZeRO-3", "530B", (105, 20480, 128), 640, 1, 1, 2560, 4, 138, 3),   # did not fit 560 GPUs at micro-batch 4
+        ("ZeRO-3", "530B", (105, 20480, 128), 1120, 1, 1, 2240, 2, 98, 3),
+        ("ZeRO-3", "530B", (105, 20480, 128), 2240, 1, 1, 2240, 1, 48, 3),
+        ("PTD-P", "530B", (105, 20480, 128), 560, 8, 35, 2240, 1, 171, 0),
+        ("PTD-P", "530B", (105, 20480, 128), 1120, 8, 35, 2240, 1, 167, 0),
+        ("PTD-P", "530B", (105, 20480, 128), 2240, 8, 35, 2240, 1, 159, 0),
     )
 )
-"""Narayanan et al. 2021 §5.2: DeepSpeed ZeRO-3 without model parallelism against PTD-P (TP 8, PP 12) on
-384, 768 and 1,536 GPUs; the published ranking is PTD-P ahead at all three."""
+"""Narayanan et al. 2021 §5.2, Table 2: DeepSpeed ZeRO-3 without model parallelism (model-parallel size 1)
+against PTD-P (model-parallel size 96 = TP 8 x PP 12 for 175B, 280 = TP 8 x PP 35 for 530B), achieved
+teraFLOP/s per GPU; the global batch stays fixed as the GPUs double, so the ZeRO-3 micro-batch halves.
+The published ranking is PTD-P ahead at every size ("PTD-P results in 6% and 24% higher throughput"
+with the fewest GPUs, 70% more after doubling them). The ZeRO-3 530B row on 640 GPUs used batch 2560."""
 
 __all__ += ["MeasuredRun", "NARAYANAN_THROUGHPUT", "KORTHIKANTI_TABLE5", "NARAYANAN_ZERO3", "MEASURED_RUNS"]
 MEASURED_RUNS = NARAYANAN_THROUGHPUT + KORTHIKANTI_TABLE5
