@@ -40,7 +40,7 @@ def _record_hash(data: bytes) -> str:
 def build_wheel(root: Path, out_dir: Path) -> Path:
     """Write ``parallelsel``'s pure-Python wheel (PEP 427) from the sources under ``root`` into ``out_dir``.
 
-    Contents: every ``parallelsel/**/*.py`` plus ``<name>-<version>.dist-info/{METADATA,WHEEL,RECORD}`` with the
+    Contents: every ``parallelsel/**/*.py`` and ``*.json`` (package data, e.g. ``render/verdicts.json``) plus ``<name>-<version>.dist-info/{METADATA,WHEEL,RECORD}`` with the
     name, version, Python requirement and dependencies of ``pyproject.toml``. Deterministic: entries sorted,
     timestamps fixed, mode 0644.
     """
@@ -49,7 +49,7 @@ def build_wheel(root: Path, out_dir: Path) -> Path:
     info = f"{name}-{version}.dist-info"
     files: list[tuple[str, bytes]] = [
         (p.relative_to(root).as_posix(), p.read_bytes())
-        for p in sorted((root / name).rglob("*.py"))
+        for p in sorted(q for ext in ("*.py", "*.json") for q in (root / name).rglob(ext))
         if "__pycache__" not in p.parts
     ]
     meta = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}", f"Summary: {project.get('description', '')}"]

@@ -3,7 +3,8 @@
 from . import comm, memory, pipeline, reliability, roofline
 from .calibrate import Calibration, calibrate
 from .estimate import Estimate, MemoryBreakdown, StepTime, estimate, scaling_efficiency
-from .matrix import FOUR_COLUMNS, MatrixRow, Verdict, paper_cases, selection_matrix, topology_variant
+from .lesson import FOUR_COLUMNS, paper_cases, topology_variant
+from .matrix import MatrixRow, Verdict, selection_matrix
 from .hardware import DEVICES, LINKS, Cluster, Device, Link
 from .model import MODELS, Transformer
 from .plan import Plan, Workload, fsdp_plan

@@ -14,7 +14,8 @@ fields), or ``--params N``: a GPT-shaped model of about N parameters (see :func:
 Exit status: 0 on success, 2 on bad input -- one line on stderr saying what is wrong and what is
 allowed, never a traceback.
 
-``--json`` prints one JSON object with stable ASCII keys (values may be Chinese sentences);
+``--json`` prints one JSON object with stable ASCII keys (values may be Chinese sentences); every text a person
+reads (help, reports, sentences) is written by :mod:`parallelsel.render.cli_text` and :mod:`parallelsel.render.reasons`;
 the CLI reference page (docs/reference/cli.md) lists every key of every command, generated from
 real runs. Sizes are bytes, times seconds. ``plan --why PLAN`` explains one plan, ``plan --export
 megatron|torchtitan|deepspeed`` prints the chosen plan for that launcher
@@ -32,6 +33,7 @@ from dataclasses import replace
 from ._check import ParallelselError, positive_int
 from .memory import DEFAULT_HEADROOM
 from .model import ATTENTION, RECOMPUTE
+from .render.cli_text import ERROR, HELP, keys_text, see_help
 from .render.reasons import LANGS
 
 __all__ = ["main", "gpt_like", "build_parser"]
@@ -79,7 +81,7 @@ def gpt_like(params: float, seq_len: int = DEFAULT_SEQ, vocab: int = 51200):
     h = 128 * heads
     layers = max(1, int(round((n - vocab * h) / (12 * h * h))))
     return Transformer(layers=layers, hidden=h, heads=heads, seq_len=seq_len, vocab=vocab, tied_embeddings=True,
-                       position="learned", bias=True, norm="layernorm", name=f"GPT 形 ~{n / 1e9:g}B")
+                       position="learned", bias=True, norm="layernorm", name=f"GPT-like ~{n / 1e9:g}B")
 
 
 # -- argument parsing ------------------------------------------------------------------------
@@ -91,7 +93,7 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message):  # pragma: no cover - exercised through main()
-        sys.stderr.write(f"{self.prog}: 错误 error: {' '.join(message.split())}（见 {self.prog} --help）\n")
+        sys.stderr.write(see_help(self.prog, message) + "\n")
         raise SystemExit(2)
 
 
@@ -141,73 +143,59 @@ def _key(text: str) -> str:
     return text.strip()
 
 
-def _keys(catalogue) -> str:
-    return "、".join(sorted(catalogue))
-
-
 def _model_args(p: argparse.ArgumentParser) -> None:
     from .model import MODELS, SHAPE_LIMITS
     from .plan import MAX_GLOBAL_BATCH
     from .recipe import RECIPES
 
     lim = SHAPE_LIMITS
-    g = p.add_argument_group("模型 model（--model、形状参数或 --params 三选一）")
-    g.add_argument("--model", type=_key, metavar="KEY", help=f"模型预设：{_keys(MODELS)}（parallelsel presets models 列出来源）")
-    g.add_argument("--params", type=_real(MIN_PARAMS, MAX_PARAMS), metavar="N",
-                   help="约 N 个参数的 GPT 形模型：hidden≈(128N/12)^(1/3)，头宽 128，头数取 8 的倍数（TP 2/4/8 可整除）")
-    g.add_argument("--layers", type=_integer(1, lim["layers"]), help="层数 layers")
-    g.add_argument("--hidden", type=_integer(1, lim["hidden"]), help="隐藏维度 hidden")
-    g.add_argument("--heads", type=_integer(1, lim["heads"]), help="注意力头数 heads")
-    g.add_argument("--kv-heads", type=_integer(1, lim["heads"]), help="KV 头数（GQA）")
-    g.add_argument("--ffn-hidden", type=_integer(1, lim["ffn_hidden"]), help="FFN 宽度（默认 4×hidden）")
-    g.add_argument("--vocab", type=_integer(1, lim["vocab"]), help="词表大小（默认 51200）")
-    g.add_argument("--seq-len", type=_integer(1, lim["seq_len"]), metavar="N", help="序列长度（默认：模型的 seq_len）")
+    g = p.add_argument_group(HELP["group_model"])
+    g.add_argument("--model", type=_key, metavar="KEY", help=HELP["model"].format(keys=keys_text(MODELS)))
+    g.add_argument("--params", type=_real(MIN_PARAMS, MAX_PARAMS), metavar="N", help=HELP["params"])
+    for flag in ("layers", "hidden", "heads"):
+        g.add_argument(f"--{flag}", type=_integer(1, lim[flag]), help=HELP[flag])
+    g.add_argument("--kv-heads", type=_integer(1, lim["heads"]), help=HELP["kv_heads"])
+    g.add_argument("--ffn-hidden", type=_integer(1, lim["ffn_hidden"]), help=HELP["ffn_hidden"])
+    g.add_argument("--vocab", type=_integer(1, lim["vocab"]), help=HELP["vocab"])
+    g.add_argument("--seq-len", type=_integer(1, lim["seq_len"]), metavar="N", help=HELP["seq_len"])
     g.add_argument("--recipe", type=_key, default="bf16-adam", metavar="KEY",
-                   help=f"精度与优化器：{_keys(RECIPES)}（默认 bf16-adam）")
-    g.add_argument("--global-batch", type=_integer(1, MAX_GLOBAL_BATCH), metavar="N",
-                   help="每步的序列数 global batch（不给则按每卡 1 条估算，并标明“未说明”）")
-    g.add_argument("--attention", default="flash", choices=ATTENTION,
-                   help="注意力内核：flash（融合内核，不存 s×s 分数；默认）/ standard（Korthikanti 的记账）")
+                   help=HELP["recipe"].format(keys=keys_text(RECIPES)))
+    g.add_argument("--global-batch", type=_integer(1, MAX_GLOBAL_BATCH), metavar="N", help=HELP["global_batch"])
+    g.add_argument("--attention", default="flash", choices=ATTENTION, help=HELP["attention"])
 
 
 def _cluster_args(p: argparse.ArgumentParser) -> None:
     from .hardware import DEVICES, LINKS, MAX_GPUS, MAX_GPUS_PER_NODE
 
-    g = p.add_argument_group("集群 cluster（--nodes 与 --gpus 二选一）")
+    g = p.add_argument_group(HELP["group_cluster"])
     g.add_argument("--device", type=_key, default=DEFAULT_DEVICE, metavar="KEY",
-                   help=f"设备预设：{_keys(DEVICES)}（默认 {DEFAULT_DEVICE}）")
-    g.add_argument("--nodes", type=_integer(1, MAX_GPUS), metavar="N", help="节点数（默认 1）")
-    g.add_argument("--gpus", type=_integer(1, MAX_GPUS), metavar="N",
-                   help="总卡数（按每节点卡数分成节点；少于一节点时即单节点 N 卡）")
-    g.add_argument("--gpus-per-node", type=_integer(1, MAX_GPUS_PER_NODE), metavar="N", help="每节点卡数（默认 8）")
-    g.add_argument("--intra", type=_key, metavar="KEY",
-                   help=f"节点内互联：{_keys(LINKS)}（默认按设备的常见配置，并标明是假定）")
-    g.add_argument("--inter", type=_key, metavar="KEY", help="节点间互联（同上；默认按设备的常见网卡）")
+                   help=HELP["device"].format(keys=keys_text(DEVICES), default=DEFAULT_DEVICE))
+    g.add_argument("--nodes", type=_integer(1, MAX_GPUS), metavar="N", help=HELP["nodes"])
+    g.add_argument("--gpus", type=_integer(1, MAX_GPUS), metavar="N", help=HELP["gpus"])
+    g.add_argument("--gpus-per-node", type=_integer(1, MAX_GPUS_PER_NODE), metavar="N", help=HELP["gpus_per_node"])
+    g.add_argument("--intra", type=_key, metavar="KEY", help=HELP["intra"].format(keys=keys_text(LINKS)))
+    g.add_argument("--inter", type=_key, metavar="KEY", help=HELP["inter"])
     g.add_argument("--headroom", type=_real(0.0, 0.99), default=DEFAULT_HEADROOM, metavar="F",
-                   help=f"放得下要求每卡内存 ≤ 可用内存 ×(1−F)，F 在 0 到 0.99 之间（默认 {DEFAULT_HEADROOM:g}）")
+                   help=HELP["headroom"].format(default=DEFAULT_HEADROOM))
 
 
 def _plan_args(p: argparse.ArgumentParser) -> None:
     from .hardware import MAX_GPUS
 
-    g = p.add_argument_group("并行设置 plan")
-    g.add_argument("--dp", type=_integer(1, MAX_GPUS), help="数据并行度")
-    g.add_argument("--tp", type=_integer(1, MAX_GPUS), help="张量并行度")
-    g.add_argument("--pp", type=_integer(1, MAX_GPUS), help="流水线段数")
-    g.add_argument("--cp", type=_integer(1, MAX_GPUS), help="上下文并行度（每条序列切成的段数）")
-    g.add_argument("--ep", type=_integer(1, MAX_GPUS), help="专家并行度（MoE，取自 DP 组）")
-    g.add_argument("--zero", type=_integer(0, 3), help="ZeRO 阶段 0-3（3 = FSDP FULL_SHARD）")
-    g.add_argument("--micro-batch", type=_integer(1, 4096), help="微批大小")
-    g.add_argument("--recompute", choices=RECOMPUTE, help="重算：none / selective / full")
+    g = p.add_argument_group(HELP["group_plan"])
+    for flag in ("dp", "tp", "pp", "cp", "ep"):
+        g.add_argument(f"--{flag}", type=_integer(1, MAX_GPUS), help=HELP[flag])
+    g.add_argument("--zero", type=_integer(0, 3), help=HELP["zero"])
+    g.add_argument("--micro-batch", type=_integer(1, 4096), help=HELP["micro_batch"])
+    g.add_argument("--recompute", choices=RECOMPUTE, help=HELP["recompute"])
 
 
 def _measured_args(p: argparse.ArgumentParser, plan_flag: bool) -> None:
-    g = p.add_argument_group("实测校准 calibration（ps.calibrate：按一次实测拟合算子效率）")
-    g.add_argument("--measured-step", type=_real(1e-6, 1e9), metavar="SECONDS", help="实测的每步秒数")
-    g.add_argument("--measured-mfu", type=_real(1e-6, 1.0), metavar="F", help="实测的 MFU（0-1 之间的比例）")
+    g = p.add_argument_group(HELP["group_measured"])
+    g.add_argument("--measured-step", type=_real(1e-6, 1e9), metavar="SECONDS", help=HELP["measured_step"])
+    g.add_argument("--measured-mfu", type=_real(1e-6, 1.0), metavar="F", help=HELP["measured_mfu"])
     if plan_flag:
-        g.add_argument("--measured-plan", metavar="PLAN",
-                       help="实测所用的方案，如 \"DP8·TP8·PP1·mb1\"；给了 --measured-step/--measured-mfu 时必填")
+        g.add_argument("--measured-plan", metavar="PLAN", help=HELP["measured_plan"])
 
 
 def _calibrated(a, w, c, plan):
@@ -229,75 +217,64 @@ def _calibration_json(cal) -> dict | None:
             "scale": cal.scale, "gemm_efficiency": cal.device.gemm_efficiency}
 
 
-def _calibration_text(cal) -> str:
-    from .render.tables import fmt_pct, fmt_time
-
-    if cal is None:
-        return ""
-    return (f"按实测校准：{cal.before.plan.label()} 实测 {fmt_time(cal.measured, 2)}（模型原估 "
-            f"{fmt_time(cal.before.step.total, 2)}），算子效率上限 × {cal.scale:.3f} = "
-            f"{fmt_pct(cal.device.gemm_efficiency)}；以下都按校准后的常数估算\n")
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed so the docs can print its help)."""
     from . import __version__
-    from .pipeline import KINDS, MAX_PASSES
-    from .plan import SCHEDULES
 
     common = _Parser(add_help=False)
-    common.add_argument("--json", action="store_true", help="输出 JSON（键见 CLI 参考页） machine-readable output")
-    common.add_argument("--lang", choices=LANGS, default="zh",
-                        help="理由与解释的语言：zh（默认）或 en（language of reasons and explanations）")
-    parser = _Parser(prog="parallelsel", description="为大模型训练选择 DP / FSDP / TP / PP（Choose DP, FSDP, TP, PP）")
+    common.add_argument("--json", action="store_true", help=HELP["json"])
+    common.add_argument("--lang", choices=LANGS, default="zh", help=HELP["lang"])
+    parser = _Parser(prog="parallelsel", description=HELP["prog"])
     parser.add_argument("--version", action="version", version=f"parallelsel {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="{matrix,plan,bubble,memory,presets}", parser_class=_Parser)
     sub.required = True
 
-    m = sub.add_parser("matrix", parents=[common], help="选择矩阵：四种策略各自的判断与理由",
-                       description="选择矩阵 selection matrix：DP、FSDP、TP、PP 单独使用时是否可行、是否优先，附理由。"
-                                   "未给 --global-batch 或 --intra 时，相应判断可能是“需更多信息”。")
+    def command(name):
+        return sub.add_parser(name, parents=[common], help=HELP[name], description=HELP[f"{name}_description"])
+
+    m = command("matrix")
     _model_args(m)
     _cluster_args(m)
+    _plan_parser(command("plan"))
+    _bubble_parser(sub, common)
+    _memory_parser(command("memory"))
+    pr = command("presets")
+    pr.add_argument("kind", nargs="?", choices=PRESET_KINDS, help=HELP["kind"])
+    return parser
 
-    pl = sub.add_parser("plan", parents=[common], help="搜索混合并行方案并排名",
-                        description="搜索 search：枚举 dp×tp×pp、ZeRO、微批、重算与调度，排除不可行者，按步时排名并解释。"
-                                    "--dp/--tp/--pp 等固定某一维。")
+
+def _plan_parser(pl: argparse.ArgumentParser) -> None:
     _model_args(pl)
     _cluster_args(pl)
     _plan_args(pl)
-    pl.add_argument("--top", type=_integer(1, 1000), default=10, metavar="N", help="输出前 N 名（默认 10，至多 1000）")
-    pl.add_argument("--why", nargs="?", const="", metavar="PLAN",
-                    help="解释一个方案，如 \"DP16·TP4·PP1·ZeRO-3\"（不给 PLAN 时用 --dp/--tp/--pp 等固定的值）："
-                         "能否运行、为何被排除、排第几")
-    pl.add_argument("--export", choices=LAUNCHER_CHOICES,
-                    help="把第一名（或 --why 的方案）输出为 Megatron-LM 参数、torchtitan TOML 或 DeepSpeed JSON")
+    pl.add_argument("--top", type=_integer(1, 1000), default=10, metavar="N", help=HELP["top"])
+    pl.add_argument("--why", nargs="?", const="", metavar="PLAN", help=HELP["why"])
+    pl.add_argument("--export", choices=LAUNCHER_CHOICES, help=HELP["export"])
     _measured_args(pl, plan_flag=True)
 
-    b = sub.add_parser("bubble", parents=[common], help="流水线气泡：公式与模拟",
-                       description="流水线气泡 pipeline bubble：闭式 (p-1)/(v·m+p-1) 与事件模拟，可输出甘特图 SVG。"
-                                   f"模拟的规模上限：p×m×v ≤ {MAX_PASSES}（几秒内算完）。")
-    b.add_argument("--stages", type=_integer(1, MAX_PASSES), required=True, metavar="P", help="流水线段数 p")
-    b.add_argument("--microbatches", type=_integer(1, MAX_PASSES), required=True, metavar="M", help="微批次数 m")
-    b.add_argument("--schedule", default="1f1b", choices=KINDS, help="调度（默认 1f1b）")
-    b.add_argument("--chunks", type=_integer(1, MAX_PASSES), default=1, metavar="V", help="每卡虚拟段数（interleaved）")
-    b.add_argument("--svg", metavar="FILE", help="把甘特图写入 SVG 文件")
 
-    mem = sub.add_parser("memory", parents=[common], help="给定方案的每卡内存与步时",
-                         description="内存 memory：给定 dp/tp/pp/ZeRO/微批/重算，算每卡内存分项、是否放得下与步时。"
-                                     "--dp 默认取满集群：卡数 ÷ (tp×pp)；未给集群时，按方案需要的卡数组成集群。")
+def _bubble_parser(sub, common) -> None:
+    from .pipeline import KINDS, MAX_PASSES
+
+    b = sub.add_parser("bubble", parents=[common], help=HELP["bubble"],
+                       description=HELP["bubble_description"].format(max_passes=MAX_PASSES))
+    b.add_argument("--stages", type=_integer(1, MAX_PASSES), required=True, metavar="P", help=HELP["stages"])
+    b.add_argument("--microbatches", type=_integer(1, MAX_PASSES), required=True, metavar="M", help=HELP["microbatches"])
+    b.add_argument("--schedule", default="1f1b", choices=KINDS, help=HELP["schedule"])
+    b.add_argument("--chunks", type=_integer(1, MAX_PASSES), default=1, metavar="V", help=HELP["chunks"])
+    b.add_argument("--svg", metavar="FILE", help=HELP["svg"])
+
+
+def _memory_parser(mem: argparse.ArgumentParser) -> None:
+    from .plan import SCHEDULES
+
     _model_args(mem)
     _cluster_args(mem)
     _plan_args(mem)
-    mem.add_argument("--sp", action="store_true", help="开启序列并行（tp>1 时）")
-    mem.add_argument("--schedule", default="1f1b", choices=SCHEDULES, help="流水线调度（默认 1f1b）")
-    mem.add_argument("--chunks", type=_integer(1, 1024), default=1, metavar="V", help="每卡虚拟段数（interleaved）")
+    mem.add_argument("--sp", action="store_true", help=HELP["sp"])
+    mem.add_argument("--schedule", default="1f1b", choices=SCHEDULES, help=HELP["memory_schedule"])
+    mem.add_argument("--chunks", type=_integer(1, 1024), default=1, metavar="V", help=HELP["chunks"])
     _measured_args(mem, plan_flag=False)
-
-    pr = sub.add_parser("presets", parents=[common], help="列出预设（模型、设备、互联、配方）及其来源",
-                        description="预设 presets：--model、--device、--intra/--inter、--recipe 可用的键，每个附出处。")
-    pr.add_argument("kind", nargs="?", choices=PRESET_KINDS, help="只列一类（默认全部）")
-    return parser
 
 
 # -- building library objects from arguments --------------------------------------------------
@@ -322,14 +299,14 @@ def _model(a):
     if a.model is not None:
         m = preset("--model", a.model, MODELS)
         if shape:
-            m = replace(m, **shape, name=m.name + "（改）")
+            m = replace(m, **shape, name=m.name + " (modified)")
     elif a.params is not None:
         if shape:
             raise ParallelselError(f"--params with --{next(iter(shape)).replace('_', '-')}: --params builds the "
                                    "whole shape; give one or the other")
         m = gpt_like(a.params, seq_len=seq or DEFAULT_SEQ)
     elif {"layers", "hidden", "heads"} <= shape.keys():
-        m = Transformer(seq_len=seq or DEFAULT_SEQ, **{"vocab": 51200, **shape}, name="自定义")
+        m = Transformer(seq_len=seq or DEFAULT_SEQ, **{"vocab": 51200, **shape}, name="custom")
     else:
         raise ParallelselError("model: give --model KEY, --params N, or at least --layers, --hidden and --heads")
     if seq is not None:
@@ -397,26 +374,10 @@ def _cluster_json(c) -> dict:
             "assumed": list(c.assumed)}
 
 
-def _header(w, c) -> str:
-    from .render.tables import fmt_bytes, fmt_count
-
-    m = w.model
-    names = {"intra": "--intra", "inter": "--inter"}
-    assumed = ""
-    if c.assumed:
-        flags = " / ".join(names[x] for x in c.assumed)
-        assumed = f"（未给 {flags}：按 {c.device.name} 服务器的常见配置假定）"
-    return (f"模型 {m.name}（{fmt_count(m.params)} 参数，{m.layers} 层，hidden {m.hidden}，{m.heads} 头），"
-            f"global batch {w.global_batch} × 序列 {w.seq_len}，{w.recipe.name}\n"
-            f"集群 {c.nodes} 节点 × {c.gpus_per_node} 卡 {c.device.name}（每卡 {fmt_bytes(c.device.memory)}），"
-            f"节点内 {c.intra.name}，节点间 {c.inter.name}{assumed}\n")
-
-
 # -- subcommands ------------------------------------------------------------------------------
 def _cmd_matrix(a, out) -> None:
     from .matrix import selection_matrix
-    from .render.matrix_tables import matrix_table
-    from .render.reasons import text
+    from .render.cli_text import matrix_text
 
     c = _cluster(a)
     w = _workload(a, c)
@@ -435,16 +396,7 @@ def _cmd_matrix(a, out) -> None:
             for r in rows]}
         out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return
-    out.write(_header(w, c))
-    if unknown:
-        names = {"global_batch": f"global batch（按每卡 1 条、共 {w.global_batch} 条估算；用 --global-batch 指定）",
-                 "interconnect": f"节点内互联（按 {c.intra.name} 估算；用 --intra 指定）"}
-        out.write("未说明：" + "；".join(names[u] for u in unknown) + "\n")
-    out.write("\n" + matrix_table(rows, reasons=False) + "\n")
-    for r in rows:
-        out.write(f"{r.strategy}：{r.verdict.value}\n")
-        for x in r.reasons:
-            out.write(f"  - {text(x, a.lang)}\n")
+    out.write(matrix_text(w, c, rows, unknown, a.lang))
 
 
 def _fixed(a) -> dict:
@@ -476,19 +428,6 @@ def _result_json(x, lang: str = "zh") -> dict:
             "memory_bytes": e.memory.total, "why": _reasons_json(x.why, lang)}
 
 
-def _fix_text(f) -> str:
-    from .render.tables import fmt_bytes, fmt_time
-
-    v = f.values
-    what = {"recipe": "改用 8-bit Adam（--recipe bf16-adam8bit）", "recompute": "完全重算（--recompute full）",
-            "zero": "ZeRO-3（--zero 3）", "sp": "开启序列并行", "micro_batch": "微批 1（--micro-batch 1）"}
-    if f.code == "gpus":
-        head = f"加到 {v['gpus']} 卡（{v['nodes']} 节点），最快的是 {v['plan']}"
-    else:
-        head = what[f.code]
-    return f"{head}：每卡 {fmt_bytes(f.estimate.memory.total)}，步时 {fmt_time(f.estimate.step.total, 2)}"
-
-
 def _pinned_plan(a, c):
     """The plan --why explains: a label, or the pinned flags (dp defaults to the GPUs left over)."""
     from .plan import Plan, parse_plan
@@ -506,7 +445,7 @@ def _pinned_plan(a, c):
 
 
 def _cmd_why(a, w, c, out) -> None:
-    from .render.tables import fmt_bytes, fmt_time
+    from .render.cli_text import why_text
     from .search import explain, fixes
 
     h = _headroom_arg(a)
@@ -528,23 +467,7 @@ def _cmd_why(a, w, c, out) -> None:
                            "step_s": f.estimate.step.total} for f in fx]}
         out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return
-    from .render.reasons import text
-
-    lang = a.lang
-    out.write(_header(w, c) + f"\n方案 {p.label(lang)}\n")
-    verdict = list(x.verdict)
-    if not x.gpus_match:
-        out.write(f"  - {text(verdict.pop(0), lang)}\n")
-    if e.reasons:
-        out.write("  - 排除（不可行）：" + "；".join(text(r, lang) for r in e.reasons) + "\n")
-        for f in fx:
-            out.write(f"  - 可行的改法：{_fix_text(f)}\n")
-        if x.gpus_match and not fx:
-            out.write("  - 单独改一项（8-bit Adam、完全重算、ZeRO-3、序列并行、微批 1、加卡）都放不下\n")
-    for y in list(x.why) + verdict[len(e.reasons):]:
-        out.write(f"  - {text(y, lang)}\n")
-    out.write(f"  - 每卡内存 {fmt_bytes(e.memory.total)}（上限 {fmt_bytes(e.budget)}：可用内存留出余量 {e.headroom:.0%}），"
-              f"估计步时 {fmt_time(e.step.total, 2)}\n")
+    out.write(why_text(w, c, x, fx, a.lang))
 
 
 def _refuse_export(p, e, x) -> None:
@@ -555,18 +478,17 @@ def _refuse_export(p, e, x) -> None:
 
 def _export(a, w, p, out) -> None:
     from .launchers import export, refusals
-    from .render.launchers import refusal_text
+    from .render.launchers import refusals_text
 
     bad = refusals(w, p, a.export)
     if bad:
         raise ParallelselError(f"--export {a.export}: plan {p.label()} cannot be launched: "
-                               + "；".join(refusal_text(a.export, c, v) for c, v in bad))
+                               + refusals_text(a.export, bad))
     out.write(export(w, p, a.export))
 
 
 def _cmd_plan(a, out) -> None:
-    from .render.matrix_tables import excluded_table, funnel_table, top_table
-    from .render.tables import fmt_bytes, fmt_time
+    from .render.cli_text import plan_text
     from .search import fixes, search
 
     c = _cluster(a)
@@ -606,32 +528,7 @@ def _cmd_plan(a, out) -> None:
                                "step_s": f.estimate.step.total} for f in miss[1]]}}
         out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return
-    out.write(_header(w, c) + _calibration_text(cal))
-    if a.global_batch is None:
-        out.write(f"未给 --global-batch：按每卡 1 条序列（global batch = {w.global_batch}）估算\n")
-    out.write(f"\n搜索用时 {fmt_time(r.seconds)}\n\n" + funnel_table(r) + "\n" + excluded_table(r) + "\n")
-    if not r.results:
-        if miss is None:
-            out.write("没有能放下的方案，也没有通过其余约束的方案：检查 global batch、头数与层数能否整除。\n")
-            return
-        from .render.reasons import text
-
-        me, fx = miss
-        out.write(f"没有能放下的方案。{text(r.closest_miss_reason, a.lang)}。\n")
-        if fx:
-            out.write("单独改一项就能放下的改法（按步时从快到慢）：\n")
-            for f in fx:
-                out.write(f"  - {_fix_text(f)}\n")
-        else:
-            out.write("单独改一项（8-bit Adam、完全重算、ZeRO-3、序列并行、微批 1、加到至多 16 倍的卡）都放不下。\n")
-        return
-    from .render.reasons import text
-
-    out.write(top_table(r) + "\n")
-    for x in r.results:
-        out.write(f"{x.rank}. {x.plan.label(a.lang)}\n")
-        for y in x.why:
-            out.write(f"   - {text(y, a.lang)}\n")
+    out.write(plan_text(w, c, r, miss, cal, a.global_batch is None, a.lang))
 
 
 def _cmd_bubble(a, out) -> None:
@@ -657,25 +554,16 @@ def _cmd_bubble(a, out) -> None:
                 "makespan": tl.makespan, "svg": a.svg}
         out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return
-    from .render.tables import fmt_pct, markdown_table
+    from .render.cli_text import bubble_text
 
-    out.write(f"调度 {a.schedule}，p={a.stages}，m={a.microbatches}，v={v}；前向 1、反向 2（单位：一次前向的耗时）\n\n")
-    out.write(markdown_table(["量", "公式", "模拟"], [
-        ["气泡占比 bubble_fraction = 空闲 / 总时长", fmt_pct(closed_f), fmt_pct(tl.bubble_fraction)],
-        ["气泡开销 bubble_overhead = 空闲 / 理想时长", fmt_pct(closed_o), fmt_pct(tl.bubble_overhead)],
-        ["一步总时长（前向耗时的倍数）", "—", f"{tl.makespan:g}"],
-    ], align="lrr"))
-    if a.schedule not in ("1f1b", "interleaved") or (a.schedule == "interleaved" and v > 1):
-        out.write("（公式按 1F1B/GPipe 的 (p-1)/(v·m+p-1) 计；ZB-H1 的气泡更小，以模拟为准）\n")
-    if a.svg is not None:
-        out.write(f"\n甘特图已写入 {a.svg}\n")
+    out.write(bubble_text(a.schedule, a.stages, a.microbatches, v, closed_f, closed_o, tl, a.svg))
 
 
 def _cmd_memory(a, out) -> None:
     from .estimate import estimate
     from .plan import Plan, constraint_violations, pp_violations, tp_violations
+    from .render.cli_text import memory_text
     from .render.reasons import join
-    from .render.tables import fmt_bytes, fmt_pct, fmt_time, markdown_table
 
     tp = a.tp if a.tp is not None else 1
     pp = a.pp if a.pp is not None else 1
@@ -712,61 +600,32 @@ def _cmd_memory(a, out) -> None:
                 **({"calibration": _calibration_json(cal)} if cal is not None else {})}
         out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return
-    names = {"params": "参数", "grads": "梯度", "optimizer": "优化器状态", "activations": "激活",
-             "embeddings": "嵌入/logits 激活", "gather_peak": "FSDP gather 峰值", "allocator": "分配器余量"}
-    out.write(_header(w, c) + _calibration_text(cal)
-              + f"方案 {plan.label()}（最满的一段：{'首段' if mem.stage == 'first' else '末段'}）\n\n")
-    rows = [[names[k], fmt_bytes(v)] for k, v in mem.as_dict().items()]
-    rows.append(["合计", fmt_bytes(mem.total)])
-    rows.append(["驱动报告", fmt_bytes(c.device.memory)])
-    rows.append(["可用（减去 CUDA 上下文与 NCCL）", fmt_bytes(e.usable)])
-    rows.append([f"上限（可用 ×(1−{e.headroom:g})）", fmt_bytes(e.budget)])
-    rows.append(["余量", fmt_pct(e.margin)])
-    out.write(markdown_table(["每卡内存（GiB）", "大小"], rows, align="lr") + "\n")
-    out.write(("放得下" if e.fits else "放不下：" + join(e.reasons, a.lang)) + "\n")
-    out.write(f"步时 {fmt_time(e.step.total, 2)}，{e.step.tokens_per_s:,.0f} tokens/s，MFU {fmt_pct(e.step.mfu)}\n")
+    out.write(memory_text(w, c, plan, e, cal, a.lang))
 
 
 def _cmd_presets(a, out) -> None:
     from .hardware import DEVICE_SOURCES, DEVICES, LINK_SOURCES, LINKS
     from .model import MODEL_SOURCES, MODELS
     from .recipe import RECIPE_SOURCES, RECIPES
-    from .render.tables import fmt_bytes, fmt_count, markdown_table
+    from .render.cli_text import presets_text
 
-    def model_row(k, m):
-        moe = f"，{m.experts} 专家 top-{m.top_k}" if m.is_moe else ""
-        return [k, m.name, fmt_count(m.params), f"{m.layers} 层，hidden {m.hidden}，{m.heads} 头"
-                f"（KV {m.kv_heads}），FFN {m.ffn_hidden}，词表 {m.vocab}，序列 {m.seq_len}{moe}"]
-
-    tables = {
-        "models": (["键", "名称", "参数", "形状"], MODELS, MODEL_SOURCES, model_row,
-                   lambda k, m: {"key": k, **_model_json(m)}),
-        "devices": (["键", "名称", "显存", "峰值 BF16", "常见互联（节点内 / 节点间）"], DEVICES, DEVICE_SOURCES,
-                    lambda k, d: [k, d.name, fmt_bytes(d.memory), f"{d.peak_flops / 1e12:g} TFLOP/s",
-                                  f"{d.intra} / {d.inter}"],
-                    lambda k, d: {"key": k, "name": d.name, "memory_bytes": d.memory, "peak_flops": d.peak_flops,
-                                  "intra": d.intra, "inter": d.inter}),
-        "links": (["键", "名称", "每卡单向带宽", "延迟"], LINKS, LINK_SOURCES,
-                  lambda k, x: [k, x.name, f"{x.bandwidth / 1e9:g} GB/s", f"{x.latency * 1e6:g} µs"],
-                  lambda k, x: {"key": k, "name": x.name, "bandwidth_bytes_per_s": x.bandwidth,
-                                "latency_s": x.latency}),
-        "recipes": (["键", "名称", "每参数字节（权重 + 梯度 + 优化器）"], RECIPES, RECIPE_SOURCES,
-                    lambda k, r: [k, r.name, f"{r.weights:g} + {r.grads:g} + {r.optimizer:g} = {r.per_param:g}"],
-                    lambda k, r: {"key": k, "name": r.name, "weights_bytes": r.weights, "grads_bytes": r.grads,
-                                  "optimizer_bytes": r.optimizer, "activation_bytes": r.activation}),
-    }
+    catalogues = {"models": (MODELS, MODEL_SOURCES), "devices": (DEVICES, DEVICE_SOURCES),
+                  "links": (LINKS, LINK_SOURCES), "recipes": (RECIPES, RECIPE_SOURCES)}
     kinds = [a.kind] if a.kind else list(PRESET_KINDS)
-    if a.json:
-        data = {kind: [{**tables[kind][4](k, v), "source": tables[kind][2][k]} for k, v in tables[kind][1].items()]
-                for kind in kinds}
-        out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    if not a.json:
+        out.write(presets_text({k: catalogues[k] for k in kinds}))
         return
-    titles = {"models": "模型 --model", "devices": "设备 --device", "links": "互联 --intra / --inter",
-              "recipes": "配方 --recipe"}
-    for kind in kinds:
-        headers, cat, sources, row, _ = tables[kind]
-        out.write(f"{titles[kind]}\n\n" + markdown_table(headers + ["来源"],
-                  [row(k, v) + [sources[k]] for k, v in cat.items()]) + "\n")
+    as_json = {
+        "models": lambda k, m: {"key": k, **_model_json(m)},
+        "devices": lambda k, d: {"key": k, "name": d.name, "memory_bytes": d.memory, "peak_flops": d.peak_flops,
+                                 "intra": d.intra, "inter": d.inter},
+        "links": lambda k, x: {"key": k, "name": x.name, "bandwidth_bytes_per_s": x.bandwidth, "latency_s": x.latency},
+        "recipes": lambda k, r: {"key": k, "name": r.name, "weights_bytes": r.weights, "grads_bytes": r.grads,
+                                 "optimizer_bytes": r.optimizer, "activation_bytes": r.activation},
+    }
+    data = {kind: [{**as_json[kind](k, v), "source": catalogues[kind][1][k]} for k, v in catalogues[kind][0].items()]
+            for kind in kinds}
+    out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
 _COMMANDS = {"matrix": _cmd_matrix, "plan": _cmd_plan, "bubble": _cmd_bubble, "memory": _cmd_memory,
@@ -784,10 +643,10 @@ def main(argv=None) -> int:
         _COMMANDS[args.command](args, sys.stdout)
     except (ParallelselError, ValueError, TypeError) as exc:
         msg = " ".join(str(exc).split())
-        sys.stderr.write(f"parallelsel {args.command}: 错误 error: {msg}\n")
+        sys.stderr.write(f"parallelsel {args.command}: {ERROR}: {msg}\n")
         return 2
     except OSError as exc:
-        sys.stderr.write(f"parallelsel {args.command}: 错误 error: {exc.strerror or exc}: {exc.filename}\n")
+        sys.stderr.write(f"parallelsel {args.command}: {ERROR}: {exc.strerror or exc}: {exc.filename}\n")
         return 2
     return 0
 

@@ -1,56 +1,47 @@
 """The selection matrix: DP, FSDP/ZeRO, TP and PP judged for one workload on one cluster.
 
-Two things live here.
-
-* :data:`FOUR_COLUMNS` -- the lesson's static table "解决的瓶颈 — 主要通信 — 适用条件 — 代价" for
-  DP, FSDP/ZeRO, TP, PP, SP/CP and EP, as data (:class:`StrategyFacts`). Every communication cell
-  names the collective and its volume (Rajbhandari et al. 2020 §7; Shoeybi et al. 2019 §3;
-  Narayanan et al. 2021 §2.2; Korthikanti et al. 2022 §4.2.2; Liu et al. 2023 Ring Attention;
-  Lepikhin et al. 2021 GShard §2.2).
-* :func:`selection_matrix` -- the lesson's method (深入学习提示): hard constraints first, then cost.
-  Each strategy is tried *alone* at every degree the cluster allows, with micro-batch sizes
-  1-8 and recompute none / selective / full, through :func:`parallelsel.estimate.estimate`.
-  ``不可行`` only when no setting fits; ``可行`` / ``不优先`` from the cost comparison;
-  ``需更多信息`` when the answer turns on a fact the caller declares unknown.
+:func:`selection_matrix` runs the lesson's method (its further-study section): hard constraints first, then
+cost. Each strategy is tried *alone* at every degree the cluster allows, with micro-batch sizes 1-8 and
+recompute none / selective / full, through :func:`parallelsel.estimate.estimate`. A :class:`Verdict` is
+``infeasible`` only when no setting fits; ``feasible`` / ``not_preferred`` come from the cost comparison;
+``need_info`` when the answer turns on a fact the caller declares unknown. Each verdict's reasons are
+:class:`~parallelsel.reasons.Reason` objects (a code and the numbers); :mod:`parallelsel.render.reasons`
+writes their sentences. The lesson's own cases and its static four-column table are in :mod:`parallelsel.lesson`.
 
 Unknown facts: a :class:`~parallelsel.Workload` always carries a global batch and a
 :class:`~parallelsel.Cluster` always has links (defaults fill them in). When the scenario does not
 actually state them, pass ``unknown={"global_batch"}`` and/or ``unknown={"interconnect"}``
 (see :data:`FACTS`); the estimate still uses the values given, but a verdict that depends on them
-becomes ``需更多信息`` and its reason names the fact.
+becomes ``need_info`` and its reason names the fact.
 
 Examples:
     >>> import parallelsel as ps
-    >>> name, w, c = paper_cases()[0]
-    >>> [(r.strategy, r.verdict.value) for r in selection_matrix(w, c)]
-    [('DP', '可行'), ('FSDP', '不优先'), ('TP', '不优先'), ('PP', '不优先')]
+    >>> w = ps.Workload(ps.MODELS["gpt2-1.5b"], global_batch=512)
+    >>> rows = selection_matrix(w, ps.Cluster(ps.DEVICES["a100-80gb"], nodes=1))
+    >>> [(r.strategy, r.verdict.code) for r in rows]
+    [('DP', 'feasible'), ('FSDP', 'not_preferred'), ('TP', 'not_preferred'), ('PP', 'not_preferred')]
+    >>> rows[0].reasons[0].code, rows[0].reasons[0]["plan"]["dp"]
+    ('best_setting', 8)
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+import json
+from dataclasses import dataclass, field
 from enum import Enum
+from pathlib import Path
 
 from ._check import ParallelselError, choice
 from .estimate import Estimate, estimate
 from .memory import DEFAULT_HEADROOM, check_headroom, gather_peak
-from .hardware import DEVICES, LINKS, Cluster, Link
-from .model import MODELS, RECOMPUTE, Transformer
+from .hardware import Cluster
+from .model import RECOMPUTE
 from .pipeline import bubble_fraction
 from .placement import group_reasons, placement
 from .plan import MICRO_BATCHES, Plan, Workload, constraint_violations, divisors
 from .reasons import Reason
 
-__all__ = [
-    "FACTS",
-    "FOUR_COLUMNS",
-    "MatrixRow",
-    "StrategyFacts",
-    "Verdict",
-    "paper_cases",
-    "selection_matrix",
-    "topology_variant",
-]
+__all__ = ["BUBBLE_LIMIT", "FACTS", "MatrixRow", "SLOWER", "Verdict", "selection_matrix"]
 
 STRATEGIES = ("DP", "FSDP", "TP", "PP")
 
@@ -62,13 +53,13 @@ RECOMPUTES = RECOMPUTE  # lightest first
 
 SLOWER = 1.5
 """A feasible strategy whose best step costs more than SLOWER x the GPU-seconds (step time x GPUs
-used) of the cheapest feasible strategy is 不优先 (works, but another choice is clearly better
+used) of the cheapest feasible strategy is ``not_preferred`` (works, but another choice is clearly better
 here). Per GPU, because a strategy used alone may leave GPUs free for other work (pure PP=20 on 32
 GPUs). A judgement threshold, not a law; it is far outside the step-time model's measured error
 (mean 3.4%, worst 9% on the validation page's 14 runs)."""
 
 BUBBLE_LIMIT = 0.2
-"""PP alone is 不优先 when its bubble fraction (p-1)/(m+p-1) exceeds this share of the step."""
+"""PP alone is ``not_preferred`` when its bubble fraction (p-1)/(m+p-1) exceeds this share of the step."""
 
 
 def _gpu_seconds(e) -> float:
@@ -78,84 +69,21 @@ def _gpu_seconds(e) -> float:
 
 
 
-# -- the static four-column matrix ------------------------------------------------------------
-@dataclass(frozen=True)
-class StrategyFacts:
-    """One row of the four-column matrix. ``collectives`` names the operations in ``communication``."""
-
-    strategy: str
-    name: str
-    bottleneck: str
-    communication: str
-    conditions: str
-    cost: str
-    collectives: tuple[str, ...]
-
-
-FOUR_COLUMNS: tuple[StrategyFacts, ...] = (
-    StrategyFacts(
-        "DP", "数据并行 (DP)",
-        "单卡吞吐：每卡放一份完整模型，各算一部分 batch",
-        "梯度 all-reduce，每步一次：缓冲 2Ψ 字节（bf16 梯度，Ψ 为参数量），ring 下每卡收发 2(n−1)/n × 2Ψ",
-        "完整训练状态（约 16Ψ 字节）加激活能放进单卡；global batch 能被 n × 微批整除",
-        "每卡复制全部状态；n 受 global batch 限制，n 太大会逼大 batch 或让每卡微批过小",
-        ("all-reduce",),
-    ),
-    StrategyFacts(
-        "FSDP", "全分片数据并行 (FSDP/ZeRO)",
-        "训练状态放不下单卡：把参数、梯度、优化器状态分片到 n 卡（约 16Ψ/n）",
-        "ZeRO-3/FSDP：前向、反向各 all-gather 一次参数（2Ψ 字节），反向 reduce-scatter 梯度（2Ψ 字节），"
-        "每卡收发 3(n−1)/n × 2Ψ，约为 DP 的 1.5 倍；ZeRO-1/2 与 DP 同量",
-        "一层（一个 FSDP 单元）gather 后的参数和梯度加激活放得下；通信能被计算掩盖",
-        "通信更频繁（每个微批都 gather）；gather 峰值、预取与分组策略等实现细节",
-        ("all-gather", "reduce-scatter"),
-    ),
-    StrategyFacts(
-        "TP", "张量并行 (TP)",
-        "单层矩阵放不下或单层计算太慢：把每层的矩阵按列/行切到 t 卡",
-        "每层每微批 4 次 all-reduce（前向 2、反向 2），每次 b·s·h 个激活（×2 字节），"
-        "每卡收发 2(t−1)/t × 2bsh；完全重算时前向的 2 次再做一遍",
-        "t 整除头数和 FFN 宽度；组内有高速互联（NVLink），通常 t ≤ 每节点卡数",
-        "通信在关键路径上、频率高，跨慢链路代价大；t 大时矩阵变小、kernel 效率下降",
-        ("all-reduce",),
-    ),
-    StrategyFacts(
-        "PP", "流水线并行 (PP)",
-        "模型层数多、整体放不下：按层切成 p 段，每段放一部分层",
-        "相邻段之间 p2p：每微批前向传 b·s·h 个激活、反向传同样大小的梯度（×2 字节），量小且只到邻居",
-        "层数能被 p（×虚拟段）整除；每段至少一整层放得下；微批数 m 远大于 p",
-        "气泡 (p−1)/(m+p−1)；段间负载不均、调度与调试复杂；首段要存多个微批的激活",
-        ("p2p",),
-    ),
-    StrategyFacts(
-        "SP/CP", "序列并行 / 上下文并行 (SP/CP)",
-        "长序列的激活和注意力计算：SP 在 TP 组内切 LayerNorm/Dropout 的激活，CP 把序列切到 c 卡",
-        "SP：把 TP 的 all-reduce 换成等量的 all-gather + reduce-scatter，通信量不变；"
-        "CP：每层在 CP 组内轮转（ring）或 all-gather K、V 块，每卡约 2(c−1)/c · b·s·h_kv 个元素，反向再传 dK、dV",
-        "SP 随 TP 使用；CP 用在序列很长（数万 token 以上）、单卡激活放不下时",
-        "CP 的注意力需要按块计算与负载均衡（因果掩码）；实现与调试复杂",
-        ("all-gather", "reduce-scatter"),
-    ),
-    StrategyFacts(
-        "EP", "专家并行 (EP)",
-        "MoE 模型的专家参数：把 E 个专家分到 e 卡，每卡只存 E/e 个",
-        "每个 MoE 层前向 2 次 all-to-all（分发 dispatch、合并 combine）、反向 2 次，"
-        "每次 b·s·h·k 个激活（k 为 top-k），每卡收发 (e−1)/e 之",
-        "MoE 模型且专家数能被 e 整除；路由负载均衡（辅助损失、容量因子）",
-        "all-to-all 在关键路径上、对拓扑敏感；token 路由不均导致 straggler 与丢 token",
-        ("all-to-all",),
-    ),
-)
-
-
 # -- verdicts ---------------------------------------------------------------------------------
-class Verdict(str, Enum):
-    """The lesson's three words plus the hard no; the value is the Chinese word printed everywhere."""
+_WORDS = json.loads((Path(__file__).parent / "render" / "verdicts.json").read_text(encoding="utf-8"))
+# The lesson's words for the verdicts are render/'s data (render/verdicts.json): read as a file, not imported,
+# because this module sits below render/.
 
-    INFEASIBLE = "不可行"
-    FEASIBLE = "可行"
-    NOT_PREFERRED = "不优先"
-    NEED_INFO = "需更多信息"
+
+class Verdict(str, Enum):
+    """The lesson's three words plus the hard no. ``code`` is the stable ASCII name (``infeasible``,
+    ``feasible``, ``not_preferred``, ``need_info``); the value is the lesson's (Chinese) word, printed
+    everywhere, from ``render/verdicts.json``."""
+
+    INFEASIBLE = _WORDS["infeasible"]
+    FEASIBLE = _WORDS["feasible"]
+    NOT_PREFERRED = _WORDS["not_preferred"]
+    NEED_INFO = _WORDS["need_info"]
 
     def __str__(self) -> str:
         return self.value
@@ -173,7 +101,7 @@ class MatrixRow:
 
     ``best``: the fastest fitting :class:`~parallelsel.estimate.Estimate` for the strategy alone
     (None when nothing fits); ``closest``: the least-memory attempt that satisfied the non-memory
-    hard constraints (what the 不可行 numbers come from), None when no degree satisfied them.
+    hard constraints (what the infeasible numbers come from), None when no degree satisfied them.
     """
 
     strategy: str
@@ -256,7 +184,7 @@ def _key(e: Estimate):
     return (e.step.total, e.memory.total)
 
 
-# -- reasons for 不可行 (codes; render/reasons.py writes the sentences) ------------------------
+# -- reasons for infeasible (codes; render/reasons.py writes the sentences) ------------------------
 def _no_degree(t: _Trial, workload: Workload, cluster: Cluster) -> list[Reason]:
     """No degree passed the hard constraints: say there was none to try, or show what each tried one broke."""
     m = workload.model
@@ -461,18 +389,18 @@ def _feasible_row(s: str, trials, workload: Workload, cluster: Cluster, unknown)
 def selection_matrix(workload: Workload, cluster: Cluster, unknown=(), headroom: float = DEFAULT_HEADROOM) -> list[MatrixRow]:
     """Verdicts for DP, FSDP, TP and PP used alone, with reasons; see the module docstring.
 
-    Rules, in order (the lesson's 深入学习提示: hard constraints, then cost):
+    Rules, in order (the lesson's further-study section: hard constraints, then cost):
 
-    1. 不可行: no degree / micro-batch (1, 2, 4, 8) / recompute (none, selective, full) fits the
+    1. infeasible: no degree / micro-batch (1, 2, 4, 8) / recompute (none, selective, full) fits the
        device or satisfies the divisibility and batch constraints; the reason gives the numbers.
-    2. 不优先: TP or PP when DP already fits one card (simpler, no per-layer or pipeline cost);
+    2. not_preferred: TP or PP when DP already fits one card (simpler, no per-layer or pipeline cost);
        FSDP when DP fits and is not slower; TP whose group crosses the inter-node link; PP whose
        bubble fraction exceeds :data:`BUBBLE_LIMIT`; any strategy costing more than :data:`SLOWER` x
        the GPU-seconds per step of the cheapest feasible one (per GPU, since strategies alone may
        leave GPUs idle).
-    3. 需更多信息: a verdict that would be 可行 (or 不优先 only because of the bubble) but depends on
+    3. need_info: a verdict that would be feasible (or not_preferred only because of the bubble) but depends on
        a fact listed in ``unknown`` (see :data:`FACTS`).
-    4. 可行 otherwise.
+    4. feasible otherwise.
 
     Every reason is a :class:`~parallelsel.reasons.Reason` (code and values in library units);
     :mod:`parallelsel.render.reasons` writes its sentence.
@@ -499,43 +427,3 @@ def selection_matrix(workload: Workload, cluster: Cluster, unknown=(), headroom:
         else:
             rows.append(_feasible_row(s, trials, workload, cluster, unknown))
     return rows
-
-
-# -- the lesson's paper cases -----------------------------------------------------------------
-WIDE_LAYER = Transformer(
-    layers=2, hidden=24576, heads=192, seq_len=2048, vocab=51200, tied_embeddings=True,
-    position="learned", bias=True, norm="layernorm", name="宽层 2×24576",
-)
-"""Case 3's model: GPT-shaped, 2 layers of hidden 24576 (7.2B parameters a layer: 116 GB of
-bf16-Adam state, and 43.5 GB to all-gather one layer for FSDP -- both more than a 40 GB A100),
-small enough in total (15.8B) for 8-way TP."""
-
-
-def paper_cases() -> list[tuple[str, Workload, Cluster]]:
-    """The lesson's three paper cases (最小练习 1, docs/exercises/index.md): ``(name, workload, cluster)``.
-
-    1. 模型可单卡: GPT-2 1.5B (Radford et al. 2019), batch 512 x 1024 tokens, 8 x A100-80GB.
-    2. 状态超单卡、单层放得下: Llama-2 70B (Touvron et al. 2023), batch 1024 x 4096 tokens (4M
-       tokens, as in the paper), 4 nodes x 8 A100-80GB with InfiniBand HDR between nodes
-       (1.1 TB of state > 80 GB; one layer is 0.86B parameters, 13.7 GB of state).
-    3. 单层超单卡: :data:`WIDE_LAYER` on 8 x A100-40GB (one layer's state 116 GB, its FSDP gather 43.5 GB > 40 GB).
-
-    NVLink 3 inside each node (DGX A100); :func:`topology_variant` makes the slow-inter-node version.
-    """
-    a100, a100_40 = DEVICES["a100-80gb"], DEVICES["a100-40gb"]
-    node = dict(nodes=1, gpus_per_node=8, intra=LINKS["nvlink3"], inter=LINKS["ib-hdr"])
-    pod = dict(node, nodes=4)
-    return [
-        ("模型可单卡", Workload(MODELS["gpt2-1.5b"], global_batch=512), Cluster(a100, **node)),
-        ("状态超单卡", Workload(MODELS["llama2-70b"], global_batch=1024), Cluster(a100, **pod)),
-        ("单层超单卡", Workload(WIDE_LAYER, global_batch=64), Cluster(a100_40, **node)),
-    ]
-
-
-def topology_variant(cluster: Cluster, nodes: int = 2, inter: str = "eth-25g") -> Cluster:
-    """最小练习 3: the same GPUs per node with fast links inside (NVLink 3) and a slow link between ``nodes`` nodes."""
-    if not isinstance(cluster, Cluster):
-        raise ParallelselError(f"cluster={cluster!r}: must be a Cluster")
-    if inter not in LINKS:
-        raise ParallelselError(f"inter={inter!r}: unknown preset; known: {', '.join(sorted(LINKS))}")
-    return replace(cluster, nodes=max(nodes, cluster.nodes), intra=LINKS["nvlink3"], inter=LINKS[inter])

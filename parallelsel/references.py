@@ -102,9 +102,9 @@ KORTHIKANTI_TABLE2 = (
 """Table 2: activation memory per transformer layer under each technique (16-bit activations)."""
 
 KORTHIKANTI_SELECTIVE_SAVING = (
-    Reference("gpt3-175b", "GPT-3：选择性重算省下的激活", 70, "%", "Korthikanti et al. 2022, §5", 0),
-    Reference("mt-nlg-530b", "MT-NLG：选择性重算省下的激活", 65, "%", "Korthikanti et al. 2022, §5", 0),
-    Reference("gpt3-175b", "TP+SP+选择性重算 相比只用 TP", 5, "x", "Korthikanti et al. 2022, abstract", 0),
+    Reference("gpt3-175b", "GPT-3: activations saved by selective recompute", 70, "%", "Korthikanti et al. 2022, §5", 0),
+    Reference("mt-nlg-530b", "MT-NLG: activations saved by selective recompute", 65, "%", "Korthikanti et al. 2022, §5", 0),
+    Reference("gpt3-175b", "TP+SP+selective recompute vs TP only", 5, "x", "Korthikanti et al. 2022, abstract", 0),
 )
 """§5: share of activation memory (TP + SP) that selective recomputation removes; abstract: the 5x reduction."""
 
@@ -115,7 +115,7 @@ NARAYANAN_GPT = {"vocab": 51200, "seq_len": 2048}
 
 _NAR = "Narayanan et al. 2021, Table 1"
 NARAYANAN_TABLE1 = tuple(
-    Reference({"heads": a, "hidden": h, "layers": l}, f"{b}B（l={l}, h={h}, a={a}）", b, "B 参数", _NAR)
+    Reference({"heads": a, "hidden": h, "layers": l}, f"{b}B (l={l}, h={h}, a={a})", b, "B params", _NAR)
     for b, a, h, l in (
         (1.7, 24, 2304, 24),
         (3.6, 32, 3072, 30),
@@ -133,117 +133,28 @@ NARAYANAN_TABLE1 = tuple(
 
 NARAYANAN_EQ4 = Reference(
     {"model": "gpt3-175b", "tokens": 300e9, "gpus": 1024, "flops_per_gpu": 140e12},
-    "GPT-3 175B, 300B tokens, 1024 A100s at 140 TFLOP/s", 34, "天", "Narayanan et al. 2021, §5.1 (eq. 4)", 0,
+    "GPT-3 175B, 300B tokens, 1024 A100s at 140 TFLOP/s", 34, "days", "Narayanan et al. 2021, §5.1 (eq. 4)", 0,
 )
 """§5.1: end-to-end training time from eq. 4, 8TP/(nX), "about 34 days"."""
 
 
 # -- parameter counts the model papers give for the presets -----------------------------------
 MODEL_PARAMS = (
-    Reference("gpt2-1.5b", "GPT-2（最大）", 1542, "M 参数", "Radford et al. 2019, Table 2", 0),
-    Reference("gpt3-175b", "GPT-3 175B", 175.0, "B 参数", "Brown et al. 2020, Table 2.1"),
-    Reference("llama2-7b", "Llama 2 7B", 7, "B 参数", "Touvron et al. 2023 (Llama 2), Table 1", 0),
-    Reference("llama2-13b", "Llama 2 13B", 13, "B 参数", "Touvron et al. 2023 (Llama 2), Table 1", 0),
-    Reference("llama2-70b", "Llama 2 70B", 70, "B 参数", "Touvron et al. 2023 (Llama 2), Table 1", 0),
-    Reference("llama3-8b", "Llama 3 8B", 8, "B 参数", "Dubey et al. 2024 (Llama 3), Table 3", 0),
-    Reference("llama3-70b", "Llama 3 70B", 70, "B 参数", "Dubey et al. 2024 (Llama 3), Table 3", 0),
-    Reference("llama3-405b", "Llama 3 405B", 405, "B 参数", "Dubey et al. 2024 (Llama 3), Table 3", 0),
-    Reference("mixtral-8x7b", "Mixtral 8x7B（总）", 47, "B 参数", "Jiang et al. 2024 (Mixtral), abstract", 0),
+    Reference("gpt2-1.5b", "GPT-2 (largest)", 1542, "M params", "Radford et al. 2019, Table 2", 0),
+    Reference("gpt3-175b", "GPT-3 175B", 175.0, "B params", "Brown et al. 2020, Table 2.1"),
+    Reference("llama2-7b", "Llama 2 7B", 7, "B params", "Touvron et al. 2023 (Llama 2), Table 1", 0),
+    Reference("llama2-13b", "Llama 2 13B", 13, "B params", "Touvron et al. 2023 (Llama 2), Table 1", 0),
+    Reference("llama2-70b", "Llama 2 70B", 70, "B params", "Touvron et al. 2023 (Llama 2), Table 1", 0),
+    Reference("llama3-8b", "Llama 3 8B", 8, "B params", "Dubey et al. 2024 (Llama 3), Table 3", 0),
+    Reference("llama3-70b", "Llama 3 70B", 70, "B params", "Dubey et al. 2024 (Llama 3), Table 3", 0),
+    Reference("llama3-405b", "Llama 3 405B", 405, "B params", "Dubey et al. 2024 (Llama 3), Table 3", 0),
+    Reference("mixtral-8x7b", "Mixtral 8x7B (total)", 47, "B params", "Jiang et al. 2024 (Mixtral), abstract", 0),
 )
 """The parameter counts the papers print for each preset (``key`` is the preset), at the papers' rounding."""
 
-MIXTRAL_ACTIVE = Reference("mixtral-8x7b", "Mixtral 8x7B（每 token 激活）", 13, "B 参数",
+MIXTRAL_ACTIVE = Reference("mixtral-8x7b", "Mixtral 8x7B (active per token)", 13, "B params",
                            "Jiang et al. 2024 (Mixtral), abstract", 0)
 """Mixtral: "each token has access to 47B parameters, but only uses 13B active parameters"."""
-
-
-# -- the library beside each published number -------------------------------------------------
-@dataclass(frozen=True)
-class Comparison:
-    """A published number and the library's value for the same quantity, in the paper's unit.
-
-    ``agrees`` is True when the library's value, rounded as the paper rounds, equals the paper's.
-    """
-
-    group: str
-    label: str
-    published: float
-    library: float
-    unit: str
-    source: str
-    digits: int
-
-    @property
-    def difference(self) -> float:
-        """Relative difference (library - published) / published."""
-        return (self.library - self.published) / self.published
-
-    @property
-    def agrees(self) -> bool:
-        return round(self.library, self.digits) == round(self.published, self.digits)
-
-
-def comparisons(group: str | None = None) -> tuple[Comparison, ...]:
-    """Every published reference above beside the library's value, optionally only one ``group``.
-
-    Groups: ``"zero"`` (Figure 1), ``"activations"`` (Table 2 for GPT-3, t = 8, as bytes / sbh),
-    ``"recompute"`` (§5 savings and the abstract's 5x), ``"narayanan"`` (Table 1 parameters),
-    ``"days"`` (eq. 4 with the library's parameter count, then with its exact FLOPs per token, which keep
-    the s/(6h) and V/(16lh) terms eq. 4 drops), ``"models"`` (preset parameter counts).
-    """
-    from . import memory
-    from .model import MODELS, Transformer
-    from .recipe import RECIPES
-
-    out: list[Comparison] = []
-    z = ZERO_FIGURE1_SETUP
-    for r in ZERO_FIGURE1:
-        got = memory.model_states(z["params"], RECIPES["bf16-adam"], dp=z["dp"], zero=r.key).total / 1e9
-        out.append(Comparison("zero", r.label, r.value, got, r.unit, r.source, r.digits))
-
-    g = KORTHIKANTI_GPT3
-    gpt3 = MODELS["gpt3-175b"]
-    sbh = g["s"] * g["h"]
-    for row in KORTHIKANTI_TABLE2:
-        t = g["t"] if row.tp else 1
-        got = memory.activations_per_layer(gpt3, 1, tp=t, sp=row.sp, recompute=row.recompute, attention="standard") / sbh
-        out.append(Comparison("activations", row.formula, row.per_sbh(**g), got, "× sbh 字节", row.source, 2))
-
-    def saving(model):
-        full = memory.activations_per_layer(model, 1, tp=g["t"], sp=True, attention="standard")
-        sel = memory.activations_per_layer(model, 1, tp=g["t"], sp=True, recompute="selective", attention="standard")
-        return 100 * (1 - sel / full)
-
-    mtnlg = Transformer(**KORTHIKANTI_MTNLG)
-    tp_only = memory.activations_per_layer(gpt3, 1, tp=g["t"], attention="standard")
-    best = memory.activations_per_layer(gpt3, 1, tp=g["t"], sp=True, recompute="selective", attention="standard")
-    got = {0: saving(gpt3), 1: saving(mtnlg), 2: tp_only / best}
-    for i, r in enumerate(KORTHIKANTI_SELECTIVE_SAVING):
-        out.append(Comparison("recompute", r.label, r.value, got[i], r.unit, r.source, r.digits))
-
-    for r in NARAYANAN_TABLE1:
-        m = Transformer(layers=r.key["layers"], hidden=r.key["hidden"], heads=r.key["heads"], tied_embeddings=True,
-                        position="learned", bias=True, norm="layernorm", **NARAYANAN_GPT)
-        out.append(Comparison("narayanan", r.label, r.value, m.params / 1e9, r.unit, r.source, r.digits))
-
-    e = NARAYANAN_EQ4
-    model = MODELS[e.key["model"]]
-    rate = e.key["gpus"] * e.key["flops_per_gpu"]
-    eq4 = 8 * e.key["tokens"] * model.params / rate  # eq. 4: 8TP/(nX), P the library's exact count
-    exact = e.key["tokens"] * model.flops_per_token("full") / rate  # eq. 3's terms kept, per token
-    out.append(Comparison("days", "式 4：8TP/(nX)", e.value, eq4 / 86400, e.unit, e.source, e.digits))
-    out.append(Comparison("days", "本库精确的每 token FLOPs（完全重算）", e.value, exact / 86400, e.unit, e.source,
-                          e.digits))
-
-    for r in MODEL_PARAMS + (MIXTRAL_ACTIVE,):
-        m = MODELS[r.key]
-        n = m.active_params if r is MIXTRAL_ACTIVE else m.params
-        scale = 1e6 if r.unit.startswith("M ") else 1e9
-        out.append(Comparison("models", r.label, r.value, n / scale, r.unit, r.source, r.digits))
-    return tuple(c for c in out if group is None or c.group == group)
-
-
-__all__ += ["Comparison", "comparisons"]
 
 
 # -- measured MFU of large dense training runs -------------------------------------------------

@@ -117,7 +117,8 @@ def test_wheel_is_reproducible_and_complete(tmp_path):
     b = hook.build_wheel(REPO, tmp_path / "b")
     assert a.read_bytes() == b.read_bytes()
     names = set(zipfile.ZipFile(a).namelist())
-    sources = {p.relative_to(REPO).as_posix() for p in (REPO / "parallelsel").rglob("*.py") if "__pycache__" not in p.parts}
+    sources = {p.relative_to(REPO).as_posix() for ext in ("*.py", "*.json") for p in (REPO / "parallelsel").rglob(ext)
+               if "__pycache__" not in p.parts}
     assert sources <= names and "parallelsel/calculator.py" in names
     assert {n.split("/")[-1] for n in names if ".dist-info/" in n} == {"METADATA", "WHEEL", "RECORD"}
 

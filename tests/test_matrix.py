@@ -7,9 +7,8 @@ import pytest
 
 import parallelsel as ps
 from parallelsel.estimate import estimate
-from parallelsel.matrix import (
-    FACTS, FOUR_COLUMNS, SLOWER, MatrixRow, Verdict, paper_cases, selection_matrix, topology_variant,
-)
+from parallelsel.lesson import FOUR_COLUMNS, paper_cases, topology_variant
+from parallelsel.matrix import FACTS, SLOWER, MatrixRow, Verdict, selection_matrix
 from parallelsel.reasons import Reason, codes, first
 
 V = Verdict

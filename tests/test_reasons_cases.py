@@ -12,7 +12,8 @@ import re
 import pytest
 
 import parallelsel as ps
-from parallelsel.matrix import Verdict, paper_cases, selection_matrix, topology_variant
+from parallelsel.lesson import paper_cases, topology_variant
+from parallelsel.matrix import Verdict, selection_matrix
 from parallelsel.reasons import Reason
 from parallelsel.render import reasons as rr
 from parallelsel.search import explain, search

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["refusal_text"]
+__all__ = ["refusal_text", "refusals_text"]
 
 _SCHEDULE_NAMES = {"gpipe": "GPipe", "1f1b": "1F1B", "interleaved": "交错 1F1B", "zb-h1": "ZB-H1"}
 _LAUNCHER_NAMES = {"megatron": "Megatron-LM", "torchtitan": "torchtitan", "deepspeed": "DeepSpeed"}
@@ -38,3 +38,8 @@ def refusal_text(launcher: str, code: str, values: dict) -> str:
     if code == "launcher_ep_cp_in_code":
         return f"{name} 的 EP{v['ep']} / CP{v['cp']} 不由 JSON 配置设"
     return f"{name}：{code} {v}"
+
+
+def refusals_text(launcher: str, refusals) -> str:
+    """Every ``(code, values)`` refusal of :func:`parallelsel.launchers.refusals`, one sentence each, joined."""
+    return "；".join(refusal_text(launcher, code, values) for code, values in refusals)

@@ -152,17 +152,19 @@ def quote_check(labels: Sequence[str], values: Sequence[float], ceiling: float, 
 
 
 def comparison_table(comps: Sequence, extra_digits: int = 2) -> str:
-    """Markdown table of :class:`parallelsel.references.Comparison` rows: published, library, difference.
+    """Markdown table of :class:`parallelsel.comparisons.Comparison` rows: published, library, difference.
 
     The library's value is printed with ``extra_digits`` more decimals than the paper prints, so a
     reader sees both the agreement at the paper's rounding and what the rounding hides.
     """
+    from parallelsel.render.lesson_text import reference_label, reference_unit
     from parallelsel.render.tables import markdown_table
 
     rows = []
     for c in comps:
         rows.append([
-            c.label, f"{c.published:,.{c.digits}f}", f"{c.library:,.{c.digits + extra_digits}f}", c.unit,
+            reference_label(c.label), f"{c.published:,.{c.digits}f}", f"{c.library:,.{c.digits + extra_digits}f}",
+            reference_unit(c.unit),
             f"{c.difference:+.2%}", "一致" if c.agrees else "不一致", c.source,
         ])
     return markdown_table(["对象", "论文", "本库", "单位", "相对差", "按论文舍入", "出处"], rows, align="lrrlrcl")

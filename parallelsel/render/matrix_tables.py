@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from parallelsel.matrix import FOUR_COLUMNS, MatrixRow, StrategyFacts
+from parallelsel.lesson import FOUR_COLUMNS, StrategyFacts
+from parallelsel.matrix import MatrixRow
+from parallelsel.render.lesson_text import FOUR_COLUMN_HEADERS
 from parallelsel.render.reasons import join, stage_title, title
 from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_time, markdown_table
 from parallelsel.search import SearchResult
@@ -18,7 +20,7 @@ __all__ = ["four_column_table", "matrix_table", "paper_cases_table", "funnel_tab
 
 def four_column_table(rows: Sequence[StrategyFacts] = FOUR_COLUMNS) -> str:
     """The static table 解决的瓶颈 — 主要通信 — 适用条件 — 代价."""
-    return markdown_table(["策略", "解决的瓶颈", "主要通信", "适用条件", "代价"],
+    return markdown_table(list(FOUR_COLUMN_HEADERS),
                           [[r.name, r.bottleneck, r.communication, r.conditions, r.cost] for r in rows])
 
 

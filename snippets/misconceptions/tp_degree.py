@@ -3,7 +3,7 @@
 # (case 2's Llama-2 70B has 8 KV groups and cannot go past TP=8 at all).
 from parallelsel import MODELS, Plan, Workload
 from parallelsel.estimate import estimate
-from parallelsel.matrix import paper_cases
+from parallelsel.lesson import paper_cases
 from parallelsel.render.lesson_charts import step_bars
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 from parallelsel.render.tables import fmt_time  # markdown-exec: hide

@@ -2,7 +2,7 @@
 # LoRA (Hu et al. 2021, §4): each adapted d_in x d_out matrix gains r x (d_in + d_out) trainable parameters;
 # the base weights are frozen in bf16, so only the adapters carry gradients and Adam state.
 import parallelsel as ps
-from parallelsel.matrix import paper_cases
+from parallelsel.lesson import paper_cases
 from parallelsel.memory import ALLOCATOR_OVERHEAD, activations_per_layer, budget, logits_activations, model_states
 from parallelsel.render.memory_charts import memory_bars
 from parallelsel.render.style import figure_html  # markdown-exec: hide

@@ -1,6 +1,6 @@
 # A training request turned into scheduling constraints: paper case 2 with the plan search's first place.
 from parallelsel import reliability as rel
-from parallelsel.matrix import paper_cases
+from parallelsel.lesson import paper_cases
 from parallelsel.placement import placement
 from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_time, markdown_table
 from parallelsel.search import search

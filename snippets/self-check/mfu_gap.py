@@ -1,5 +1,5 @@
 # Self-check 7: why the MFU of paper case 2's best plan is below the rate its kernels reach.
-from parallelsel.matrix import paper_cases
+from parallelsel.lesson import paper_cases
 from parallelsel.render.tables import markdown_table
 from parallelsel.search import search
 

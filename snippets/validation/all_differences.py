@@ -1,12 +1,13 @@
 # Every comparison on this page in one chart: the relative difference between the library and the paper.
-from parallelsel.references import comparisons
+from parallelsel.comparisons import comparisons
 from parallelsel.render.lesson_charts import validation_bars
+from parallelsel.render.lesson_text import reference_label
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 
 comps = comparisons()
 names = {"zero": "ZeRO 图1", "activations": "Korthikanti 表2", "recompute": "Korthikanti §5",
          "narayanan": "Narayanan 表1", "days": "Narayanan §5.1", "models": "模型论文"}
-labels = [f"{names[c.group]}：{c.label}" for c in comps]
+labels = [f"{names[c.group]}：{reference_label(c.label)}" for c in comps]
 svg = validation_bars(labels, [c.difference for c in comps], [c.agrees for c in comps],
                       title="本库与论文数字的相对差", salt="validation-all")
 n_ok = sum(c.agrees for c in comps)

@@ -1,5 +1,6 @@
 # Exercise 2, answer: the selection matrix of each paper case (DP, FSDP, TP, PP used alone), with reasons.
-from parallelsel.matrix import paper_cases, selection_matrix
+from parallelsel.lesson import paper_cases
+from parallelsel.matrix import selection_matrix
 from parallelsel.render.matrix_tables import matrix_table, paper_cases_table
 
 results = [(name, selection_matrix(w, c)) for name, w, c in paper_cases()]

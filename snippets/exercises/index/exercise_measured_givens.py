@@ -1,7 +1,7 @@
 # Exercise 5, the givens: paper case 2 with the plan search's top plan, and the values the estimate assumes.
 from parallelsel.estimate import DEFAULT_EFFICIENCY
 from parallelsel.memory import ALLOCATOR_OVERHEAD
-from parallelsel.matrix import paper_cases
+from parallelsel.lesson import paper_cases
 from parallelsel.render.tables import fmt_time, markdown_table
 from parallelsel.search import search
 

@@ -3,7 +3,7 @@ from dataclasses import replace
 
 from parallelsel import Link, pipeline
 from parallelsel.estimate import DEFAULT_EFFICIENCY, estimate
-from parallelsel.matrix import paper_cases
+from parallelsel.lesson import paper_cases
 from parallelsel.memory import ALLOCATOR_OVERHEAD
 from parallelsel.render.lesson_charts import sensitivity_lines
 from parallelsel.render.style import figure_html  # markdown-exec: hide

@@ -1,5 +1,5 @@
 # Exercise 3, the givens: the same cases on a cluster whose nodes are fast inside and slow between.
-from parallelsel.matrix import paper_cases, topology_variant
+from parallelsel.lesson import paper_cases, topology_variant
 from parallelsel.render.tables import markdown_table
 
 

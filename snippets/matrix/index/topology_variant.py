@@ -1,5 +1,6 @@
 # 最小练习 3: the same cases with fast links inside a node and 25GbE Ethernet between nodes.
-from parallelsel.matrix import paper_cases, selection_matrix, topology_variant
+from parallelsel.lesson import paper_cases, topology_variant
+from parallelsel.matrix import selection_matrix
 from parallelsel.render.placement import link_text
 from parallelsel.render.reasons import join
 from parallelsel.render.tables import fmt_rate, markdown_table
