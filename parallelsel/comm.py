@@ -22,6 +22,7 @@ Examples:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ._check import ParallelselError, choice, positive_int, positive_number
 from .hardware import Cluster, Link
@@ -139,151 +140,196 @@ def _item(strategy, op, nbytes, calls, group, link, overlappable, phase, units=1
                    overlappable, phase, units)
 
 
+class _Step(NamedTuple):
+    """What every strategy's traffic reads: the plan on its cluster and the shape of one step."""
+
+    model: object
+    recipe: object
+    plan: object
+    cluster: Cluster
+    shape: object  # memory.layer_shape(model)
+    m: int  # micro-batches per step
+    tokens: int  # b x s: a micro-batch's tokens on one rank (s is seq_len / cp)
+    layers: int  # layers on one pipeline stage
+    ranks: int  # GPUs of the plan
+
+
 def traffic(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
     """Every collective one device takes part in during a step, with its time on the link it crosses.
 
-    Per strategy (m micro-batches per step, b micro-batch, s sequence, h hidden, Ψ the parameters
-    one device holds for its stage, split by TP and PP, experts also by EP):
+    One helper per strategy states its volumes and their sources (m micro-batches per step, b
+    micro-batch, s the tokens of a sequence one rank holds -- s/cp with CP --, h hidden, Ψ the
+    parameters one device holds for the heaviest stage, split by TP and PP, experts also by EP):
 
-    * DP, ZeRO-0: one all-reduce of the gradients (recipe.grads x Ψ bytes) per step, overlapped
-      with the last micro-batch's backward (gradients accumulate locally before it).
-    * ZeRO-1: reduce-scatter of the gradients and all-gather of the updated weights once per step
-      -- the same volume as the all-reduce (Rajbhandari et al. 2020 §7.2.1). ZeRO-2: the gradients
-      are sharded, so each micro-batch's backward reduce-scatters them (m calls); one all-gather.
-    * ZeRO-3 / FSDP: all-gather the weights before each micro-batch's forward and again before its
-      backward, reduce-scatter the gradients after it: 1.5x the DP volume per micro-batch
-      (Rajbhandari et al. §7.2.2; Zhao et al. 2023 §3.2). The units are
-      :func:`parallelsel.memory.fsdp_units` (torchtitan's wrapping, the same ones the gather peak
-      reads): the root (embedding, final norm, head) is not resharded after forward, so the backward
-      re-gathers only the blocks; with ``reshard_after_forward=False`` (SHARD_GRAD_OP) nothing is
-      re-gathered for backward, but every micro-batch's forward still gathers (PyTorch reshards after
-      backward). With ``no_sync`` (FSDP2 ``set_requires_gradient_sync(False)``) the gradients are
-      reduce-scattered once per step, on the last micro-batch. Checked call by call against a
-      recorded torch run (tests/data/torch_fsdp_accumulation.json). With a shard group smaller than
-      dp (HSDP), the shards' gradients are then all-reduced across the dp/shard replicas. With PP, FSDP runs as torchtitan runs it
-      (:mod:`parallelsel.stacks`): one all-gather and one reduce-scatter per step, as ZeRO-1.
-    * TP: per layer and micro-batch, two all-reduces of b·s·h activations in forward and two in
-      backward (Shoeybi et al. 2019 §3, Figure 4); with SP each becomes an all-gather plus a
-      reduce-scatter of the same total volume (Korthikanti et al. 2022 §4.2.2); full
-      recomputation repeats the forward ones. On the critical path.
-    * PP: per micro-batch and model chunk, a p2p send of b·s·h activations forward and of their
-      gradient backward (Narayanan et al. 2021 §2.2); with TP the scatter/gather optimisation
-      (§4.1) sends 1/tp of it over each rank's link. On the critical path; the link is the one
-      between the farthest-apart adjacent stages.
-    * CP: per layer and micro-batch, the K/V block of each rank's s/cp tokens passed round the CP
-      ring, (cp - 1) hops forward and 2 (cp - 1) backward (see the code); with CP, s is s/cp in every
-      item above and the gradient groups span dp x cp ranks. On the critical path.
-    * EP (MoE): per MoE layer and micro-batch, two all-to-alls (dispatch, combine) of
-      b·s·h·top_k activations in forward and two in backward (Lepikhin et al. 2021, GShard;
-      Fedus et al. 2022, Switch Transformer), 1/tp of it with SP (tokens are sequence-sharded);
-      full recomputation repeats the forward two. On the critical path.
+    * DP, ZeRO, FSDP, HSDP (``_dp_items``): the gradients' all-reduce once per step (ZeRO-0);
+      reduce-scatter plus all-gather of the same volume (ZeRO-1/2, Rajbhandari et al. 2020 §7.2.1);
+      all-gathers before forward and backward and a reduce-scatter per micro-batch, 1.5x the DP
+      volume (ZeRO-3/FSDP, Rajbhandari et al. §7.2.2; Zhao et al. 2023 §3.2), over the FSDP units
+      of :func:`parallelsel.memory.fsdp_units`, checked call by call against a recorded torch run;
+      with PP, FSDP runs as torchtitan runs it (:mod:`parallelsel.stacks`). Overlappable.
+    * TP (``_tp_items``): four all-reduces of b·s·h per layer and micro-batch (Shoeybi et al.
+      2019 §3), all-gather + reduce-scatter with SP (Korthikanti et al. 2022 §4.2.2).
+    * PP (``_pp_items``): a p2p send of b·s·h/tp per micro-batch and chunk each way
+      (Narayanan et al. 2021 §2.2, §4.1).
+    * CP (``_cp_items``): each rank's K/V block round the ring (Liu et al. 2023, Ring Attention §3).
+    * EP (``_ep_items``): dispatch and combine all-to-alls of b·s·h·top_k per MoE layer
+      (Lepikhin et al. 2021; Fedus et al. 2022).
 
-    Not modelled (small next to the above): TP collectives of the embedding and loss, the
-    all-reduce of tied embeddings between first and last stage, optimizer-step time.
+    TP, PP, CP and EP are on the critical path. Not modelled (small next to the above): TP
+    collectives of the embedding and loss, the all-reduce of tied embeddings between first and last
+    stage, optimizer-step time.
     """
-    model, recipe = workload.model, workload.recipe
-    dp, tp, pp, v, ep = plan.dp, plan.tp, plan.pp, plan.chunks, plan.ep
-    m = max(1, plan.microbatches(workload))
-    sh = layer_shape(model)
-    cp = getattr(plan, "cp", 1)
-    b, s, h = plan.micro_batch, workload.seq_len // cp, sh.hidden  # s: the tokens of a sequence one rank holds
-    act = recipe.activation
-    layers = -(-sh.layers // pp)
-    n_ranks = plan.gpus
-    out: list[Traffic] = []
+    sh = layer_shape(workload.model)
+    step = _Step(workload.model, workload.recipe, plan, cluster, sh, max(1, plan.microbatches(workload)),
+                 plan.micro_batch * (workload.seq_len // plan.cp), -(-sh.layers // plan.pp), plan.gpus)
+    return tuple(item for items in (_dp_items, _tp_items, _pp_items, _cp_items, _ep_items) for item in items(step))
 
-    # Parameters on the heaviest stage's device (the step waits for it).
-    dense, expert = stage_params(model, tp, pp, ep, 0)
-    heavy = 0
-    if pp > 1:
-        d2, e2 = stage_params(model, tp, pp, ep, pp - 1)
+
+def _heaviest_stage(model, plan) -> tuple[float, float, int]:
+    """Dense and expert parameters on the most loaded stage's device, and that stage (the step waits for it)."""
+    dense, expert = stage_params(model, plan.tp, plan.pp, plan.ep, 0)
+    if plan.pp > 1:
+        d2, e2 = stage_params(model, plan.tp, plan.pp, plan.ep, plan.pp - 1)
         if d2 + e2 > dense + expert:
-            dense, expert, heavy = d2, e2, pp - 1
-    # FSDP units of that stage (memory.fsdp_units, the same wrapping gather_peak reads): blocks are
-    # resharded after forward and re-gathered for backward; the root (embedding, final norm, head) is not.
-    fsdp_units = _wrap(model, tp, pp, ep, heavy, plan.reshard_after_forward)
-    n_units = sum(u.count for u in fsdp_units)
-    root_dense = sum(u.params * u.count for u in fsdp_units if not u.reshard_after_forward)
-    zero = effective_zero(plan)  # PP with FSDP runs as torchtitan runs it (parallelsel.stacks)
+            return d2, e2, plan.pp - 1
+    return dense, expert, 0
 
-    # -- data parallel / ZeRO / FSDP: dense parameters over dp, experts over dp/ep --------------
-    # With context parallelism the weights are replicated over dp x cp ranks, and gradients are
-    # reduced over all of them (Megatron-LM's data-parallel group "with context parallel").
-    groups = [(dense, dp * cp, tp, 1, "")]
+
+def _dp_items(st: _Step) -> list[Traffic]:
+    """Data parallel, ZeRO and FSDP: dense parameters over dp x cp ranks, experts over dp x cp / ep.
+
+    With context parallelism the weights are replicated over dp x cp ranks, and gradients are
+    reduced over all of them (Megatron-LM's data-parallel group "with context parallel"). The FSDP
+    units are those of the heaviest stage (:func:`parallelsel.memory.fsdp_units`, the same wrapping
+    the gather peak reads): blocks are resharded after forward and re-gathered for backward; the
+    root (embedding, final norm, head) is not.
+    """
+    plan = st.plan
+    dense, expert, heavy = _heaviest_stage(st.model, plan)
+    units = _wrap(st.model, plan.tp, plan.pp, plan.ep, heavy, plan.reshard_after_forward)
+    groups = [(dense, plan.dp * plan.cp, plan.tp, 1, "")]
     if expert:
-        groups.append((expert, dp * cp // ep, tp * ep, ep, " (experts)"))
+        groups.append((expert, plan.dp * plan.cp // plan.ep, plan.tp * plan.ep, plan.ep, " (experts)"))
+    out: list[Traffic] = []
     for n_params, size, stride, per, tag in groups:
-        if size <= 1 or n_params <= 0:
-            continue
-        shard = size if plan.shard is None else max(1, min(size, plan.shard // per))
-        g_bytes = recipe.grads * n_params
-        w_bytes = recipe.weights * n_params
-        link = _link(cluster, n_ranks, shard, stride)
+        if size > 1 and n_params > 0:
+            out += _dp_group_items(st, n_params, size, stride, per, tag, units)
+    return out
 
-        def label(base: str) -> str:
-            return base + tag
 
-        if zero == 0:
-            units = max(1, -(-int(g_bytes) // DDP_BUCKET_BYTES))
-            out.append(_item(label("DP"), "all-reduce", g_bytes, 1, size, _link(cluster, n_ranks, size, stride), True,
-                             "backward", units))
-            continue
-        if zero in (1, 2):
-            units = max(1, -(-int(g_bytes) // DDP_BUCKET_BYTES))
-            rs_calls = 1 if zero == 1 else m
-            kind = "FSDP" if plan.zero == 3 else "ZeRO"
-            out.append(_item(label(kind), "reduce-scatter", g_bytes, rs_calls, shard, link, True, "backward", units))
-            out.append(_item(label(kind), "all-gather", w_bytes, 1, shard, link, True, "forward", units))
-        else:
-            # Backward re-gathers only the units resharded after forward (the root stays gathered;
-            # with reshard_after_forward=False every unit does). With no_sync the gradients are
-            # reduce-scattered once, on the last micro-batch.
-            held = recipe.weights * (root_dense if not tag else 0.0) if plan.reshard_after_forward else w_bytes
-            out.append(_item(label("FSDP"), "all-gather", w_bytes, m, shard, link, True, "forward", n_units))
-            if w_bytes - held > 0:
-                out.append(_item(label("FSDP"), "all-gather", w_bytes - held, m, shard, link, True, "backward",
-                                 max(1, n_units - (1 if held else 0))))
-            out.append(_item(label("FSDP"), "reduce-scatter", g_bytes, 1 if plan.no_sync else m, shard, link, True,
-                             "backward", n_units))
-        if shard < size:
-            # HSDP: all-reduce each shard's gradient across the replicas (stride: one shard group).
-            calls = 1 if zero == 1 or (zero == 3 and plan.no_sync) else m
-            out.append(_item(label("HSDP"), "all-reduce", g_bytes / shard, calls, size // shard,
-                             _link(cluster, n_ranks, size // shard, stride * shard), True, "backward"))
+def _dp_group_items(st: _Step, n_params, size: int, stride: int, per: int, tag: str, units) -> list[Traffic]:
+    """One data-parallel group's collectives (``tag`` names the experts' group).
 
-    # -- tensor (and sequence) parallel -----------------------------------------------------
-    if tp > 1:
-        x = b * s * h * act
-        per_layer = 6 if plan.recompute == "full" else 4
-        calls = layers * m * per_layer
-        link = _link(cluster, n_ranks, tp, 1)
-        if plan.sp:
-            out.append(_item("TP", "all-gather", x, calls, tp, link, False, "forward"))
-            out.append(_item("TP", "reduce-scatter", x, calls, tp, link, False, "forward"))
-        else:
-            out.append(_item("TP", "all-reduce", x, calls, tp, link, False, "forward"))
+    * ZeRO-0 (DP): one all-reduce of the gradients (recipe.grads x Ψ bytes) per step, overlapped with
+      the last micro-batch's backward (gradients accumulate locally before it), in DDP buckets.
+    * ZeRO-1: reduce-scatter of the gradients and all-gather of the updated weights once per step --
+      the same volume as the all-reduce (Rajbhandari et al. 2020 §7.2.1). ZeRO-2: the gradients are
+      sharded, so each micro-batch's backward reduce-scatters them (m calls); one all-gather. PP with
+      FSDP runs as ZeRO-1 (torchtitan: one all-gather and one reduce-scatter per step).
+    * ZeRO-3 / FSDP: see ``_fsdp_items``.
+    * HSDP: with a shard group smaller than dp, each shard's gradient is then all-reduced across the
+      dp/shard replicas (stride: one shard group).
+    """
+    plan, cluster, zero = st.plan, st.cluster, effective_zero(st.plan)
+    g_bytes, w_bytes = st.recipe.grads * n_params, st.recipe.weights * n_params
+    buckets = max(1, -(-int(g_bytes) // DDP_BUCKET_BYTES))
+    if zero == 0:
+        return [_item("DP" + tag, "all-reduce", g_bytes, 1, size, _link(cluster, st.ranks, size, stride), True,
+                      "backward", buckets)]
+    shard = size if plan.shard is None else max(1, min(size, plan.shard // per))
+    link = _link(cluster, st.ranks, shard, stride)
+    if zero in (1, 2):
+        kind = ("FSDP" if plan.zero == 3 else "ZeRO") + tag
+        out = [_item(kind, "reduce-scatter", g_bytes, 1 if zero == 1 else st.m, shard, link, True, "backward", buckets),
+               _item(kind, "all-gather", w_bytes, 1, shard, link, True, "forward", buckets)]
+    else:
+        out = _fsdp_items(st, "FSDP" + tag, g_bytes, w_bytes, shard, link, units, experts=bool(tag))
+    if shard < size:
+        calls = 1 if zero == 1 or (zero == 3 and plan.no_sync) else st.m
+        out.append(_item("HSDP" + tag, "all-reduce", g_bytes / shard, calls, size // shard,
+                         _link(cluster, st.ranks, size // shard, stride * shard), True, "backward"))
+    return out
 
-    # -- pipeline parallel ------------------------------------------------------------------
-    if pp > 1:
-        x = b * s * h * act / tp
-        out.append(_item("PP", "p2p", x, 2 * m * v, 2, _link(cluster, n_ranks, pp, tp * cp * dp, ring=False), False,
-                         "forward"))
 
-    # -- context parallel (ring attention) ---------------------------------------------------
-    if cp > 1:
-        # Each rank's K and V block (its s/cp tokens, its 1/tp of the KV heads) goes round the ring:
-        # cp - 1 hops in forward; in backward the blocks go round again with their gradients
-        # (2 (cp - 1)); full recomputation repeats the forward hops (Liu et al. 2023, Ring Attention
-        # §3; Megatron-LM's p2p context parallelism). Counted as exposed, though an implementation
-        # overlaps each hop with the attention of the block it holds: an upper bound.
-        x = 2 * b * s * sh.kv_dim * act / tp
-        hops = (4 if plan.recompute == "full" else 3) * (cp - 1)
-        out.append(_item("CP", "p2p", x, layers * m * hops, 2, _link(cluster, n_ranks, cp, tp), False, "forward"))
+def _fsdp_items(st: _Step, kind: str, g_bytes, w_bytes, shard: int, link: Link, units, experts: bool) -> list[Traffic]:
+    """ZeRO-3 / FSDP: all-gather the weights before each micro-batch's forward and again before its
+    backward, reduce-scatter the gradients after it: 1.5x the DP volume per micro-batch (Rajbhandari
+    et al. §7.2.2; Zhao et al. 2023 §3.2).
 
-    # -- expert parallel --------------------------------------------------------------------
-    if ep > 1 and sh.experts:
-        x = b * s * h * model.top_k * act / (tp if plan.sp else 1)
-        per_layer = 6 if plan.recompute == "full" else 4
-        out.append(_item("EP", "all-to-all", x, layers * m * per_layer, ep, _link(cluster, n_ranks, ep, tp), False,
-                         "forward"))
-    return tuple(out)
+    The units are :func:`parallelsel.memory.fsdp_units` (torchtitan's wrapping): the root
+    (embedding, final norm, head) is not resharded after forward, so the backward re-gathers only
+    the blocks; with ``reshard_after_forward=False`` (SHARD_GRAD_OP) nothing is re-gathered for
+    backward, but every micro-batch's forward still gathers (PyTorch reshards after backward). With
+    ``no_sync`` (FSDP2 ``set_requires_gradient_sync(False)``) the gradients are reduce-scattered
+    once per step, on the last micro-batch. Checked call by call against a recorded torch run
+    (tests/data/torch_fsdp_accumulation.json).
+    """
+    plan, m = st.plan, st.m
+    n_units = sum(u.count for u in units)
+    root = sum(u.params * u.count for u in units if not u.reshard_after_forward)
+    held = st.recipe.weights * (0.0 if experts else root) if plan.reshard_after_forward else w_bytes
+    out = [_item(kind, "all-gather", w_bytes, m, shard, link, True, "forward", n_units)]
+    if w_bytes - held > 0:
+        out.append(_item(kind, "all-gather", w_bytes - held, m, shard, link, True, "backward",
+                         max(1, n_units - (1 if held else 0))))
+    out.append(_item(kind, "reduce-scatter", g_bytes, 1 if plan.no_sync else m, shard, link, True, "backward", n_units))
+    return out
+
+
+def _tp_items(st: _Step) -> list[Traffic]:
+    """Tensor (and sequence) parallel: per layer and micro-batch, two all-reduces of b·s·h activations
+    in forward and two in backward (Shoeybi et al. 2019 §3, Figure 4); with SP each becomes an
+    all-gather plus a reduce-scatter of the same total volume (Korthikanti et al. 2022 §4.2.2);
+    full recomputation repeats the forward ones. On the critical path."""
+    plan = st.plan
+    if plan.tp <= 1:
+        return []
+    x = st.tokens * st.shape.hidden * st.recipe.activation
+    calls = st.layers * st.m * (6 if plan.recompute == "full" else 4)
+    link = _link(st.cluster, st.ranks, plan.tp, 1)
+    if plan.sp:
+        return [_item("TP", "all-gather", x, calls, plan.tp, link, False, "forward"),
+                _item("TP", "reduce-scatter", x, calls, plan.tp, link, False, "forward")]
+    return [_item("TP", "all-reduce", x, calls, plan.tp, link, False, "forward")]
+
+
+def _pp_items(st: _Step) -> list[Traffic]:
+    """Pipeline parallel: per micro-batch and model chunk, a p2p send of b·s·h activations forward and
+    of their gradient backward (Narayanan et al. 2021 §2.2); with TP the scatter/gather optimisation
+    (§4.1) sends 1/tp of it over each rank's link. On the critical path; the link is the one between
+    the farthest-apart adjacent stages."""
+    plan = st.plan
+    if plan.pp <= 1:
+        return []
+    x = st.tokens * st.shape.hidden * st.recipe.activation / plan.tp
+    link = _link(st.cluster, st.ranks, plan.pp, plan.tp * plan.cp * plan.dp, ring=False)
+    return [_item("PP", "p2p", x, 2 * st.m * plan.chunks, 2, link, False, "forward")]
+
+
+def _cp_items(st: _Step) -> list[Traffic]:
+    """Context parallel (ring attention): each rank's K and V block (its s/cp tokens, its 1/tp of the
+    KV heads) goes round the ring: cp - 1 hops in forward; in backward the blocks go round again with
+    their gradients (2 (cp - 1)); full recomputation repeats the forward hops (Liu et al. 2023, Ring
+    Attention §3; Megatron-LM's p2p context parallelism). Counted as exposed, though an
+    implementation overlaps each hop with the attention of the block it holds: an upper bound."""
+    plan = st.plan
+    if plan.cp <= 1:
+        return []
+    x = 2 * st.tokens * st.shape.kv_dim * st.recipe.activation / plan.tp
+    hops = (4 if plan.recompute == "full" else 3) * (plan.cp - 1)
+    link = _link(st.cluster, st.ranks, plan.cp, plan.tp)
+    return [_item("CP", "p2p", x, st.layers * st.m * hops, 2, link, False, "forward")]
+
+
+def _ep_items(st: _Step) -> list[Traffic]:
+    """Expert parallel (MoE): per MoE layer and micro-batch, two all-to-alls (dispatch, combine) of
+    b·s·h·top_k activations in forward and two in backward (Lepikhin et al. 2021, GShard; Fedus et
+    al. 2022, Switch Transformer), 1/tp of it with SP (tokens are sequence-sharded); full
+    recomputation repeats the forward two. On the critical path."""
+    plan = st.plan
+    if plan.ep <= 1 or not st.shape.experts:
+        return []
+    x = st.tokens * st.shape.hidden * st.model.top_k * st.recipe.activation / (plan.tp if plan.sp else 1)
+    calls = st.layers * st.m * (6 if plan.recompute == "full" else 4)
+    return [_item("EP", "all-to-all", x, calls, plan.ep, _link(st.cluster, st.ranks, plan.ep, plan.tp), False,
+                  "forward")]

@@ -201,6 +201,18 @@ def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float
     NCCL reserve) x (1 - ``headroom``), a ``memory_exceeds_device`` reason with both in bytes. The step time is computed
     even for plans that do not fit (see the module docstring for the time model).
     """
+    eff, room = _check_args(workload, plan, cluster, efficiency, headroom)
+    mem = breakdown(workload, plan)
+    usable = usable_memory(cluster.device, plan)
+    reasons, stack = _reasons(workload, plan, cluster, mem, usable, room)
+    compute, phase_compute = _compute(workload, plan, cluster.device, eff, mem)
+    items = _traffic(workload, plan, cluster)
+    step = _step_time(workload, plan, cluster, compute, phase_compute, items)
+    return Estimate(workload, plan, cluster, mem, step, items, reasons, eff, room, usable, stack)
+
+
+def _check_args(workload, plan, cluster, efficiency, headroom) -> tuple[float | None, float]:
+    """The checked efficiency (None: the kernel model) and headroom of an :func:`estimate` call."""
     if not isinstance(workload, Workload):
         raise ParallelselError(f"workload={workload!r}: must be a Workload")
     if not isinstance(plan, Plan):
@@ -210,30 +222,33 @@ def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float
     eff = None if efficiency is None else positive_number("efficiency", efficiency)
     if eff is not None and eff > 1:
         raise ParallelselError(f"efficiency={efficiency!r}: must be in (0, 1]")
+    return eff, check_headroom(headroom)
 
-    room = check_headroom(headroom)
 
+def _reasons(workload: Workload, plan: Plan, cluster: Cluster, mem: MemoryBreakdown, usable: float,
+             room: float) -> tuple[tuple[Reason, ...], object]:
+    """The hard constraints ``plan`` violates (the plan's rules, a PP x ZeRO pairing no framework runs,
+    memory over the usable memory x (1 - ``room``)), and the framework stack that runs PP with ZeRO."""
     reasons = constraint_violations(workload, plan, cluster)
     stack = pp_zero_stack(plan)
     if stack is not None and stack.code == "pp_zero2_no_stack":
         reasons.append(stack)  # no framework runs it: a hard constraint
-    mem = breakdown(workload, plan)
-    usable = usable_memory(cluster.device, plan)
     capacity = usable * (1 - room)
     if mem.total > capacity:
         reasons.append(Reason("memory_exceeds_device", {
             "bytes": mem.total, "capacity": capacity, "usable": usable, "headroom": room,
             "stage": None if plan.pp == 1 else mem.stage, "device": cluster.device.name}))
+    return tuple(reasons), stack
 
-    model = workload.model
-    peak = cluster.device.peak_flops
-    gpus = plan.gpus
-    tokens = workload.tokens
-    m = max(1, plan.microbatches(workload))
-    model_flops = _flops(model, plan.recompute, workload.seq_len)[2]
-    compute, phase_compute = _compute(workload, plan, cluster.device, eff, mem)
 
-    items = _traffic(workload, plan, cluster)
+def _overlap(items, phase_compute: dict[str, float], m: int) -> tuple[dict[str, float], dict, float]:
+    """Exposed communication seconds per strategy and per (strategy, phase), and the critical-path total.
+
+    Items on the critical path are exposed whole (p2p aside, they also stretch the bubble). The
+    overlappable items of a phase form a pool that hides behind :data:`OVERLAP_FRACTION` of the
+    phase's compute (the share of micro-batches it runs beside), never hiding its last bucket or
+    unit; what is left is shared among the pool's strategies in proportion to their time.
+    """
     exposed: dict[str, float] = {}
     by_phase: dict[tuple[str, str], float] = {}
     critical = 0.0
@@ -247,34 +262,40 @@ def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float
                 critical += it.time
     for phase, pool in pools.items():
         busy = sum(it.time for it in pool)
+        if busy <= 0:
+            continue
         window = phase_compute[phase] * min(1.0, max(it.calls for it in pool) / m)
-        tail = max(it.time / (it.calls * it.units) for it in pool if it.time > 0) if busy > 0 else 0.0
-        hidden_left = max(busy - OVERLAP_FRACTION * window, tail)
-        # Share the exposed time among the pool's strategies in proportion to their time.
+        tail = max(it.time / (it.calls * it.units) for it in pool if it.time > 0)
+        left = max(busy - OVERLAP_FRACTION * window, tail)
         for it in pool:
-            if busy > 0:
-                exposed[it.strategy] = exposed.get(it.strategy, 0.0) + hidden_left * it.time / busy
-                key = (it.strategy, phase)
-                by_phase[key] = by_phase.get(key, 0.0) + hidden_left * it.time / busy
+            exposed[it.strategy] = exposed.get(it.strategy, 0.0) + left * it.time / busy
+            key = (it.strategy, phase)
+            by_phase[key] = by_phase.get(key, 0.0) + left * it.time / busy
+    return exposed, by_phase, critical
 
+
+def _step_time(workload: Workload, plan: Plan, cluster: Cluster, compute: float, phase_compute: dict[str, float],
+               items) -> StepTime:
+    """Compute + exposed communication + bubble, with throughput and MFU."""
+    m = max(1, plan.microbatches(workload))
+    exposed, by_phase, critical = _overlap(items, phase_compute, m)
     comm_exposed = sum(exposed.values())
-    comm_total = sum(it.time for it in items)
     bubble = bubble_overhead_for(plan, m) * (compute + critical)
     total = compute + comm_exposed + bubble
-    step = StepTime(
+    model_flops = _flops(workload.model, plan.recompute, workload.seq_len)[2]
+    return StepTime(
         compute=compute,
         communication=comm_exposed,
-        communication_total=comm_total,
+        communication_total=sum(it.time for it in items),
         bubble=bubble,
         total=total,
-        tokens_per_s=tokens / total,
-        mfu=model_flops * tokens / (total * peak * gpus),
+        tokens_per_s=workload.tokens / total,
+        mfu=model_flops * workload.tokens / (total * cluster.device.peak_flops * plan.gpus),
         exposed=tuple(exposed.items()),
         forward=phase_compute["forward"],
         critical=critical,
         exposed_phases=tuple((k[0], k[1], v) for k, v in by_phase.items()),
     )
-    return Estimate(workload, plan, cluster, mem, step, items, tuple(reasons), eff, room, usable, stack)
 
 
 @dataclass(frozen=True)

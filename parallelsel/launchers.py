@@ -126,62 +126,73 @@ def options(workload: Workload, plan: Plan, launcher: str) -> dict:
     bad = refusals(workload, plan, launcher)
     if bad:
         raise LauncherError(launcher, bad)
+    return {"megatron": _megatron, "torchtitan": _torchtitan, "deepspeed": _deepspeed}[launcher](workload, plan)
+
+
+def _megatron(workload: Workload, plan: Plan) -> dict:
+    """Megatron-LM flags (``arguments.py``): sizes, batches, SP, recomputation, distributed optimizer or Megatron-FSDP."""
     m = workload.model
+    o: dict = {"--tensor-model-parallel-size": plan.tp, "--pipeline-model-parallel-size": plan.pp}
+    if plan.pp > 1 and plan.schedule == "interleaved" and plan.chunks > 1:
+        o["--num-layers-per-virtual-pipeline-stage"] = m.layers // (plan.pp * plan.chunks)
+    if _cp(plan) > 1:
+        o["--context-parallel-size"] = _cp(plan)
+    if _ep(plan) > 1:
+        o["--expert-model-parallel-size"] = _ep(plan)
+        o["--num-experts"] = m.experts
+    o["--micro-batch-size"] = plan.micro_batch
+    o["--global-batch-size"] = workload.global_batch
+    if plan.sp and plan.tp > 1:
+        o["--sequence-parallel"] = True
+    if plan.recompute == "selective":
+        o["--recompute-granularity"] = "selective"
+    elif plan.recompute == "full":
+        o["--recompute-granularity"] = "full"
+        o["--recompute-method"] = "uniform"
+        o["--recompute-num-layers"] = 1
+    if plan.zero == 1:
+        o["--use-distributed-optimizer"] = True
+        if plan.shard is not None and plan.shard < plan.dp:
+            o["--num-distributed-optimizer-instances"] = plan.dp // plan.shard
+    elif plan.zero >= 2:
+        o["--use-megatron-fsdp"] = True
+        o["--data-parallel-sharding-strategy"] = {2: "optim_grads", 3: "optim_grads_params"}[plan.zero]
+    return o
+
+
+def _torchtitan(workload: Workload, plan: Plan) -> dict:
+    """torchtitan's ``[parallelism]``, ``[training]`` and ``[activation_checkpoint]`` sections (``job_config.py``)."""
     b, B = plan.micro_batch, workload.global_batch
-    if launcher == "megatron":
-        o: dict = {"--tensor-model-parallel-size": plan.tp, "--pipeline-model-parallel-size": plan.pp}
-        if plan.pp > 1 and plan.schedule == "interleaved" and plan.chunks > 1:
-            o["--num-layers-per-virtual-pipeline-stage"] = m.layers // (plan.pp * plan.chunks)
-        if _cp(plan) > 1:
-            o["--context-parallel-size"] = _cp(plan)
-        if _ep(plan) > 1:
-            o["--expert-model-parallel-size"] = _ep(plan)
-            o["--num-experts"] = m.experts
-        o["--micro-batch-size"] = b
-        o["--global-batch-size"] = B
-        if plan.sp and plan.tp > 1:
-            o["--sequence-parallel"] = True
-        if plan.recompute == "selective":
-            o["--recompute-granularity"] = "selective"
-        elif plan.recompute == "full":
-            o["--recompute-granularity"] = "full"
-            o["--recompute-method"] = "uniform"
-            o["--recompute-num-layers"] = 1
-        if plan.zero == 1:
-            o["--use-distributed-optimizer"] = True
-            if plan.shard is not None and plan.shard < plan.dp:
-                o["--num-distributed-optimizer-instances"] = plan.dp // plan.shard
-        elif plan.zero >= 2:
-            o["--use-megatron-fsdp"] = True
-            o["--data-parallel-sharding-strategy"] = {2: "optim_grads", 3: "optim_grads_params"}[plan.zero]
-        return o
-    if launcher == "torchtitan":
-        if plan.zero == 0:
-            replicate, shard = plan.dp, 1
-        else:
-            shard = plan.shard_size
-            replicate = plan.dp // shard
-        par: dict = {"data_parallel_replicate_degree": replicate, "data_parallel_shard_degree": shard}
-        if plan.zero == 2:
-            par["fsdp_reshard_after_forward"] = "never"
-        elif plan.zero == 3:
-            par["fsdp_reshard_after_forward"] = "always" if plan.reshard_after_forward else "never"
-        par["tensor_parallel_degree"] = plan.tp
-        par["pipeline_parallel_degree"] = plan.pp
-        if plan.pp > 1:
-            par["pipeline_parallel_schedule"] = _TORCH_SCHEDULES[plan.schedule]
-            par["pipeline_parallel_layers_per_stage"] = m.layers // (plan.pp * plan.chunks)
-            par["pipeline_parallel_microbatch_size"] = b
-        par["context_parallel_degree"] = _cp(plan)
-        par["expert_parallel_degree"] = _ep(plan)
-        # Without PP, local_batch_size is one micro-batch and the trainer accumulates
-        # global / (local x dp) of them; with PP the pipeline takes all of a rank's micro-batches at once.
-        local = b if plan.pp == 1 else B // plan.dp
-        return {"parallelism": par,
-                "training": {"local_batch_size": local, "global_batch_size": B, "seq_len": workload.seq_len},
-                "activation_checkpoint": ({"mode": "selective", "selective_ac_option": "op"}
-                                          if plan.recompute == "selective" else {"mode": plan.recompute})}
-    return {"train_batch_size": B, "train_micro_batch_size_per_gpu": b,
+    if plan.zero == 0:
+        replicate, shard = plan.dp, 1
+    else:
+        shard = plan.shard_size
+        replicate = plan.dp // shard
+    par: dict = {"data_parallel_replicate_degree": replicate, "data_parallel_shard_degree": shard}
+    if plan.zero == 2:
+        par["fsdp_reshard_after_forward"] = "never"
+    elif plan.zero == 3:
+        par["fsdp_reshard_after_forward"] = "always" if plan.reshard_after_forward else "never"
+    par["tensor_parallel_degree"] = plan.tp
+    par["pipeline_parallel_degree"] = plan.pp
+    if plan.pp > 1:
+        par["pipeline_parallel_schedule"] = _TORCH_SCHEDULES[plan.schedule]
+        par["pipeline_parallel_layers_per_stage"] = workload.model.layers // (plan.pp * plan.chunks)
+        par["pipeline_parallel_microbatch_size"] = b
+    par["context_parallel_degree"] = _cp(plan)
+    par["expert_parallel_degree"] = _ep(plan)
+    # Without PP, local_batch_size is one micro-batch and the trainer accumulates
+    # global / (local x dp) of them; with PP the pipeline takes all of a rank's micro-batches at once.
+    local = b if plan.pp == 1 else B // plan.dp
+    return {"parallelism": par,
+            "training": {"local_batch_size": local, "global_batch_size": B, "seq_len": workload.seq_len},
+            "activation_checkpoint": ({"mode": "selective", "selective_ac_option": "op"}
+                                      if plan.recompute == "selective" else {"mode": plan.recompute})}
+
+
+def _deepspeed(workload: Workload, plan: Plan) -> dict:
+    """DeepSpeed's JSON config (``runtime/constants.py``, ``runtime/zero/config.py``): batches, bf16, ZeRO stage."""
+    return {"train_batch_size": workload.global_batch, "train_micro_batch_size_per_gpu": plan.micro_batch,
             "gradient_accumulation_steps": plan.microbatches(workload),
             "bf16": {"enabled": True}, "zero_optimization": {"stage": plan.zero}}
 

@@ -303,8 +303,7 @@ def activations_per_layer(model: Transformer, micro_batch: int, tp: int = 1, sp:
         raise ParallelselError(f"model={model!r}: must be a Transformer (e.g. ps.MODELS['llama3-8b'])")
     b = positive_int("micro_batch", micro_batch)
     t = positive_int("tp", tp)
-    if not isinstance(sp, bool):
-        raise ParallelselError(f"sp={sp!r}: must be True or False")
+    sp = flag("sp", sp)
     choice("recompute", recompute, RECOMPUTE)
     choice("attention", attention, ATTENTION)
     s = model.seq_len if seq_len is None else positive_int("seq_len", seq_len)

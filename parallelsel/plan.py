@@ -11,6 +11,7 @@ FSDP, §3.2.1; the FSDP docs' ShardingStrategy).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 from ._check import ParallelselError, choice, flag, positive_int, store
@@ -312,6 +313,19 @@ def _recompute_words() -> dict[str, str]:
     return out
 
 
+_PLAN_PARTS = (
+    (r"(dp|tp|pp|ep|cp)(\d+)", lambda g: {g[0]: int(g[1])}),
+    (r"zero-?(\d)(?:/shard(\d+))?", lambda g: {"zero": int(g[0]), **({"shard": int(g[1])} if g[1] else {})}),
+    (r"fsdp", lambda g: {"zero": 3}),
+    (r"sp", lambda g: {"sp": True}),
+    (r"no-reshard|shard_grad_op", lambda g: {"reshard_after_forward": False}),
+    (r"no[_-]sync", lambda g: {"no_sync": True}),
+    (r"mb(\d+)", lambda g: {"micro_batch": int(g[0])}),
+    (r"interleaved(?:[×x*]?(\d+))?", lambda g: {"schedule": "interleaved", **({"chunks": int(g[0])} if g[0] else {})}),
+)
+"""The parts of a plan label :func:`parse_plan` reads: a pattern (lower case, whole part) -> the Plan fields it sets."""
+
+
 def parse_plan(text: str) -> Plan:
     """The :class:`Plan` a label names: the inverse of :meth:`Plan.label`, also in plain ASCII.
 
@@ -327,55 +341,27 @@ def parse_plan(text: str) -> Plan:
         >>> parse_plan(Plan(dp=2, pp=4, schedule="interleaved", chunks=2, micro_batch=2).label()).chunks
         2
     """
-    import re
-
     if not isinstance(text, str) or not text.strip():
         raise ParallelselError(f"plan={text!r}: must be a plan label such as 'DP16·TP4·PP1·ZeRO-3'")
     kw: dict = {}
     for raw in re.split(r"[·\s,]+", text.strip()):
-        if not raw:
-            continue
-        t = raw.lower()
-        m = re.fullmatch(r"(dp|tp|pp|ep|cp)(\d+)", t)
-        if m:
-            kw[m.group(1)] = int(m.group(2))
-            continue
-        m = re.fullmatch(r"zero-?(\d)(?:/shard(\d+))?", t)
-        if m:
-            kw["zero"] = int(m.group(1))
-            if m.group(2):
-                kw["shard"] = int(m.group(2))
-            continue
-        if t == "fsdp":
-            kw["zero"] = 3
-            continue
-        if t == "sp":
-            kw["sp"] = True
-            continue
-        if t in ("no-reshard", "shard_grad_op"):
-            kw["reshard_after_forward"] = False
-            continue
-        if t in ("no_sync", "no-sync"):
-            kw["no_sync"] = True
-            continue
-        m = re.fullmatch(r"mb(\d+)", t)
-        if m:
-            kw["micro_batch"] = int(m.group(1))
-            continue
-        words = _recompute_words()
-        if raw in words or t in words:
-            kw["recompute"] = words.get(raw, words.get(t))
-            continue
-        m = re.fullmatch(r"interleaved(?:[×x*]?(\d+))?", t)
-        if m:
-            kw["schedule"] = "interleaved"
-            if m.group(1):
-                kw["chunks"] = int(m.group(1))
-            continue
-        if t in SCHEDULES:
-            kw["schedule"] = t
-            continue
-        raise ParallelselError(f"plan={text!r}: cannot read {raw!r}; parts are DP<n> TP<n> PP<n> EP<n> ZeRO-<0..3>"
-                               f"[/shard<n>] no-reshard no_sync SP mb<n> selective|full and a schedule ({', '.join(SCHEDULES)}; "
-                               f"interleaved×<v>)")
+        if raw:
+            kw.update(_plan_part(text, raw))
     return Plan(**kw)
+
+
+def _plan_part(text: str, raw: str) -> dict:
+    """The Plan fields one part ``raw`` of the label ``text`` sets; raises if it names none."""
+    t = raw.lower()
+    for pattern, fields in _PLAN_PARTS:
+        m = re.fullmatch(pattern, t)
+        if m:
+            return fields(m.groups())
+    words = _recompute_words()
+    if raw in words or t in words:
+        return {"recompute": words.get(raw, words.get(t))}
+    if t in SCHEDULES:
+        return {"schedule": t}
+    raise ParallelselError(f"plan={text!r}: cannot read {raw!r}; parts are DP<n> TP<n> PP<n> EP<n> ZeRO-<0..3>"
+                           f"[/shard<n>] no-reshard no_sync SP mb<n> selective|full and a schedule ({', '.join(SCHEDULES)}; "
+                           f"interleaved×<v>)")

@@ -369,10 +369,14 @@ def _rank(fits: list[Estimate], top: int) -> list[Estimate]:
         j = i + 1
         while j < len(fits) and fits[j].step.total <= fits[i].step.total * (1 + TIE):
             j += 1
-        ranked.extend(sorted(fits[i:j], key=lambda e: (e.plan.dims, _SCHEDULE_ORDER[e.plan.schedule],
-                                                       e.memory.total, e.step.total)))
+        ranked.extend(sorted(fits[i:j], key=_tie_order))
         i = j
     return ranked[:top]
+
+
+def _tie_order(e: Estimate) -> tuple:
+    """Order within a tie: fewer dimensions, the commoner schedule, less memory, then step time."""
+    return e.plan.dims, _SCHEDULE_ORDER[e.plan.schedule], e.memory.total, e.step.total
 
 
 def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | None = None,

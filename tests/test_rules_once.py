@@ -57,3 +57,44 @@ def test_divisors_and_constraint_rules_are_defined_once():
             if isinstance(node, ast.FunctionDef) and node.name in names:
                 defs.setdefault(node.name.lstrip("_"), []).append(where)
     assert all(len(v) == 1 for v in defs.values()) and len(defs) == 7, defs
+
+
+MAX_FUNCTION_LINES = 60
+"""A function reads on one screen: at most this many lines from ``def`` to its last line, docstring included."""
+
+LONG_ALLOWED = {("parallelsel/render/placement.py", "placement_diagram")}
+"""Still too long; another branch (issue 14, worker wb) splits placement_diagram. Remove it from here then."""
+
+
+def long_functions(where, tree):
+    return [f"{where}:{node.lineno} {node.name} ({node.end_lineno - node.lineno + 1} lines)"
+            for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES and (where, node.name) not in LONG_ALLOWED]
+
+
+def functions_in_loops(where, tree):
+    found = []
+    for loop in ast.walk(tree):
+        if isinstance(loop, (ast.For, ast.AsyncFor, ast.While)):
+            found += [f"{where}:{node.lineno} {type(node).__name__}" for part in loop.body + loop.orelse
+                      for node in ast.walk(part) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))]
+    return sorted(set(found))
+
+
+def test_scan_sees_long_functions_and_closures_in_loops():
+    long = "def f():\n" + "    x = 1\n" * MAX_FUNCTION_LINES + "\n\ndef g():\n" + "    x = 1\n" * (MAX_FUNCTION_LINES - 1)
+    assert long_functions("m.py", ast.parse(long)) == [f"m.py:1 f ({MAX_FUNCTION_LINES + 1} lines)"]
+    loops = ("for i in x:\n    def label(s):\n        return s\n"
+             "while y:\n    z = sorted(y, key=lambda e: e)\n"
+             "def h():\n    return [lambda: 1]\n")
+    assert functions_in_loops("m.py", ast.parse(loops)) == ["m.py:2 FunctionDef", "m.py:5 Lambda"]
+
+
+def test_functions_fit_on_one_screen():
+    found = [f for where, tree in modules() for f in long_functions(where, tree)]
+    assert not found, found
+
+
+def test_no_function_or_lambda_defined_inside_a_loop():
+    found = [f for where, tree in modules() for f in functions_in_loops(where, tree)]
+    assert not found, found

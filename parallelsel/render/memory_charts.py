@@ -86,31 +86,18 @@ def memory_bars(
         if len(values) != len(labels):
             raise ParallelselError(f"parts[{name!r}] has {len(values)} values: must have one per label ({len(labels)})")
     div = BYTE_UNITS[unit]
-    xs = list(range(len(labels)))
     with chart(width=width, height=height) as (fig, ax):
-        bottom = [0.0] * len(labels)
-        for i, (name, values) in enumerate(parts.items()):
-            vals = [v / div for v in values]
-            color = _PART_COLORS.get(name, _FALLBACK[i % len(_FALLBACK)])
-            ax.bar(xs, vals, bottom=bottom, color=color, width=0.65, label=PART_LABELS.get(name, name),
-                   edgecolor="white", linewidth=0.5)
-            bottom = [b + v for b, v in zip(bottom, vals)]
-        top = max(bottom)
-        for j, (name, cap) in enumerate(capacities):
-            y = cap / div
-            ax.axhline(y, color="#333333", linestyle=_CAPACITY_STYLES[j % len(_CAPACITY_STYLES)], linewidth=1.1)
-            ax.annotate(f"{name}（{y:,.0f} {unit}）", xy=(1.0, y), xycoords=("axes fraction", "data"),
-                        xytext=(4, 0), textcoords="offset points", va="center", fontsize=8, color="#333333")
-            top = max(top, y)
+        tops = _stack(ax, len(labels), parts, div)
+        top = max([*tops, *(_capacity_line(ax, j, name, cap / div, unit) for j, (name, cap) in enumerate(capacities))])
         if totals:
-            for x, b in zip(xs, bottom):
+            for x, b in enumerate(tops):
                 ax.annotate(f"{b:,.1f}", xy=(x, b), xytext=(0, 2), textcoords="offset points",
                             ha="center", va="bottom", fontsize=8)
         if logy:
             ax.set_yscale("log")
         else:
             ax.set_ylim(0, top * 1.12)
-        ax.set_xticks(xs)
+        ax.set_xticks(range(len(labels)))
         ax.set_xticklabels(labels, fontsize=8 if len(labels) > 6 else 9)
         ax.set_ylabel(f"每卡内存（{unit}）")
         if xlabel:
@@ -122,3 +109,24 @@ def memory_bars(
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.03 - 0.06 * lines), ncol=min(4, len(parts)),
                   fontsize=8, frameon=False)
         return to_svg(fig, salt)
+
+
+def _stack(ax, bars: int, parts: Mapping[str, Sequence[float]], div: float) -> list[float]:
+    """Draw the stacked parts (in units of ``div`` bytes) of ``bars`` bars; returns each bar's top."""
+    bottom = [0.0] * bars
+    xs = list(range(bars))
+    for i, (name, values) in enumerate(parts.items()):
+        vals = [v / div for v in values]
+        color = _PART_COLORS.get(name, _FALLBACK[i % len(_FALLBACK)])
+        ax.bar(xs, vals, bottom=bottom, color=color, width=0.65, label=PART_LABELS.get(name, name),
+               edgecolor="white", linewidth=0.5)
+        bottom = [b + v for b, v in zip(bottom, vals)]
+    return bottom
+
+
+def _capacity_line(ax, j: int, name: str, y: float, unit: str) -> float:
+    """Draw the ``j``-th device-capacity line at ``y`` (in ``unit``), labelled at the right; returns ``y``."""
+    ax.axhline(y, color="#333333", linestyle=_CAPACITY_STYLES[j % len(_CAPACITY_STYLES)], linewidth=1.1)
+    ax.annotate(f"{name}（{y:,.0f} {unit}）", xy=(1.0, y), xycoords=("axes fraction", "data"),
+                xytext=(4, 0), textcoords="offset points", va="center", fontsize=8, color="#333333")
+    return y
