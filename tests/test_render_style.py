@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import io
 import re
+from pathlib import Path
 
 import matplotlib.pyplot as plt
 import pytest
@@ -53,3 +55,44 @@ def test_svg_is_byte_stable_and_inline():
 def test_salt_is_required():
     with chart() as (fig, _ax), pytest.raises(ValueError, match="salt"):
         to_svg(fig, salt="")
+
+
+# ------------------------------------------------------------------------------------- one palette
+# Colours live in render/style.py (COLORS for named quantities, SERIES for the rest). Elsewhere under
+# render/ a chart may use grey ink (#333333 ...) but no colour of its own and no second list of colours.
+
+RENDER = Path(__file__).resolve().parent.parent / "parallelsel" / "render"
+_HEX = re.compile(r"#[0-9A-Fa-f]{6}")
+OWN_PALETTE_ALLOWED = {"placement.py"}
+"""render/placement.py keeps _STAGE_COLORS until its own branch (issue 14, worker wb) moves it to style.SERIES."""
+
+
+def _hex(node) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) and bool(_HEX.fullmatch(node.value))
+
+
+def palette_findings(name: str, source: str) -> list[str]:
+    """Lists/tuples/sets/dicts holding two or more colour literals, and any other colour literal that is not grey."""
+    found, listed = [], set()
+    nodes = list(ast.walk(ast.parse(source)))
+    for node in nodes:
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set, ast.Dict)):
+            colours = [v for v in (node.values if isinstance(node, ast.Dict) else node.elts) if _hex(v)]
+            if len(colours) >= 2:
+                found.append((node.lineno, f"{name}:{node.lineno} a list of colours"))
+                listed.update(map(id, colours))
+    for node in nodes:
+        if _hex(node) and id(node) not in listed and len({node.value[1:3], node.value[3:5], node.value[5:7]}) > 1:
+            found.append((node.lineno, f"{name}:{node.lineno} colour {node.value}"))
+    return [text for _, text in sorted(found)]
+
+
+def test_palette_scan_sees_a_second_list_and_a_stray_colour():
+    source = '_SERIES = ["#4C78A8", "#F58518"]\nINK = "#333333"\nax.plot(color="#9ECAE9")\n'
+    assert palette_findings("x.py", source) == ["x.py:1 a list of colours", "x.py:3 colour #9ECAE9"]
+
+
+def test_one_palette_under_render():
+    found = [f for path in sorted(RENDER.glob("*.py")) if path.name not in {"style.py", *OWN_PALETTE_ALLOWED}
+             for f in palette_findings(path.name, path.read_text(encoding="utf-8"))]
+    assert not found, f"colours belong in render/style.py (COLORS, SERIES): {found}"

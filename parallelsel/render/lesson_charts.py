@@ -13,13 +13,12 @@ import numpy as np
 from matplotlib.ticker import PercentFormatter
 
 from parallelsel._check import ParallelselError
-from parallelsel.render.style import COLORS, chart, to_svg
+from parallelsel.render.style import COLORS, SERIES, chart, to_svg
 
 __all__ = ["step_bars", "sensitivity_lines", "validation_bars", "quote_check", "comparison_table"]
 
 _STEP_PARTS = (("compute", "计算"), ("communication", "暴露的通信"), ("bubble", "流水线气泡"))
 _STEP_COLORS = {"compute": COLORS["compute"], "communication": COLORS["comm"], "bubble": COLORS["bubble"]}
-_LINE_COLORS = ["#4C78A8", "#F58518", "#54A24B", "#E45756", "#B279A2", "#9D755D", "#72B7B2", "#EECA3B"]
 
 
 def _check_lengths(name: str, values: Sequence, n: int) -> None:
@@ -80,7 +79,7 @@ def sensitivity_lines(series: Sequence[tuple[str, Sequence[float], Sequence[floa
         for i, (name, xs, ys) in enumerate(series):
             if len(xs) != len(ys):
                 raise ParallelselError(f"series[{i}] ({name!r}): xs has {len(xs)} values, ys {len(ys)}: must match")
-            ax.plot(xs, ys, "o-", color=_LINE_COLORS[i % len(_LINE_COLORS)], linewidth=1.5, markersize=4, label=name)
+            ax.plot(xs, ys, "o-", color=SERIES[i % len(SERIES)], linewidth=1.5, markersize=4, label=name)
         if reference is not None:
             ax.axhline(reference, color="#333333", linestyle=":", linewidth=1)
         ax.set_xlabel(xlabel)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from parallelsel._check import ParallelselError
-from parallelsel.render.style import COLORS, chart, to_svg
+from parallelsel.render.style import COLORS, SERIES, chart, to_svg
 from parallelsel.render.tables import BYTE_UNITS
 
 __all__ = ["PART_LABELS", "memory_bars", "breakdown_parts", "states_parts"]
@@ -28,11 +28,10 @@ PART_LABELS = {
 
 _PART_COLORS = {
     **{k: COLORS[k] for k in ("params", "grads", "optimizer", "activations")},
-    "embeddings": "#72B7B2",
+    "embeddings": COLORS["embeddings"],
     "gather_peak": COLORS["wait"],
     "allocator": COLORS["bubble"],
 }
-_FALLBACK = ["#4C78A8", "#F58518", "#54A24B", "#B279A2", "#72B7B2", "#E45756", "#9D755D", "#EECA3B"]
 _CAPACITY_STYLES = ["--", ":", "-."]
 
 
@@ -117,7 +116,7 @@ def _stack(ax, bars: int, parts: Mapping[str, Sequence[float]], div: float) -> l
     xs = list(range(bars))
     for i, (name, values) in enumerate(parts.items()):
         vals = [v / div for v in values]
-        color = _PART_COLORS.get(name, _FALLBACK[i % len(_FALLBACK)])
+        color = _PART_COLORS.get(name, SERIES[i % len(SERIES)])
         ax.bar(xs, vals, bottom=bottom, color=color, width=0.65, label=PART_LABELS.get(name, name),
                edgecolor="white", linewidth=0.5)
         bottom = [b + v for b, v in zip(bottom, vals)]

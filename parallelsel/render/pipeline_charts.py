@@ -15,7 +15,7 @@ from matplotlib.ticker import PercentFormatter
 from parallelsel import pipeline as pl
 from parallelsel._check import ParallelselError, positive_int, positive_number
 from parallelsel.plan import SCHEDULES
-from parallelsel.render.style import COLORS, chart, to_svg
+from parallelsel.render.style import COLORS, SERIES, chart, to_svg
 
 __all__ = ["gantt", "bubble_curve", "schedule_comparison", "straggler", "schedule_name"]
 
@@ -133,11 +133,10 @@ def bubble_curve(stages_list: Sequence[int], m_values: Sequence[int], salt: str)
         raise ParallelselError(f"stages_list={stages_list!r}: must list at least one stage count")
     if not ms:
         raise ParallelselError(f"m_values={m_values!r}: must list at least one micro-batch count")
-    colors = ["#4C78A8", "#F58518", "#54A24B", "#E45756", "#B279A2", "#9D755D", "#72B7B2", "#EECA3B"]
     grid = np.arange(1, max(ms) + 1)
     with chart(width=7.0, height=3.8) as (fig, ax):
         for i, p in enumerate(ps):
-            c = colors[i % len(colors)]
+            c = SERIES[i % len(SERIES)]
             ax.plot(grid, [pl.bubble_fraction(p, int(m)) for m in grid], color=c, linewidth=1.6, label=f"p={p}（解析式）")
             sim = [pl.simulate(pl.schedule("1f1b" if m >= p else "gpipe", p, m)).bubble_fraction for m in ms]
             ax.plot(ms, sim, "o", color=c, markersize=5, markerfacecolor="white", markeredgewidth=1.4, label=f"p={p}（模拟）")

@@ -45,7 +45,7 @@ def ratio_lines(xs: Sequence[float], series: Mapping[str, Sequence[float]], *, t
         labels = list(xlabels) if xlabels is not None else [f"{x:g}" for x in xs]
         ax.xaxis.set_major_formatter(FuncFormatter(lambda x, pos: labels[pos] if pos is not None and pos < len(labels) else ""))
         ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: f"{y:g}"))
-        ax.text(xs[0], max(top, 1.0) * 1.5, "受通信限制", fontsize=8, color="#8a4b08", va="center")
+        ax.text(xs[0], max(top, 1.0) * 1.5, "受通信限制", fontsize=8, color=COLORS["bound"], va="center")
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         ax.set_title(title)

@@ -29,7 +29,7 @@ _FACE = {
     "backward": COLORS["B"],
     "wait": COLORS["wait"],
     "bubble": COLORS["bubble"],
-    "overlapped": "#CDBBE0",
+    "overlapped": COLORS["overlapped"],
     "exposed": COLORS["wait"],   # exposed communication and the wait it causes share a colour
 }
 _LANE_NAMES = {"compute": "计算", "comm": "通信"}

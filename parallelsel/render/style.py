@@ -36,11 +36,16 @@ COLORS = {
     "optimizer": "#54A24B",
     "activations": "#B279A2",
     "other": "#9D755D",
+    "embeddings": "#72B7B2",
+    "recompute": "#9ECAE9",
+    "overlapped": "#CDBBE0",
+    "bound": "#8A4B08",  # text marking a region where a limit binds (e.g. communication-bound)
 }
 
-# Line/bar series in order, for charts whose series are not one of the named quantities above.
+# Line/bar series in order, for charts whose series are not one of the named quantities above: the one
+# palette (tests/test_render_style.py fails on a second list of colours under render/).
 SERIES = ("#4C78A8", "#F58518", "#E45756", "#54A24B", "#B279A2", "#72B7B2", "#9D755D", "#EECA3B")
-MARKERS = ("o", "s", "^", "D", "v", "P")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
 RC = {
     "font.family": "sans-serif",

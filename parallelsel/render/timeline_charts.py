@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from matplotlib.ticker import FuncFormatter, PercentFormatter
 
 from parallelsel._check import ParallelselError
-from parallelsel.render.style import COLORS, chart, to_svg
+from parallelsel.render.style import COLORS, MARKERS, SERIES, chart, to_svg
 
 __all__ = ["STEP_LABELS", "scaling_parts", "step_decomposition", "step_strips", "curves"]
 
@@ -32,12 +32,10 @@ STEP_LABELS = {
 
 _STEP_COLORS = {
     "compute": COLORS["compute"],
-    "recompute": "#9ECAE9",
+    "recompute": COLORS["recompute"],
     "communication": COLORS["comm"],
     "bubble": COLORS["bubble"],
 }
-_SERIES = ["#4C78A8", "#F58518", "#54A24B", "#E45756", "#B279A2", "#72B7B2", "#9D755D", "#EECA3B"]
-_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 
 
 def scaling_parts(points) -> dict[str, list[float]]:
@@ -197,8 +195,8 @@ def curves(x: Sequence[float], series: Mapping[str, Sequence[float | None]], *, 
     with chart(width=width, height=height) as (fig, ax):
         for i, (name, values) in enumerate(series.items()):
             pts = [(a, v / positive_scale) for a, v in zip(xs, values) if v is not None]
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], color=_SERIES[i % len(_SERIES)],
-                    marker=_MARKERS[i % len(_MARKERS)], markersize=4, linewidth=1.6, label=name)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], color=SERIES[i % len(SERIES)],
+                    marker=MARKERS[i % len(MARKERS)], markersize=4, linewidth=1.6, label=name)
         for j, (name, ref) in enumerate((references or {}).items()):
             style = dict(color="#333333" if j == 0 else "#777777", linestyle="--" if j == 0 else ":", linewidth=1.3)
             if isinstance(ref, (int, float)):
