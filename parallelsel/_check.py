@@ -99,6 +99,12 @@ def choice(name: str, value, allowed) -> str:
     return value
 
 
+def one_per(name: str, values, n: int, per: str = "label") -> None:
+    """``values`` must hold one entry per ``per`` (``n`` of them): a chart's parallel lists line up."""
+    if len(values) != n:
+        raise ParallelselError(f"{name} has {len(values)} entries: must have one per {per} ({n})")
+
+
 def store(obj, name: str, value) -> None:
     """Write a validated (normalised) value back into a frozen dataclass field."""
     object.__setattr__(obj, name, value)

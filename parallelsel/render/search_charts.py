@@ -1,4 +1,5 @@
-"""Charts of a plan search: the funnel from enumerated plans to the top N, and the top plans' step decomposition."""
+"""Charts of a plan search: the funnel from enumerated plans to the top N (the top plans' steps are
+:func:`parallelsel.render.step_charts.step_bars`)."""
 
 from __future__ import annotations
 
@@ -22,20 +23,3 @@ def funnel(result, salt: str) -> str:
         ax.grid(axis="y", visible=False)
         return to_svg(fig, salt)
 
-
-def top_decomposition(result, salt: str) -> str:
-    """Stacked bars of compute / exposed communication / bubble (seconds) for each of the top plans."""
-    ranked = list(result.results)
-    with chart(7.0, 0.5 + 0.45 * max(len(ranked), 1)) as (fig, ax):
-        labels = [f"#{r.rank} {r.plan.label()}" for r in ranked][::-1]
-        left = [0.0] * len(ranked)
-        for key, name in (("compute", "计算"), ("communication", "暴露的通信"), ("bubble", "气泡")):
-            vals = [r.estimate.step.decomposition[key] for r in ranked][::-1]
-            ax.barh(labels, vals, left=left, color=COLORS[key if key != "communication" else "comm"], label=name)
-            left = [a + b for a, b in zip(left, vals)]
-        ax.set_xlabel("每步时间（秒）")
-        ax.set_title("排名靠前的方案：每步时间的构成")
-        ax.legend(loc="lower right", fontsize=8)
-        ax.grid(axis="y", visible=False)
-        ax.tick_params(axis="y", labelsize=7)
-        return to_svg(fig, salt)

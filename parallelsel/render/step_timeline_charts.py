@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from matplotlib.patches import Patch
 
 from parallelsel._check import ParallelselError
+from parallelsel.render.step_charts import STEP_PARTS
 from parallelsel.render.style import COLORS, chart, to_svg
 from parallelsel.steptrace import LANES
 
@@ -20,7 +21,7 @@ __all__ = ["KIND_LABELS", "step_timelines"]
 KIND_LABELS = {
     "forward": "前向计算",
     "backward": "反向计算",
-    "bubble": "气泡（等待）",
+    "bubble": STEP_PARTS["bubble"],
     "overlapped": "被计算盖住的通信",
     "exposed": "暴露的通信（计算在等）",
 }

@@ -9,7 +9,7 @@ printed as zero: :func:`fmt_size` steps down to MiB/KiB, :func:`fmt_time` to µs
 
 from __future__ import annotations
 
-__all__ = ["BYTE_UNITS", "fmt_bytes", "fmt_count", "fmt_flops", "fmt_pct", "fmt_rate", "fmt_size", "fmt_time"]
+__all__ = ["BYTE_UNITS", "fmt_bytes", "fmt_count", "fmt_flops", "fmt_pct", "fmt_rate", "fmt_size", "fmt_time", "time_unit"]
 
 BYTE_UNITS = {"GiB": 2**30, "MiB": 2**20, "KiB": 2**10, "TiB": 2**40, "GB": 1e9, "MB": 1e6, "TB": 1e12}
 
@@ -40,22 +40,28 @@ def fmt_size(n: float) -> str:
     return f"{n:.0f} B"
 
 
-def fmt_time(seconds: float, digits: int = 1) -> str:
-    """Seconds as ns / µs / ms / s / min / h / days, whichever reads best."""
+_TIME_UNITS = ((1e-6, 1e-9, "ns"), (1e-3, 1e-6, "µs"), (1, 1e-3, "ms"), (120, 1.0, "s"), (7200, 60.0, "min"),
+               (172800, 3600.0, "h"), (float("inf"), 86400.0, "天"))
+"""(below this many seconds, seconds per unit, unit name): the time units, shortest first."""
+
+
+def time_unit(seconds: float) -> tuple[float, str]:
+    """Seconds per unit and the unit's name that :func:`fmt_time` prints ``seconds`` in (zero reads in ms).
+
+    >>> time_unit(0.25), time_unit(300)
+    ((0.001, 'ms'), (60.0, 'min'))
+    """
     s = abs(seconds)
-    if 0 < s < 1e-6:
-        return f"{seconds * 1e9:.{digits}f} ns"
-    if 0 < s < 1e-3:
-        return f"{seconds * 1e6:.{digits}f} µs"
-    if s < 1:
-        return f"{seconds * 1e3:.{digits}f} ms"
-    if s < 120:
-        return f"{seconds:.{digits}f} s"
-    if s < 7200:
-        return f"{seconds / 60:.{digits}f} min"
-    if s < 172800:
-        return f"{seconds / 3600:.{digits}f} h"
-    return f"{seconds / 86400:.{digits}f} 天"
+    for below, div, name in _TIME_UNITS if s else _TIME_UNITS[2:]:
+        if s < below:
+            return div, name
+    raise ValueError(f"seconds={seconds!r}: must be a finite number")
+
+
+def fmt_time(seconds: float, digits: int = 1) -> str:
+    """Seconds as ns / µs / ms / s / min / h / days, whichever reads best (:func:`time_unit`)."""
+    div, name = time_unit(seconds)
+    return f"{seconds / div:.{digits}f} {name}"
 
 
 def fmt_pct(x: float, digits: int = 1) -> str:

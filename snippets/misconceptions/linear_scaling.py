@@ -3,7 +3,7 @@
 import parallelsel as ps
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 from parallelsel.render.tables import fmt_rate, markdown_table
-from parallelsel.render.timeline_charts import curves
+from parallelsel.render.line_charts import curves
 from parallelsel.search import search
 import markdown  # markdown-exec: hide
 

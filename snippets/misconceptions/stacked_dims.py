@@ -1,7 +1,7 @@
 # Misconception 5: a five-dimension stack against a two-dimension plan, Llama-2 13B on 2 nodes x 8 A100 (InfiniBand).
 import parallelsel as ps
 from parallelsel.estimate import estimate
-from parallelsel.render.lesson_charts import step_bars
+from parallelsel.render.step_charts import step_bars, step_parts
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 from parallelsel.render.tables import fmt_bytes, fmt_time, markdown_table
 from parallelsel.search import search
@@ -25,7 +25,7 @@ for plan in plans:
     notes.append(f"{plan.dims} 个维度")
     rows.append([plan.label(), plan.dims, kinds, fmt_time(e.step.total, 2), f"{e.step.mfu:.1%}", fmt_bytes(e.memory.total)])
 table = markdown_table(["方案", "并行维度数", "每步的通信种类", "步时", "MFU", "每卡内存"], rows, align="lrrrrr")
-svg = step_bars(labels, steps, notes=notes, title=f"{work.model.name}，{cluster.gpus} 卡：维度越多不等于越快",
+svg = step_bars(labels, step_parts(steps), notes=notes, title=f"{work.model.name}，{cluster.gpus} 卡：维度越多不等于越快",
                 salt="mis-stacked-dims")
 print(markdown.markdown(table, extensions=["tables"]))  # markdown-exec: hide
 dims = [p.dims for p in plans]  # markdown-exec: hide

@@ -4,7 +4,7 @@
 from parallelsel import MODELS, Plan, Workload
 from parallelsel.estimate import estimate
 from parallelsel.lesson import paper_cases
-from parallelsel.render.lesson_charts import step_bars
+from parallelsel.render.step_charts import step_bars, step_parts
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 from parallelsel.render.tables import fmt_time  # markdown-exec: hide
 
@@ -23,7 +23,7 @@ for tp in DEGREES:
     labels.append(f"TP{tp} · DP{e.plan.dp} · ZeRO-{zero}")
     steps.append(e.step)
     notes.append(f"TP 组走 {cluster.link_for(tp).name}")
-svg = step_bars(labels, steps, notes=notes, title=f"{name}：TP 度从 {DEGREES[0]} 到 {DEGREES[-1]} 的每步时间", salt="mis-tp-degree")
+svg = step_bars(labels, step_parts(steps), notes=notes, title=f"{name}：TP 度从 {DEGREES[0]} 到 {DEGREES[-1]} 的每步时间", salt="mis-tp-degree")
 inside = max(i for i, t in enumerate(DEGREES) if t <= cluster.gpus_per_node)  # markdown-exec: hide
 ratio = cluster.intra.bandwidth / cluster.inter.bandwidth  # markdown-exec: hide
 print(figure_html(svg, f"TP 超过一个节点的卡数（{cluster.gpus_per_node}）后，每层的 all-reduce 改走 {cluster.inter.name}，"  # markdown-exec: hide

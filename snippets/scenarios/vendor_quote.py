@@ -2,7 +2,7 @@
 # large runs reached, and the library's estimate.
 import parallelsel as ps
 from parallelsel.references import PUBLISHED_MFU
-from parallelsel.render.lesson_charts import quote_check
+from parallelsel.render.throughput_charts import quote_check
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 from parallelsel.render.tables import markdown_table
 from parallelsel.search import search

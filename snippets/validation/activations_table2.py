@@ -2,7 +2,7 @@
 # the paper's formula evaluated beside the library's term-by-term count (micro-batch b = 1).
 from parallelsel.comparisons import comparisons
 from parallelsel.references import KORTHIKANTI_GPT3
-from parallelsel.render.lesson_charts import comparison_table
+from parallelsel.render.comparisons import comparison_table
 
 g = KORTHIKANTI_GPT3
 print(f"设定：a = {g['a']}，s = {g['s']}，h = {g['h']}，t = {g['t']}；于是 5as/h = {5 * g['a'] * g['s'] / g['h']:g}\n")

@@ -1,7 +1,7 @@
 # Narayanan et al. 2021 §5.1, eq. 4: GPT-3 175B on 300B tokens with 1024 A100s at 140 TFLOP/s each.
 from parallelsel.comparisons import comparisons
 from parallelsel.references import NARAYANAN_EQ4
-from parallelsel.render.lesson_charts import comparison_table
+from parallelsel.render.comparisons import comparison_table
 from parallelsel.render.tables import fmt_count, fmt_flops
 
 k = NARAYANAN_EQ4.key

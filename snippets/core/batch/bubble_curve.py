@@ -1,7 +1,7 @@
 # Bubble fraction against GPU count when TP8 x PP8 is fixed and DP grows, for three global batches.
 from parallelsel import pipeline
 from parallelsel.render.style import figure_html  # markdown-exec: hide
-from parallelsel.render.timeline_charts import curves  # markdown-exec: hide
+from parallelsel.render.line_charts import curves  # markdown-exec: hide
 
 tp, pp, b = 8, 8, 1
 dps = [1, 2, 4, 8, 16, 32, 64, 128, 256]

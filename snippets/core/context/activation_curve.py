@@ -3,7 +3,7 @@
 import parallelsel as ps
 from parallelsel import memory
 from parallelsel.render.style import figure_html  # markdown-exec: hide
-from parallelsel.render.timeline_charts import curves  # markdown-exec: hide
+from parallelsel.render.line_charts import curves  # markdown-exec: hide
 
 model = ps.MODELS["llama3-8b"]
 device = ps.DEVICES["h100-sxm-80gb"]

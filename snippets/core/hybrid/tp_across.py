@@ -2,7 +2,7 @@
 import parallelsel as ps
 from parallelsel.estimate import estimate
 from parallelsel.render.style import figure_html  # markdown-exec: hide
-from parallelsel.render.timeline_charts import step_strips  # markdown-exec: hide
+from parallelsel.render.step_charts import step_bars  # markdown-exec: hide
 
 cluster = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=16, gpus_per_node=8,
                      intra=ps.LINKS["nvlink4"], inter=ps.LINKS["ib-ndr"])
@@ -17,7 +17,7 @@ for plan in plans:
     labels.append(f"TP{plan.tp}×DP{plan.dp}×PP{plan.pp}\nMFU {st.mfu:.0%}")
     for k, v in st.decomposition.items():
         parts[k].append(v)
-svg = step_strips(labels, parts, title=f"{workload.model.name}，{cluster.gpus} 张 {cluster.device.name}：TP 在节点内与跨节点的一步", salt="hybrid-tp-across")  # markdown-exec: hide
+svg = step_bars(labels, parts, title=f"{workload.model.name}，{cluster.gpus} 张 {cluster.device.name}：TP 在节点内与跨节点的一步", salt="hybrid-tp-across")  # markdown-exec: hide
 inside, across = parts["communication"]  # markdown-exec: hide
 print(figure_html(svg, f"同样的卡数，TP{plans[1].tp} 跨出节点后每层的 TP 通信走 {cluster.inter.name}，"  # markdown-exec: hide
                        f"一步的暴露通信是 TP{plans[0].tp} 的 {across / inside:.0f} 倍"))  # markdown-exec: hide  # markdown-exec: hide

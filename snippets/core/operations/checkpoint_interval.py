@@ -2,7 +2,7 @@
 import parallelsel as ps
 from parallelsel import reliability as rel
 from parallelsel.render.style import figure_html  # markdown-exec: hide
-from parallelsel.render.timeline_charts import curves  # markdown-exec: hide
+from parallelsel.render.line_charts import curves  # markdown-exec: hide
 
 # Failure rate from Llama 3 pre-training (Dubey et al. 2024, §3.3.4), scaled to this job's GPUs.
 gpus, gpus_per_node = 512, 8

@@ -5,7 +5,7 @@ from parallelsel import Link, pipeline
 from parallelsel.estimate import DEFAULT_EFFICIENCY, estimate
 from parallelsel.lesson import paper_cases
 from parallelsel.memory import ALLOCATOR_OVERHEAD
-from parallelsel.render.lesson_charts import sensitivity_lines
+from parallelsel.render.line_charts import sensitivity_lines
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 import markdown  # markdown-exec: hide
 from parallelsel.render.tables import markdown_table

@@ -2,7 +2,7 @@
 import parallelsel as ps
 from parallelsel import comm
 from parallelsel.render.style import figure_html  # markdown-exec: hide
-from parallelsel.render.timeline_charts import curves  # markdown-exec: hide
+from parallelsel.render.line_charts import curves  # markdown-exec: hide
 
 sizes = [2**k for k in range(10, 33, 2)]                      # 1 KiB .. 4 GiB
 lines = [("nvlink4", 8, "节点内"), ("ib-ndr", 8, "跨节点"), ("ib-ndr", 64, "跨节点"), ("eth-100g", 8, "跨节点")]

@@ -2,7 +2,7 @@
 import parallelsel as ps
 from parallelsel import memory
 from parallelsel.render.style import figure_html  # markdown-exec: hide
-from parallelsel.render.timeline_charts import curves  # markdown-exec: hide
+from parallelsel.render.line_charts import curves  # markdown-exec: hide
 
 model = ps.MODELS["llama3-70b"]
 workload = ps.Workload(model, global_batch=1024)

@@ -2,7 +2,7 @@
 import parallelsel as ps
 from parallelsel.estimate import scaling_efficiency
 from parallelsel.render.style import figure_html  # markdown-exec: hide
-from parallelsel.render.timeline_charts import curves  # markdown-exec: hide
+from parallelsel.render.line_charts import curves  # markdown-exec: hide
 
 cluster = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=128, gpus_per_node=8,
                      intra=ps.LINKS["nvlink4"], inter=ps.LINKS["ib-ndr"])

@@ -1,0 +1,67 @@
+"""The library beside published figures: a table of the comparisons and a chart of their relative differences.
+
+Reads :class:`parallelsel.comparisons.Comparison` rows (published value, library value, the paper's
+rounding). Pure functions: Markdown or SVG string out; a chart's ``salt`` is unique per figure on a page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from matplotlib.patches import Patch
+from matplotlib.ticker import PercentFormatter
+
+from parallelsel._check import ParallelselError, one_per
+from parallelsel.render.lesson_text import reference_label, reference_unit
+from parallelsel.render.style import COLORS, chart, to_svg
+from parallelsel.render.tables import markdown_table
+
+__all__ = ["comparison_table", "validation_bars"]
+
+
+def validation_bars(labels: Sequence[str], differences: Sequence[float], agrees: Sequence[bool], *, title: str,
+                    salt: str) -> str:
+    """Horizontal bars of (library - published) / published, one per published number.
+
+    Bars whose library value rounds to the published one (``agrees``) are blue, the others orange.
+    """
+    labels = [str(x) for x in labels]
+    if not labels:
+        raise ParallelselError("labels=[]: must name at least one comparison")
+    one_per("differences", differences, len(labels))
+    one_per("agrees", agrees, len(labels))
+    d = np.asarray(differences, dtype=float)
+    ys = np.arange(len(labels))[::-1]
+    colors = [COLORS["compute"] if a else COLORS["comm"] for a in agrees]
+    with chart(width=7.5, height=0.26 * len(labels) + 1.3) as (fig, ax):
+        ax.barh(ys, d, color=colors, height=0.7)
+        ax.axvline(0, color="#333333", linewidth=0.8)
+        ax.set_yticks(ys)
+        ax.set_yticklabels(labels, fontsize=7)
+        ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=1))
+        lim = max(abs(d).max() * 1.15, 0.01)
+        ax.set_xlim(-lim, lim)
+        ax.set_xlabel("相对差（库 − 论文）/ 论文")
+        ax.set_title(title)
+        ax.grid(False, axis="y")
+        ax.legend(handles=[Patch(color=COLORS["compute"], label="按论文的舍入一致"),
+                           Patch(color=COLORS["comm"], label="按论文的舍入不一致")],
+                  loc="lower right", fontsize=8, frameon=False)
+        return to_svg(fig, salt)
+
+
+def comparison_table(comps: Sequence, extra_digits: int = 2) -> str:
+    """Markdown table of :class:`parallelsel.comparisons.Comparison` rows: published, library, difference.
+
+    The library's value is printed with ``extra_digits`` more decimals than the paper prints, so a
+    reader sees both the agreement at the paper's rounding and what the rounding hides.
+    """
+    rows = []
+    for c in comps:
+        rows.append([
+            reference_label(c.label), f"{c.published:,.{c.digits}f}", f"{c.library:,.{c.digits + extra_digits}f}",
+            reference_unit(c.unit),
+            f"{c.difference:+.2%}", "一致" if c.agrees else "不一致", c.source,
+        ])
+    return markdown_table(["对象", "论文", "本库", "单位", "相对差", "按论文舍入", "出处"], rows, align="lrrlrcl")
