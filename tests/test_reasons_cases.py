@@ -148,3 +148,15 @@ def test_estimate_and_search_reasons_are_complete_and_true(matrices, name):
     if first is not None:
         for r in explain(w, c, first.best.plan, top=3).verdict:
             _sentence_ok(r)
+
+
+def test_english_reasons_of_a_multi_day_cost_have_no_chinese():
+    # Llama-2 70B, global batch 4096, 64 A100s with 25GbE between nodes: FSDP costs more than two GPU-days per step.
+    w = ps.Workload(ps.MODELS["llama2-70b"], global_batch=4096)
+    c = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=8, inter=ps.LINKS["eth-25g"])
+    reasons = [x for r in selection_matrix(w, c) for x in r.reasons]
+    costly = [x for x in reasons if x.code == "costlier_per_gpu" and x.values["gpu_seconds"] > 2 * 86400]
+    assert costly, "the case no longer has a reason over two days: pick another"
+    for x in reasons:
+        s = rr.text(x, "en")
+        assert not re.search(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]", s), s

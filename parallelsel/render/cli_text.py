@@ -8,7 +8,7 @@ from :mod:`parallelsel.render.reasons` in the language asked for (``--lang``).
 from __future__ import annotations
 
 from parallelsel.render.reasons import join, text
-from parallelsel.render.tables import fmt_bytes, fmt_count, fmt_pct, fmt_time, markdown_table
+from parallelsel.render.tables import fmt_bytes, fmt_count, fmt_flops, fmt_pct, fmt_rate, fmt_time, markdown_table
 
 __all__ = ["ERROR", "HELP", "bubble_text", "calibration_text", "fix_text", "header", "keys_text", "matrix_text",
            "memory_text", "plan_text", "presets_text", "why_text"]
@@ -251,11 +251,11 @@ def _preset_rows(kind: str, catalogue) -> tuple[list[str], list[list]]:
         return ["键", "名称", "参数", "形状"], [_model_row(k, m) for k, m in catalogue.items()]
     if kind == "devices":
         return (["键", "名称", "显存", "峰值 BF16", "常见互联（节点内 / 节点间）"],
-                [[k, d.name, fmt_bytes(d.memory), f"{d.peak_flops / 1e12:g} TFLOP/s", f"{d.intra} / {d.inter}"]
+                [[k, d.name, fmt_bytes(d.memory), fmt_flops(d.peak_flops), f"{d.intra} / {d.inter}"]
                  for k, d in catalogue.items()])
     if kind == "links":
         return (["键", "名称", "每卡单向带宽", "延迟"],
-                [[k, x.name, f"{x.bandwidth / 1e9:g} GB/s", f"{x.latency * 1e6:g} µs"] for k, x in catalogue.items()])
+                [[k, x.name, fmt_rate(x.bandwidth), fmt_time(x.latency)] for k, x in catalogue.items()])
     return (["键", "名称", "每参数字节（权重 + 梯度 + 优化器）"],
             [[k, r.name, f"{r.weights:g} + {r.grads:g} + {r.optimizer:g} = {r.per_param:g}"] for k, r in catalogue.items()])
 

@@ -302,7 +302,7 @@ WORDS: dict[str, dict[str, Mapping]] = {
         "schedule": {"1f1b": "1F1B", "gpipe": "GPipe", "zb-h1": "ZB-H1（零气泡，反向拆成 B 与 W）", "interleaved": "交错 1F1B"},
         "dp_sync": {0: "梯度 all-reduce", 1: "ZeRO-1 梯度 reduce-scatter", 2: "ZeRO-2 梯度 reduce-scatter",
                     3: "ZeRO-3 参数 all-gather 与梯度 reduce-scatter"},
-        "part": {"compute": "计算", "communication": "暴露的通信", "bubble": "流水线气泡"},
+        "part": {"compute": "计算", "recompute": "重算", "communication": "暴露的通信", "bubble": "流水线气泡"},
         "degree": {"DP": "DP 度", "FSDP": "FSDP 分片度", "TP": "TP 度", "PP": "PP 段数"},
         "gain": {None: "", "micro_batch": "：省下的内存换来了更大的微批", "recompute": "：省下的内存换来了更少的重算",
                  "both": "：省下的内存换来了更大的微批和更少的重算"},
@@ -315,7 +315,8 @@ WORDS: dict[str, dict[str, Mapping]] = {
                      "interleaved": "interleaved 1F1B"},
         "dp_sync": {0: "gradient all-reduce", 1: "ZeRO-1 gradient reduce-scatter", 2: "ZeRO-2 gradient reduce-scatter",
                     3: "ZeRO-3 weight all-gather and gradient reduce-scatter"},
-        "part": {"compute": "compute", "communication": "exposed communication", "bubble": "pipeline bubble"},
+        "part": {"compute": "compute", "recompute": "recomputation", "communication": "exposed communication",
+                 "bubble": "pipeline bubble"},
         "degree": {"DP": "DP degrees", "FSDP": "FSDP shard counts", "TP": "TP degrees", "PP": "PP stage counts"},
         "gain": {None: "", "micro_batch": ": the memory saved buys a larger micro-batch",
                  "recompute": ": the memory saved buys less recomputation",
@@ -323,16 +324,16 @@ WORDS: dict[str, dict[str, Mapping]] = {
     },
 }
 
-_NUMBER_SPECS = {
-    "size": fmt_size,
-    "secs": lambda v: fmt_time(v, 2),  # as the tables print a step time
-    "rate": fmt_rate,
-    "count": fmt_count,
-    "pct": lambda v: fmt_pct(v, 0),
-    "pct1": lambda v: fmt_pct(v, 1),
-    "x": lambda v: f"{v:.1f}",
-    "x2": lambda v: f"{v:.2f}",
-    "g": lambda v: f"{v:g}",
+_NUMBER_SPECS = {  # value, language -> text
+    "size": lambda v, lang: fmt_size(v),
+    "secs": lambda v, lang: fmt_time(v, 2, lang),  # as the tables print a step time
+    "rate": lambda v, lang: fmt_rate(v),
+    "count": lambda v, lang: fmt_count(v),
+    "pct": lambda v, lang: fmt_pct(v, 0),
+    "pct1": lambda v, lang: fmt_pct(v, 1),
+    "x": lambda v, lang: f"{v:.1f}",
+    "x2": lambda v, lang: f"{v:.2f}",
+    "g": lambda v, lang: f"{v:g}",
 }
 
 _TABLES = {"zh": (ZH, TITLES_ZH), "en": (EN, TITLES_EN)}
@@ -374,7 +375,7 @@ class _Formatter(string.Formatter):
 
     def format_field(self, value, spec):
         if spec in _NUMBER_SPECS:
-            return _NUMBER_SPECS[spec](value)
+            return _NUMBER_SPECS[spec](value, self.lang)
         if spec == "plan":
             return plan_label(value, self.lang)
         if spec in WORDS[self.lang]:

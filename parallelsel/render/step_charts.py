@@ -15,19 +15,15 @@ from collections.abc import Mapping, Sequence
 from matplotlib.ticker import PercentFormatter
 
 from parallelsel._check import ParallelselError, one_per
+from parallelsel.render.reasons import WORDS
 from parallelsel.render.style import COLORS, chart, to_svg
 from parallelsel.render.units import fmt_time, time_unit
 
 __all__ = ["STEP_PARTS", "scaling_parts", "step_bars", "step_parts"]
 
-STEP_PARTS = {
-    "compute": "计算",
-    "recompute": "重算",
-    "communication": "暴露的通信",
-    "bubble": "流水线气泡",
-}
-"""The parts of a step in drawing order, with their legend names (the keys of ``StepTime.decomposition``
-plus recompute): the one name of each part wherever a step is split."""
+STEP_PARTS = {k: WORDS["zh"]["part"][k] for k in ("compute", "recompute", "communication", "bubble")}
+"""The parts of a step in drawing order (the keys of ``StepTime.decomposition`` plus recompute), with their
+legend names: the words the reasons use (:data:`parallelsel.render.reasons.WORDS`), one name per part."""
 
 STEP_AXIS = {"time": "每步时间（{unit}）", "share": "占每步时间的比例"}
 """Axis and line names of the step chart."""

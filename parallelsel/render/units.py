@@ -41,26 +41,35 @@ def fmt_size(n: float) -> str:
 
 
 _TIME_UNITS = ((1e-6, 1e-9, "ns"), (1e-3, 1e-6, "µs"), (1, 1e-3, "ms"), (120, 1.0, "s"), (7200, 60.0, "min"),
-               (172800, 3600.0, "h"), (float("inf"), 86400.0, "天"))
+               (172800, 3600.0, "h"), (float("inf"), 86400.0, "days"))
 """(below this many seconds, seconds per unit, unit name): the time units, shortest first."""
 
+_UNIT_WORDS = {"zh": {"days": "天"}, "en": {}}
+"""Unit names that differ by language (``lang``); the others are SI symbols or min/h in both."""
 
-def time_unit(seconds: float) -> tuple[float, str]:
+
+def time_unit(seconds: float, lang: str = "zh") -> tuple[float, str]:
     """Seconds per unit and the unit's name that :func:`fmt_time` prints ``seconds`` in (zero reads in ms).
 
-    >>> time_unit(0.25), time_unit(300)
-    ((0.001, 'ms'), (60.0, 'min'))
+    >>> time_unit(0.25), time_unit(300), time_unit(3 * 86400, lang="en")
+    ((0.001, 'ms'), (60.0, 'min'), (86400.0, 'days'))
     """
+    if lang not in _UNIT_WORDS:
+        raise ValueError(f"lang={lang!r}: must be one of {', '.join(_UNIT_WORDS)}")
     s = abs(seconds)
     for below, div, name in _TIME_UNITS if s else _TIME_UNITS[2:]:
         if s < below:
-            return div, name
+            return div, _UNIT_WORDS[lang].get(name, name)
     raise ValueError(f"seconds={seconds!r}: must be a finite number")
 
 
-def fmt_time(seconds: float, digits: int = 1) -> str:
-    """Seconds as ns / µs / ms / s / min / h / days, whichever reads best (:func:`time_unit`)."""
-    div, name = time_unit(seconds)
+def fmt_time(seconds: float, digits: int = 1, lang: str = "zh") -> str:
+    """Seconds as ns / µs / ms / s / min / h / days (天 in Chinese), whichever reads best (:func:`time_unit`).
+
+    >>> fmt_time(0.0123), fmt_time(340000, 2), fmt_time(340000, 2, lang="en")
+    ('12.3 ms', '3.94 天', '3.94 days')
+    """
+    div, name = time_unit(seconds, lang)
     return f"{seconds / div:.{digits}f} {name}"
 
 
@@ -78,7 +87,9 @@ def fmt_rate(bytes_per_s: float) -> str:
 
 
 def fmt_flops(flops_per_s: float) -> str:
-    return f"{flops_per_s / 1e12:,.0f} TFLOP/s"
+    """FLOP/s in TFLOP/s (10**12), four significant digits below 1,000: ``165.2 TFLOP/s``, ``1,979 TFLOP/s``."""
+    v = flops_per_s / 1e12
+    return f"{v:,.0f} TFLOP/s" if v >= 1000 else f"{v:.4g} TFLOP/s"
 
 
 def fmt_count(n: float) -> str:

@@ -2,7 +2,7 @@
 from parallelsel import reliability as rel
 from parallelsel.lesson import paper_cases
 from parallelsel.placement import placement
-from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_time, markdown_table
+from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_rate, fmt_time, markdown_table
 from parallelsel.search import search
 
 name, work, cluster = paper_cases()[1]
@@ -35,7 +35,7 @@ rows = [
     ["每卡内存", f"{fmt_bytes(e.memory.total)} / 可用 {fmt_bytes(e.usable)}（驱动报告 {fmt_bytes(cluster.device.memory)}，"
                  f"余量 {fmt_pct(e.margin)}）"],
     ["checkpoint 大小", f"{fmt_bytes(ckpt, 'TiB', 2)}（权重 {r.weights:g} + 优化器 {r.optimizer:g} 字节/参数）"],
-    ["写一次 checkpoint", f"{fmt_time(write)}（存储 {STORAGE_BW / 1e9:g} GB/s）"],
+    ["写一次 checkpoint", f"{fmt_time(write)}（存储 {fmt_rate(STORAGE_BW)}）"],
     ["作业的平均故障间隔", f"{fmt_time(mtbf)}（按 Llama 3 报告的中断率折算到 {plan.gpus} 卡）"],
     ["建议的 checkpoint 间隔", f"{fmt_time(interval)}（Young 公式 √(2·写入时间·MTBF)）"],
     ["每次故障的预期损失", f"{fmt_time(lost)}（半个间隔 + 重启 {fmt_time(RESTART)} + 一次写入）"],

@@ -2,7 +2,7 @@
 import parallelsel as ps
 from parallelsel.comm import collective_time
 from parallelsel.estimate import DEFAULT_EFFICIENCY
-from parallelsel.render.tables import fmt_time, markdown_table
+from parallelsel.render.tables import fmt_rate, fmt_time, markdown_table
 
 model, device, tp, b = ps.MODELS["llama2-70b"], ps.DEVICES["a100-80gb"], 8, 1
 s, h = model.seq_len, model.hidden
@@ -13,7 +13,7 @@ rows = []
 for key in ("nvlink3", "ib-hdr"):
     link = ps.LINKS[key]
     t = collective_time("all-reduce", nbytes, tp, link)
-    rows.append([link.name, f"{link.bandwidth / 1e9:g} GB/s", fmt_time(t), fmt_time(2 * t), fmt_time(layer_fwd),
+    rows.append([link.name, fmt_rate(link.bandwidth), fmt_time(t), fmt_time(2 * t), fmt_time(layer_fwd),
                  f"{2 * t / layer_fwd:.0%}"])
 print(f"{model.name}，TP={tp}，微批 {b} × 序列 {s}：一次 all-reduce 的缓冲 {nbytes / 2**20:.0f} MiB\n")
 print(markdown_table(["链路", "每卡带宽", "一次 all-reduce", "一层前向的两次", "一层前向计算", "通信 / 计算"],

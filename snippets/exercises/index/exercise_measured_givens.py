@@ -2,7 +2,7 @@
 from parallelsel.estimate import DEFAULT_EFFICIENCY
 from parallelsel.memory import ALLOCATOR_OVERHEAD
 from parallelsel.lesson import paper_cases
-from parallelsel.render.tables import fmt_time, markdown_table
+from parallelsel.render.tables import fmt_rate, fmt_time, markdown_table
 from parallelsel.search import search
 
 name, work, cluster = paper_cases()[1]
@@ -11,7 +11,7 @@ print(f"基线：{name}（{work.model.name}，{cluster.gpus} × {cluster.device.
       f"估计步时 {fmt_time(best.estimate.step.total)}\n")
 print(markdown_table(["未知量", "估计里的假设", "库里的参数"], [
     ["算子效率（kernel 在这个形状上达到峰值的比例）", f"{DEFAULT_EFFICIENCY:.0%}", "`estimate(..., efficiency=)`"],
-    ["节点间实际带宽（争用、拥塞）", f"{cluster.inter.bandwidth / 1e9:g} GB/s（标称）", "`Cluster(inter=Link(...))`"],
+    ["节点间实际带宽（争用、拥塞）", f"{fmt_rate(cluster.inter.bandwidth)}（标称）", "`Cluster(inter=Link(...))`"],
     ["慢卡（straggler）", "所有卡一样快", "`pipeline.simulate(forward=[...])`"],
     ["数据输入管线的供给速度", "永远跟得上", "—（估计里没有这一项）"],
     ["分配器碎片与临时缓冲", f"其余内存的 {ALLOCATOR_OVERHEAD:.0%}", "`memory.ALLOCATOR_OVERHEAD`"],

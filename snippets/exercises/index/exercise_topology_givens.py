@@ -1,10 +1,10 @@
 # Exercise 3, the givens: the same cases on a cluster whose nodes are fast inside and slow between.
 from parallelsel.lesson import paper_cases, topology_variant
-from parallelsel.render.tables import markdown_table
+from parallelsel.render.tables import fmt_rate, markdown_table
 
 
 def link(x):
-    return f"{x.name}，{x.bandwidth / 1e9:g} GB/s"
+    return f"{x.name}，{fmt_rate(x.bandwidth)}"
 
 
 rows = []
