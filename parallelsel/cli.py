@@ -210,10 +210,10 @@ def _calibrated(a, w, c, plan):
     return cal.cluster, cal
 
 
-def _calibration_json(cal) -> dict | None:
+def _calibration_json(cal, lang: str = "zh") -> dict | None:
     if cal is None:
         return None
-    return {"plan": cal.before.plan.label(), "measured_step_s": cal.measured, "model_step_s": cal.before.step.total,
+    return {"plan": cal.before.plan.label(lang), "measured_step_s": cal.measured, "model_step_s": cal.before.step.total,
             "scale": cal.scale, "gemm_efficiency": cal.device.gemm_efficiency}
 
 
@@ -391,8 +391,8 @@ def _cmd_matrix(a, out) -> None:
         data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "unknown": unknown, "rows": [
             {"strategy": r.strategy, "verdict": r.verdict.value, "verdict_code": r.verdict.code,
              "reasons": _reasons_json(r.reasons, a.lang),
-             "best": None if r.best is None else {"plan": r.best.plan.label(), "memory_bytes": r.best.memory.total,
-                                                   "step_s": r.best.step.total}}
+             "best": None if r.best is None else {"plan": _plan_json(r.best.plan, a.lang),
+                                                   "memory_bytes": r.best.memory.total, "step_s": r.best.step.total}}
             for r in rows]}
         out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return
@@ -415,17 +415,26 @@ def _reasons_json(reasons, lang: str) -> list[dict]:
     return [as_json(r, lang) for r in reasons]
 
 
-def _plan_json(p) -> dict:
-    return {"label": p.label(), "dp": p.dp, "tp": p.tp, "pp": p.pp, "ep": p.ep, "cp": getattr(p, "cp", 1),
+def _plan_json(p, lang: str = "zh") -> dict:
+    """A plan's fields, with its label rendered in ``lang``."""
+    return {"label": p.label(lang), "dp": p.dp, "tp": p.tp, "pp": p.pp, "ep": p.ep, "cp": getattr(p, "cp", 1),
             "zero": p.zero, "shard": p.shard_size, "micro_batch": p.micro_batch, "sp": p.sp,
             "recompute": p.recompute, "schedule": p.schedule, "chunks": p.chunks}
 
 
 def _result_json(x, lang: str = "zh") -> dict:
     p, e = x.plan, x.estimate
-    return {"rank": x.rank, "plan": p.label(), **{k: v for k, v in _plan_json(p).items() if k != "label"},
+    return {"rank": x.rank, "plan": p.label(lang), **{k: v for k, v in _plan_json(p).items() if k != "label"},
             "step_s": e.step.total, "tokens_per_s": e.step.tokens_per_s, "mfu": e.step.mfu,
             "memory_bytes": e.memory.total, "why": _reasons_json(x.why, lang)}
+
+
+def _fixes_json(fx, lang: str) -> list[dict]:
+    """Each single change that makes a plan fit as ``{"code", "values", "text", "memory_bytes", "step_s"}``."""
+    from .render.cli_text import fix_text
+
+    return [{"code": f.code, "values": f.values, "text": fix_text(f, lang), "memory_bytes": f.estimate.memory.total,
+             "step_s": f.estimate.step.total} for f in fx]
 
 
 def _pinned_plan(a, c):
@@ -456,15 +465,14 @@ def _cmd_why(a, w, c, out) -> None:
         return _export(a, w, p, out) if x.fits else _refuse_export(p, e, x)
     if a.json:
         data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "global_batch": w.global_batch,
-                "plan": _plan_json(p), "fits": x.fits, "uses_all_gpus": x.gpus_match,
+                "plan": _plan_json(p, a.lang), "fits": x.fits, "uses_all_gpus": x.gpus_match,
                 "reasons": _reasons_json(e.reasons, a.lang), "verdict": _reasons_json(x.verdict, a.lang),
                 "memory_bytes": e.memory.total, "capacity_bytes": c.device.memory,
                 "budget_bytes": e.budget,
                 "step_s": e.step.total, "rank": x.rank,
-                "dominated_by": None if x.dominated_by is None else x.dominated_by.label(),
+                "dominated_by": None if x.dominated_by is None else x.dominated_by.label(a.lang),
                 "best": None if x.best is None else _result_json(x.best, a.lang), "why": _reasons_json(x.why, a.lang),
-                "fixes": [{"code": f.code, "values": f.values, "memory_bytes": f.estimate.memory.total,
-                           "step_s": f.estimate.step.total} for f in fx]}
+                "fixes": _fixes_json(fx, a.lang)}
         out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return
     out.write(why_text(w, c, x, fx, a.lang))
@@ -473,7 +481,7 @@ def _cmd_why(a, w, c, out) -> None:
 def _refuse_export(p, e, x) -> None:
     from .render.reasons import join
 
-    raise ParallelselError(f"--export: plan {p.label()} cannot run here: " + join(x.verdict, "en"))
+    raise ParallelselError(f"--export: plan {p.label('en')} cannot run here: " + join(x.verdict, "en"))
 
 
 def _export(a, w, p, out) -> None:
@@ -482,7 +490,7 @@ def _export(a, w, p, out) -> None:
 
     bad = refusals(w, p, a.export)
     if bad:
-        raise ParallelselError(f"--export {a.export}: plan {p.label()} cannot be launched: "
+        raise ParallelselError(f"--export {a.export}: plan {p.label('en')} cannot be launched: "
                                + refusals_text(a.export, bad))
     out.write(export(w, p, a.export))
 
@@ -517,15 +525,14 @@ def _cmd_plan(a, out) -> None:
         miss = (me, fixes(w, c, r.closest_miss, headroom=_headroom_arg(a)))
     if a.json:
         data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "global_batch": w.global_batch,
-                **({"calibration": _calibration_json(cal)} if cal is not None else {}), "considered": r.considered,
+                **({"calibration": _calibration_json(cal, a.lang)} if cal is not None else {}), "considered": r.considered,
                 "funnel": [{"stage": s, "plans": n} for s, n in r.funnel()], "excluded": dict(r.excluded),
                 "results": [_result_json(x, a.lang) for x in r.results], "seconds": r.seconds,
                 "closest_miss": None if miss is None else {
-                    "plan": _plan_json(r.closest_miss), "reason": _reasons_json([r.closest_miss_reason], a.lang)[0],
+                    "plan": _plan_json(r.closest_miss, a.lang), "reason": _reasons_json([r.closest_miss_reason], a.lang)[0],
                     "memory_bytes": miss[0].memory.total,
                     "budget_bytes": miss[0].budget, "gap_bytes": miss[0].memory.total - miss[0].budget,
-                    "fixes": [{"code": f.code, "values": f.values, "memory_bytes": f.estimate.memory.total,
-                               "step_s": f.estimate.step.total} for f in miss[1]]}}
+                    "fixes": _fixes_json(miss[1], a.lang)}}
         out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return
     out.write(plan_text(w, c, r, miss, cal, a.global_batch is None, a.lang))
@@ -587,17 +594,17 @@ def _cmd_memory(a, out) -> None:
                 cp=cp, ep=1 if a.ep is None else a.ep)
     hard = constraint_violations(w, plan, c)
     if hard:
-        raise ParallelselError(f"plan {plan.label()}: " + join(hard, a.lang))
+        raise ParallelselError(f"plan {plan.label(a.lang)}: " + join(hard, a.lang))
     c, cal = _calibrated(a, w, c, plan)
     e = estimate(w, plan, c, headroom=_headroom_arg(a))
     mem = e.memory
     if a.json:
-        data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "plan": plan.label(), "fits": e.fits,
+        data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "plan": plan.label(a.lang), "fits": e.fits,
                 "reasons": _reasons_json(e.reasons, a.lang), "capacity_bytes": c.device.memory, "usable_bytes": e.usable,
                 "headroom": e.headroom, "margin": e.margin, "total_bytes": mem.total,
                 "components_bytes": mem.as_dict(), "stage": mem.stage, "step_s": e.step.total,
                 "tokens_per_s": e.step.tokens_per_s, "mfu": e.step.mfu,
-                **({"calibration": _calibration_json(cal)} if cal is not None else {})}
+                **({"calibration": _calibration_json(cal, a.lang)} if cal is not None else {})}
         out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return
     out.write(memory_text(w, c, plan, e, cal, a.lang))

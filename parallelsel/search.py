@@ -536,7 +536,8 @@ def _verdict(x: Explanation, top: int) -> tuple[Reason, ...]:
 @dataclass(frozen=True)
 class Fix:
     """One change that makes a plan fit: ``code`` (``recipe``, ``recompute``, ``zero``, ``sp``,
-    ``micro_batch``, ``gpus``), its ``values`` and the :class:`Estimate` after it."""
+    ``micro_batch``, ``gpus``), its ``values`` (for ``gpus``, the plan as :meth:`Plan.as_dict`) and the
+    :class:`Estimate` after it; :func:`parallelsel.render.cli_text.fix_text` writes the sentence."""
 
     code: str
     values: dict
@@ -579,7 +580,7 @@ def fixes(workload: Workload, cluster: Cluster, plan: Plan, headroom: float = DE
                          intra=cluster.intra, inter=cluster.inter)
         r = search(workload, bigger, top=1, headroom=headroom)
         if r.best is not None:
-            out.append(Fix("gpus", {"gpus": bigger.gpus, "nodes": bigger.nodes, "plan": r.best.plan.label()},
+            out.append(Fix("gpus", {"gpus": bigger.gpus, "nodes": bigger.nodes, "plan": r.best.plan.as_dict()},
                            r.best.estimate))
             break
     return tuple(sorted(out, key=lambda f: f.estimate.step.total))

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from parallelsel.cli import gpt_like, main
+from parallelsel.plan import parse_plan
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,6 +46,17 @@ def test_matrix_json(capsys):
     en = json.loads(capsys.readouterr().out)
     assert [[x["code"] for x in r["reasons"]] for r in en["rows"]] == [[x["code"] for x in r["reasons"]] for r in data["rows"]]
     assert not any(re.search(r"[\u4e00-\u9fff]", x["text"]) for r in en["rows"] for x in r["reasons"])
+    # best.plan is the plan's fields, as in `plan --json`, with its label in the language asked for.
+    for zh_row, en_row in zip(data["rows"], en["rows"]):
+        if zh_row["best"] is None:
+            continue
+        zh_plan, en_plan = zh_row["best"]["plan"], en_row["best"]["plan"]
+        assert {"label", "dp", "tp", "pp", "ep", "cp", "zero", "shard", "micro_batch", "sp", "recompute", "schedule",
+                "chunks"} == set(zh_plan)
+        assert {k: v for k, v in zh_plan.items() if k != "label"} == {k: v for k, v in en_plan.items() if k != "label"}
+        assert not re.search(r"[\u4e00-\u9fff]", en_plan["label"])
+        assert parse_plan(en_plan["label"]) == parse_plan(zh_plan["label"])
+        assert (parse_plan(en_plan["label"]).dp, parse_plan(en_plan["label"]).tp) == (en_plan["dp"], en_plan["tp"])
 
 
 def test_matrix_without_batch_needs_more_info(capsys):
@@ -242,3 +254,23 @@ def test_plan_measured_bad_input_is_one_line_and_exit_2(extra, needle, capsys):
     assert main(["plan", "--model", "llama2-7b", "--nodes", "2", "--global-batch", "256", *extra]) == 2
     err = capsys.readouterr().err
     assert needle in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_fixes_are_reasons_with_text(capsys):
+    """`closest_miss.fixes[]` and `--why`'s `fixes[]`: each has code, values (data) and the rendered text."""
+    args = ["plan", "--model", "llama3-70b", "--device", "a100-40gb", "--global-batch", "64", "--json"]
+    assert main(args) == 0
+    zh = json.loads(capsys.readouterr().out)["closest_miss"]["fixes"]
+    assert main(args + ["--lang", "en"]) == 0
+    en = json.loads(capsys.readouterr().out)["closest_miss"]["fixes"]
+    assert zh and [f["code"] for f in zh] == [f["code"] for f in en]
+    for z, e in zip(zh, en):
+        assert {"code", "values", "text", "memory_bytes", "step_s"} == set(z) == set(e) and z["values"] == e["values"]
+        assert re.search(r"[\u4e00-\u9fff]", z["text"]) and not re.search(r"[\u4e00-\u9fff]", e["text"])
+    more = [f for f in en if f["code"] == "gpus"]
+    assert more and set(more[0]["values"]["plan"]) >= {"dp", "tp", "pp", "zero", "micro_batch", "recompute"}
+    assert f"{more[0]['values']['gpus']} GPUs" in more[0]["text"]
+    assert main(["plan", "--model", "llama3-70b", "--nodes", "8", "--global-batch", "512", "--why",
+                 "DP16·TP4·PP1·ZeRO-3", "--json", "--lang", "en"]) == 0
+    fixes = json.loads(capsys.readouterr().out)["fixes"]
+    assert fixes and all(f["text"] and not re.search(r"[\u4e00-\u9fff]", f["text"]) for f in fixes)

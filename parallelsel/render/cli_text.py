@@ -7,7 +7,7 @@ from :mod:`parallelsel.render.reasons` in the language asked for (``--lang``).
 
 from __future__ import annotations
 
-from parallelsel.render.reasons import join, text
+from parallelsel.render.reasons import join, plan_label, text
 from parallelsel.render.tables import fmt_bytes, fmt_count, fmt_flops, fmt_pct, fmt_rate, fmt_time, markdown_table
 
 __all__ = ["ERROR", "HELP", "bubble_text", "calibration_text", "fix_text", "header", "keys_text", "matrix_text",
@@ -124,16 +124,27 @@ def calibration_text(cal) -> str:
             f"{fmt_pct(cal.device.gemm_efficiency)}；以下都按校准后的常数估算\n")
 
 
-def fix_text(f) -> str:
+FIXES = {
+    "zh": {"recipe": "改用 8-bit Adam（--recipe {recipe}）", "recompute": "完全重算（--recompute {recompute}）",
+           "zero": "ZeRO-{zero}（--zero {zero}）", "sp": "开启序列并行",
+           "micro_batch": "微批 {micro_batch}（--micro-batch {micro_batch}）",
+           "gpus": "加到 {gpus} 卡（{nodes} 节点），最快的是 {plan}"},
+    "en": {"recipe": "switch to 8-bit Adam (--recipe {recipe})", "recompute": "full recomputation (--recompute {recompute})",
+           "zero": "ZeRO-{zero} (--zero {zero})", "sp": "turn on sequence parallelism",
+           "micro_batch": "micro-batch {micro_batch} (--micro-batch {micro_batch})",
+           "gpus": "grow to {gpus} GPUs ({nodes} nodes); the fastest plan there is {plan}"},
+}
+"""The sentence of each single change :func:`parallelsel.search.fixes` finds, by its code, per language;
+the fields are the change's ``values`` (``plan`` is written as its label)."""
+
+_FIX_RESULT = {"zh": "{fix}：每卡 {bytes}，步时 {step}", "en": "{fix}: {bytes} per GPU, step {step}"}
+
+
+def fix_text(f, lang: str = "zh") -> str:
     """One single change that makes a plan fit (:func:`parallelsel.search.fixes`), with its memory and step."""
-    v = f.values
-    what = {"recipe": "改用 8-bit Adam（--recipe bf16-adam8bit）", "recompute": "完全重算（--recompute full）",
-            "zero": "ZeRO-3（--zero 3）", "sp": "开启序列并行", "micro_batch": "微批 1（--micro-batch 1）"}
-    if f.code == "gpus":
-        head = f"加到 {v['gpus']} 卡（{v['nodes']} 节点），最快的是 {v['plan']}"
-    else:
-        head = what[f.code]
-    return f"{head}：每卡 {fmt_bytes(f.estimate.memory.total)}，步时 {fmt_time(f.estimate.step.total, 2)}"
+    values = {k: plan_label(v, lang) if k == "plan" else v for k, v in f.values.items()}
+    return _FIX_RESULT[lang].format(fix=FIXES[lang][f.code].format(**values), bytes=fmt_bytes(f.estimate.memory.total),
+                                    step=fmt_time(f.estimate.step.total, 2, lang))
 
 
 def matrix_text(w, c, rows, unknown, lang: str = "zh") -> str:
@@ -161,7 +172,7 @@ def why_text(w, c, x, fx, lang: str = "zh") -> str:
         out.append(f"  - {text(verdict.pop(0), lang)}\n")
     if e.reasons:
         out.append("  - 排除（不可行）：" + "；".join(text(r, lang) for r in e.reasons) + "\n")
-        out.extend(f"  - 可行的改法：{fix_text(f)}\n" for f in fx)
+        out.extend(f"  - 可行的改法：{fix_text(f, lang)}\n" for f in fx)
         if x.gpus_match and not fx:
             out.append("  - 单独改一项（8-bit Adam、完全重算、ZeRO-3、序列并行、微批 1、加卡）都放不下\n")
     out.extend(f"  - {text(y, lang)}\n" for y in list(x.why) + verdict[len(e.reasons):])
@@ -178,7 +189,7 @@ def _no_plan_text(r, miss, lang: str) -> str:
     out = [f"没有能放下的方案。{text(r.closest_miss_reason, lang)}。\n"]
     if fx:
         out.append("单独改一项就能放下的改法（按步时从快到慢）：\n")
-        out.extend(f"  - {fix_text(f)}\n" for f in fx)
+        out.extend(f"  - {fix_text(f, lang)}\n" for f in fx)
     else:
         out.append("单独改一项（8-bit Adam、完全重算、ZeRO-3、序列并行、微批 1、加到至多 16 倍的卡）都放不下。\n")
     return "".join(out)

@@ -2,6 +2,7 @@
 import string
 
 from parallelsel.render import reasons as rr
+from parallelsel.render.cli_text import FIXES
 from parallelsel.render.tables import markdown_table
 from parallelsel.search import EXCLUSIONS
 
@@ -17,3 +18,7 @@ print("\n每个理由代码与它的 `values`：\n")
 print(markdown_table(["code", "values", "含义（zh）"],
                      [[f"`{c}`", values(rr.ZH[c]), rr.TITLES_ZH.get(c, "").replace("{top}", "N") or "—"]
                       for c in sorted(rr.ZH)], align="lll"))
+print("\n`fixes[]` 的改法代码与它的 `values`（除 `gpus` 外，`values` 只有一个与代码同名的键）：\n")
+print(markdown_table(["code", "values", "句子（zh，花括号处填 values）"],
+                     [[f"`{c}`", values(t) if "{" in t else f"`{c}`", f"`{t}`"] for c, t in FIXES["zh"].items()],
+                     align="lll"))
