@@ -38,7 +38,7 @@ from .hardware import Cluster
 from .model import RECOMPUTE
 from .pipeline import bubble_fraction
 from .placement import group_reasons, placement
-from .plan import MICRO_BATCHES, Plan, Workload, constraint_violations, divisors
+from .plan import MICRO_BATCHES, Plan, Workload, batch_violations, constraint_violations, divisors
 from .reasons import Reason
 
 __all__ = ["BUBBLE_LIMIT", "FACTS", "MatrixRow", "SLOWER", "Verdict", "selection_matrix"]
@@ -125,9 +125,10 @@ class _Trial:
 
 
 def _dp_degree(workload: Workload, cluster: Cluster) -> int:
-    """The largest data-parallel degree <= GPUs that divides the global batch."""
+    """The largest data-parallel degree <= GPUs that the global batch splits over, one sequence per micro-batch
+    at least (:func:`parallelsel.plan.batch_violations`)."""
     return max(d for d in divisors(cluster.gpus) + [workload.global_batch] if d <= cluster.gpus
-               and workload.global_batch % d == 0)
+               and not batch_violations(workload.global_batch, d, 1))
 
 
 def _degrees(strategy: str, workload: Workload, cluster: Cluster) -> list[int]:

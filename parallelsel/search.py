@@ -195,18 +195,19 @@ def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
     return fixed
 
 
-def _schedules(fixed: dict, pp: int, layers: int) -> list[tuple[str, int]]:
-    """(schedule, chunks) pairs to try for a pipeline of ``pp`` stages; a pinned schedule or chunk count is always tried."""
+def _schedules(fixed: dict, pp: int, model) -> list[tuple[str, int]]:
+    """(schedule, chunks) pairs to try for a pipeline of ``pp`` stages; a pinned schedule or chunk count is always
+    tried; interleaving only with chunk counts that split the layers evenly (:func:`parallelsel.plan.pp_violations`)."""
+    interleaved = [v for v in CHUNKS if not pp_violations(model, pp, v)]
     if "schedule" in fixed or "chunks" in fixed:
         sched = fixed.get("schedule", "interleaved" if fixed.get("chunks", 1) > 1 else "1f1b")
         if sched == "interleaved":
-            chunks = [fixed["chunks"]] if "chunks" in fixed else [v for v in CHUNKS if layers % (pp * v) == 0]
+            chunks = [fixed["chunks"]] if "chunks" in fixed else interleaved
             return [(sched, v) for v in chunks if pp > 1]
         return [(sched, fixed.get("chunks", 1))]
     if pp == 1:
         return [("1f1b", 1)]
-    return ([("1f1b", 1)] + [("interleaved", v) for v in CHUNKS if layers % (pp * v) == 0]
-            + [("zb-h1", 1), ("gpipe", 1)])
+    return [("1f1b", 1)] + [("interleaved", v) for v in interleaved] + [("zb-h1", 1), ("gpipe", 1)]
 
 
 def _expert_degrees(model, dp: int) -> list[int]:
@@ -285,7 +286,7 @@ def _knobs(space: _Space, tp: int, pp: int, dp: int):
                       else _shards(z, dp, tp, e, space.cluster.gpus_per_node))]
     sps = space.allowed("sp", (False, True) if tp > 1 else (False,))
     return (zse, sps, space.allowed("micro_batch", MICRO_BATCHES), space.allowed("recompute", RECOMPUTES),
-            _schedules(space.fixed, pp, m.layers))
+            _schedules(space.fixed, pp, m))
 
 
 def _search_group(space: _Space, tally: _Tally, tp: int, cp: int, pp: int, dp: int) -> None:

@@ -98,3 +98,12 @@ def test_functions_fit_on_one_screen():
 def test_no_function_or_lambda_defined_inside_a_loop():
     found = [f for where, tree in modules() for f in functions_in_loops(where, tree)]
     assert not found, found
+
+
+def test_schedule_display_names_live_in_one_table():
+    """Under render/, a table keyed by schedule kinds is the words table of render/reasons.py (one per language)."""
+    kinds = {"gpipe", "1f1b"}
+    found = [f"{where}:{node.lineno}" for where, tree in modules() if where.startswith("parallelsel/render/")
+             for node in ast.walk(tree) if isinstance(node, ast.Dict)
+             and kinds <= {k.value for k in node.keys if isinstance(k, ast.Constant)}]
+    assert len(found) == 2 and all(f.startswith("parallelsel/render/reasons.py:") for f in found), found

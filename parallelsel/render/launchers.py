@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from parallelsel.render.reasons import WORDS
+
 __all__ = ["refusal_text", "refusals_text"]
 
-_SCHEDULE_NAMES = {"gpipe": "GPipe", "1f1b": "1F1B", "interleaved": "交错 1F1B", "zb-h1": "ZB-H1"}
+_SCHEDULE_NAMES = WORDS["zh"]["schedule"]
 _LAUNCHER_NAMES = {"megatron": "Megatron-LM", "torchtitan": "torchtitan", "deepspeed": "DeepSpeed"}
 
 

@@ -15,6 +15,7 @@ from matplotlib.ticker import PercentFormatter
 from parallelsel import pipeline as pl
 from parallelsel._check import ParallelselError, positive_int, positive_number
 from parallelsel.plan import SCHEDULES
+from parallelsel.render.reasons import WORDS
 from parallelsel.render.style import COLORS, SERIES, chart, to_svg
 
 __all__ = ["gantt", "bubble_curve", "schedule_comparison", "straggler", "schedule_name"]
@@ -27,13 +28,10 @@ _MAX_LABELLED_MICROBATCHES = 16
 
 
 def schedule_name(sched: pl.Schedule) -> str:
-    """Short display name of a schedule, e.g. ``"1F1B"`` or ``"交错 1F1B（v=2）"``."""
-    if sched.kind == "interleaved":
-        return f"交错 1F1B（v={sched.chunks}）"
-    if sched.kind in ("looped-bfs", "interleaved-zb"):
-        return {"looped-bfs": "Looped BFS", "interleaved-zb": "交错零气泡"}[sched.kind] + f"（v={sched.chunks}）"
-    return {"gpipe": "GPipe", "1f1b": "1F1B", "zb-h1": "ZB-H1", "zbv": "ZBV（V 形）",
-            "dualpipev": "DualPipeV（V 形）"}.get(sched.kind, sched.kind)
+    """Short display name of a schedule (the one table, :data:`parallelsel.render.reasons.WORDS`), with the chunks
+    per rank of an interleaved kind, e.g. ``"1F1B"`` or ``"交错 1F1B（v=2）"``."""
+    name = WORDS["zh"]["schedule"].get(sched.kind, sched.kind)
+    return name + (f"（v={sched.chunks}）" if sched.kind in ("interleaved", "looped-bfs", "interleaved-zb") else "")
 
 
 def _pct(x: float) -> str:
