@@ -34,7 +34,7 @@ def exact(n):
 def same(flag):
     return "相同" if flag else "**不同**"
 # --8<-- [end:setup]
-# --8<-- [start:schedules]
+# --8<-- [start:compare]
 def library_orders(kind, p, m, v):
     """Every rank's (global stage, action, micro-batch) list from the library, or the ValueError it raises."""
     try:
@@ -59,19 +59,19 @@ def compare(kind, entries):
             ranks += e["stages"]
             equal += 0 if isinstance(ours, ValueError) else sum(a == b for a, b in zip(ours, e["ranks"]))
     return ran, ranks, equal, refused, both, refusals
-
-
-rows, totals, refusals = [], Counter(), {}
+# --8<-- [end:compare]
+# --8<-- [start:schedules]
+rows, totals = [], Counter()
 for kind, torch_class in SCHEDULES["classes"].items():
-    ran, ranks, equal, refused, both, refusals[kind] = compare(kind, [e for e in SCHEDULES["settings"] if e["kind"] == kind])
+    ran, ranks, equal, refused, both, _ = compare(kind, [e for e in SCHEDULES["settings"] if e["kind"] == kind])
     totals.update(ran=ran, ranks=ranks, equal=equal, refused=refused, both=both)
     rows.append([f"`{kind}`", f"`{torch_class}`", ran, f"{equal} / {ranks}", refused, both])
 t = totals
 rows.append(["合计", "", t["ran"], f"{t['equal']} / {t['ranks']}", t["refused"], t["both"]])
 print(f"torch {SCHEDULES['torch']}，p ∈ {{{', '.join(map(str, SCHEDULES['grid']['stages']))}}}、"
       f"m ∈ {{{', '.join(map(str, SCHEDULES['grid']['microbatches']))}}}、每卡阶段数 v ∈ "
-      f"{{{', '.join(map(str, SCHEDULES['grid']['chunks']))}}} 的全部组合，另加几个探测拒绝规则的设置：\n")
-print(markdown_table(["本库的 kind", "torch 的类", "torch 运行的设置", "逐 rank 顺序相同", "torch 拒绝的设置", "本库同样拒绝"],
+      f"{{{', '.join(map(str, SCHEDULES['grid']['chunks']))}}} 的全部组合，另加几个探测拒绝规则的设置（“torch 运行”“torch 拒绝”数的是设置，“逐 rank 相同”数的是 rank）：\n")
+print(markdown_table(["本库的 kind", "torch 的类", "torch 运行", "逐 rank 相同", "torch 拒绝", "本库也拒绝"],
                      rows, align="llrrrr"))
 zb = [e for e in SCHEDULES["settings"] if e["kind"] == "interleaved-zb" and e["chunks"] == 1]
 ran, ranks, equal, *_ = compare("zb-h1", zb)
@@ -87,6 +87,7 @@ def settings_text(entries):
     return "；".join(f"p={p}, m={m}, v={v}" for p, m, v in triples)
 
 
+refusals = {kind: compare(kind, [e for e in SCHEDULES["settings"] if e["kind"] == kind])[-1] for kind in SCHEDULES["classes"]}
 groups = {}  # (kind, torch's error with the numbers masked) -> [(entry, library error)]
 for kind, found in refusals.items():
     for e, ours in found:
@@ -158,7 +159,7 @@ for run in ENGINES["runs"]:
             if held < chunk:
                 padding.append((w, r, name, shape[0], held, chunk))
 print(markdown_table(["world / rank", "本地参数（本库）", "本地参数（torch）", "补齐后的分片（本库）", "补齐后的分片（torch）",
-                      "全部各项"], rows, align="lrrrrl"))
+                      "各项与 torch"], rows, align="lrrrrl"))
 print('\n??? note "梯度、Adam 状态和未分片参数的峰值（本库 / torch）"')
 print("\n".join("    " + line for line in markdown_table(
     ["world / rank", "梯度", "Adam 状态", "前向未分片峰值", "反向未分片峰值"], extra, align="lrrrr").splitlines()))
@@ -216,12 +217,12 @@ for run in ACCUMULATION["runs"]:
                 theirs = Counter(c["op"] for c in rec["collectives_per_step"][0])
                 counts = (mine, theirs, ours.unsharded_backward, rec["unsharded_peak"]["backward"])
         mine, theirs, peak, their_peak = counts
-        rows.append([w, f"reshard_after_forward={raf}，{'每个微批次同步梯度' if sync == 'every' else '只在最后一个同步（no_sync）'}",
+        rows.append([f"world={w}，`reshard_after_forward={raf}`，{'每个微批次都同步梯度' if sync == 'every' else '只在最后一个微批次同步（no_sync）'}",
                      f"{mine['all-gather']} / {theirs['all-gather']}", f"{mine['reduce-scatter']} / {theirs['reduce-scatter']}",
                      f"{exact(peak)} / {exact(their_peak)}", same(agree)])
 print(f"每步 {ACCUMULATION['microbatches']} 个微批次（梯度累积）时的 FSDP2：\n")
-print(markdown_table(["world", "设置", "all-gather 次数（本库 / torch）", "reduce-scatter 次数（本库 / torch）",
-                      "反向未分片峰值（本库 / torch）", "逐次字节（全部 rank）"], rows, align="rlrrrl"))
+print(markdown_table(["设置", "all-gather 次数（本库 / torch）", "reduce-scatter 次数（本库 / torch）",
+                      "反向未分片参数峰值（本库 / torch）", "逐次的字节（全部 rank）"], rows, align="lrrrl"))
 # --8<-- [end:accumulation]
 # --8<-- [start:boundary]
 worlds = sorted({run["world"] for run in ENGINES["runs"]} | {run["world"] for run in ACCUMULATION["runs"]})
