@@ -6,7 +6,8 @@ from parallelsel.estimate import estimate
 from parallelsel.lesson import paper_cases
 from parallelsel.render.lesson_charts import step_bars
 from parallelsel.render.style import figure_html  # markdown-exec: hide
-from parallelsel.render.tables import fmt_time  # markdown-exec: hide
+from parallelsel.render.tables import fmt_pct, fmt_time  # markdown-exec: hide
+import markdown  # markdown-exec: hide
 
 _, _, cluster = paper_cases()[1]
 work = Workload(MODELS["llama2-7b"], global_batch=256)
@@ -29,3 +30,7 @@ ratio = cluster.intra.bandwidth / cluster.inter.bandwidth  # markdown-exec: hide
 print(figure_html(svg, f"TP 超过一个节点的卡数（{cluster.gpus_per_node}）后，每层的 all-reduce 改走 {cluster.inter.name}，"  # markdown-exec: hide
                   f"每卡带宽只有节点内 {cluster.intra.name} 的 1/{ratio:.0f}；步时从 TP{DEGREES[inside]} 的 "  # markdown-exec: hide
                   f"{fmt_time(steps[inside].total)} 变为 TP{DEGREES[inside + 1]} 的 {fmt_time(steps[inside + 1].total)}"))  # markdown-exec: hide
+out = steps[inside + 1]  # markdown-exec: hide
+print(markdown.markdown(f"**要点**：TP 组一出节点（TP{DEGREES[inside + 1]}），暴露的通信就占了步时的 "  # markdown-exec: hide
+                        f"{fmt_pct(out.communication / out.total, 0)}；节点内的 TP{DEGREES[0]} 到 TP{DEGREES[inside]}，"  # markdown-exec: hide
+                        f"计算时间也从 {fmt_time(steps[0].compute)} 涨到 {fmt_time(steps[inside].compute)}（矩阵变窄，见下表）。"))  # markdown-exec: hide
