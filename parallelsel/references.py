@@ -278,6 +278,27 @@ PUBLISHED_MFU = (
 
 __all__ += ["MeasuredMFU", "PUBLISHED_MFU"]
 
+
+@dataclass(frozen=True)
+class PretrainingRun:
+    """A whole pretraining run as its paper reports it: ``tokens`` trained on and ``gpu_hours`` spent on
+    ``device`` for the model preset ``key``. An average over the run -- failures, restarts and
+    evaluation included -- with the plan and the GPU count not given."""
+
+    key: str
+    tokens: float
+    gpu_hours: float
+    device: str
+    source: str
+
+
+LLAMA2_70B_PRETRAINING = PretrainingRun("llama2-70b", 2.0e12, 1_720_320, "A100-80GB",
+                                        "Touvron et al. 2023 (Llama 2), Table 1 (2.0T tokens) and Table 2 (GPU hours)")
+"""Llama 2 70B: 2.0T pretraining tokens (Table 1), 1,720,320 A100-80GB GPU hours (Table 2, "total GPU time
+required for training each model")."""
+
+__all__ += ["PretrainingRun", "LLAMA2_70B_PRETRAINING"]
+
 __all__ += ["MeasuredRun", "NARAYANAN_THROUGHPUT", "KORTHIKANTI_TABLE5", "NARAYANAN_ZERO3", "MEASURED_RUNS"]
 MEASURED_RUNS = NARAYANAN_THROUGHPUT + KORTHIKANTI_TABLE5
 """The 14 runs the step-time model is validated on (tests/test_step_time.py, docs/validation.md)."""
