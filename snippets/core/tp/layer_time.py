@@ -32,8 +32,8 @@ for name, link in links.items():
     comm_time[name] = row
 
 intro = (f"{model.name}，一条 {work.seq_len} token 的序列（微批次 {work.global_batch}），{device.name}。"
-         f"每层计算按每卡矩阵乘的实际形状计时（kernel 模型），通信按各链路实测能达到的总线带宽"
-         f"（{', '.join(f'{l.name} {fmt_pct(l.efficiency, 0)}' for l in links.values())} 的线速）。")
+         f"每层计算按每卡矩阵乘的实际形状计时（kernel 模型），通信按各链路能达到的总线带宽计（出处见 `parallelsel.hardware.LINKS`）"
+         f"（{'、'.join(f'{l.name} 为线速的 {fmt_pct(l.efficiency, 0)}' for l in links.values())}）。")
 rows = [[t, fmt_time(compute[i]), f"×{compute[i] / ideal[i]:.2f}"]
         + [f"{fmt_time(v[i])}（{fmt_pct(v[i] / compute[i], 0)}）" if v[i] is not None else "—" for v in comm_time.values()]
         for i, t in enumerate(degrees)]
