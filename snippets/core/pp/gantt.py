@@ -3,7 +3,7 @@ import parallelsel as ps
 from parallelsel import pipeline
 from parallelsel.estimate import estimate
 from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_time
-from parallelsel.render.pipeline_charts import gantt  # markdown-exec: hide
+from parallelsel.render.pipeline_charts import gantt, trace_links
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 
 model = ps.MODELS["gpt3-175b"]
@@ -28,3 +28,4 @@ print(f"步时 {fmt_time(tl.makespan / ms)}；气泡占比：模拟 {fmt_pct(tl.
       f"公式 (p-1)/(m+p-1) = {fmt_pct(pipeline.bubble_fraction(plan.pp, m))}。")
 svg = gantt(tl, salt="pp-gantt", xlabel="时间（ms）")  # markdown-exec: hide
 print(figure_html(svg, f"{model.name} 的 1F1B 流水线甘特图：{plan.pp} 个阶段、{m} 个微批次，时间单位毫秒；灰色空白是气泡"))  # markdown-exec: hide
+print(trace_links([tl], prefix="gpt3-175b-"))  # one time unit is 1 ms here: the chart is drawn in ms

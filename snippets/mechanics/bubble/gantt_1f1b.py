@@ -1,6 +1,6 @@
 # 1F1B with p=4 stages and m=8 micro-batches: forward costs 1, backward 2 (time unit = one forward).
 from parallelsel import pipeline
-from parallelsel.render.pipeline_charts import gantt
+from parallelsel.render.pipeline_charts import gantt, trace_links
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 
 p, m = 4, 8
@@ -8,3 +8,4 @@ timeline = pipeline.simulate(pipeline.schedule("1f1b", stages=p, microbatches=m)
 print(f"步时 {timeline.makespan:g}，气泡占比 {timeline.bubble_fraction:.1%}，阶段 0 峰值在途微批次 {timeline.peak_inflight[0]}")
 svg = gantt(timeline, salt="gantt_1f1b")  # markdown-exec: hide
 print(figure_html(svg, f"1F1B 调度甘特图：{p} 个阶段、{m} 个微批次，灰色空白即流水线气泡"))  # markdown-exec: hide
+print(trace_links([timeline]))  # the same timeline as Chrome-trace JSON (Timeline.to_chrome_trace)
