@@ -160,3 +160,28 @@ def _snapshot_source(path: Path) -> str:
 def test_snapshot_reduction_keeps_labels_and_drops_drawing():
     out = 'a\n<figure><svg id="x1"><path d="M 0 0"/><text x="1">0.5 &amp; 1</text><g><text>P</text></g></svg></figure>  \n'
     assert reduced(out) == "a\n<figure><svg: 2 text labels>\n  | 0.5 & 1\n  | P\n</svg></figure>\n"
+
+
+# A library error (ParallelselError: "name=value: must ...") or a traceback on a Chinese page means a snippet let an
+# English exception through instead of rendering the rule's Reason. The CLI reference shows its English error lines
+# on purpose, under a note that says so.
+_ENGLISH_ERROR = re.compile(r"\S=\S+: (?:must|needs|unknown)\b|cannot be launched|Traceback \(most recent call last\)")
+_SHOWS_ENGLISH_ERRORS = {"snippets/reference/cli/terminal_errors.py"}
+
+
+def test_no_english_library_error_reaches_a_page():
+    found = {}
+    for rel in SNIPPETS:
+        path = _snapshot(rel)
+        if rel in _SHOWS_ENGLISH_ERRORS or not path.is_file():
+            continue
+        hits = [line for line in path.read_text(encoding="utf-8").splitlines() if _ENGLISH_ERROR.search(line)]
+        if hits:
+            found[rel] = hits[:3]
+    assert not found, f"English library errors in what pages show (render the Reason instead): {found}"
+
+
+def test_english_error_pattern_catches_a_library_error():
+    assert _ENGLISH_ERROR.search("Llama-3 70B 固定 TP=16 被拒绝：`tp=16: must divide the 64 attention heads`")
+    assert not _ENGLISH_ERROR.search("KV 头数 8 不能被 TP=16 整除")
+    assert _ENGLISH_ERROR.search((SNAPSHOTS / "reference/cli/terminal_errors.txt").read_text(encoding="utf-8"))
