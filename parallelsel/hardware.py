@@ -227,7 +227,8 @@ device-to-device copy measurements (about 90% of the HBM peak on A100/H100 class
 
 DEVICES: dict[str, Device] = Catalogue("device", {
     # NVIDIA Tesla V100 SXM2 datasheet: 32 GB HBM2 at 900 GB/s, 125 TFLOPS FP16 tensor; NVLink 2 (300 GB/s);
-    # 80 SMs (Volta whitepaper). nvidia-smi reports 32510MiB on V100-SXM2-32GB / V100-PCIE-32GB (public nvidia-smi logs).
+    # 80 SMs (Volta whitepaper). nvidia-smi reports 32510MiB on "Tesla V100-SXM2" 32 GB (deepspeedai/DeepSpeed issue
+    # #192, driver 396.37).
     "v100-32gb": Device("V100-32GB", 32510 * MiB, 125e12, intra="nvlink2", inter="ib-edr", hbm_bandwidth=900e9,
                         sms=80, gemm_efficiency=_GEMM["assumed"], memory_efficiency=_HBM_SHARE),
     # NVIDIA A100 datasheet (2021): 40/80 GB HBM2/HBM2e at 1,555/2,039 GB/s (SXM), 312 TFLOPS BF16 dense; NVLink 3
@@ -242,7 +243,8 @@ DEVICES: dict[str, Device] = Catalogue("device", {
                             hbm_bandwidth=3.35e12, sms=132, gemm_efficiency=_GEMM["h100"],
                             memory_efficiency=_HBM_SHARE),
     # NVIDIA H200 SXM datasheet: 141 GB HBM3e at 4.8 TB/s, same tensor cores and SMs as H100 SXM; NVLink 4.
-    # nvidia-smi reports 143771MiB for "NVIDIA H200" (public nvidia-smi logs).
+    # Memory: 143771 MiB is an assumption -- the memory.total seen in nvidia-smi outputs of "NVIDIA H200" posted in
+    # public, none of which could be tied to a citable page.
     "h200-141gb": Device("H200-141GB", 143771 * MiB, 989e12, intra="nvlink4", inter="ib-ndr", hbm_bandwidth=4.8e12,
                          sms=132, gemm_efficiency=_GEMM["h100"], memory_efficiency=_HBM_SHARE),
     # NVIDIA Ada Lovelace whitepaper, GeForce RTX 4090: 24 GB GDDR6X at 1,008 GB/s, 165.2 TFLOPS BF16 (FP32
@@ -287,14 +289,21 @@ LINKS: dict[str, Link] = Catalogue("link", {
 })
 
 DEVICE_SOURCES: dict[str, str] = {
-    "v100-32gb": "NVIDIA Tesla V100 datasheet (SXM2); DGX-1 with Tesla V100 System Architecture whitepaper",
-    "a100-40gb": "NVIDIA A100 Tensor Core GPU datasheet (2021); DGX A100 User Guide",
-    "a100-80gb": "NVIDIA A100 Tensor Core GPU datasheet (2021); DGX A100 User Guide",
-    "h100-sxm-80gb": "NVIDIA H100 Tensor Core GPU datasheet (SXM5); DGX H100 User Guide",
-    "h200-141gb": "NVIDIA H200 Tensor Core GPU datasheet (SXM); DGX H200 User Guide",
-    "rtx4090-24gb": "NVIDIA Ada Lovelace GPU architecture whitepaper (GeForce RTX 4090); no NVLink, PCIe 4.0 x16",
+    "v100-32gb": "NVIDIA Tesla V100 datasheet (SXM2); DGX-1 with Tesla V100 System Architecture whitepaper; "
+                 "nvidia-smi 32510 MiB: deepspeedai/DeepSpeed issue #192",
+    "a100-40gb": "NVIDIA A100 Tensor Core GPU datasheet (2021); DGX A100 User Guide; "
+                 "nvidia-smi 40960 MiB: modal-labs/modal-client PR #2797",
+    "a100-80gb": "NVIDIA A100 Tensor Core GPU datasheet (2021); DGX A100 User Guide; "
+                 "nvidia-smi 81920 MiB: modal-labs/modal-client PR #2797",
+    "h100-sxm-80gb": "NVIDIA H100 Tensor Core GPU datasheet (SXM5); DGX H100 User Guide; "
+                     "nvidia-smi 81559 MiB: modal-labs/modal-client PR #2797",
+    "h200-141gb": "NVIDIA H200 Tensor Core GPU datasheet (SXM); DGX H200 User Guide; "
+                  "nvidia-smi 143771 MiB assumed (no citable nvidia-smi output found)",
+    "rtx4090-24gb": "NVIDIA Ada Lovelace GPU architecture whitepaper (GeForce RTX 4090); no NVLink, PCIe 4.0 x16; "
+                    "nvidia-smi 24564 MiB: RLinf/RLinf issue #255, vllm-project/vllm issue #7553",
 }
-"""Where each :data:`DEVICES` preset's memory, FLOP/s and usual links come from."""
+"""Where each :data:`DEVICES` preset's memory (the datasheet, and the nvidia-smi ``memory.total`` it is
+set to), FLOP/s and usual links come from."""
 
 LINK_SOURCES: dict[str, str] = {
     "nvlink2": "NVIDIA V100 datasheet: NVLink 300 GB/s total, 150 GB/s each way",

@@ -55,9 +55,9 @@ WIDE_LAYER = Transformer(
     layers=2, hidden=24576, heads=192, seq_len=2048, vocab=51200, tied_embeddings=True,
     position="learned", bias=True, norm="layernorm", name=WIDE_LAYER_NAME,
 )
-"""Case 3's model: GPT-shaped, 2 layers of hidden 24576 (7.2B parameters a layer: 116 GB of
-bf16-Adam state, and 43.5 GB to all-gather one layer for FSDP -- both more than a 40 GB A100),
-small enough in total (15.8B) for 8-way TP."""
+"""Case 3's model: GPT-shaped, 2 layers of hidden 24576 (7.25B parameters a layer: 108 GiB of
+bf16-Adam state, and an FSDP gather peak of 42.9 GiB -- both more than an A100-40GB can use),
+small enough in total (15.8B) for 8-way TP. The figures are checked by :func:`paper_cases`' example."""
 
 CASES = ("fits_one_gpu", "state_exceeds_gpu", "layer_exceeds_gpu")
 """The paper cases' keys, in the lesson's order; their names are :data:`parallelsel.render.lesson_text.CASE_NAMES`."""
@@ -70,10 +70,20 @@ def paper_cases() -> list[tuple[str, Workload, Cluster]]:
     2. ``state_exceeds_gpu`` (one layer still fits): Llama-2 70B (Touvron et al. 2023), batch 1024 x 4096
        tokens (4M tokens, as in the paper), 4 nodes x 8 A100-80GB with InfiniBand HDR between nodes
        (1.1 TB of state > 80 GB; one layer is 0.86B parameters, 13.7 GB of state).
-    3. ``layer_exceeds_gpu``: :data:`WIDE_LAYER` on 8 x A100-40GB (one layer's state 116 GB, its FSDP gather
-       43.5 GB > 40 GB).
+    3. ``layer_exceeds_gpu``: :data:`WIDE_LAYER` on 8 x A100-40GB (one layer's state and its FSDP gather
+       peak both exceed what one card can use; figures below, in GiB as the pages print them).
 
     NVLink 3 inside each node (DGX A100); :func:`topology_variant` makes the slow-inter-node version.
+
+    Examples:
+        >>> import parallelsel as ps
+        >>> from parallelsel.memory import budget, gather_peak, layer_shape
+        >>> _, w, c = paper_cases()[2]
+        >>> layer = layer_shape(w.model).dense_layer
+        >>> round(layer / 1e9, 2), round(16 * layer / 2**30), round(gather_peak(w.model) / 2**30, 1)
+        (7.25, 108, 42.9)
+        >>> round(budget(c.device, ps.Plan(dp=8, zero=3)) / 2**30, 1)   # what one card can use
+        37.0
     """
     a100, a100_40 = DEVICES["a100-80gb"], DEVICES["a100-40gb"]
     node = dict(nodes=1, gpus_per_node=8, intra=LINKS["nvlink3"], inter=LINKS["ib-hdr"])

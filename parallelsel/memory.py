@@ -90,19 +90,35 @@ job whose memory you have not measured."""
 
 
 def communicators(plan) -> int:
-    """Process groups (NCCL communicators) each rank of ``plan`` creates: the default world group
-    plus one per parallel dimension in use (DP or its shard group, the HSDP replica group, TP, PP,
-    EP), as Megatron-LM's ``parallel_state`` and PyTorch's DeviceMesh create one group per
-    dimension. 0 for a single GPU."""
+    """Process groups (NCCL communicators) each rank of ``plan`` creates and runs collectives on, as
+    Megatron-LM's ``parallel_state`` and PyTorch's DeviceMesh create one group per dimension:
+
+    * the default world group (``init_process_group``);
+    * the group gradients are reduced over, when it has more than one rank: DP, or with context
+      parallelism DP x CP (Megatron-LM's data-parallel group "with context parallel"); with HSDP
+      (a shard group smaller than it) its two DeviceMesh dimensions, shard and replicate, instead;
+    * TP, PP and the CP ring, each when its degree is above 1;
+    * EP, and with it the expert data-parallel group that reduces expert gradients over
+      dp x cp / ep ranks (Megatron-LM's expert data-parallel group), when that has more than one rank.
+
+    0 for a single GPU.
+
+    Examples:
+        >>> from parallelsel.plan import Plan
+        >>> communicators(Plan(cp=4)), communicators(Plan(dp=8, ep=4))   # world, DPxCP, CP; world, DP, EP, expert DP
+        (3, 4)
+    """
     if plan.gpus == 1:
         return 0
+    grads = plan.dp * plan.cp  # ranks that hold the same weights and reduce their gradients
     n = 1  # the world group (init_process_group)
-    shard = plan.shard_size
-    n += plan.dp > 1
-    n += plan.zero > 0 and 1 < shard < plan.dp  # HSDP: shard and replica groups are separate
+    n += grads > 1
+    n += plan.zero > 0 and plan.shard is not None and 1 < plan.shard < grads  # HSDP: shard and replica groups
     n += plan.tp > 1
     n += plan.pp > 1
+    n += plan.cp > 1
     n += plan.ep > 1
+    n += plan.ep > 1 and grads // plan.ep > 1
     return n
 
 

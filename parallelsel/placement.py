@@ -1,10 +1,11 @@
 """Where a plan's groups sit: which ranks each group holds, the nodes it spans and the link it is priced on.
 
 One rule, used by :mod:`parallelsel.comm` (traffic), :mod:`parallelsel.matrix`, :mod:`parallelsel.search`
-and ``render/placement``. Ranks are ordered TP fastest, then DP, then PP (Megatron-LM's default
-``tp-dp-pp`` order, :mod:`parallelsel.plan`) and fill nodes in order: rank r sits on node
-``r // gpus_per_node``. A dimension with ``size`` ranks ``stride`` apart forms the groups
-``{low + stride * (k + size * high) : k < size}`` for every ``low < stride`` and ``high``.
+and ``render/placement``. Ranks are ordered TP fastest, then CP, then DP, then PP (Megatron-LM's
+default ``tp-cp-ep-dp-pp`` order, :mod:`parallelsel.plan`) and fill nodes in order: rank r sits on
+node ``r // gpus_per_node`` (:func:`rank_node`). A dimension with ``size`` ranks ``stride`` apart
+forms the groups ``{low + stride * (k + size * high) : k < size}`` for every ``low < stride`` and
+``high``.
 
 Pricing a group (the alpha-beta model of :mod:`parallelsel.comm`):
 
@@ -38,14 +39,25 @@ from ._check import ParallelselError, positive_int
 from .hardware import Cluster, Link
 from .reasons import Reason
 
-__all__ = ["GroupPlacement", "group_link", "group_placement", "group_reasons", "groups_on_nodes", "placement"]
+__all__ = ["GroupPlacement", "group_link", "group_placement", "group_reasons", "groups_on_nodes", "placement",
+           "rank_node"]
+
+
+def rank_node(rank: int, gpus_per_node: int) -> int:
+    """The node global ``rank`` sits on: ranks fill nodes of ``gpus_per_node`` GPUs in order.
+
+    Examples:
+        >>> rank_node(9, 8)
+        1
+    """
+    return rank // gpus_per_node
 
 
 @dataclass(frozen=True)
 class GroupPlacement:
     """The groups of one parallel dimension on a cluster.
 
-    ``dim``: "TP", "DP", "PP", "EP", "shard" (the ZeRO/FSDP shard group when smaller than DP) or
+    ``dim``: "TP", "CP", "DP", "PP", "EP", "shard" (the ZeRO/FSDP shard group when smaller than DP) or
     "replica" (the HSDP replica group), or "" for a bare (size, stride) query; ``size`` ranks per
     group, ``stride`` apart; ``groups``: the ranks of each group; ``nodes``: the nodes each group
     spans; ``crossing``: how many groups span more than one node; ``senders``: the most hops of
@@ -134,7 +146,7 @@ def _groups(total: int, size: int, stride: int, g: int):
             base = low + stride * size * high
             ranks = tuple(base + stride * k for k in range(size))
             groups.append(ranks)
-            nodes.append(tuple(sorted({r // g for r in ranks})))
+            nodes.append(tuple(sorted({rank_node(r, g) for r in ranks})))
     return tuple(groups), tuple(nodes)
 
 
@@ -149,7 +161,7 @@ def _place(cluster: Cluster, total: int, size: int, stride: int, dim: str = "", 
     for i in crossing:
         ranks = groups[i]
         for k in range(hops):
-            a, b = ranks[k] // g, ranks[(k + 1) % size] // g
+            a, b = rank_node(ranks[k], g), rank_node(ranks[(k + 1) % size], g)
             if a != b:
                 per_node[a] = per_node.get(a, 0) + 1
     senders = max(per_node.values(), default=0)
@@ -168,8 +180,11 @@ def _place(cluster: Cluster, total: int, size: int, stride: int, dim: str = "", 
 
 
 def placement(plan, cluster: Cluster) -> dict[str, GroupPlacement]:
-    """Every group dimension of ``plan`` on ``cluster``: "TP", "DP", "PP", and "EP", "shard" and
+    """Every group dimension of ``plan`` on ``cluster``: "TP", "DP", "PP", and "CP", "EP", "shard" and
     "replica" when the plan has them; see :class:`GroupPlacement` and the module docstring.
+
+    A CP group is ``cp`` consecutive TP blocks (stride ``tp``); a DP group strides by ``tp * cp`` and
+    a PP group by ``tp * cp * dp``.
 
     Expert parallelism is carved out of DP: an EP group is ``ep`` consecutive DP ranks (stride
     ``tp``). An HSDP shard group is ``shard`` consecutive DP ranks (stride ``tp``), its replica

@@ -42,10 +42,40 @@ def test_usable_memory_is_driver_memory_minus_context_and_communicators():
         ps.estimate(ps.Workload(ps.MODELS["gpt2-1.5b"]), ps.Plan(), ps.Cluster(H100, nodes=1), headroom=-0.1)
 
 
+def _groups_by_hand(plan):
+    """The process groups a rank of ``plan`` joins and runs collectives on, named as Megatron-LM's
+    parallel_state and PyTorch's DeviceMesh name them (written out here, not taken from the library)."""
+    if plan.dp * plan.tp * plan.pp * plan.cp == 1:
+        return []
+    names = ["world"]
+    replicas = plan.dp * plan.cp  # ranks holding the same weights: gradients are reduced over all of them
+    if plan.zero > 0 and plan.shard is not None and 1 < plan.shard < replicas:
+        names += ["hsdp shard", "hsdp replicate"]
+    elif replicas > 1:
+        names.append("data parallel with context parallel" if plan.cp > 1 else "data parallel")
+    for name, degree in (("tensor", plan.tp), ("pipeline", plan.pp), ("context", plan.cp), ("expert", plan.ep)):
+        if degree > 1:
+            names.append(name)
+    if plan.ep > 1 and replicas // plan.ep > 1:
+        names.append("expert data parallel")
+    return names
+
+
+def test_communicators_count_context_and_expert_groups():
+    cases = {
+        ps.Plan(cp=4): ["world", "data parallel with context parallel", "context"],
+        ps.Plan(tp=2, cp=4, dp=4): ["world", "data parallel with context parallel", "tensor", "context"],
+        ps.Plan(dp=8, ep=4): ["world", "data parallel", "expert", "expert data parallel"],
+        ps.Plan(dp=4, ep=4): ["world", "data parallel", "expert"],
+        ps.Plan(dp=16, zero=3, shard=8): ["world", "hsdp shard", "hsdp replicate"],
+    }
+    for plan, names in cases.items():
+        assert _groups_by_hand(plan) == names
+        assert communicators(plan) == len(names), plan
+
+
 def _by_hand_budget(plan, device, headroom):
-    groups = (plan.gpus > 1) + (plan.dp > 1) + (plan.tp > 1) + (plan.pp > 1) + (plan.ep > 1)
-    groups += plan.zero > 0 and plan.shard is not None and 1 < plan.shard < plan.dp
-    return (device.memory - 512 * MiB - 688 * MiB * groups) * (1 - headroom)
+    return (device.memory - 512 * MiB - 688 * MiB * len(_groups_by_hand(plan))) * (1 - headroom)
 
 
 @pytest.mark.parametrize("headroom", [0.03, 0.2])
@@ -54,6 +84,14 @@ def test_no_search_plan_or_feasible_verdict_above_the_budget(headroom):
     c = ps.Cluster(H100, nodes=8, gpus_per_node=8, intra=ps.LINKS["nvlink4"], inter=ps.LINKS["ib-ndr"])
     r = ps.search(w, c, top=10, headroom=headroom)
     assert r.results
+    # At 128k tokens the search returns context-parallel plans: their CP groups are charged too.
+    long = ps.search(ps.Workload(ps.MODELS["llama3-8b"], global_batch=16, seq_len=131072),
+                     ps.Cluster(H100, nodes=4, gpus_per_node=8, intra=ps.LINKS["nvlink4"], inter=ps.LINKS["ib-ndr"]),
+                     top=10, headroom=headroom)
+    assert any(x.plan.cp > 1 for x in long.results)
+    for x in long.results:
+        assert x.estimate.memory.total <= _by_hand_budget(x.plan, H100, headroom)
+        assert x.estimate.budget == pytest.approx(_by_hand_budget(x.plan, H100, headroom))
     for x in r.results:
         assert x.estimate.memory.total <= _by_hand_budget(x.plan, H100, headroom)
         assert x.estimate.headroom == headroom and x.estimate.margin >= headroom

@@ -1,7 +1,7 @@
 """One placement rule (parallelsel.placement) read by comm, matrix, search and render/placement.
 
-Expected links are worked out by hand from the rank layout (TP fastest, then DP, then PP; rank r on
-node r // gpus_per_node) and the alpha-beta ring cost, not from the library's own formulas.
+Expected links are worked out by hand from the rank layout (TP fastest, then CP, then DP, then PP;
+rank r on node r // gpus_per_node) and the alpha-beta ring cost, not from the library's own formulas.
 """
 
 from dataclasses import replace
@@ -11,7 +11,7 @@ import pytest
 import parallelsel as ps
 from parallelsel.comm import traffic
 from parallelsel.placement import group_placement, groups_on_nodes, placement
-from parallelsel.render.placement import group_spans
+from parallelsel.render.placement import group_spans, layout, placement_diagram
 
 H100 = ps.DEVICES["h100-sxm-80gb"]
 NVL4, PCIE4 = ps.LINKS["nvlink4"], ps.LINKS["pcie4"]
@@ -42,7 +42,7 @@ def test_tp6_on_8_gpu_nodes_two_of_four_groups_cross():
     one = 2 * 5 * 5e-6 + 2 * 5 / 6 * x / (50e9 * NDR.efficiency)  # the share nccl-tests reaches (hardware.LINKS)
     assert it.time == pytest.approx(it.calls * one)
     # render/placement counts the same groups.
-    spans = {s.dim: s for s in group_spans(plan, 8)}
+    spans = {s.dim: s for s in group_spans(plan, c)}
     assert spans["TP"].crossing == 2 and spans["TP"].groups == 4
 
 
@@ -96,6 +96,26 @@ def test_pipeline_is_a_chain_and_per_gpu_links_keep_their_bandwidth():
     # InfiniBand with one HCA per GPU: eight concurrent rings still get the full port each.
     ib = ps.Cluster(H100, nodes=2, gpus_per_node=8, intra=NVL4, inter=NDR)
     assert placement(ps.Plan(tp=8, dp=2), ib)["DP"].link.bandwidth == 50e9
+
+
+def test_context_parallel_strides_the_dp_group_across_nodes():
+    # TP2 x CP4 x DP4 on 4 nodes of 8: rank = t + 2 (c + 4 d). A CP group is ranks {2k + t} inside
+    # one 8-GPU node; a DP group strides by tp x cp = 8, one rank on each node, so all 8 DP groups
+    # cross nodes. Counting DP with stride tp (ignoring CP) would put each DP group in one node.
+    c = ps.Cluster(H100, nodes=4, gpus_per_node=8, intra=NVL4, inter=NDR)
+    plan = ps.Plan(tp=2, cp=4, dp=4)
+    spans = {s.dim: s for s in group_spans(plan, c)}
+    assert list(spans) == ["TP", "CP", "DP", "PP"]
+    assert (spans["CP"].size, spans["CP"].stride, spans["CP"].groups, spans["CP"].crossing) == (4, 2, 8, 0)
+    assert (spans["DP"].size, spans["DP"].stride, spans["DP"].groups, spans["DP"].crossing) == (4, 8, 8, 8)
+    assert spans["DP"].nodes_per_group == 4 and spans["DP"].link == NDR.name
+    # The diagram's coordinates: rank 13 = t1 + 2 (c2 + 4 d1) sits on node 1.
+    s13 = layout(plan, c)[13]
+    assert (s13.node, s13.tp_rank, s13.cp_rank, s13.dp_rank, s13.pp_stage) == (1, 1, 2, 1, 0)
+    # Rank 0's DP group (ranks 0, 8, 16, 24) is what the diagram traces, one cell per node.
+    assert placement(plan, c)["DP"].groups[0] == (0, 8, 16, 24)
+    svg = placement_diagram(plan, c, salt="test-cp")
+    assert "rank 0 所在的 CP 组" in svg and "rank 0 所在的 DP 组" in svg and "c = CP 序号" in svg
 
 
 def test_groups_on_nodes_and_bad_input():

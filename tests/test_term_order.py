@@ -67,7 +67,8 @@ OTHER_TERMS = {
     "hfu": r"HFU",
     "scaling-efficiency": r"扩展效率",
     "straggler": r"掉队者|straggler",
-    "headroom": r"内存余量|headroom",
+    "headroom": r"预留比例|headroom",
+    "margin": r"(?<!分配器)余量|margin",
 }
 NOT_WALKED = {"glossary.md", "references.md"}
 

@@ -22,7 +22,7 @@ PART_LABELS = {
     "activations": "激活",
     "embeddings": "嵌入与 logits 激活",
     "gather_peak": "FSDP 聚合峰值",
-    "allocator": "分配器余量",
+    "allocator": "分配器开销",
 }
 """Chinese legend names for the fields of :class:`parallelsel.memory.MemoryBreakdown`."""
 

@@ -1,9 +1,9 @@
-"""Placement diagrams: which GPU of which node holds which TP, DP and PP rank of a plan.
+"""Placement diagrams: which GPU of which node holds which TP, CP, DP and PP rank of a plan.
 
-Rank order follows :mod:`parallelsel.plan`: TP fastest, then DP, then PP, so global rank
-``r = tp_rank + tp * (dp_rank + dp * pp_stage)``, and ranks fill nodes in order (rank r sits on node
-``r // gpus_per_node``, the layout :mod:`parallelsel.placement` prices). Pure functions:
-data in, SVG string or plain data out.
+Everything here is read from :func:`parallelsel.placement.placement`, the one placement rule the
+traffic is priced on: rank order TP fastest, then CP, then DP, then PP (:mod:`parallelsel.plan`),
+ranks filling nodes in order (:func:`parallelsel.placement.rank_node`). Pure functions: data in,
+SVG string or plain data out.
 """
 
 from __future__ import annotations
@@ -15,15 +15,18 @@ from matplotlib.patches import Patch, Rectangle
 
 from parallelsel._check import ParallelselError, positive_int
 from parallelsel.hardware import Cluster, Link
-from parallelsel.placement import groups_on_nodes
+from parallelsel.placement import GroupPlacement, placement, rank_node
 from parallelsel.plan import Plan
-from parallelsel.render.style import COLORS, chart, to_svg
+from parallelsel.render.style import COLORS, SERIES, chart, to_svg
 from parallelsel.render.tables import fmt_rate
 
 __all__ = ["Slot", "GroupSpan", "layout", "group_spans", "link_text", "placement_diagram"]
 
-# One hue per pipeline stage (stage 0 first); DP ranks are shown as lighter tints of it.
-_STAGE_COLORS = ["#4C78A8", "#F58518", "#54A24B", "#B279A2", "#9D755D", "#72B7B2", "#EECA3B", "#FF9DA6"]
+# One hue per pipeline stage (stage 0 first): the shared series palette without the red that marks a
+# TP group crossing nodes. DP ranks are shown as lighter tints of it.
+_STAGE_COLORS = tuple(c for c in SERIES if c != COLORS["wait"])
+
+_RANK_DIMS = ("TP", "CP", "DP", "PP")  # the dimensions rank order is built from, fastest first
 
 
 def link_text(link: Link) -> str:
@@ -49,31 +52,45 @@ class Slot:
     tp_rank: int
     dp_rank: int
     pp_stage: int
+    cp_rank: int = 0
 
 
-def layout(plan: Plan, gpus_per_node: int) -> list[Slot]:
-    """Every rank of ``plan`` with its node and its (tp, dp, pp) coordinates, in rank order.
-
-    Examples:
-        >>> [ (s.node, s.tp_rank, s.dp_rank, s.pp_stage) for s in layout(Plan(dp=2, tp=2, pp=2), 4)][:5]
-        [(0, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (0, 1, 1, 0), (1, 0, 0, 1)]
-    """
+def _checked(plan: Plan, cluster: Cluster) -> dict[str, GroupPlacement]:
     if not isinstance(plan, Plan):
         raise ParallelselError(f"plan={plan!r}: must be a Plan")
-    g = positive_int("gpus_per_node", gpus_per_node)
-    out = []
-    for r in range(plan.gpus):
-        out.append(Slot(r, r // g, r % g, r % plan.tp, (r // plan.tp) % plan.dp, r // (plan.tp * plan.dp)))
-    return out
+    if not isinstance(cluster, Cluster):
+        raise ParallelselError(f"cluster={cluster!r}: must be a Cluster (the nodes the ranks fill)")
+    return placement(plan, cluster)
+
+
+def layout(plan: Plan, cluster: Cluster) -> list[Slot]:
+    """Every rank of ``plan`` with its node and its (tp, cp, dp, pp) coordinates, in rank order: a
+    rank's coordinate in a dimension is its position in its group of that dimension.
+
+    Examples:
+        >>> import parallelsel as ps
+        >>> c = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=2, gpus_per_node=4)
+        >>> [(s.node, s.tp_rank, s.dp_rank, s.pp_stage) for s in layout(Plan(dp=2, tp=2, pp=2), c)][:5]
+        [(0, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (0, 1, 1, 0), (1, 0, 0, 1)]
+    """
+    groups = _checked(plan, cluster)
+    coords = {dim: [0] * plan.gpus for dim in _RANK_DIMS}
+    for dim in _RANK_DIMS:
+        for ranks in groups[dim].groups if dim in groups else ():
+            for k, r in enumerate(ranks):
+                coords[dim][r] = k
+    g = cluster.gpus_per_node
+    return [Slot(r, rank_node(r, g), r % g, coords["TP"][r], coords["DP"][r], coords["PP"][r], coords["CP"][r])
+            for r in range(plan.gpus)]
 
 
 @dataclass(frozen=True)
 class GroupSpan:
     """How one parallel dimension's groups sit on the nodes.
 
-    ``dim`` is "TP", "DP" or "PP"; ``size`` ranks per group, ``stride`` between them in rank order;
+    ``dim`` is "TP", "CP", "DP" or "PP"; ``size`` ranks per group, ``stride`` between them in rank order;
     ``groups`` how many such groups; ``crossing`` how many of them touch more than one node;
-    ``nodes_per_group`` the most nodes one group touches.
+    ``nodes_per_group`` the most nodes one group touches; ``link`` the link the dimension is priced on.
     """
 
     dim: str
@@ -82,24 +99,18 @@ class GroupSpan:
     groups: int
     crossing: int
     nodes_per_group: int
+    link: str = ""
 
 
-def group_spans(plan: Plan, gpus_per_node: int) -> list[GroupSpan]:
-    """For TP, DP and PP: group size, stride, and how many groups cross a node boundary.
+def group_spans(plan: Plan, cluster: Cluster) -> list[GroupSpan]:
+    """For TP, CP (when ``plan.cp > 1``), DP and PP: group size, stride, and how many groups cross a node boundary.
 
-    Read from :func:`parallelsel.placement.groups_on_nodes` (the rule traffic is priced on), so it
-    also covers groups that do not start node-aligned.
+    Read from :func:`parallelsel.placement.placement` (the rule traffic is priced on), so it also
+    covers groups that do not start node-aligned and the strides context parallelism adds.
     """
-    if not isinstance(plan, Plan):
-        raise ParallelselError(f"plan={plan!r}: must be a Plan")
-    g = positive_int("gpus_per_node", gpus_per_node)
-    dims = {"TP": (plan.tp, 1), "DP": (plan.dp, plan.tp), "PP": (plan.pp, plan.tp * plan.dp)}
-    out = []
-    for dim, (size, stride) in dims.items():
-        _groups, nodes = groups_on_nodes(plan.gpus, size, stride, g)
-        touched = [len(n) for n in nodes]
-        out.append(GroupSpan(dim, size, stride, len(nodes), sum(t > 1 for t in touched), max(touched)))
-    return out
+    groups = _checked(plan, cluster)
+    return [GroupSpan(dim, g.size, g.stride, len(g.groups), g.crossing, g.nodes_per_group, g.link.name)
+            for dim in _RANK_DIMS if (g := groups.get(dim)) is not None]
 
 
 def _tint(hex_color: str, amount: float) -> str:
@@ -109,88 +120,123 @@ def _tint(hex_color: str, amount: float) -> str:
     return "#" + "".join(f"{c:02X}" for c in mixed)
 
 
+@dataclass(frozen=True)
+class _Grid:
+    """Where nodes and GPU cells go on the canvas (cell units): ``per_row`` nodes a row, ``cols`` GPUs a node row."""
+
+    per_row: int
+    cols: int
+    node_w: float
+    node_h: float
+
+    def node_xy(self, node: int) -> tuple[float, float]:
+        return (node % self.per_row) * (self.node_w + 0.4), -(node // self.per_row) * (self.node_h + 0.4)
+
+    def cell_xy(self, slot: Slot) -> tuple[float, float]:
+        nx, ny = self.node_xy(slot.node)
+        return nx + 0.3 + (slot.local % self.cols), ny - 0.9 - (slot.local // self.cols) - 1
+
+
+def _draw_cells(ax, grid: _Grid, plan: Plan, slots: list[Slot], nodes: int) -> dict[int, tuple[float, float]]:
+    """Node boxes with their names, and one cell per GPU coloured by PP stage, tinted by DP rank."""
+    for n in range(nodes):
+        nx, ny = grid.node_xy(n)
+        ax.add_patch(Rectangle((nx, ny - grid.node_h), grid.node_w, grid.node_h, facecolor="#F4F4F4",
+                               edgecolor="#777777", linewidth=0.8))
+        ax.text(nx + 0.3, ny - 0.45, f"节点 {n}", fontsize=7, va="center", ha="left")
+    cell_xy = {}
+    for s in slots:
+        cx, cy = cell_xy[s.rank] = grid.cell_xy(s)
+        base = _STAGE_COLORS[s.pp_stage % len(_STAGE_COLORS)]
+        tint = 0.65 * s.dp_rank / max(1, plan.dp - 1) if plan.dp > 1 else 0.0
+        ax.add_patch(Rectangle((cx + 0.04, cy + 0.04), 0.92, 0.92, facecolor=_tint(base, tint), edgecolor="white",
+                               linewidth=0.5))
+        label = f"t{s.tp_rank}\nd{s.dp_rank}" if plan.cp == 1 else f"t{s.tp_rank} c{s.cp_rank}\nd{s.dp_rank}"
+        ax.text(cx + 0.5, cy + 0.5, label, fontsize=5.5, ha="center", va="center",
+                color="white" if tint < 0.35 else "#222222", linespacing=1.0,
+                in_layout=False)  # inside its cell: skip it when measuring the crop
+    return cell_xy
+
+
+def _outline_tp_groups(ax, tp: GroupPlacement, cell_xy: dict, gpus_per_node: int) -> None:
+    """A box around each TP group's cells in every node it touches; red and dashed if the group crosses nodes."""
+    for ranks, nodes in zip(tp.groups, tp.nodes):
+        bad = len(nodes) > 1
+        for node in nodes:
+            xs = [cell_xy[r][0] for r in ranks if rank_node(r, gpus_per_node) == node]
+            ys = [cell_xy[r][1] for r in ranks if rank_node(r, gpus_per_node) == node]
+            ax.add_patch(Rectangle((min(xs), min(ys)), max(xs) - min(xs) + 1, max(ys) - min(ys) + 1, fill=False,
+                                   edgecolor=COLORS["wait"] if bad else "#222222", linewidth=1.6 if bad else 1.0,
+                                   linestyle="--" if bad else "-"))
+
+
+_TRACES = (("CP", "#1B6F6A", "--"), ("DP", "#222222", "-"), ("PP", "#6A3D9A", ":"))
+"""The groups of rank 0 traced through their cells: dimension, colour, line style."""
+
+
+def _trace_groups(ax, groups: dict[str, GroupPlacement], cell_xy: dict) -> list[Line2D]:
+    """Lines through the cells of rank 0's CP, DP and PP groups (those of size > 1); their legend handles."""
+    handles = []
+    for dim, color, style in _TRACES:
+        g = groups.get(dim)
+        if g is None or g.size == 1:
+            continue
+        i = len(handles)
+        # run along the cells' top-left corners so the labels stay readable
+        xs = [cell_xy[r][0] + 0.1 + 0.08 * i for r in g.groups[0]]
+        ys = [cell_xy[r][1] + 0.9 - 0.08 * i for r in g.groups[0]]
+        ax.plot(xs, ys, color=color, linestyle=style, linewidth=1.3, marker="o", markersize=3, zorder=5)
+        handles.append(Line2D([], [], color=color, linestyle=style, marker="o", markersize=3,
+                              label=f"rank 0 所在的 {dim} 组"))
+    return handles
+
+
+def _legend(ax, plan: Plan, tp: GroupPlacement, traces: list[Line2D]) -> None:
+    handles = [Patch(facecolor=_STAGE_COLORS[i % len(_STAGE_COLORS)], label=f"PP 阶段 {i}") for i in range(plan.pp)]
+    if plan.tp > 1:
+        handles.append(Patch(facecolor="none", edgecolor="#222222", label="TP 组（节点内）"))
+        if tp.crossing:
+            handles.append(Patch(facecolor="none", edgecolor=COLORS["wait"], linestyle="--", label="TP 组（跨节点）"))
+    ax.legend(handles=handles + traces, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7, frameon=False)
+
+
+def _default_title(plan: Plan, nodes: int, gpus_per_node: int) -> str:
+    cp, c = (f" × CP{plan.cp}", "c = CP 序号，") if plan.cp > 1 else ("", "")
+    return (f"TP{plan.tp}{cp} × DP{plan.dp} × PP{plan.pp} 放在 {nodes} 个节点 × {gpus_per_node} 卡上"
+            f"（t = TP 序号，{c}d = DP 序号，颜色深浅 = DP 序号）")
+
+
 def placement_diagram(plan: Plan, cluster: Cluster, salt: str, title: str | None = None,
                       nodes_per_row: int = 4) -> str:
-    """Nodes as boxes, GPUs as cells: colour = PP stage, tint = DP rank, label = TP rank (t) and DP rank (d).
+    """Nodes as boxes, GPUs as cells: colour = PP stage, tint = DP rank, label = TP rank (t), CP rank (c) and DP rank (d).
 
     Each TP group gets a black outline around its cells inside every node it touches; a TP group that
     crosses a node boundary is outlined in red and dashed (its every-layer collectives then run over
-    the inter-node link). The DP group and the PP group of rank 0 are traced as lines through their
-    cells, so it is visible which links their collectives and sends cross.
+    the inter-node link). The CP, DP and PP groups of rank 0 are traced as lines through their
+    cells, so it is visible which links their collectives and sends cross. All of it is read from
+    :func:`parallelsel.placement.placement`.
     """
-    if not isinstance(cluster, Cluster):
-        raise ParallelselError(f"cluster={cluster!r}: must be a Cluster")
+    groups = _checked(plan, cluster)
     if plan.gpus > cluster.gpus:
         raise ParallelselError(f"plan={plan.label()}: needs {plan.gpus} GPUs, cluster has {cluster.gpus}")
     per_row = positive_int("nodes_per_row", nodes_per_row)
     g = cluster.gpus_per_node
     cols = min(4, g)
-    rows_in_node = -(-g // cols)
-    slots = layout(plan, g)
+    grid = _Grid(per_row, cols, cols + 0.6, -(-g // cols) + 1.0)  # cell units, with margins and a header line
     nodes = -(-plan.gpus // g)
     node_rows = -(-nodes // per_row)
-    node_w, node_h = cols + 0.6, rows_in_node + 1.0  # cell units, with margins and a header line
-    spans = {s.dim: s for s in group_spans(plan, g)}
-    tp_cross = spans["TP"].crossing
-
-    width = min(10.0, 1.1 + 0.55 * per_row * node_w)
-    height = 0.9 + 0.55 * node_rows * node_h
+    width = min(10.0, 1.1 + 0.55 * per_row * grid.node_w)
+    height = 0.9 + 0.55 * node_rows * grid.node_h
     with chart(width=width, height=height) as (fig, ax):
         ax.grid(False)
         ax.set_axis_off()
-        for n in range(nodes):
-            nx, ny = (n % per_row) * (node_w + 0.4), -(n // per_row) * (node_h + 0.4)
-            ax.add_patch(Rectangle((nx, ny - node_h), node_w, node_h, facecolor="#F4F4F4", edgecolor="#777777", linewidth=0.8))
-            ax.text(nx + 0.3, ny - 0.45, f"节点 {n}", fontsize=7, va="center", ha="left")
-        cell_xy = {}
-        for s in slots:
-            n = s.node
-            nx, ny = (n % per_row) * (node_w + 0.4), -(n // per_row) * (node_h + 0.4)
-            cx, cy = nx + 0.3 + (s.local % cols), ny - 0.9 - (s.local // cols) - 1
-            cell_xy[s.rank] = (cx, cy)
-            base = _STAGE_COLORS[s.pp_stage % len(_STAGE_COLORS)]
-            tint = 0.65 * s.dp_rank / max(1, plan.dp - 1) if plan.dp > 1 else 0.0
-            ax.add_patch(Rectangle((cx + 0.04, cy + 0.04), 0.92, 0.92, facecolor=_tint(base, tint), edgecolor="white", linewidth=0.5))
-            ink = "white" if tint < 0.35 else "#222222"
-            ax.text(cx + 0.5, cy + 0.5, f"t{s.tp_rank}\nd{s.dp_rank}", fontsize=5.5, ha="center", va="center",
-                    color=ink, linespacing=1.0, in_layout=False)  # inside its cell: skip it when measuring the crop
-        # Outline each TP group's cells per node (a bounding box of its cells there).
-        groups: dict[tuple[int, int], list[int]] = {}
-        for s in slots:
-            groups.setdefault((s.rank // plan.tp, s.node), []).append(s.rank)
-        crossing = {gid for gid in {k[0] for k in groups} if sum(1 for k in groups if k[0] == gid) > 1}
+        cell_xy = _draw_cells(ax, grid, plan, layout(plan, cluster), nodes)
         if plan.tp > 1:
-            for (gid, _node), ranks in groups.items():
-                xs = [cell_xy[r][0] for r in ranks]
-                ys = [cell_xy[r][1] for r in ranks]
-                bad = gid in crossing
-                ax.add_patch(Rectangle((min(xs), min(ys)), max(xs) - min(xs) + 1, max(ys) - min(ys) + 1, fill=False,
-                                       edgecolor=COLORS["wait"] if bad else "#222222", linewidth=1.6 if bad else 1.0,
-                                       linestyle="--" if bad else "-"))
-        # Trace the DP group and the PP group of rank 0 through their cells: they leave the node.
-        traces = []
-        if plan.dp > 1:
-            traces.append(([plan.tp * d for d in range(plan.dp)], "#222222", "-", "rank 0 所在的 DP 组"))
-        if plan.pp > 1:
-            traces.append(([plan.tp * plan.dp * k for k in range(plan.pp)], "#6A3D9A", ":", "rank 0 所在的 PP 组"))
-        for i, (ranks, color, style, label) in enumerate(traces):
-            # run along the cells' top-left corners so the labels stay readable
-            xs = [cell_xy[r][0] + 0.1 + 0.08 * i for r in ranks]
-            ys = [cell_xy[r][1] + 0.9 - 0.08 * i for r in ranks]
-            ax.plot(xs, ys, color=color, linestyle=style, linewidth=1.3, marker="o", markersize=3, zorder=5)
-            traces[i] = Line2D([], [], color=color, linestyle=style, marker="o", markersize=3, label=label)
-        ax.set_xlim(-0.2, per_row * (node_w + 0.4))
-        ax.set_ylim(-node_rows * (node_h + 0.4), 0.2)
+            _outline_tp_groups(ax, groups["TP"], cell_xy, g)
+        traces = _trace_groups(ax, groups, cell_xy)
+        ax.set_xlim(-0.2, per_row * (grid.node_w + 0.4))
+        ax.set_ylim(-node_rows * (grid.node_h + 0.4), 0.2)
         ax.set_aspect("equal")
-        handles = [Patch(facecolor=_STAGE_COLORS[i % len(_STAGE_COLORS)], label=f"PP 阶段 {i}") for i in range(plan.pp)]
-        if plan.tp > 1:
-            handles.append(Patch(facecolor="none", edgecolor="#222222", label="TP 组（节点内）"))
-            if tp_cross:
-                handles.append(Patch(facecolor="none", edgecolor=COLORS["wait"], linestyle="--", label="TP 组（跨节点）"))
-        handles.extend(traces)
-        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7, frameon=False)
-        if title is None:
-            title = (f"TP{plan.tp} × DP{plan.dp} × PP{plan.pp} 放在 {nodes} 个节点 × {g} 卡上"
-                     f"（t = TP 序号，d = DP 序号，颜色深浅 = DP 序号）")
-        ax.set_title(title, fontsize=9)
+        _legend(ax, plan, groups["TP"], traces)
+        ax.set_title(title if title is not None else _default_title(plan, nodes, g), fontsize=9)
         return to_svg(fig, salt)

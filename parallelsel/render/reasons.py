@@ -54,13 +54,13 @@ ZH: dict[str, str] = {
     "ep_needs_moe": "EP={ep} 只适用于 MoE 模型，{model} 是稠密模型",
     "experts_not_divisible": "专家数 {experts} 不能被 EP={ep} 整除",
     # memory (parallelsel.estimate)
-    "memory_exceeds_device": "每卡内存 {bytes:size} > 可用 {capacity:size}[（{usable:size} × (1 − 余量 {headroom:pct})）]{stage:stage}",
+    "memory_exceeds_device": "每卡内存 {bytes:size} > 上限 {capacity:size}[（可用 {usable:size} × (1 − 预留比例 {headroom:pct})）]{stage:stage}",
     "seq_not_divisible_cp": "序列长度 {seq_len} 不是 2×CP 的倍数（CP={cp}）",
     # search: plans left out without being timed, and the closest miss when nothing fits
     "gpipe_dominated": "GPipe：气泡与 1F1B 相同、在途激活更多（被支配）",
     "closest_miss": "最接近的是 {plan:plan}：每卡 {bytes:size}，比上限 {budget:size} 多 {gap:size}",
     # search: why a ranked plan is where it is (parallelsel.search.why)
-    "fits_memory": ("放得下：每卡 {bytes:size} ≤ 可用 {usable:size} × (1 − {headroom:pct})（余量 {margin:pct1}；"
+    "fits_memory": ("放得下：每卡 {bytes:size} ≤ 上限 = 可用 {usable:size} × (1 − 预留比例 {headroom:pct})（余量 {margin:pct1}；"
                     "状态 {states:size}，激活 {activations:size}[，gather 峰值 {gather_peak:size}]）"),
     "batch_split": "batch 能整除：global batch {global_batch} = DP {dp} × 微批 {micro_batch} × {microbatches} 个微批（梯度累积）",
     "tp_group": "TP={tp} 组在节点内，每层的集合通信走 {link}（{bandwidth:rate}）",
@@ -103,7 +103,7 @@ ZH: dict[str, str] = {
     "pp_exceeds_device": "PP 最多切 {degree} 段，最省的设置（{plan:plan}）每卡仍需 {bytes:size} > 单卡 {capacity:size}",
     "tp_exceeds_device": "TP 最多 {degree} 路，最省的设置（{plan:plan}）每卡仍需 {bytes:size} > 单卡 {capacity:size}",
     # the selection matrix: a strategy alone that fits
-    "best_setting": "最佳设置 {plan:plan}：每卡 {bytes:size} ≤ {budget:size}（余量 {margin:pct1}），步时 {seconds:secs}",
+    "best_setting": "最佳设置 {plan:plan}：每卡 {bytes:size} ≤ 上限 {budget:size}（余量 {margin:pct1}），步时 {seconds:secs}",
     "single_replica": "只用 {gpus} 卡：没有跨卡通信",
     "step_communication": "每步通信 {total:secs}，其中掩盖不掉的 {exposed:secs}（占步时 {share:pct}）",
     "communication_hidden": "每步通信 {total:secs}，全部被计算掩盖",
@@ -152,11 +152,11 @@ EN: dict[str, str] = {
     "interleave_microbatches": "the interleaved schedule needs the {microbatches} micro-batches divisible by PP={pp}",
     "ep_needs_moe": "EP={ep} applies to MoE models only; {model} is dense",
     "experts_not_divisible": "{experts} experts are not divisible by EP={ep}",
-    "memory_exceeds_device": "memory per GPU {bytes:size} > usable {capacity:size}[ ({usable:size} × (1 − headroom {headroom:pct}))]{stage:stage}",
+    "memory_exceeds_device": "memory per GPU {bytes:size} > limit {capacity:size}[ (usable {usable:size} × (1 − headroom {headroom:pct}))]{stage:stage}",
     "seq_not_divisible_cp": "sequence length {seq_len} is not a multiple of 2×CP (CP={cp})",
     "gpipe_dominated": "GPipe: the same bubble as 1F1B with more activations in flight (dominated)",
     "closest_miss": "the closest is {plan:plan}: {bytes:size} per GPU, {gap:size} over the limit {budget:size}",
-    "fits_memory": ("fits: {bytes:size} per GPU ≤ usable {usable:size} × (1 − {headroom:pct}) (margin {margin:pct1}; "
+    "fits_memory": ("fits: {bytes:size} per GPU ≤ limit = usable {usable:size} × (1 − headroom {headroom:pct}) (margin {margin:pct1}; "
                     "states {states:size}, activations {activations:size}[, gather peak {gather_peak:size}])"),
     "batch_split": ("the batch divides: global batch {global_batch} = DP {dp} × micro-batch {micro_batch} × "
                     "{microbatches} micro-batches (gradient accumulation)"),
@@ -203,7 +203,7 @@ EN: dict[str, str] = {
                           "{bytes:size} per GPU > {capacity:size}"),
     "tp_exceeds_device": ("TP goes at most {degree} ways, and its thriftiest setting ({plan:plan}) still needs "
                           "{bytes:size} per GPU > {capacity:size}"),
-    "best_setting": "best setting {plan:plan}: {bytes:size} per GPU ≤ {budget:size} (margin {margin:pct1}), step {seconds:secs}",
+    "best_setting": "best setting {plan:plan}: {bytes:size} per GPU ≤ limit {budget:size} (margin {margin:pct1}), step {seconds:secs}",
     "single_replica": "uses {gpus} GPU: no communication between GPUs",
     "step_communication": ("communication {total:secs} per step, of which {exposed:secs} is not hidden "
                            "({share:pct} of the step)"),

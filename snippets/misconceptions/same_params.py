@@ -32,7 +32,7 @@ print(markdown.markdown(text, extensions=["tables"]))  # markdown-exec: hide
 budget = ps.estimate(ps.Workload(model, global_batch=setups[0][2]), thrifty_dp, cluster).budget
 svg = memory_bars(labels, breakdown_parts(parts), title=f"{model.name}：纯 DP 最省内存的设置下每卡内存",
                   capacities=[(f"{cluster.device.name} 上限", budget)], salt="mis-same-params")
-print(figure_html(svg, "同一个模型：换优化器或加长序列后，纯 DP 每卡内存跨过或退回单卡的上限（可用显存减去余量）"))  # markdown-exec: hide
+print(figure_html(svg, "同一个模型：换优化器或加长序列后，纯 DP 每卡内存跨过或退回单卡的上限（可用显存 ×(1 − 预留比例)）"))  # markdown-exec: hide
 # The same third setup under the paper's accounting (attention="standard": the s x s scores are stored).
 recipe, seq, batch = setups[-1]
 for kernel in ("flash", "standard"):

@@ -6,7 +6,7 @@ from parallelsel.estimate import estimate
 from parallelsel.lesson import paper_cases
 from parallelsel.render.lesson_charts import step_bars
 from parallelsel.render.style import figure_html  # markdown-exec: hide
-from parallelsel.render.tables import fmt_time  # markdown-exec: hide
+from parallelsel.render.tables import fmt_time
 
 _, _, cluster = paper_cases()[1]
 work = Workload(MODELS["llama2-7b"], global_batch=256)
@@ -24,8 +24,15 @@ for tp in DEGREES:
     steps.append(e.step)
     notes.append(f"TP 组走 {cluster.link_for(tp).name}")
 svg = step_bars(labels, steps, notes=notes, title=f"{name}：TP 度从 {DEGREES[0]} 到 {DEGREES[-1]} 的每步时间", salt="mis-tp-degree")
-inside = max(i for i, t in enumerate(DEGREES) if t <= cluster.gpus_per_node)  # markdown-exec: hide
+inside = max(i for i, t in enumerate(DEGREES) if t <= cluster.gpus_per_node)  # the last TP degree inside a node
 ratio = cluster.intra.bandwidth / cluster.inter.bandwidth  # markdown-exec: hide
 print(figure_html(svg, f"TP 超过一个节点的卡数（{cluster.gpus_per_node}）后，每层的 all-reduce 改走 {cluster.inter.name}，"  # markdown-exec: hide
                   f"每卡带宽只有节点内 {cluster.intra.name} 的 1/{ratio:.0f}；步时从 TP{DEGREES[inside]} 的 "  # markdown-exec: hide
                   f"{fmt_time(steps[inside].total)} 变为 TP{DEGREES[inside + 1]} 的 {fmt_time(steps[inside + 1].total)}"))  # markdown-exec: hide
+print("每步的计算 / 暴露的通信：" + "；".join(f"TP{t} {fmt_time(st.compute, 2)} / {fmt_time(st.communication, 2)}"
+                                          for t, st in zip(DEGREES, steps)))
+# What the page says: compute grows a little as the per-GPU matrices shrink; the exposed communication is what jumps
+# once TP leaves the node.
+assert all(a.compute <= b.compute for a, b in zip(steps, steps[1:]))
+across = steps[inside + 1]
+assert across.communication - steps[inside].communication > across.compute - steps[inside].compute

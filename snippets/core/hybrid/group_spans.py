@@ -11,7 +11,7 @@ print(f"{workload.model.name}，{cluster.gpus} × {cluster.device.name}，全局
 rows, more = [], []
 for plan in (ps.Plan(dp=4, tp=8, pp=4, zero=1, sp=True, recompute="selective"),
              ps.Plan(dp=2, tp=16, pp=4, zero=1, sp=True, recompute="selective")):
-    spans = {s.dim: s for s in group_spans(plan, cluster.gpus_per_node)}
+    spans = {s.dim: s for s in group_spans(plan, cluster)}
     e = estimate(workload, plan, cluster)
     assert e.fits, e.reasons
     traffic = e.traffic

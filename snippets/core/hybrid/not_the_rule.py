@@ -1,4 +1,5 @@
-# "TP inside, DP across" vs sharding inside the node (HSDP), on NVLink nodes and on PCIe-only nodes.
+# "TP inside, DP across" vs sharding inside the node (HSDP), on NVLink nodes and on PCIe-only nodes,
+# with one InfiniBand HDR HCA per GPU between nodes (as in a DGX A100).
 import parallelsel as ps
 from parallelsel.estimate import estimate
 from parallelsel.render.reasons import WORDS
@@ -8,20 +9,31 @@ workload = ps.Workload(ps.MODELS["llama2-13b"], global_batch=256)
 NODES, GPUS_PER_NODE = 4, 8
 gpus = NODES * GPUS_PER_NODE
 RECOMPUTE = "selective"      # the same for all three, so only the placement differs
+TP, FSDP, HSDP = f"TP{GPUS_PER_NODE}", "FSDP", "HSDP"
 plans = {
-    f"TP{GPUS_PER_NODE} 在节点内，DP{NODES} 跨节点": ps.Plan(dp=NODES, tp=GPUS_PER_NODE, sp=True, recompute=RECOMPUTE),
-    f"FSDP 全分片到 {gpus} 卡": ps.Plan(dp=gpus, zero=3, recompute=RECOMPUTE),
-    f"HSDP：节点内分片 {GPUS_PER_NODE}，节点间复制": ps.Plan(dp=gpus, zero=3, shard=GPUS_PER_NODE, recompute=RECOMPUTE),
+    TP: (f"TP{GPUS_PER_NODE} 在节点内，DP{NODES} 跨节点", ps.Plan(dp=NODES, tp=GPUS_PER_NODE, sp=True, recompute=RECOMPUTE)),
+    FSDP: (f"FSDP 全分片到 {gpus} 卡", ps.Plan(dp=gpus, zero=3, recompute=RECOMPUTE)),
+    HSDP: (f"HSDP：节点内分片 {GPUS_PER_NODE}，节点间复制", ps.Plan(dp=gpus, zero=3, shard=GPUS_PER_NODE, recompute=RECOMPUTE)),
 }
-rows = []
+rows, order, fsdp_links = [], {}, set()
 for intra in ("nvlink3", "pcie4"):
     cluster = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=NODES, gpus_per_node=GPUS_PER_NODE,
-                         intra=ps.LINKS[intra], inter=ps.LINKS["eth-100g"])
-    for name, plan in plans.items():
+                         intra=ps.LINKS[intra], inter=ps.LINKS["ib-hdr"])
+    step = {}
+    for key, (name, plan) in plans.items():
         e = estimate(workload, plan, cluster)
         assert e.fits, e.reasons
+        step[key] = e.step.total
+        if key == FSDP:
+            fsdp_links |= {t.link for t in e.traffic}
         rows.append([cluster.intra.name, name, fmt_bytes(e.memory.total), fmt_time(e.step.total),
                      fmt_time(e.step.communication), fmt_pct(e.step.mfu)])
+    order[cluster.intra.name] = sorted(step, key=step.get)
 print(f"{workload.model.name}，B={workload.global_batch}，{cluster.nodes} 节点 × {cluster.gpus_per_node} 张 "
-      f"{cluster.device.name}，节点间 {cluster.inter.name}；三种放法都用{WORDS['zh']['recompute'][RECOMPUTE]}，只有放法不同\n")
+      f"{cluster.device.name}，节点间 {cluster.inter.name}（每卡一块）；三种放法都用{WORDS['zh']['recompute'][RECOMPUTE]}\n")
 print(markdown_table(["节点内链路", "放法", "每卡内存", "每步时间", "暴露通信", "MFU"], rows, align="llrrrr"))
+print("\n每步时间从短到长：" + "；".join(f"{link}：{' < '.join(keys)}" for link, keys in order.items()))
+# What the page says about this table; a model change that breaks it fails the build instead of contradicting the prose.
+assert all(keys[0] == HSDP for keys in order.values()), order        # HSDP is fastest on both kinds of node
+assert order[ps.LINKS["pcie4"].name][-1] == TP, order                # on PCIe nodes TP8 is slower than even FSDP
+assert fsdp_links == {ps.LINKS["ib-hdr"].name}, fsdp_links          # FSDP's rings are priced on InfiniBand on both

@@ -3,7 +3,7 @@ import parallelsel as ps
 from parallelsel.render.placement import group_spans
 from parallelsel.render.tables import markdown_table
 
-gpus_per_node = 8
+cluster = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=16, gpus_per_node=8)
 plans = [
     ps.Plan(dp=128, zero=3),
     ps.Plan(dp=16, tp=8, zero=3, sp=True),
@@ -11,7 +11,7 @@ plans = [
 ]
 rows = []
 for plan in plans:
-    spans = [s for s in group_spans(plan, gpus_per_node) if s.size > 1]
+    spans = [s for s in group_spans(plan, cluster) if s.size > 1]
     groups = sum(s.groups for s in spans)
     crossing = sum(s.crossing for s in spans)
     rows.append([plan.label().replace(" · mb1", ""), plan.dims, groups, crossing])

@@ -20,7 +20,7 @@ for plan in plans:
     assert e.fits, e.reasons                                     # every plan runs before the failure
     name = f"TP{plan.tp}×DP{plan.dp}×PP{plan.pp}（ZeRO-{plan.zero}）"
     failed = 0                                                   # node 0 goes down
-    lost_replicas = {s.dp_rank for s in layout(plan, gpus_per_node) if s.node == failed}
+    lost_replicas = {s.dp_rank for s in layout(plan, cluster) if s.node == failed}
     new = plan.with_(dp=plan.dp - len(lost_replicas))            # DP shrinks by the replicas that touched the node
     idle = (nodes - 1) * gpus_per_node - new.gpus                # healthy GPUs the shrunk plan cannot use
     bad = constraint_violations(workload, new)

@@ -56,7 +56,7 @@ mem = estimate(work, plan, cluster).memory
 rest = mem.total - mem.allocator
 cap = cluster.device.memory
 xs = [1.0, 2.0, 3.0, 4.0]
-rows.append(["分配器余量"] + [f"×{x:g}（{ALLOCATOR_OVERHEAD * x:.0%}）：{rest * (1 + ALLOCATOR_OVERHEAD * x) / cap:.0%} 卡内存"
+rows.append(["分配器开销"] + [f"×{x:g}（{ALLOCATOR_OVERHEAD * x:.0%}）：{rest * (1 + ALLOCATOR_OVERHEAD * x) / cap:.0%} 卡内存"
                               + ("，放不下" if rest * (1 + ALLOCATOR_OVERHEAD * x) > cap else "") for x in xs])
 
 table = markdown_table(["未知量", "取值 1", "取值 2", "取值 3", "取值 4"], rows)

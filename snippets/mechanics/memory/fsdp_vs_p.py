@@ -14,8 +14,8 @@ for P in Ps:
     ideal.append(b.states)                                        # (2 + 2 + 12) * params / P
     with_acts.append(b.states + b.activations + b.embeddings)
     total.append(b.total)                                         # + gather peak + allocator allowance
-svg = curves(Ps, {"理想 M_model/P": ideal, "加激活（完全重算）": with_acts, "再加 gather 峰值与分配器余量": total},  # markdown-exec: hide
+svg = curves(Ps, {"理想 M_model/P": ideal, "加激活（完全重算）": with_acts, "再加 gather 峰值与分配器开销": total},  # markdown-exec: hide
              references={f"{device.name} 容量": device.memory}, yscale=2**30, logx=2, logy=True,  # markdown-exec: hide
              title=f"{model.name}，FSDP 全分片，每卡内存随 P 的变化", xlabel="FSDP 分片数 P（对数刻度）",  # markdown-exec: hide
              ylabel="每卡内存（GiB，对数刻度）", salt="memory-fsdp-vs-p")  # markdown-exec: hide
-print(figure_html(svg, "M_model/P 随 P 一直下降，实际每卡内存却停在激活、gather 峰值和分配器余量组成的下限上"))  # markdown-exec: hide
+print(figure_html(svg, "M_model/P 随 P 一直下降，实际每卡内存却停在激活、gather 峰值和分配器开销组成的下限上"))  # markdown-exec: hide
