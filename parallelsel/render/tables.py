@@ -47,12 +47,11 @@ def folded(title: str, body: str, kind: str = "note") -> str:
     """``body`` (Markdown) inside a collapsed block ``??? kind "title"`` (pymdownx.details), for the columns or
     sentences a table leaves out: the reader opens it when they want the detail.
 
-    >>> print(folded("其余各列", "| a |\\n| - |\\n| 1 |\\n"), end="")
-    ??? note "其余各列"
+    >>> print(folded("全部理由", "- 第一条\\n- 第二条\\n"), end="")
+    ??? note "全部理由"
     <BLANKLINE>
-        | a |
-        | - |
-        | 1 |
+        - 第一条
+        - 第二条
     """
     lines = body.rstrip("\n").splitlines()
     return f'??? {kind} "{title}"\n\n' + "".join(f"    {line}\n" if line.strip() else "\n" for line in lines)
