@@ -394,7 +394,8 @@ class Timeline:
                            "args": {"stage": stage, "action": op.kind, "microbatch": op.microbatch}})
         return json.dumps({"traceEvents": events, "displayTimeUnit": "ms",
                            "otherData": {"schedule": sched.kind, "stages": sched.stages,
-                                         "microbatches": sched.microbatches, "chunks": sched.chunks}})
+                                         "microbatches": sched.microbatches, "chunks": sched.chunks}},
+                          separators=(",", ":"))  # compact: pages carry it inline (render.pipeline_charts.trace_link)
 
 
 def _per_stage(name: str, value, stages: int, allow_zero: bool) -> list[float]:

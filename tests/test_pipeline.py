@@ -359,6 +359,42 @@ def test_charts_render_svg_with_measured_numbers():
     assert "个百分点" in strag and "阶段 2 慢 1.5 倍" in strag
 
 
+def test_v_shaped_chart_names_the_stages_each_rank_holds():
+    from parallelsel.render import pipeline_charts as pc
+
+    tls = pc.comparison_timelines(4, 8, 2, kinds=("zbv", "dualpipev"))
+    svg = pc.timelines_chart(tls, salt="t-v", title="V")
+    # rank r holds stages r and 2p-1-r: the first and the last stage share rank 0
+    for label in ("卡 0（阶段 0、7）", "卡 3（阶段 3、4）", "ZBV（V 形）", "DualPipeV（V 形）", "输入梯度 I"):
+        assert label in svg, label
+    bare = pc.timelines_chart(tls, salt="t-v2", title="V", labels=False)
+    assert bare.count("<text") < svg.count("<text")  # no micro-batch numbers in the blocks
+    base, slow = pc.straggler_timelines(4, 8, 2, 1.5)
+    assert slow.makespan > base.makespan and base.makespan == pl.simulate(pl.schedule("1f1b", 4, 8)).makespan
+
+
+def test_trace_links_carry_each_timeline_as_chrome_trace():
+    import base64
+    import json
+    import re
+
+    from parallelsel.render import pipeline_charts as pc
+
+    a = pl.simulate(pl.schedule("1f1b", 2, 4))
+    b = pl.simulate(pl.schedule("1f1b", 2, 4), forward=[1.0, 2.0])
+    html = pc.trace_links([a, b], ["uniform", "slow"], prefix="x-")
+    links = re.findall(r'<a download="([^"]+)" href="data:application/json;base64,([^"]+)">([^<]+)</a>', html)
+    assert [(n, label) for n, _, label in links] == [("x-1f1b-p2-m4-1.json", "uniform"), ("x-1f1b-p2-m4-2.json", "slow")]
+    assert [json.loads(base64.b64decode(d)) for _, d, _ in links] == [json.loads(a.to_chrome_trace()), json.loads(b.to_chrome_trace())]
+    assert html.startswith('<p class="ps-trace">') and "1.0 ms" in html
+    with pytest.raises(ValueError, match=r"labels=\['one'\]: has 1 entries; must have one per timeline \(2\)"):
+        pc.trace_links([a, b], ["one"])
+    with pytest.raises(ValueError, match=r"timeline=None: must be a Timeline"):
+        pc.trace_link(None)
+    with pytest.raises(ValueError, match=r"timelines=\[\]: must be a non-empty sequence of Timelines"):
+        pc.timelines_chart([], salt="x", title="t")
+
+
 def test_chart_bad_input():
     from parallelsel.render import pipeline_charts as pc
 

@@ -93,3 +93,12 @@ def test_v_layout_puts_first_and_last_stage_on_rank_0():
             p = e["stages"]
             assert {s for s, _, _ in e["ranks"][0]} == {0, 2 * p - 1}
             assert {s for s, _, _ in pl.schedule(e["kind"], p, e["microbatches"], 2).rank_order(0)} == {0, 2 * p - 1}
+
+
+def test_single_stage_refusals_are_marked_as_a_type_mismatch():
+    # ScheduleGPipe and Schedule1F1B take one stage per rank; handed a list of stages they fail with an
+    # AttributeError, which the record keeps (it is what torch does) and explains in a `why` field.
+    odd = [e for e in SETTINGS if e.get("refused", {}).get("type") == "AttributeError"]
+    assert odd and all(e["kind"] in ("gpipe", "1f1b") and e["chunks"] > 1 and "one stage per rank" in e["refused"]["why"]
+                       for e in odd)
+    assert all("why" not in e["refused"] for e in SETTINGS if "refused" in e and e not in odd)

@@ -8,8 +8,10 @@ started together on a small thread pool; each test then checks one result.
 
 from __future__ import annotations
 
+import base64
 import difflib
 import functools
+import hashlib
 import html
 import os
 import re
@@ -118,9 +120,19 @@ def _svg_labels(match: re.Match) -> str:
     return f"<svg{name}: {len(labels)} text labels>\n" + "".join(f"  | {label}\n" for label in labels) + "</svg>"
 
 
+_DATA_URL = re.compile(r"data:([\w.+/-]+);base64,([A-Za-z0-9+/=]+)")
+
+
+def _data_summary(match: re.Match) -> str:
+    data = base64.b64decode(match.group(2))
+    return f"data:{match.group(1)};base64,<{len(data)} bytes, sha256 {hashlib.sha256(data).hexdigest()[:16]}>"
+
+
 def reduced(output: str) -> str:
-    """A snippet's output as its snapshot stores it: every inline SVG replaced by the list of its text labels."""
-    return "\n".join(line.rstrip() for line in _SVG.sub(_svg_labels, output).splitlines()) + "\n"
+    """A snippet's output as its snapshot stores it: every inline SVG replaced by the list of its text labels,
+    every base64 ``data:`` URL (a file offered for download) by its size and hash."""
+    text = _DATA_URL.sub(_data_summary, _SVG.sub(_svg_labels, output))
+    return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
 
 
 def _snapshot(rel: str) -> Path:
@@ -160,6 +172,9 @@ def _snapshot_source(path: Path) -> str:
 def test_snapshot_reduction_keeps_labels_and_drops_drawing():
     out = 'a\n<figure><svg id="x1"><path d="M 0 0"/><text x="1">0.5 &amp; 1</text><g><text>P</text></g></svg></figure>  \n'
     assert reduced(out) == "a\n<figure><svg: 2 text labels>\n  | 0.5 & 1\n  | P\n</svg></figure>\n"
+    link = '<a download="t.json" href="data:application/json;base64,eyJhIjoxfQ==">t</a>'
+    assert reduced(link) == ('<a download="t.json" href="data:application/json;base64,<7 bytes, sha256 '
+                             '015abd7f5cc57a2d>">t</a>\n')
 
 
 # A library error (ParallelselError: "name=value: must ...") or a traceback on a Chinese page means a snippet let an

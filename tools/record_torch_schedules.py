@@ -5,9 +5,9 @@ Not run by ``make test`` (it needs torch); the tests read only its output,
 
 How it was run (the recorded file says the same in its ``torch`` and ``how`` fields)::
 
-    python3 -m venv /work/torchenv
-    /work/torchenv/bin/pip install /opt/wheels/torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl numpy
-    /work/torchenv/bin/python tools/record_torch_schedules.py
+    python3 -m venv /tmp/torchenv
+    /tmp/torchenv/bin/pip install /opt/wheels/torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl numpy
+    /tmp/torchenv/bin/python tools/record_torch_schedules.py
 
 (torch 2.13.0+cpu, CPU only, gloo backend, Python 3.11.) For every pipeline size ``p`` in
 {2, 4, 8} the script starts ``p`` processes joined in one gloo group. In each of them it builds, for
@@ -23,6 +23,12 @@ actions flattened in the order the runtime performs their sub-actions), not the
 ``pipeline_order`` IR; the IR is stored beside it (``ir``) for comparison only.
 
 A setting torch refuses (the constructor raises) is stored with the exception type and message.
+``ScheduleGPipe`` and ``Schedule1F1B`` are single-stage schedules (``PipelineScheduleSingle``): their
+constructor takes one ``PipelineStage`` per rank and reads its ``num_stages``. With ``chunks = 2`` the
+script still hands them the rank's list of stages, as it does every other class, so the record shows
+what torch does with it: an ``AttributeError`` (a list has no ``num_stages``), not a check of torch's
+own. Those entries carry a ``why`` field saying so; the conclusion -- one stage per rank -- is the
+rule the library raises as ``chunks=2: must be 1``.
 A few settings off the grid (``EXTRA``) probe the refusal rules: interleaved schedules need
 ``m % max(1, m // p) == 0``; DualPipeV needs ``m >= 2p``; Schedule1F1B needs ``m >= p``.
 """
@@ -53,6 +59,8 @@ CLASSES = {
     "dualpipev": "ScheduleDualPipeV",
 }
 SINGLE = {"gpipe", "1f1b"}  # PipelineScheduleSingle: constructed from one stage, not a list
+SINGLE_WHY = ("PipelineScheduleSingle takes one PipelineStage per rank and reads stage.num_stages; given a list of "
+              "stages it fails there (not a check of its own): these schedules hold one stage per rank")
 V_STYLE = {"zbv", "dualpipev"}
 GRID_P, GRID_M, GRID_CHUNKS = (2, 4, 8), (4, 8, 16), (1, 2)
 # (kind, p, m, chunks) off the grid, probing the refusal rules named in the docstring.
@@ -126,7 +134,10 @@ def _run_one(kind: str, p: int, m: int, v: int, rank: int):
     try:
         sched = cls(stages[0] if kind in SINGLE and v == 1 else stages, m, loss_fn=loss_fn)
     except Exception as e:  # the refusal is the datum
-        return {"refused": {"type": type(e).__name__, "message": str(e).splitlines()[0][:300]}}
+        refused = {"type": type(e).__name__, "message": str(e).splitlines()[0][:300]}
+        if kind in SINGLE and v > 1:
+            refused["why"] = SINGLE_WHY
+        return {"refused": refused}
     torch.manual_seed(1234)
     x = torch.randn(m, WIDTH)
     y = torch.randn(m, WIDTH)

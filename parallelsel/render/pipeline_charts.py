@@ -6,6 +6,8 @@ takes ``salt``, which must be unique per figure on a page.
 
 from __future__ import annotations
 
+import base64
+from html import escape
 from collections.abc import Sequence
 
 import numpy as np
@@ -16,8 +18,10 @@ from parallelsel import pipeline as pl
 from parallelsel._check import ParallelselError, positive_int, positive_number
 from parallelsel.plan import SCHEDULES
 from parallelsel.render.style import COLORS, chart, to_svg
+from parallelsel.render.units import fmt_time
 
-__all__ = ["gantt", "bubble_curve", "schedule_comparison", "straggler", "schedule_name"]
+__all__ = ["gantt", "bubble_curve", "schedule_comparison", "comparison_timelines", "timelines_chart", "straggler",
+           "straggler_timelines", "schedule_name", "rank_label", "trace_name", "trace_link", "trace_links"]
 
 DEFAULT_XLABEL = "时间（单位：前向耗时）"
 _KIND_LABEL = {"F": "前向 F", "B": "反向 B", "I": "输入梯度 I", "W": "权重梯度 W"}
@@ -36,6 +40,14 @@ def schedule_name(sched: pl.Schedule) -> str:
             "dualpipev": "DualPipeV（V 形）"}.get(sched.kind, sched.kind)
 
 
+def rank_label(sched: pl.Schedule, rank: int) -> str:
+    """A Gantt row's label: ``"阶段 r"`` when a rank holds one stage, else the rank and the global stages
+    it holds, e.g. ``"卡 0（阶段 0、7）"`` on the V layout (where the first and last stage share rank 0)."""
+    if sched.chunks == 1:
+        return f"阶段 {rank}"
+    return f"卡 {rank}（阶段 {'、'.join(str(sched.virtual_stage(rank, c)) for c in range(sched.chunks))}）"
+
+
 def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
@@ -45,11 +57,12 @@ def _default_title(tl: pl.Timeline) -> str:
     return f"{schedule_name(s)}，p={s.stages}，m={s.microbatches}：气泡占比 {_pct(tl.bubble_fraction)}"
 
 
-def _draw(ax, tl: pl.Timeline, xlabel: str | None, legend: bool = True) -> None:
-    """Draw ``tl`` as a Gantt chart on ``ax``: one row per stage, stage 0 at the top."""
+def _draw(ax, tl: pl.Timeline, xlabel: str | None, legend: bool = True, labels: bool | None = None) -> None:
+    """Draw ``tl`` as a Gantt chart on ``ax``: one row per stage, stage 0 at the top. Blocks carry their
+    micro-batch number if ``labels`` (default: when ``p <= 8`` and ``m <= 16``)."""
     s = tl.schedule
     p, m, v = s.stages, s.microbatches, s.chunks
-    labelled = p <= _MAX_LABELLED_STAGES and m <= _MAX_LABELLED_MICROBATCHES
+    labelled = (p <= _MAX_LABELLED_STAGES and m <= _MAX_LABELLED_MICROBATCHES) if labels is None else bool(labels)
     height = 0.8
     edge = dict(edgecolor="white", linewidth=0.6) if labelled else dict(linewidth=0)
     # Each row's full extent in a faint grey, so idle time reads as empty space inside the step.
@@ -78,7 +91,7 @@ def _draw(ax, tl: pl.Timeline, xlabel: str | None, legend: bool = True) -> None:
                                     in_layout=False)
     ax.set_ylim(p - 0.5, -0.5)  # stage 0 at the top
     ax.set_yticks(range(p))
-    ax.set_yticklabels([f"阶段 {i}" for i in range(p)], fontsize=8 if p <= 16 else 6)
+    ax.set_yticklabels([rank_label(s, i) for i in range(p)], fontsize=8 if p <= 16 else 6)
     ax.set_xlim(0, tl.makespan)
     ax.grid(False, axis="y")
     ax.set_axisbelow(True)
@@ -164,22 +177,44 @@ def comparison_schedules(stages: int, microbatches: int, chunks: int, kinds=COMP
     return [pl.schedule(k, p, m, own.get(k, 1)) for k in kinds]
 
 
+def comparison_timelines(stages: int, microbatches: int, chunks: int, kinds=COMPARED) -> list[pl.Timeline]:
+    """The timelines :func:`schedule_comparison` draws: each of :func:`comparison_schedules` simulated
+    with forward 1 and backward 2 (a split backward: I = 1 and W = 1)."""
+    return [pl.simulate(s, forward=1.0, backward=2.0) for s in comparison_schedules(stages, microbatches, chunks, kinds)]
+
+
 def schedule_comparison(stages: int, microbatches: int, chunks: int, salt: str, kinds=COMPARED) -> str:
     """The same ``p`` and ``m`` under several schedules: by default GPipe, 1F1B, interleaved 1F1B
     (``chunks``) and ZB-H1; ``kinds`` may name any of :data:`parallelsel.pipeline.KINDS`.
 
-    Costs: forward 1, backward 2 (a split backward: I = 1 and W = 1). Each subplot's title gives the
-    measured bubble fraction and the peak in-flight activations, in micro-batches through a whole rank.
+    Costs: forward 1, backward 2 (a split backward: I = 1 and W = 1), see :func:`comparison_timelines`.
+    Each subplot's title gives the measured bubble fraction and the peak in-flight activations, in
+    micro-batches through a whole rank.
     """
-    p, m = stages, microbatches
-    tls = [pl.simulate(s, forward=1.0, backward=2.0) for s in comparison_schedules(stages, microbatches, chunks, kinds)]
+    tls = comparison_timelines(stages, microbatches, chunks, kinds)
+    return timelines_chart(tls, salt=salt, title=f"同一 p={stages}、m={microbatches} 下的 {len(tls)} 种调度")
+
+
+def timelines_chart(timelines: Sequence[pl.Timeline], *, salt: str, title: str, xlabel: str = DEFAULT_XLABEL,
+                    labels: bool | None = None) -> str:
+    """Several simulated steps stacked on one time axis, one subplot each, with a shared legend.
+
+    Each subplot's title names the schedule and gives its measured bubble fraction and peak in-flight
+    activations (micro-batches through a whole rank); rows holding several chunks name the global
+    stages they hold (:func:`rank_label`). ``xlabel`` should name the time unit of the costs; ``labels``: number the
+    blocks by micro-batch (default: when ``p <= 8`` and ``m <= 16``; ``False`` keeps a chart of many passes light: touching blocks merge into one).
+    """
+    tls = list(timelines)
+    if not tls or not all(isinstance(t, pl.Timeline) for t in tls):
+        raise ParallelselError(f"timelines={timelines!r}: must be a non-empty sequence of Timelines from pipeline.simulate()")
     span = max(t.makespan for t in tls)
-    row = _height(p) * 0.75
-    with chart(width=8.0, height=row * len(tls) + 0.6, nrows=len(tls), ncols=1, sharex=True) as (fig, axes):
+    row = _height(max(t.stages for t in tls)) * 0.75
+    with chart(width=8.0, height=row * len(tls) + 0.6, nrows=len(tls), ncols=1, sharex=True, squeeze=False) as (fig, axes):
+        axes = axes[:, 0]
         for i, (ax, tl) in enumerate(zip(axes, tls)):
-            _draw(ax, tl, DEFAULT_XLABEL if i == len(tls) - 1 else None, legend=(i == 0))
+            _draw(ax, tl, xlabel if i == len(tls) - 1 else None, legend=False, labels=labels)
             ax.set_xlim(0, span)
-            peak = float(tl.peak_activations.max())
+            peak = float(max(tl.peak_activations))
             shade = "（颜色越浅，模型块越靠后）" if tl.schedule.chunks > 1 else ""
             ax.set_title(
                 f"{schedule_name(tl.schedule)}：气泡占比 {_pct(tl.bubble_fraction)}，峰值在途激活 {peak:g} 个微批次{shade}",
@@ -189,17 +224,15 @@ def schedule_comparison(stages: int, microbatches: int, chunks: int, salt: str, 
         handles = [Patch(facecolor=COLORS[k], label=_KIND_LABEL[k]) for k in _KINDS if any((t.kind == k).any() for t in tls)]
         handles.append(Patch(facecolor=COLORS["bubble"], alpha=0.3, label="空闲（气泡）"))
         axes[0].legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
-        fig.suptitle(f"同一 p={p}、m={m} 下的 {len(tls)} 种调度", y=1.0)
+        fig.suptitle(title, y=1.0)
         fig.tight_layout()
         return to_svg(fig, salt)
 
 
-def straggler(stages: int, microbatches: int, slow_stage: int, slowdown: float, salt: str, kind: str = "1f1b") -> str:
-    """A uniform pipeline above the same pipeline with one stage ``slowdown`` times slower.
-
-    Forward 1 and backward 2 per stage; on ``slow_stage`` both are multiplied by ``slowdown``. The
-    figure title states how much the bubble fraction and the step time grow.
-    """
+def straggler_timelines(stages: int, microbatches: int, slow_stage: int, slowdown: float,
+                        kind: str = "1f1b") -> tuple[pl.Timeline, pl.Timeline]:
+    """``(uniform, slowed)``: the step :func:`straggler` draws, with forward 1 and backward 2 per
+    stage, and the same step with both multiplied by ``slowdown`` on ``slow_stage``."""
     p = positive_int("stages", stages)
     m = positive_int("microbatches", microbatches)
     s = positive_int("slow_stage", slow_stage, minimum=0)
@@ -207,11 +240,20 @@ def straggler(stages: int, microbatches: int, slow_stage: int, slowdown: float, 
         raise ParallelselError(f"slow_stage={slow_stage!r}: must be a stage index in 0..{p - 1} (stages={p})")
     k = positive_number("slowdown", slowdown)
     sched = pl.schedule(kind, p, m)
-    base = pl.simulate(sched, forward=1.0, backward=2.0)
-    fwd = [1.0] * p
-    bwd = [2.0] * p
+    fwd, bwd = [1.0] * p, [2.0] * p
     fwd[s], bwd[s] = k, 2.0 * k
-    slow = pl.simulate(sched, forward=fwd, backward=bwd)
+    return pl.simulate(sched, forward=1.0, backward=2.0), pl.simulate(sched, forward=fwd, backward=bwd)
+
+
+def straggler(stages: int, microbatches: int, slow_stage: int, slowdown: float, salt: str, kind: str = "1f1b") -> str:
+    """A uniform pipeline above the same pipeline with one stage ``slowdown`` times slower.
+
+    Forward 1 and backward 2 per stage; on ``slow_stage`` both are multiplied by ``slowdown``
+    (:func:`straggler_timelines`). The figure title states how much the bubble fraction and the step
+    time grow.
+    """
+    base, slow = straggler_timelines(stages, microbatches, slow_stage, slowdown, kind)
+    p, m, s, k = base.stages, microbatches, slow_stage, slowdown
     row = _height(p) * 0.8
     with chart(width=8.0, height=2 * row + 0.8, nrows=2, ncols=1, sharex=True) as (fig, (a0, a1)):
         _draw(a0, base, None)
@@ -222,8 +264,53 @@ def straggler(stages: int, microbatches: int, slow_stage: int, slowdown: float, 
         a1.get_yticklabels()[s].set_color(COLORS["wait"])
         grow = 100 * (slow.bubble_fraction - base.bubble_fraction)
         fig.suptitle(
-            f"{schedule_name(sched)}，p={p}，m={m}：一个慢阶段使气泡占比增加 {grow:.1f} 个百分点，步时变为 {slow.makespan / base.makespan:.2f} 倍",
+            f"{schedule_name(base.schedule)}，p={p}，m={m}：一个慢阶段使气泡占比增加 {grow:.1f} 个百分点，步时变为 {slow.makespan / base.makespan:.2f} 倍",
             y=1.0, fontsize=10,
         )
         fig.tight_layout()
         return to_svg(fig, salt)
+
+
+# ---------------------------------------------------------------------------------------------- Chrome trace
+
+TRACE_UNIT = 1e-3
+"""Seconds per cost unit written into a trace (:meth:`parallelsel.pipeline.Timeline.to_chrome_trace`'s
+default): charts in units of one forward pass show one unit as 1 ms."""
+
+
+def trace_name(timeline: pl.Timeline, prefix: str = "") -> str:
+    """File name of ``timeline``'s trace: ``<prefix><kind>-p<p>-m<m>[-v<chunks>].json``."""
+    s = timeline.schedule
+    return f"{prefix}{s.kind}-p{s.stages}-m{s.microbatches}" + (f"-v{s.chunks}" if s.chunks > 1 else "") + ".json"
+
+
+def trace_link(timeline: pl.Timeline, label: str | None = None, *, name: str | None = None,
+               time_unit: float = TRACE_UNIT) -> str:
+    """An ``<a download>`` link whose ``data:`` URL holds ``timeline`` as Chrome-trace JSON.
+
+    The file travels inside the page (base64), so the site writes no extra file and requests nothing:
+    the reader saves it and opens it in Perfetto or ``chrome://tracing``. ``name`` is the file name
+    (default :func:`trace_name`), ``label`` the link text (default the file name); ``time_unit`` is the
+    length of one cost unit in seconds.
+    """
+    if not isinstance(timeline, pl.Timeline):
+        raise ParallelselError(f"timeline={timeline!r}: must be a Timeline from pipeline.simulate()")
+    name = name or trace_name(timeline)
+    data = base64.b64encode(timeline.to_chrome_trace(time_unit=time_unit).encode()).decode()
+    return f'<a download="{escape(name)}" href="data:application/json;base64,{data}">{escape(label or name)}</a>'
+
+
+def trace_links(timelines: Sequence[pl.Timeline], labels: Sequence[str] | None = None, *, prefix: str = "",
+                time_unit: float = TRACE_UNIT) -> str:
+    """One paragraph offering each of ``timelines`` as a Chrome-trace file (:func:`trace_link`), for
+    printing under its chart. Links are labelled by ``labels`` (default: the schedule names); file
+    names are :func:`trace_name` with ``prefix``, numbered where two would coincide."""
+    tls = list(timelines)
+    labels = [schedule_name(t.schedule) for t in tls] if labels is None else list(labels)
+    if len(labels) != len(tls):
+        raise ParallelselError(f"labels={labels!r}: has {len(labels)} entries; must have one per timeline ({len(tls)})")
+    names = [trace_name(t, prefix) for t in tls]
+    names = [n if names.count(n) == 1 else n.replace(".json", f"-{names[:i].count(n) + 1}.json") for i, n in enumerate(names)]
+    links = [trace_link(t, label, name=n, time_unit=time_unit) for t, label, n in zip(tls, labels, names)]
+    return (f'<p class="ps-trace">下载 Chrome trace（JSON，每张卡一条轨道，一个时间单位记作 {fmt_time(time_unit)}）：'
+            + "；".join(links) + "</p>\n")

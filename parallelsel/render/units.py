@@ -11,11 +11,12 @@ from __future__ import annotations
 
 __all__ = ["BYTE_UNITS", "fmt_bytes", "fmt_count", "fmt_flops", "fmt_pct", "fmt_rate", "fmt_size", "fmt_time"]
 
-BYTE_UNITS = {"GiB": 2**30, "MiB": 2**20, "KiB": 2**10, "TiB": 2**40, "GB": 1e9, "MB": 1e6, "TB": 1e12}
+BYTE_UNITS = {"GiB": 2**30, "MiB": 2**20, "KiB": 2**10, "TiB": 2**40, "GB": 1e9, "MB": 1e6, "TB": 1e12, "B": 1}
 
 
 def fmt_bytes(n: float, unit: str = "GiB", digits: int = 1) -> str:
-    """Bytes in a fixed unit (for a table column that names it): ``fmt_bytes(85899345920) == '80.0 GiB'``."""
+    """Bytes in a fixed unit (for a table column that names it): ``fmt_bytes(85899345920) == '80.0 GiB'``;
+    exact counts with ``unit="B", digits=0``: ``'4,994,560 B'``."""
     if unit not in BYTE_UNITS:
         raise ValueError(f"unit={unit!r}: must be one of {', '.join(BYTE_UNITS)}")
     return f"{n / BYTE_UNITS[unit]:,.{digits}f} {unit}"

@@ -3,7 +3,7 @@ import parallelsel as ps
 from parallelsel import pipeline
 from parallelsel.estimate import estimate
 from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_time
-from parallelsel.render.pipeline_charts import gantt  # markdown-exec: hide
+from parallelsel.render.pipeline_charts import gantt, trace_links
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 
 model = ps.MODELS["gpt3-175b"]
@@ -30,3 +30,4 @@ svg = gantt(tl, salt="pp-gantt", xlabel="时间（ms）")  # markdown-exec: hide
 print(figure_html(svg, f"段间一次 p2p 只要 {fmt_time(p2p.time / p2p.calls)}，每段每个微批次的计算却要 "  # markdown-exec: hide
                        f"{fmt_time(forward + backward)}；一步里 {fmt_pct(tl.bubble_fraction)} 的时间是气泡（灰色）："  # markdown-exec: hide
                        "PP 的代价在等待，不在通信"))  # markdown-exec: hide
+print(trace_links([tl], prefix="gpt3-175b-"))  # one time unit is 1 ms here: the chart is drawn in ms

@@ -2,7 +2,7 @@
 import parallelsel as ps
 from parallelsel import memory, pipeline
 from parallelsel.render.tables import fmt_count, fmt_pct, markdown_table
-from parallelsel.render.pipeline_charts import gantt  # markdown-exec: hide
+from parallelsel.render.pipeline_charts import gantt, trace_links
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 
 model, p, m = ps.MODELS["llama3-8b"], 4, 16
@@ -21,3 +21,4 @@ print(f"\n1F1B，p={p}，m={m}：均衡时气泡占比 {fmt_pct(even.bubble_frac
       f"步时从 {even.makespan:.1f} 变为 {uneven.makespan:.1f}（单位：一个均衡阶段的前向）。")
 svg = gantt(uneven, salt="pp-imbalance", xlabel="时间（单位：均衡阶段的一次前向）", title=f"{model.name}，末段多了输出层：气泡占比 {fmt_pct(uneven.bubble_fraction)}")  # markdown-exec: hide
 print(figure_html(svg, f"{model.name} 按层均分为 {p} 段的 1F1B 甘特图：末段多算输出层，其他阶段都要等它"))  # markdown-exec: hide
+print(trace_links([uneven], prefix="llama3-8b-imbalance-"))
