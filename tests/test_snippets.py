@@ -178,10 +178,11 @@ def test_snapshot_reduction_keeps_labels_and_drops_drawing():
 
 
 # A library error (ParallelselError: "name=value: must ...") or a traceback on a Chinese page means a snippet let an
-# English exception through instead of rendering the rule's Reason. The CLI reference shows its English error lines
-# on purpose, under a note that says so.
+# English exception through instead of rendering the rule's Reason. Two pages quote error text on purpose: the CLI
+# reference shows its English error lines under a note that says so, and the validation page sets torch's refusal
+# messages beside the library's, verbatim, as the record of what each engine said.
 _ENGLISH_ERROR = re.compile(r"\S=\S+: (?:must|needs|unknown)\b|cannot be launched|Traceback \(most recent call last\)")
-_SHOWS_ENGLISH_ERRORS = {"snippets/reference/cli/terminal_errors.py"}
+_SHOWS_ENGLISH_ERRORS = {"snippets/reference/cli/terminal_errors.py", "snippets/validation/torch_agreement.py"}
 
 
 def test_no_english_library_error_reaches_a_page():
