@@ -90,6 +90,25 @@ class Gemm:
     def flops(self) -> float:
         return 2.0 * self.m * self.n * self.k * self.count
 
+    @property
+    def backward(self) -> tuple[Gemm, Gemm]:
+        """The two GEMMs of this one's backward pass: ``dX = dY W^T`` (M x K, inner N) and
+        ``dW = X^T dY`` (K x N, inner M), named ``<name>.dx`` and ``<name>.dw``.
+
+        >>> [(g.m, g.n, g.k) for g in Gemm("fc1", 2048, 4096, 1024).backward]
+        [(2048, 1024, 4096), (1024, 4096, 2048)]
+        """
+        return (Gemm(f"{self.name}.dx", self.m, self.k, self.n, self.count),
+                Gemm(f"{self.name}.dw", self.k, self.n, self.m, self.count))
+
+    def efficiency(self, device: Device) -> float:
+        """Share of ``device.peak_flops`` this GEMM's FLOPs reach (:func:`gemm_efficiency`)."""
+        return gemm_efficiency(self.m, self.n, self.k, device, self.count)
+
+    def time(self, device: Device) -> float:
+        """Seconds on ``device`` (:func:`gemm_time`: the roofline of its FLOPs and its bytes)."""
+        return gemm_time(self.m, self.n, self.k, device, self.count)
+
 
 def gemm_efficiency(m: int, n: int, k: int, device: Device, count: int = 1) -> float:
     """Share of ``device.peak_flops`` a GEMM with output M x N and inner dimension K reaches
@@ -190,14 +209,15 @@ def compute_time(model, micro_batch: int, seq_len: int, device: Device, tp: int 
 def _compute(model, b, s, device, tp, pp, cp, ep, sp, recompute, attention) -> ComputeTime:
     tokens = b * (s // cp)
     gemms = layer_gemms(model, tokens, tp, ep)
-    g_fwd = sum(gemm_time(g.m, g.n, g.k, device, g.count) for g in gemms)
-    g_bwd = sum(gemm_time(g.m, g.k, g.n, device, g.count) + gemm_time(g.k, g.n, g.m, device, g.count) for g in gemms)
+    g_fwd = sum(g.time(device) for g in gemms)
+    g_bwd = sum(d.time(device) for g in gemms for d in g.backward)
     a_fwd, a_bwd = _attention(model, b, s, cp, tp, device, attention)
     m_fwd = _elementwise_bytes(model, tokens, s, tp, sp, attention) / (device.hbm_bandwidth * device.memory_efficiency)
     layers = model.layers / pp
     v = -(-model.vocab // tp)
-    logits = gemm_time(tokens, v, model.hidden, device)
-    logits_bwd = gemm_time(tokens, model.hidden, v, device) + gemm_time(model.hidden, v, tokens, device)
+    head = Gemm("logits", tokens, v, model.hidden)
+    logits = head.time(device)
+    logits_bwd = sum(d.time(device) for d in head.backward)
     extra = {"full": g_fwd + a_fwd + m_fwd, "selective": a_fwd, "none": 0.0}[recompute]
     forward = layers * (g_fwd + a_fwd + m_fwd) + logits / pp
     backward = layers * (g_bwd + a_bwd + BACKWARD_BYTES * m_fwd + extra) + logits_bwd / pp
@@ -243,8 +263,8 @@ def weight_pieces(model, micro_batch: int, seq_len: int, device: Device, tp: int
     mem = _elementwise_bytes(model, tokens, s, tp, False, attention) / (device.hbm_bandwidth * device.memory_efficiency)
     out = []
     for g in layer_gemms(model, tokens, tp):
-        forward = gemm_time(g.m, g.n, g.k, device) + mem / 4 + (a_fwd if g.name == "qkv" else 0.0)
-        backward = (gemm_time(g.m, g.k, g.n, device) + gemm_time(g.k, g.n, g.m, device) + BACKWARD_BYTES * mem / 4
+        forward = g.time(device) + mem / 4 + (a_fwd if g.name == "qkv" else 0.0)
+        backward = (sum(b.time(device) for b in g.backward) + BACKWARD_BYTES * mem / 4
                     + (a_bwd if g.name == "proj" else 0.0))
         out.append(WeightPiece(g.name, g.n * g.k, forward, backward))
     return tuple(out)

@@ -157,34 +157,6 @@ MIXTRAL_ACTIVE = Reference("mixtral-8x7b", "Mixtral 8x7B (active per token)", 13
 """Mixtral: "each token has access to 47B parameters, but only uses 13B active parameters"."""
 
 
-# -- measured MFU of large dense training runs -------------------------------------------------
-@dataclass(frozen=True)
-class MeasuredMFU:
-    """A published model FLOPs utilisation of a large dense training run, as the paper prints it."""
-
-    label: str
-    mfu: float
-    gpus: int
-    device: str
-    source: str
-
-
-PUBLISHED_MFU = (
-    MeasuredMFU("22B, Megatron-LM, SP + selective recompute", 0.415, 8, "A100-80GB", "Korthikanti et al. 2022, Table 5"),
-    MeasuredMFU("GPT-3 175B, Megatron-LM, SP + selective recompute", 0.514, 64, "A100-80GB",
-                "Korthikanti et al. 2022, Table 5"),
-    MeasuredMFU("530B, Megatron-LM, SP + selective recompute", 0.560, 280, "A100-80GB", "Korthikanti et al. 2022, Table 5"),
-    MeasuredMFU("1T, Megatron-LM, SP + selective recompute", 0.563, 512, "A100-80GB", "Korthikanti et al. 2022, Table 5"),
-    MeasuredMFU("PaLM 540B", 0.462, 6144, "TPU v4", "Chowdhery et al. 2022, Table 3"),
-    MeasuredMFU("Llama 3 405B, 8K context", 0.43, 8192, "H100-SXM-80GB", "Dubey et al. 2024, Table 4"),
-    MeasuredMFU("Llama 3 405B, 8K context", 0.41, 16384, "H100-SXM-80GB", "Dubey et al. 2024, Table 4"),
-    MeasuredMFU("Llama 3 405B, 131K context (CP 16)", 0.38, 16384, "H100-SXM-80GB", "Dubey et al. 2024, Table 4"),
-)
-"""MFU that large, well-tuned dense runs reached: the band a throughput quote can be judged against."""
-
-__all__ += ["MeasuredMFU", "PUBLISHED_MFU"]
-
-
 # -- measured step time: the runs the kernel model is checked against ------------------------------
 @dataclass(frozen=True)
 class MeasuredRun:
@@ -198,7 +170,8 @@ class MeasuredRun:
     "tflops" (achieved teraFLOP/s per GPU, counted as eq. 3 counts them) or "seconds" (iteration time);
     ``value`` the paper's number; ``source`` where the number and where the plan come from; ``stack``:
     the implementation whose timing rules apply ("" for Megatron-LM, "deepspeed-2021" for the ZeRO-3
-    runs: :mod:`parallelsel.zero3_timeline`).
+    runs: :mod:`parallelsel.zero3_timeline`); ``mfu``: the model FLOPs utilisation the paper prints for the
+    run, where it prints one (None otherwise).
     """
 
     label: str
@@ -216,6 +189,7 @@ class MeasuredRun:
     source: str
     zero: int = 0
     stack: str = ""
+    mfu: float | None = None
 
 
 _T1 = ("Narayanan et al. 2021, Table 1 (achieved teraFLOP/s per GPU); plan: NVIDIA/Megatron-LM "
@@ -242,16 +216,16 @@ NARAYANAN_THROUGHPUT = tuple(
 (``--checkpoint-activations``) and uses fp16."""
 
 KORTHIKANTI_TABLE5 = tuple(
-    MeasuredRun(name, (l, h, a), g, 8, pp, gb, mb, v, "selective", True, "seconds", t, _T5)
-    for name, a, h, l, pp, g, gb, mb, v, t in (
-        ("22B", 64, 6144, 48, 1, 8, 4, 4, 1, 1.10),
-        ("175B", 96, 12288, 96, 8, 64, 64, 1, 3, 13.75),
-        ("530B", 128, 20480, 105, 35, 280, 280, 1, 3, 37.83),
-        ("1T", 160, 25600, 128, 64, 512, 512, 1, 1, 71.49),
+    MeasuredRun(name, (l, h, a), g, 8, pp, gb, mb, v, "selective", True, "seconds", t, _T5, mfu=mfu)
+    for name, a, h, l, pp, g, gb, mb, v, t, mfu in (
+        ("22B", 64, 6144, 48, 1, 8, 4, 4, 1, 1.10, 0.415),
+        ("175B", 96, 12288, 96, 8, 64, 64, 1, 3, 13.75, 0.514),
+        ("530B", 128, 20480, 105, 35, 280, 280, 1, 3, 37.83, 0.560),
+        ("1T", 160, 25600, 128, 64, 512, 512, 1, 1, 71.49, 0.563),
     )
 )
 """Korthikanti et al. 2022 Table 5, "present work" column: iteration time with sequence parallelism and
-selective activation recomputation (the paper prints MFU 41.5%, 51.4%, 56.0% and 56.3% for these runs;
+selective activation recomputation, and the model FLOPs utilisation the table prints beside it (``mfu``;
 the Megatron-LM README of June 2022 repeats them)."""
 
 _T2 = "Narayanan et al. 2021, §5.2 and Table 2 (ZeRO-3 vs PTD-P, GPT-3 175B batch 1536, 530B batch 2240)"
@@ -278,6 +252,52 @@ against PTD-P (model-parallel size 96 = TP 8 x PP 12 for 175B, 280 = TP 8 x PP 3
 teraFLOP/s per GPU; the global batch stays fixed as the GPUs double, so the ZeRO-3 micro-batch halves.
 The published ranking is PTD-P ahead at every size ("PTD-P results in 6% and 24% higher throughput"
 with the fewest GPUs, 70% more after doubling them). The ZeRO-3 530B row on 640 GPUs used batch 2560."""
+
+
+# -- measured MFU of large dense training runs -------------------------------------------------
+@dataclass(frozen=True)
+class MeasuredMFU:
+    """A published model FLOPs utilisation of a large dense training run, as the paper prints it."""
+
+    label: str
+    mfu: float
+    gpus: int
+    device: str
+    source: str
+
+
+PUBLISHED_MFU = (
+    *(MeasuredMFU(f"{r.label}, Megatron-LM, SP + selective recompute", r.mfu, r.gpus, "A100-80GB",
+                  "Korthikanti et al. 2022, Table 5") for r in KORTHIKANTI_TABLE5),
+    MeasuredMFU("PaLM 540B", 0.462, 6144, "TPU v4", "Chowdhery et al. 2022, Table 3"),
+    MeasuredMFU("Llama 3 405B, 8K context", 0.43, 8192, "H100-SXM-80GB", "Dubey et al. 2024, Table 4"),
+    MeasuredMFU("Llama 3 405B, 8K context", 0.41, 16384, "H100-SXM-80GB", "Dubey et al. 2024, Table 4"),
+    MeasuredMFU("Llama 3 405B, 131K context (CP 16)", 0.38, 16384, "H100-SXM-80GB", "Dubey et al. 2024, Table 4"),
+)
+"""MFU that large, well-tuned dense runs reached: the band a throughput quote can be judged against."""
+
+__all__ += ["MeasuredMFU", "PUBLISHED_MFU"]
+
+
+@dataclass(frozen=True)
+class PretrainingRun:
+    """A whole pretraining run as its paper reports it: ``tokens`` trained on and ``gpu_hours`` spent on
+    ``device`` for the model preset ``key``. An average over the run -- failures, restarts and
+    evaluation included -- with the plan and the GPU count not given."""
+
+    key: str
+    tokens: float
+    gpu_hours: float
+    device: str
+    source: str
+
+
+LLAMA2_70B_PRETRAINING = PretrainingRun("llama2-70b", 2.0e12, 1_720_320, "A100-80GB",
+                                        "Touvron et al. 2023 (Llama 2), Table 1 (2.0T tokens) and Table 2 (GPU hours)")
+"""Llama 2 70B: 2.0T pretraining tokens (Table 1), 1,720,320 A100-80GB GPU hours (Table 2, "total GPU time
+required for training each model")."""
+
+__all__ += ["PretrainingRun", "LLAMA2_70B_PRETRAINING"]
 
 __all__ += ["MeasuredRun", "NARAYANAN_THROUGHPUT", "KORTHIKANTI_TABLE5", "NARAYANAN_ZERO3", "MEASURED_RUNS"]
 MEASURED_RUNS = NARAYANAN_THROUGHPUT + KORTHIKANTI_TABLE5

@@ -15,7 +15,7 @@ from matplotlib.ticker import PercentFormatter
 from parallelsel._check import ParallelselError
 from parallelsel.render.style import COLORS, chart, to_svg
 
-__all__ = ["step_bars", "sensitivity_lines", "validation_bars", "quote_check", "comparison_table"]
+__all__ = ["step_bars", "sensitivity_lines", "share_vs_degree", "validation_bars", "quote_check", "comparison_table"]
 
 _STEP_PARTS = (("compute", "计算"), ("communication", "暴露的通信"), ("bubble", "流水线气泡"))
 _STEP_COLORS = {"compute": COLORS["compute"], "communication": COLORS["comm"], "bubble": COLORS["bubble"]}
@@ -83,6 +83,37 @@ def sensitivity_lines(series: Sequence[tuple[str, Sequence[float], Sequence[floa
             ax.plot(xs, ys, "o-", color=_LINE_COLORS[i % len(_LINE_COLORS)], linewidth=1.5, markersize=4, label=name)
         if reference is not None:
             ax.axhline(reference, color="#333333", linestyle=":", linewidth=1)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.set_title(title)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+        return to_svg(fig, salt)
+
+
+def share_vs_degree(degrees: Sequence[int], series: Sequence[tuple[str, Sequence[float]]], *, title: str, salt: str,
+                    xlabel: str, ylabel: str = "达到峰值算力的比例", ceiling: tuple[str, float] | None = None) -> str:
+    """Lines of a share of peak (0-1, drawn as percent) against a parallel degree on a log2 x axis.
+
+    ``series`` is ``[(name, shares), ...]`` with one share per degree; ``ceiling`` (optional) is a
+    ``(label, share)`` drawn as a dashed horizontal line, e.g. the device's matmul ceiling.
+    """
+    xs = [int(d) for d in degrees]
+    if not xs or any(d < 1 for d in xs):
+        raise ParallelselError(f"degrees={degrees!r}: must list positive integers")
+    if not series:
+        raise ParallelselError("series=[]: must hold at least one (name, shares)")
+    with chart(width=7.0, height=3.8) as (fig, ax):
+        for i, (name, ys) in enumerate(series):
+            _check_lengths(f"series[{i}] ({name!r})", ys, len(xs))
+            ax.plot(xs, ys, "o-", color=_LINE_COLORS[i % len(_LINE_COLORS)], linewidth=1.5, markersize=4, label=name)
+        if ceiling is not None:
+            ax.axhline(ceiling[1], color="#333333", linestyle="--", linewidth=1, label=ceiling[0])
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(xs)
+        ax.set_xticklabels([str(x) for x in xs])
+        ax.minorticks_off()
+        ax.set_ylim(0, 1)
+        ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         ax.set_title(title)

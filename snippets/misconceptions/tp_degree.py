@@ -6,7 +6,8 @@ from parallelsel.estimate import estimate
 from parallelsel.lesson import paper_cases
 from parallelsel.render.lesson_charts import step_bars
 from parallelsel.render.style import figure_html  # markdown-exec: hide
-from parallelsel.render.tables import fmt_time
+from parallelsel.render.tables import fmt_pct, fmt_time
+import markdown  # markdown-exec: hide
 
 _, _, cluster = paper_cases()[1]
 work = Workload(MODELS["llama2-7b"], global_batch=256)
@@ -36,3 +37,6 @@ print("每步的计算 / 暴露的通信：" + "；".join(f"TP{t} {fmt_time(st.c
 assert all(a.compute <= b.compute for a, b in zip(steps, steps[1:]))
 across = steps[inside + 1]
 assert across.communication - steps[inside].communication > across.compute - steps[inside].compute
+print(markdown.markdown(f"**要点**：TP 组一出节点（TP{DEGREES[inside + 1]}），暴露的通信就占了步时的 "  # markdown-exec: hide
+                        f"{fmt_pct(across.communication / across.total, 0)}；节点内的 TP{DEGREES[0]} 到 TP{DEGREES[inside]}，"  # markdown-exec: hide
+                        f"计算时间也从 {fmt_time(steps[0].compute)} 涨到 {fmt_time(steps[inside].compute)}（矩阵变窄，见下表）。"))  # markdown-exec: hide

@@ -31,14 +31,19 @@ def verdict(tps):
 
 
 rows = [[k, f"{v:,}", f"{v * flops / peak:.0%}", verdict(v)] for k, v in QUOTES.items()]
-rows.append(["本库估计", f"{est.tokens_per_s:,.0f}", f"{est.mfu:.0%}", "分解：计算 + 暴露的通信 + 气泡"])
+where = "高于" if est.mfu > high else ("落在" if est.mfu >= low else "低于")
+rows.append(["本库估计（未校准）", f"{est.tokens_per_s:,.0f}", f"{est.mfu:.0%}",
+             f"按 kernel 速率估出的上限，{where}已发表的实测范围：见下文"])
 table = markdown_table(["来源", "tokens/s", "隐含的 MFU", "判断"], rows, align="lrrl")
 refs = markdown_table(["已发表的训练", "GPU", "MFU", "出处"],
                       [[r.label, f"{r.gpus:,} × {r.device}", f"{r.mfu:.1%}", r.source] for r in PUBLISHED_MFU], align="lrrl")
-svg = quote_check(list(QUOTES) + ["本库估计"], [v / 1e3 for v in QUOTES.values()] + [est.tokens_per_s / 1e3],
+svg = quote_check(list(QUOTES) + ["本库估计（未校准）"], [v / 1e3 for v in QUOTES.values()] + [est.tokens_per_s / 1e3],
                   ceiling / 1e3, title=f"{work.model.name}，{cluster.gpus} × {cluster.device.name}：报价与上限",
                   xlabel="吞吐（千 token/s）", ceiling_label="MFU = 100% 的上限", salt="scn-quote")
 print(markdown.markdown(f"每 token 的模型计算量 {flops / 1e9:,.0f} GFLOP，{cluster.gpus} 卡峰值合计 "  # markdown-exec: hide
                         f"{peak / 1e15:,.1f} PFLOP/s，上限 {ceiling:,.0f} tokens/s；已发表的大规模稠密训练 MFU 在 "
                         f"{low:.0%}–{high:.0%} 之间（表后列出）\n\n" + table + "\n\n" + refs, extensions=["tables"]))
 print(figure_html(svg, f"{len(QUOTES)} 份报价与本库估计的吞吐，虚线为全部算力都变成模型计算时的上限；红色条超过上限，不可能实现"))  # markdown-exec: hide
+in_band = [k for k, v in QUOTES.items() if low <= v * flops / peak <= high]  # markdown-exec: hide
+print(markdown.markdown(f"**要点**：只有 {'、'.join(in_band)} 落在已发表的实测范围内；本库未校准的估计（MFU {est.mfu:.0%}）"  # markdown-exec: hide
+                        f"也{where}这个范围，它是上限，不是预测的实测值。"))  # markdown-exec: hide

@@ -1,18 +1,22 @@
 # Exercise 5, the givens: paper case 2 with the plan search's top plan, and the values the estimate assumes.
-from parallelsel.estimate import DEFAULT_EFFICIENCY
 from parallelsel.memory import ALLOCATOR_OVERHEAD
 from parallelsel.lesson import paper_cases
-from parallelsel.render.tables import fmt_time, markdown_table
+from parallelsel.render.tables import fmt_pct, fmt_time, markdown_table
 from parallelsel.search import search
 
 name, work, cluster = paper_cases()[1]
 best = search(work, cluster, top=1).best
-print(f"基线：{name}（{work.model.name}，{cluster.gpus} × {cluster.device.name}），方案 {best.plan.label()}，"
+device, inter = cluster.device, cluster.inter
+print(f"基线：{name}（{work.model.name}，{cluster.gpus} × {device.name}），方案 {best.plan.label()}，"
       f"估计步时 {fmt_time(best.estimate.step.total)}\n")
 print(markdown_table(["未知量", "估计里的假设", "库里的参数"], [
-    ["算子效率（kernel 在这个形状上达到峰值的比例）", f"{DEFAULT_EFFICIENCY:.0%}", "`estimate(..., efficiency=)`"],
-    ["节点间实际带宽（争用、拥塞）", f"{cluster.inter.bandwidth / 1e9:g} GB/s（标称）", "`Cluster(inter=Link(...))`"],
+    ["算子效率（kernel 在这个形状上达到峰值的比例）",
+     f"kernel 模型：每个矩阵乘按它的形状计，形状理想时封顶 {fmt_pct(device.gemm_efficiency, 0)}",
+     "`Device(gemm_efficiency=)`；`ps.calibrate`"],
+    ["节点间实际带宽（争用、拥塞）",
+     f"{inter.achieved / 1e9:g} GB/s（nccl-tests 大消息实测，线速 {inter.bandwidth / 1e9:g} GB/s 的 {fmt_pct(inter.efficiency, 0)}）",
+     "`Link(efficiency=)`"],
     ["慢卡（straggler）", "所有卡一样快", "`pipeline.simulate(forward=[...])`"],
     ["数据输入管线的供给速度", "永远跟得上", "—（估计里没有这一项）"],
-    ["分配器碎片与临时缓冲", f"其余内存的 {ALLOCATOR_OVERHEAD:.0%}", "`memory.ALLOCATOR_OVERHEAD`"],
+    ["分配器碎片与临时缓冲", f"其余内存的 {fmt_pct(ALLOCATOR_OVERHEAD, 0)}", "`memory.ALLOCATOR_OVERHEAD`"],
 ]))
