@@ -1,6 +1,6 @@
 """parallelsel: choose DP, FSDP/ZeRO, TP and PP for large-model training, with every number traceable to a source."""
 
-from . import comm, memory, pipeline, reliability, roofline
+from . import comm, memory, moe, pipeline, reliability, roofline
 from .calibrate import Calibration, calibrate
 from .estimate import Estimate, MemoryBreakdown, StepTime, estimate, scaling_efficiency
 from .lesson import FOUR_COLUMNS, paper_cases, topology_variant
@@ -13,7 +13,7 @@ from .search import SearchResult, search
 
 __all__ = [
     "DEVICES", "LINKS", "MODELS", "RECIPES",
-    "Cluster", "pipeline", "comm", "memory", "reliability", "roofline",
+    "Cluster", "pipeline", "comm", "memory", "moe", "reliability", "roofline",
     "calibrate", "Calibration", "estimate", "Estimate", "StepTime", "MemoryBreakdown", "scaling_efficiency",
     "FOUR_COLUMNS", "MatrixRow", "SearchResult", "Verdict", "paper_cases", "search", "selection_matrix", "topology_variant",
     "Device", "Link", "Plan", "Recipe", "Transformer", "Workload", "fsdp_plan",

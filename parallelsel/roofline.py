@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._check import ParallelselError, positive_int
+from ._check import ParallelselError, positive_int, positive_number
 from .comm import bus_factor
 from .hardware import Device, Link
 from .recipe import RECIPES, Recipe
@@ -87,6 +87,49 @@ def fsdp_critical_tokens(device: Device, link: Link, ranks: int, recipe: Recipe 
     n = positive_int("ranks", ranks)
     volume = bus_factor("all-gather", n) * 2 * recipe.weights + bus_factor("reduce-scatter", n) * recipe.grads
     return volume / (_FORWARD + _BACKWARD) * flops / beta
+
+
+def dp_comm_to_compute(tokens: float, device: Device, link: Link, ranks: int,
+                       recipe: Recipe = RECIPES["bf16-adam"]) -> float:
+    """Ratio of DP's gradient all-reduce to the backward pass for ``tokens`` per GPU per step (1.0 = break-even).
+
+    Both sides of :func:`dp_critical_tokens` scale the same way except the backward, which grows with the
+    tokens: the ratio is the threshold over the tokens.
+
+    Examples:
+        >>> from parallelsel import DEVICES, LINKS
+        >>> round(dp_comm_to_compute(4096, DEVICES["a100-80gb"], LINKS["ib-hdr"], 64), 2)
+        3.0
+    """
+    return dp_critical_tokens(device, link, ranks, recipe) / positive_number("tokens", tokens)
+
+
+def fsdp_comm_to_compute(tokens: float, device: Device, link: Link, ranks: int,
+                         recipe: Recipe = RECIPES["bf16-adam"]) -> float:
+    """Ratio of FSDP's (ZeRO-3's) per-micro-batch traffic to the micro-batch's compute, for ``tokens`` per GPU
+    per micro-batch (1.0 = break-even; see :func:`fsdp_critical_tokens`).
+
+    Examples:
+        >>> from parallelsel import DEVICES, LINKS
+        >>> round(fsdp_comm_to_compute(4096, DEVICES["a100-80gb"], LINKS["ib-hdr"], 64), 2)
+        3.0
+    """
+    return fsdp_critical_tokens(device, link, ranks, recipe) / positive_number("tokens", tokens)
+
+
+def pp_comm_to_compute(hidden: int, layers_per_stage: int, device: Device, link: Link,
+                       activation_bytes: float = 2.0, ffn_ratio: float = 4.0) -> float:
+    """Ratio of a stage boundary's p2p to the stage's compute, per token (1.0 = break-even; see
+    :func:`pp_critical_hidden_layers`): the threshold over h x layers per stage.
+
+    Examples:
+        >>> from parallelsel import DEVICES, LINKS
+        >>> round(pp_comm_to_compute(4096, 1, DEVICES["a100-80gb"], LINKS["eth-25g"]), 2)
+        1.35
+    """
+    h = positive_int("hidden", hidden)
+    layers = positive_int("layers_per_stage", layers_per_stage)
+    return pp_critical_hidden_layers(device, link, activation_bytes, ffn_ratio) / (h * layers)
 
 
 def tp_comm_to_compute(hidden: int, layer_params: int, tp: int, device: Device, link: Link,

@@ -6,8 +6,8 @@ import pytest
 import parallelsel as ps
 from parallelsel.comm import collective_time
 from parallelsel.roofline import (
-    conditions, dp_critical_tokens, fsdp_critical_tokens, intensity, pp_critical_hidden_layers, tp_comm_to_compute,
-    tp_critical_hidden,
+    conditions, dp_comm_to_compute, dp_critical_tokens, fsdp_comm_to_compute, fsdp_critical_tokens, intensity,
+    pp_comm_to_compute, pp_critical_hidden_layers, tp_comm_to_compute, tp_critical_hidden,
 )
 
 A100, H100 = ps.DEVICES["a100-80gb"], ps.DEVICES["h100-sxm-80gb"]
@@ -72,6 +72,9 @@ def test_conditions_bundle_and_intensity():
     lambda: tp_critical_hidden(0, A100, ps.LINKS["nvlink3"]),
     lambda: intensity("a100", ps.LINKS["nvlink3"]),
     lambda: intensity(A100, "nvlink3"),
+    lambda: dp_comm_to_compute(0, A100, ps.LINKS["ib-hdr"], 8),
+    lambda: fsdp_comm_to_compute(-1, A100, ps.LINKS["ib-hdr"], 8),
+    lambda: pp_comm_to_compute(4096, 0, A100, ps.LINKS["ib-hdr"]),
 ])
 def test_bad_input_is_a_value_error(call):
     with pytest.raises(ValueError):
@@ -92,3 +95,27 @@ def test_ep_ratio_refuses_dense_models():
     from parallelsel.roofline import ep_comm_to_compute
     with pytest.raises(ValueError):
         ep_comm_to_compute(ps.MODELS["llama2-7b"], 8, A100, ps.LINKS["ib-hdr"])
+
+
+# The ratios the roofline charts draw, checked against the collectives' own alpha-beta times (no latency) and the
+# FLOPs of the model's parameters, not against the thresholds they are written with.
+@pytest.mark.parametrize("tokens", [1024, 8192, 131072])
+def test_dp_and_fsdp_ratios_are_collective_time_over_compute(tokens):
+    link, ranks = _no_latency(ps.LINKS["ib-hdr"]), 64
+    params = ps.MODELS["llama2-7b"].params
+    all_reduce = collective_time("all-reduce", 2 * params, ranks, link)
+    assert dp_comm_to_compute(tokens, A100, link, ranks) == pytest.approx(
+        all_reduce / (4 * params * tokens / A100.peak_flops), rel=1e-12)
+    fsdp = 2 * collective_time("all-gather", 2 * params, ranks, link) + collective_time("reduce-scatter", 2 * params, ranks, link)
+    assert fsdp_comm_to_compute(tokens, A100, link, ranks) == pytest.approx(
+        fsdp / (6 * params * tokens / A100.peak_flops), rel=1e-12)
+
+
+@pytest.mark.parametrize("layers_per_stage", [1, 4, 12])
+def test_pp_ratio_is_p2p_time_over_stage_compute(layers_per_stage):
+    # GPT-3's layer: 12 h^2 GEMM weights (plus biases, hence the tolerance); one token sends one bf16 activation
+    # forward and one gradient back across a boundary.
+    m, link = ps.MODELS["gpt3-175b"], _no_latency(ps.LINKS["eth-25g"])
+    p2p = 2 * collective_time("p2p", 2 * m.hidden, 2, link)
+    stage = 6 * m.layer_params * layers_per_stage / A100.peak_flops
+    assert pp_comm_to_compute(m.hidden, layers_per_stage, A100, link) == pytest.approx(p2p / stage, rel=1e-3)

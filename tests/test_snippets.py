@@ -175,3 +175,29 @@ def test_snapshot_reduction_keeps_labels_and_drops_drawing():
     link = '<a download="t.json" href="data:application/json;base64,eyJhIjoxfQ==">t</a>'
     assert reduced(link) == ('<a download="t.json" href="data:application/json;base64,<7 bytes, sha256 '
                              '015abd7f5cc57a2d>">t</a>\n')
+
+
+# A library error (ParallelselError: "name=value: must ...") or a traceback on a Chinese page means a snippet let an
+# English exception through instead of rendering the rule's Reason. Two pages quote error text on purpose: the CLI
+# reference shows its English error lines under a note that says so, and the validation page sets torch's refusal
+# messages beside the library's, verbatim, as the record of what each engine said.
+_ENGLISH_ERROR = re.compile(r"\S=\S+: (?:must|needs|unknown)\b|cannot be launched|Traceback \(most recent call last\)")
+_SHOWS_ENGLISH_ERRORS = {"snippets/reference/cli/terminal_errors.py", "snippets/validation/torch_agreement.py"}
+
+
+def test_no_english_library_error_reaches_a_page():
+    found = {}
+    for rel in SNIPPETS:
+        path = _snapshot(rel)
+        if rel in _SHOWS_ENGLISH_ERRORS or not path.is_file():
+            continue
+        hits = [line for line in path.read_text(encoding="utf-8").splitlines() if _ENGLISH_ERROR.search(line)]
+        if hits:
+            found[rel] = hits[:3]
+    assert not found, f"English library errors in what pages show (render the Reason instead): {found}"
+
+
+def test_english_error_pattern_catches_a_library_error():
+    assert _ENGLISH_ERROR.search("Llama-3 70B 固定 TP=16 被拒绝：`tp=16: must divide the 64 attention heads`")
+    assert not _ENGLISH_ERROR.search("KV 头数 8 不能被 TP=16 整除")
+    assert _ENGLISH_ERROR.search((SNAPSHOTS / "reference/cli/terminal_errors.txt").read_text(encoding="utf-8"))

@@ -8,14 +8,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from parallelsel.lesson import FOUR_COLUMNS, StrategyFacts
-from parallelsel.matrix import MatrixRow
+from parallelsel.matrix import MatrixRow, Verdict
 from parallelsel.render.lesson_text import FOUR_COLUMN_HEADERS
-from parallelsel.render.reasons import join, stage_title, title
+from parallelsel.reasons import Reason
+from parallelsel.render.reasons import join, stage_title, text, title
 from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_time, markdown_table
 from parallelsel.search import SearchResult
 
-__all__ = ["four_column_table", "matrix_table", "paper_cases_table", "funnel_table", "excluded_table", "top_table",
-           "why_list"]
+__all__ = ["four_column_table", "headline", "matrix_table", "paper_cases_table", "funnel_table", "excluded_table",
+           "reasons_list", "top_table", "why_list"]
 
 
 def four_column_table(rows: Sequence[StrategyFacts] = FOUR_COLUMNS) -> str:
@@ -28,21 +29,38 @@ def _best(r: MatrixRow) -> str:
     return r.best.plan.label() if r.best is not None else "—"
 
 
-def matrix_table(rows: Sequence[MatrixRow], reasons: bool = True) -> str:
-    """One line per strategy: verdict, best setting (memory per GPU, headroom left, step time) and, optionally, the reasons.
+def headline(row: MatrixRow) -> Reason:
+    """The reason a verdict rests on: the first violated constraint of an infeasible strategy; otherwise the last
+    reason, which is the one that set the verdict (the matrix appends 不优先's comparison and 需更多信息's missing
+    fact after the descriptive reasons) or, for 可行, the last fact it found."""
+    return row.reasons[0] if row.verdict is Verdict.INFEASIBLE else row.reasons[-1]
+
+
+def matrix_table(rows: Sequence[MatrixRow], reasons: bool | str = True) -> str:
+    """One line per strategy: verdict, best setting (memory per GPU, headroom left, step time) and the reasons:
+    all of them (``True``), only :func:`headline` (``"short"``; pair it with :func:`reasons_list` folded below the
+    table) or none (``False``).
 
     余量 is the share of the usable memory (driver-reported minus the runtime reserve) the plan leaves free.
     """
-    headers = ["策略", "判断", "最佳设置", "每卡内存", "余量", "步时"] + (["理由"] if reasons else [])
+    if reasons not in (True, False, "short"):
+        raise ValueError(f"reasons={reasons!r}: must be True, False or 'short'")
+    headers = ["策略", "判断", "最佳设置", "每卡内存", "余量", "步时"] + (["主要理由" if reasons == "short" else "理由"]
+                                                                  if reasons else [])
     body = []
     for r in rows:
         e = r.best
         line = [r.strategy, r.verdict.value, _best(r), fmt_bytes(e.memory.total) if e else "—",
                 fmt_pct(e.margin) if e else "—", fmt_time(e.step.total, 2) if e else "—"]
         if reasons:
-            line.append(join(r.reasons))
+            line.append(text(headline(r)) if reasons == "short" else join(r.reasons))
         body.append(line)
     return markdown_table(headers, body)
+
+
+def reasons_list(rows: Sequence[MatrixRow]) -> str:
+    """Every reason of every strategy, one bullet per strategy (what :func:`matrix_table` shortens)."""
+    return "".join(f"- **{r.strategy}**（{r.verdict.value}）：{join(r.reasons)}\n" for r in rows)
 
 
 def paper_cases_table(cases: Sequence[tuple[str, Sequence[MatrixRow]]]) -> str:

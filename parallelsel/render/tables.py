@@ -41,3 +41,17 @@ def markdown_table(headers: Sequence[str], rows: Iterable[Sequence], align: str 
     rule = {"l": lambda w: ":" + "-" * (w - 1), "r": lambda w: "-" * (w - 1) + ":", "c": lambda w: ":" + "-" * (w - 2) + ":"}
     sep = "| " + " | ".join(rule[a](w) for a, w in zip(align, widths)) + " |"
     return "\n".join([line(headers), sep] + [line(r) for r in body]) + "\n"
+
+
+def folded(title: str, body: str, kind: str = "note") -> str:
+    """``body`` (Markdown) inside a collapsed block ``??? kind "title"`` (pymdownx.details), for the columns or
+    sentences a table leaves out: the reader opens it when they want the detail.
+
+    >>> print(folded("全部理由", "- 第一条\\n- 第二条\\n"), end="")
+    ??? note "全部理由"
+    <BLANKLINE>
+        - 第一条
+        - 第二条
+    """
+    lines = body.rstrip("\n").splitlines()
+    return f'??? {kind} "{title}"\n\n' + "".join(f"    {line}\n" if line.strip() else "\n" for line in lines)

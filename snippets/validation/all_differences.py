@@ -12,4 +12,6 @@ svg = validation_bars(labels, [c.difference for c in comps], [c.agrees for c in 
                       title="本库与论文数字的相对差", salt="validation-all")
 n_ok = sum(c.agrees for c in comps)
 print(f"共 {len(comps)} 项对照，按论文的舍入一致的有 {n_ok} 项。\n")
-print(figure_html(svg, "本库与论文数字的相对差：蓝色为按论文的舍入一致，橙色为不一致"))  # markdown-exec: hide
+worst = max(comps, key=lambda c: abs(c.difference))  # markdown-exec: hide
+print(figure_html(svg, f"{len(comps)} 项对照里 {n_ok} 项按论文的舍入一致（蓝色）；相差最大的一项："  # markdown-exec: hide
+                       f"{labels[comps.index(worst)]}（{worst.difference:+.1%}）"))  # markdown-exec: hide

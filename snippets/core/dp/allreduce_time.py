@@ -28,4 +28,8 @@ rows = [[n, fmt_bytes(comm.bus_factor("all-reduce", n) * grad_bytes)]
 print(markdown_table(["DP 度 n", "每卡发送量"] + list(links), rows, align="rr" + "r" * len(links)))
 svg = time_vs_degree(degrees, times, references={"一个微批次的计算": compute}, xlabel="DP 度 n（参与 all-reduce 的卡数）",  # markdown-exec: hide
                      title=f"{model.name} 梯度 all-reduce 时间：取决于链路，几乎不随 n 变", salt="dp-allreduce")  # markdown-exec: hide
-print(figure_html(svg, f"{model.name} 梯度 all-reduce 时间（毫秒，对数轴）随 DP 度和链路变化；虚线为一个微批次的计算时间"))  # markdown-exec: hide
+slow = times["跨节点 25GbE"][-1] / times["跨节点 25GbE"][0]  # markdown-exec: hide
+print(figure_html(svg, f"DP 度从 {degrees[0]} 到 {degrees[-1]}，同一条链路上的 all-reduce 只变长到 {slow:.1f} 倍；"  # markdown-exec: hide
+                       f"换链路才是数量级的差别：跨节点 25GbE 是 NVLink3 的 "  # markdown-exec: hide
+                       f"{times['跨节点 25GbE'][0] / times['节点内 NVLink3'][0]:.0f} 倍，"  # markdown-exec: hide
+                       f"是一个微批次计算（虚线）的 {times['跨节点 25GbE'][0] / compute:.0f} 倍"))  # markdown-exec: hide

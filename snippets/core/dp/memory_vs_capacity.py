@@ -20,4 +20,8 @@ print(markdown_table(["模型", "每卡模型状态", "每卡合计"] + [d.name 
 svg = memory_bars([ps.MODELS[k].name for k in keys], breakdown_parts(results),  # markdown-exec: hide
                   capacities=[(f"{d.name} 上限", memory.budget(d, plan)) for d in devices], salt="dp-memory",  # markdown-exec: hide
                   title=f"纯 DP 每卡内存（{works[0].recipe.name}，微批次 {plan.micro_batch}，完全重算）")  # markdown-exec: hide
-print(figure_html(svg, f"纯 DP 下每张卡都放一整份模型状态：{len(keys)} 个模型的每卡内存（GiB）与 {len(devices)} 种显卡容量"))  # markdown-exec: hide
+fits = {d.name: [ps.MODELS[k].name for k, b in zip(keys, results) if b.total <= memory.budget(d, plan)] for d in devices}  # markdown-exec: hide
+big = devices[1]  # markdown-exec: hide
+print(figure_html(svg, f"即使微批次 {plan.micro_batch}、完全重算，纯 DP 在 {big.name} 上也只放得下 "  # markdown-exec: hide
+                       f"{'、'.join(fits[big.name]) or '任何一个'}：每卡要存一整份 "  # markdown-exec: hide
+                       f"{works[0].recipe.per_param:g} B/参数的模型状态"))  # markdown-exec: hide

@@ -2,13 +2,13 @@
 import parallelsel as ps
 from parallelsel.estimate import estimate
 from parallelsel.render.placement import group_spans
-from parallelsel.render.tables import fmt_bytes, fmt_time, markdown_table
+from parallelsel.render.tables import fmt_size, fmt_time, folded, markdown_table
 
 cluster = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=16, gpus_per_node=8,
                      intra=ps.LINKS["nvlink4"], inter=ps.LINKS["ib-ndr"])
 workload = ps.Workload(ps.MODELS["gpt3-175b"], global_batch=512)
-print(f"{workload.model.name}，{cluster.gpus} × {cluster.device.name}，global batch {workload.global_batch}：\n")
-rows = []
+print(f"{workload.model.name}，{cluster.gpus} × {cluster.device.name}，全局批量 {workload.global_batch}：\n")
+rows, more = [], []
 for plan in (ps.Plan(dp=4, tp=8, pp=4, zero=1, sp=True, recompute="selective"),
              ps.Plan(dp=2, tp=16, pp=4, zero=1, sp=True, recompute="selective")):
     spans = {s.dim: s for s in group_spans(plan, cluster)}
@@ -21,8 +21,9 @@ for plan in (ps.Plan(dp=4, tp=8, pp=4, zero=1, sp=True, recompute="selective"),
         if not items:
             continue
         s = spans[dim]
-        rows.append([f"TP{plan.tp}×DP{plan.dp}×PP{plan.pp}", dim, s.size, f"{s.crossing}/{s.groups}", items[0].link,
-                     f"{sum(t.calls for t in items):,.0f}", fmt_bytes(items[0].nbytes, "MiB"),
+        label = f"TP{plan.tp}×DP{plan.dp}×PP{plan.pp}"
+        rows.append([label, dim, f"{s.crossing}/{s.groups}", items[0].link, f"{sum(t.calls for t in items):,.0f}",
                      fmt_time(sum(t.time for t in items))])
-print(markdown_table(["放法", "维度", "组大小", "跨节点的组", "走的链路", "每步调用次数", "每次数据量", "每步通信时间"],
-                     rows, align="llrrlrrr"))
+        more.append([label, dim, s.size, fmt_size(items[0].nbytes)])
+print(markdown_table(["放法", "维度", "跨节点的组", "走的链路", "每步调用次数", "每步通信时间"], rows, align="llrlrr"))
+print(folded("其余各列：组大小、每次数据量", markdown_table(["放法", "维度", "组大小", "每次数据量"], more, align="llrr")))

@@ -27,5 +27,7 @@ print(f"每卡内存 {fmt_bytes(e.memory.total)}（{'放得下' if e.fits else '
 print(f"步时 {fmt_time(tl.makespan / ms)}；气泡占比：模拟 {fmt_pct(tl.bubble_fraction)}，"
       f"公式 (p-1)/(m+p-1) = {fmt_pct(pipeline.bubble_fraction(plan.pp, m))}。")
 svg = gantt(tl, salt="pp-gantt", xlabel="时间（ms）")  # markdown-exec: hide
-print(figure_html(svg, f"{model.name} 的 1F1B 流水线甘特图：{plan.pp} 个阶段、{m} 个微批次，时间单位毫秒；灰色空白是气泡"))  # markdown-exec: hide
+print(figure_html(svg, f"段间一次 p2p 只要 {fmt_time(p2p.time / p2p.calls)}，每段每个微批次的计算却要 "  # markdown-exec: hide
+                       f"{fmt_time(forward + backward)}；一步里 {fmt_pct(tl.bubble_fraction)} 的时间是气泡（灰色）："  # markdown-exec: hide
+                       "PP 的代价在等待，不在通信"))  # markdown-exec: hide
 print(trace_links([tl], prefix="gpt3-175b-"))  # one time unit is 1 ms here: the chart is drawn in ms

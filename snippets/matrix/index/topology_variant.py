@@ -1,11 +1,12 @@
 # 最小练习 3: the same cases with fast links inside a node and 25GbE Ethernet between nodes.
 from parallelsel.lesson import paper_cases, topology_variant
 from parallelsel.matrix import selection_matrix
+from parallelsel.render.matrix_tables import headline
 from parallelsel.render.placement import link_text
-from parallelsel.render.reasons import join
-from parallelsel.render.tables import fmt_rate, markdown_table
+from parallelsel.render.reasons import join, text
+from parallelsel.render.tables import fmt_rate, folded, markdown_table
 
-rows = []
+rows, details = [], []
 for name, workload, cluster in paper_cases():
     slow = topology_variant(cluster)
     before = selection_matrix(workload, cluster)
@@ -13,8 +14,11 @@ for name, workload, cluster in paper_cases():
     for b, a in zip(before, after):
         new = [r for r in a.reasons if r not in b.reasons]
         change = "变" if a.verdict != b.verdict else "不变"
-        rows.append([name, a.strategy, f"{b.verdict.value} → {a.verdict.value}", change, join(new) or "—"])
+        rows.append([name, a.strategy, f"{b.verdict.value} → {a.verdict.value}", change, text(headline(a))])
+        if new:
+            details.append(f"- **{name} · {a.strategy}**：{join(new)}\n")
 slow = topology_variant(paper_cases()[0][2])
 print(f"拓扑变体：节点内 {slow.intra.name}（{fmt_rate(slow.intra.bandwidth)}），"
       f"节点间 {slow.inter.name}（{link_text(slow.inter)}），至少 {slow.nodes} 节点。\n")
-print(markdown_table(["案例", "策略", "判断（原 → 变体）", "判断变化", "变体下新增的理由"], rows))
+print(markdown_table(["案例", "策略", "判断（原 → 变体）", "判断变化", "变体下的主要理由"], rows))
+print(folded("变体下新增的全部理由", "".join(details)))

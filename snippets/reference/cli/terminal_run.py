@@ -17,12 +17,8 @@ COMMANDS = [  # markdown-exec: hide
     "parallelsel plan --model llama3-70b --nodes 8 --global-batch 512 --export megatron",
     "parallelsel plan --model llama3-70b --nodes 8 --global-batch 512 --export torchtitan",
     "parallelsel plan --model gpt2-1.5b --global-batch 64 --why 'DP8 mb2' --export deepspeed",
-    "parallelsel plan --model llama3-70b --nodes 8 --global-batch 512 --export deepspeed",
     "parallelsel bubble --stages 4 --microbatches 8 --schedule 1f1b",
     "parallelsel memory --model llama2-13b --device a100-80gb --nodes 1 --dp 8 --zero 3 --recompute selective --global-batch 64",
-    "parallelsel plan --model gpt3-175b --nodes 0",
-    "parallelsel plan --model gpt3-175b --gpu 64",
-    "parallelsel bubble --stages 2000 --microbatches 2000",
 ]
 for command in COMMANDS:
     out, err = io.StringIO(), io.StringIO()
