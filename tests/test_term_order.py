@@ -66,7 +66,7 @@ OTHER_TERMS = {
     "overlap": r"重叠",
     "hfu": r"HFU",
     "scaling-efficiency": r"扩展效率",
-    "straggler": r"掉队者|straggler",
+    "straggler": r"慢卡|掉队者|straggler",
     "headroom": r"预留比例|headroom",
     "margin": r"(?<!分配器)余量|margin",
 }

@@ -33,7 +33,7 @@ HELP = {
     "vocab": "词表大小（默认 51200）",
     "seq_len": "序列长度（默认：模型的 seq_len）",
     "recipe": "精度与优化器：{keys}（默认 bf16-adam）",
-    "global_batch": "每步的序列数 global batch（不给则按每卡 1 条估算，并标明“未说明”）",
+    "global_batch": "全局批量，即每步的序列数（不给则按每卡 1 条估算，并标明“未说明”）",
     "attention": "注意力内核：flash（融合内核，不存 s×s 分数；默认）/ standard（Korthikanti 的记账）",
     # cluster
     "device": "设备预设：{keys}（默认 {default}）",
@@ -50,7 +50,7 @@ HELP = {
     "cp": "上下文并行度（每条序列切成的段数）",
     "ep": "专家并行度（MoE，取自 DP 组）",
     "zero": "ZeRO 阶段 0-3（3 = FSDP FULL_SHARD）",
-    "micro_batch": "微批大小",
+    "micro_batch": "微批次大小",
     "recompute": "重算：none / selective / full",
     # calibration
     "measured_step": "实测的每步秒数",
@@ -65,7 +65,7 @@ HELP = {
     "matrix_description": ("选择矩阵 selection matrix：DP、FSDP、TP、PP 单独使用时是否可行、是否优先，附理由。"
                            "未给 --global-batch 或 --intra 时，相应判断可能是“需更多信息”。"),
     "plan": "搜索混合并行方案并排名",
-    "plan_description": ("搜索 search：枚举 dp×tp×pp、ZeRO、微批、重算与调度，排除不可行者，按步时排名并解释。"
+    "plan_description": ("搜索 search：枚举 dp×tp×pp、ZeRO、微批次、重算与调度，排除不可行者，按步时排名并解释。"
                          "--dp/--tp/--pp 等固定某一维。"),
     "top": "输出前 N 名（默认 10，至多 1000）",
     "why": ("解释一个方案，如 \"DP16·TP4·PP1·ZeRO-3\"（不给 PLAN 时用 --dp/--tp/--pp 等固定的值）："
@@ -80,7 +80,7 @@ HELP = {
     "chunks": "每卡虚拟段数（interleaved）",
     "svg": "把甘特图写入 SVG 文件",
     "memory": "给定方案的每卡内存与步时",
-    "memory_description": ("内存 memory：给定 dp/tp/pp/ZeRO/微批/重算，算每卡内存分项、是否放得下与步时。"
+    "memory_description": ("内存 memory：给定 dp/tp/pp/ZeRO/微批次/重算，算每卡内存分项、是否放得下与步时。"
                            "--dp 默认取满集群：卡数 ÷ (tp×pp)；未给集群时，按方案需要的卡数组成集群。"),
     "sp": "开启序列并行（tp>1 时）",
     "memory_schedule": "流水线调度（默认 1f1b）",
@@ -110,7 +110,7 @@ def header(w, c) -> str:
         flags = " / ".join(names[x] for x in c.assumed)
         assumed = f"（未给 {flags}：按 {c.device.name} 服务器的常见配置假定）"
     return (f"模型 {m.name}（{fmt_count(m.params)} 参数，{m.layers} 层，hidden {m.hidden}，{m.heads} 头），"
-            f"global batch {w.global_batch} × 序列 {w.seq_len}，{w.recipe.name}\n"
+            f"全局批量 {w.global_batch} × 序列 {w.seq_len}，{w.recipe.name}\n"
             f"集群 {c.nodes} 节点 × {c.gpus_per_node} 卡 {c.device.name}（每卡 {fmt_bytes(c.device.memory)}），"
             f"节点内 {c.intra.name}，节点间 {c.inter.name}{assumed}\n")
 
@@ -127,7 +127,7 @@ def calibration_text(cal) -> str:
 FIXES = {
     "zh": {"recipe": "改用 8-bit Adam（--recipe {recipe}）", "recompute": "完全重算（--recompute {recompute}）",
            "zero": "ZeRO-{zero}（--zero {zero}）", "sp": "开启序列并行",
-           "micro_batch": "微批 {micro_batch}（--micro-batch {micro_batch}）",
+           "micro_batch": "微批次 {micro_batch}（--micro-batch {micro_batch}）",
            "gpus": "加到 {gpus} 卡（{nodes} 节点），最快的是 {plan}"},
     "en": {"recipe": "switch to 8-bit Adam (--recipe {recipe})", "recompute": "full recomputation (--recompute {recompute})",
            "zero": "ZeRO-{zero} (--zero {zero})", "sp": "turn on sequence parallelism",
@@ -153,7 +153,7 @@ def matrix_text(w, c, rows, unknown, lang: str = "zh") -> str:
 
     out = [header(w, c)]
     if unknown:
-        names = {"global_batch": f"global batch（按每卡 1 条、共 {w.global_batch} 条估算；用 --global-batch 指定）",
+        names = {"global_batch": f"全局批量（按每卡 1 条、共 {w.global_batch} 条估算；用 --global-batch 指定）",
                  "interconnect": f"节点内互联（按 {c.intra.name} 估算；用 --intra 指定）"}
         out.append("未说明：" + "；".join(names[u] for u in unknown) + "\n")
     out.append("\n" + matrix_table(rows, reasons=False) + "\n")
@@ -174,7 +174,7 @@ def why_text(w, c, x, fx, lang: str = "zh") -> str:
         out.append("  - 排除（不可行）：" + "；".join(text(r, lang) for r in e.reasons) + "\n")
         out.extend(f"  - 可行的改法：{fix_text(f, lang)}\n" for f in fx)
         if x.gpus_match and not fx:
-            out.append("  - 单独改一项（8-bit Adam、完全重算、ZeRO-3、序列并行、微批 1、加卡）都放不下\n")
+            out.append("  - 单独改一项（8-bit Adam、完全重算、ZeRO-3、序列并行、微批次 1、加卡）都放不下\n")
     out.extend(f"  - {text(y, lang)}\n" for y in list(x.why) + verdict[len(e.reasons):])
     out.append(f"  - 每卡内存 {fmt_bytes(e.memory.total)}（上限 {fmt_bytes(e.budget)} = 可用内存 ×(1 − 预留比例 {e.headroom:.0%})），"
                f"估计步时 {fmt_time(e.step.total, 2)}\n")
@@ -184,14 +184,14 @@ def why_text(w, c, x, fx, lang: str = "zh") -> str:
 def _no_plan_text(r, miss, lang: str) -> str:
     """What ``plan`` says when nothing fits: the closest miss and the single changes that would fix it."""
     if miss is None:
-        return "没有能放下的方案，也没有通过其余约束的方案：检查 global batch、头数与层数能否整除。\n"
+        return "没有能放下的方案，也没有通过其余约束的方案：检查全局批量、头数与层数能否整除。\n"
     _, fx = miss
     out = [f"没有能放下的方案。{text(r.closest_miss_reason, lang)}。\n"]
     if fx:
         out.append("单独改一项就能放下的改法（按步时从快到慢）：\n")
         out.extend(f"  - {fix_text(f, lang)}\n" for f in fx)
     else:
-        out.append("单独改一项（8-bit Adam、完全重算、ZeRO-3、序列并行、微批 1、加到至多 16 倍的卡）都放不下。\n")
+        out.append("单独改一项（8-bit Adam、完全重算、ZeRO-3、序列并行、微批次 1、加到至多 16 倍的卡）都放不下。\n")
     return "".join(out)
 
 

@@ -48,8 +48,8 @@ ZH: dict[str, str] = {
     "ffn_not_divisible": "FFN 宽度 {ffn_hidden} 不能被 TP={tp} 整除",
     "stages_exceed_layers": "PP×虚拟段={stages} 大于层数 {layers}",
     "layers_not_divisible": "层数 {layers} 不能被 PP×虚拟段={stages} 整除",
-    "batch_below_dp": "global batch {global_batch} 小于 dp×micro_batch={per_step}，DP 度太大",
-    "batch_not_divisible": "global batch {global_batch} 不能被 dp×micro_batch={per_step} 整除",
+    "batch_below_dp": "全局批量 {global_batch} 小于 dp×micro_batch={per_step}，DP 度太大",
+    "batch_not_divisible": "全局批量 {global_batch} 不能被 dp×micro_batch={per_step} 整除",
     "interleave_microbatches": "交错调度要求微批次数 {microbatches} 能被 PP={pp} 整除",
     "ep_needs_moe": "EP={ep} 只适用于 MoE 模型，{model} 是稠密模型",
     "experts_not_divisible": "专家数 {experts} 不能被 EP={ep} 整除",
@@ -62,7 +62,7 @@ ZH: dict[str, str] = {
     # search: why a ranked plan is where it is (parallelsel.search.why)
     "fits_memory": ("放得下：每卡 {bytes:size} ≤ 上限 = 可用 {usable:size} × (1 − 预留比例 {headroom:pct})（余量 {margin:pct1}；"
                     "状态 {states:size}，激活 {activations:size}[，gather 峰值 {gather_peak:size}]）"),
-    "batch_split": "batch 能整除：global batch {global_batch} = DP {dp} × 微批 {micro_batch} × {microbatches} 个微批（梯度累积）",
+    "batch_split": "batch 能整除：全局批量 {global_batch} = DP {dp} × 微批次 {micro_batch} × {microbatches} 个微批次（梯度累积）",
     "tp_group": "TP={tp} 组在节点内，每层的集合通信走 {link}（{bandwidth:rate}）",
     "tp_group_spans_nodes": ("TP={tp} 的 {crossing}/{groups} 组跨节点（每节点 {gpus_per_node} 卡）："
                              "每层的集合通信走 {link}（{bandwidth:rate}）"),
@@ -108,7 +108,7 @@ ZH: dict[str, str] = {
     "step_communication": "每步通信 {total:secs}，其中掩盖不掉的 {exposed:secs}（占步时 {share:pct}）",
     "communication_hidden": "每步通信 {total:secs}，全部被计算掩盖",
     "dp_simplest": "模型与优化器状态放得下单卡，DP 最简单：{dp} 卡各算 {sequences} 条序列",
-    "dp_batch_limits_degree": "global batch {global_batch} 只能整除到 {dp} 路 DP，{idle} 卡闲置",
+    "dp_batch_limits_degree": "全局批量 {global_batch} 只能整除到 {dp} 路 DP，{idle} 卡闲置",
     "fsdp_shards_states": "ZeRO-{zero} 把状态分到 {shards} 卡：每卡状态 {states:size}[，gather 峰值 {gather_peak:size}]",
     "dp_fits_not_slower": "DP 已能放下且不更慢（步时 {seconds:secs}），分片只多出通信和实现细节",
     "fsdp_faster_than_dp": "DP 也能放下，但 ZeRO-{zero} 的步时 {seconds:secs} 比 DP 的 {dp_seconds:secs} 短{gain:gain}",
@@ -116,25 +116,25 @@ ZH: dict[str, str] = {
     "tp_dp_fits": "模型放得下单卡（纯 DP 每卡 {bytes:size} ≤ {budget:size}）：DP/FSDP 更简单，TP 每层 4 次 all-reduce 纯属额外代价",
     "tp_crosses_nodes": "高频的 TP 通信不该跨慢链路：组内要放进一个节点（≤ {gpus_per_node} 卡）",
     "tp_within_node": "TP 限在节点内（≤ {gpus_per_node} 卡）；再大就要跨 {link}（{bandwidth:rate}）",
-    "pp_bubble": "{pp} 段、{microbatches} 个微批：气泡占比 (p−1)/(m+p−1) = {bubble:pct1}",
+    "pp_bubble": "{pp} 段、{microbatches} 个微批次：气泡占比 (p−1)/(m+p−1) = {bubble:pct1}",
     "pp_alone_idle": "纯 PP 只用 {pp} 卡，其余 {idle} 卡闲置（实际会与 DP 组合）",
     "pp_dp_fits": "模型放得下单卡（纯 DP 每卡 {bytes:size} ≤ {budget:size}）：DP 更简单，PP 只会带来气泡和调度复杂度",
-    "pp_bubble_too_large": "global batch 只给出 {microbatches} 个微批，气泡 {bubble:pct1} > {limit:pct}",
+    "pp_bubble_too_large": "全局批量只给出 {microbatches} 个微批次，气泡 {bubble:pct1} > {limit:pct}",
     "costlier_per_gpu": ("每步 GPU·秒（步时 × 所用卡数）{gpu_seconds:secs} 是最省方案（{best_strategy}，"
                          "{best_gpu_seconds:secs}）的 {ratio:x} 倍"),
     # the selection matrix: what an unknown fact would decide
-    "unknown_global_batch_dp": "DP 用满 {gpus} 卡要求 global batch ≥ {gpus} 且能被整除；场景没给 global batch，它决定 DP 度和每卡微批",
-    "unknown_global_batch_fsdp": "FSDP 的分片度（此处 {dp}）也受 global batch 限制；场景没给 global batch",
-    "unknown_interconnect_tp": ("TP 每层每微批 4 次 all-reduce，是否划算取决于组内互联是否为 NVLink 级；"
+    "unknown_global_batch_dp": "DP 用满 {gpus} 卡要求全局批量 ≥ {gpus} 且能被整除；场景没给全局批量，它决定 DP 度和每卡微批次",
+    "unknown_global_batch_fsdp": "FSDP 的分片度（此处 {dp}）也受全局批量限制；场景没给全局批量",
+    "unknown_interconnect_tp": ("TP 每层每微批次 4 次 all-reduce，是否划算取决于组内互联是否为 NVLink 级；"
                                 "场景没说明（此处假设 {link}）"),
-    "unknown_global_batch_bubble": "气泡 {bubble:pct1} 取决于微批数，即 global batch；场景没给 global batch",
-    "unknown_global_batch_pp": "气泡 (p−1)/(m+p−1) 取决于微批数 m（此处 {microbatches}），即 global batch；场景没给 global batch",
+    "unknown_global_batch_bubble": "气泡 {bubble:pct1} 取决于微批次数，即全局批量；场景没给全局批量",
+    "unknown_global_batch_pp": "气泡 (p−1)/(m+p−1) 取决于微批次数 m（此处 {microbatches}），即全局批量；场景没给全局批量",
     # PP with ZeRO/FSDP: which stacks run it (parallelsel.stacks)
     "pp_zero1_stacks": ("PP={pp} 配 ZeRO-{zero}：Megatron-LM 的分布式优化器（只分片优化器状态）和 DeepSpeed 的流水线引擎"
                         "都这样跑，每步一次梯度 reduce-scatter、一次参数 all-gather"),
     "pp_zero2_no_stack": ("PP={pp} 配 ZeRO-{zero} 没有框架这样跑：DeepSpeed 的流水线引擎只接受 ZeRO 阶段 < 2，"
                           "Megatron-LM 只有类 ZeRO-1 的分布式优化器，torchtitan 的 FSDP2 + PP 是另一种做法"),
-    "pp_fsdp_torchtitan": ("PP={pp} 配 ZeRO-{zero}（FSDP）按 torchtitan 的 FSDP2 + PP 计：前向后不重分片，梯度到最后一个微批才 "
+    "pp_fsdp_torchtitan": ("PP={pp} 配 ZeRO-{zero}（FSDP）按 torchtitan 的 FSDP2 + PP 计：前向后不重分片，梯度到最后一个微批次才 "
                            "reduce-scatter，一步只 gather 一次，峰值时本段参数与梯度完整在卡上（内存同 ZeRO-1）；"
                            "DeepSpeed 的流水线引擎不接受 ZeRO-3"),
 }
@@ -253,9 +253,9 @@ TITLES_ZH: dict[str, str] = {
     "ffn_not_divisible": "FFN 宽度不能被 TP 整除",
     "stages_exceed_layers": "PP 段数大于层数",
     "layers_not_divisible": "层数不能被 PP 整除",
-    "batch_below_dp": "global batch 小于 dp×微批",
-    "batch_not_divisible": "global batch 不能整除",
-    "interleave_microbatches": "交错调度要求微批数能被 PP 整除",
+    "batch_below_dp": "全局批量小于 dp×微批次",
+    "batch_not_divisible": "全局批量不能整除",
+    "interleave_microbatches": "交错调度要求微批次数能被 PP 整除",
     "ep_needs_moe": "EP 只适用于 MoE",
     "experts_not_divisible": "专家数不能被 EP 整除",
     "memory_exceeds_device": "内存放不下",
@@ -305,8 +305,8 @@ WORDS: dict[str, dict[str, Mapping]] = {
                     3: "ZeRO-3 参数 all-gather 与梯度 reduce-scatter"},
         "part": {"compute": "计算", "recompute": "重算", "communication": "暴露的通信", "bubble": "流水线气泡"},
         "degree": {"DP": "DP 度", "FSDP": "FSDP 分片度", "TP": "TP 度", "PP": "PP 段数"},
-        "gain": {None: "", "micro_batch": "：省下的内存换来了更大的微批", "recompute": "：省下的内存换来了更少的重算",
-                 "both": "：省下的内存换来了更大的微批和更少的重算"},
+        "gain": {None: "", "micro_batch": "：省下的内存换来了更大的微批次", "recompute": "：省下的内存换来了更少的重算",
+                 "both": "：省下的内存换来了更大的微批次和更少的重算"},
     },
     "en": {
         "stage": {None: "", "first": " (first stage)", "last": " (last stage)"},

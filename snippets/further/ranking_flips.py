@@ -11,7 +11,7 @@ device = ps.DEVICES["h100-sxm-80gb"]
 clusters = [ps.Cluster(device, nodes=2, gpus_per_node=8, intra=ps.LINKS[k], inter=ps.LINKS["ib-ndr"]) for k in ("nvlink4", "pcie4")]
 clusters = {f"{c.intra.name} 节点内 + {c.inter.name} 节点间": c for c in clusters}
 c0 = next(iter(clusters.values()))
-print(f"{work.model.name}，global batch {work.global_batch}，{c0.nodes} 个节点 × {c0.gpus_per_node} 张 {device.name}，只换节点内互联：\n")
+print(f"{work.model.name}，全局批量 {work.global_batch}，{c0.nodes} 个节点 × {c0.gpus_per_node} 张 {device.name}，只换节点内互联：\n")
 rows = []
 for cname, cluster in clusters.items():
     results = [(estimate(work, plan, cluster), pname) for pname, plan in plans.items()]

@@ -28,7 +28,7 @@ for short, inter in inters.items():
 print(markdown.markdown(  # markdown-exec: hide
     f"拓扑：每节点 8 张 {device.name}，节点内 {intra.name}（每卡 {fmt_rate(intra.bandwidth)}）；节点之间先用 "
     f"{inters['25GbE'].name}（每卡 {fmt_rate(inters['25GbE'].bandwidth)}），再换成 {inters['IB HDR'].name}"
-    f"（每卡 {fmt_rate(inters['IB HDR'].bandwidth)}）对照。{work.model.name}，global batch {work.global_batch}。下表是 25GbE 时各规模的最佳方案：\n\n"
+    f"（每卡 {fmt_rate(inters['IB HDR'].bandwidth)}）对照。{work.model.name}，全局批量 {work.global_batch}。下表是 25GbE 时各规模的最佳方案：\n\n"
     + markdown_table(["GPU 数", "最佳方案", "计算", "暴露的通信", "气泡", "估计 / 线性承诺"], rows, align="rlrrrr"),
     extensions=["tables"]))
 svg = curves(gpus, {f"节点间 {k}": v for k, v in share.items()}, title=f"{work.model.name}：实际吞吐占线性承诺的比例",

@@ -52,4 +52,4 @@ tl = timelines["均分层数", M_VALUES[0]]
 svg = gantt(tl, title=f"{model.name} 均分 {P} 段（m={M_VALUES[0]}）：末段多了输出层，气泡占比 {tl.bubble_fraction:.1%}",
             salt="mis-pp-imbalance", xlabel="时间（单位：均分时一段的前向耗时）")
 print(markdown.markdown(head + "\n\n" + table, extensions=["tables"]))  # markdown-exec: hide
-print(figure_html(svg, f"末段多了输出层，其余 {P - 1} 段在每个微批上都要等它，空闲（灰色）出现在稳态中间而不只在首尾"))  # markdown-exec: hide
+print(figure_html(svg, f"末段多了输出层，其余 {P - 1} 段在每个微批次上都要等它，空闲（灰色）出现在稳态中间而不只在首尾"))  # markdown-exec: hide

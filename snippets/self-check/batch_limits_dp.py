@@ -11,5 +11,5 @@ for dp in (64, 128, 256, 512):
         plan = ps.Plan(dp=dp, micro_batch=b)
         bad = constraint_violations(work, plan)
         rows.append([dp, b, plan.microbatches(work) if not bad else "—", join(bad) or "满足"])
-print(f"global batch = {work.global_batch} 条序列\n")
-print(markdown_table(["DP 度", "每卡微批", "每卡微批次数（梯度累积）", "batch 约束"], rows, align="rrrl"))
+print(f"全局批量 = {work.global_batch} 条序列\n")
+print(markdown_table(["DP 度", "每卡微批次", "每卡微批次数（梯度累积）", "batch 约束"], rows, align="rrrl"))

@@ -10,7 +10,7 @@ def add(what, kind, p, m, v=1, forward=1.0):
 
 add("基准", "1f1b", 4, 8)
 add("段数 p 加倍", "1f1b", 8, 8)
-add("微批数 m 加倍", "1f1b", 4, 16)
+add("微批次数 m 加倍", "1f1b", 4, 16)
 V, SLOW = 2, 1.5
 add(f"每卡 {V} 个虚拟段", "interleaved", 4, 8, V)
 add("零气泡调度（反向拆成 B 和 W）", "zb-h1", 4, 8)

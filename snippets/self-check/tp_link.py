@@ -15,6 +15,6 @@ for key in ("nvlink3", "ib-hdr"):
     t = collective_time("all-reduce", nbytes, tp, link)
     rows.append([link.name, fmt_rate(link.bandwidth), fmt_time(t), fmt_time(2 * t), fmt_time(layer_fwd),
                  f"{2 * t / layer_fwd:.0%}"])
-print(f"{model.name}，TP={tp}，微批 {b} × 序列 {s}：一次 all-reduce 的缓冲 {nbytes / 2**20:.0f} MiB\n")
+print(f"{model.name}，TP={tp}，微批次 {b} × 序列 {s}：一次 all-reduce 的缓冲 {nbytes / 2**20:.0f} MiB\n")
 print(markdown_table(["链路", "每卡带宽", "一次 all-reduce", "一层前向的两次", "一层前向计算", "通信 / 计算"],
                      rows, align="lrrrrr"))

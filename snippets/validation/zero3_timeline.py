@@ -16,5 +16,5 @@ for run in (r for r in NARAYANAN_ZERO3 if r.zero == 3 and "175B" in r.label):
     out.append([run.gpus, run.micro_batch, fmt_time(t.compute), fmt_time(t.gather), fmt_time(t.reduce_scatter),
                 fmt_time(t.calls * (run.gpus - 1) * alpha), fmt_time(max(0.0, t.compute + busy - t.total)),
                 fmt_time(e.step.total)])
-print(markdown_table(["GPU 数", "微批", "算子", "all-gather", "reduce-scatter", "其中环上延迟", "被计算掩盖",
+print(markdown_table(["GPU 数", "微批次", "算子", "all-gather", "reduce-scatter", "其中环上延迟", "被计算掩盖",
                       "每步"], out, align="rrrrrrrr"))

@@ -19,6 +19,6 @@ for B in (512, 1024):
                 continue
             m = plan.microbatches(workload)    # B / (dp * b): gradient-accumulation steps per pipeline
             rows.append([B, pp, dp, dp * tp * pp, m, fmt_pct(pipeline.bubble_fraction(pp, m)), ""])
-print(f"{model.name}，每条序列 {model.seq_len} token，TP={tp}，微批大小 b={b}\n")
+print(f"{model.name}，每条序列 {model.seq_len} token，TP={tp}，微批次大小 b={b}\n")
 print(markdown_table(["B（序列）", "PP", "DP", "GPU 数", "每条流水线的微批次 m", "气泡占比 (p-1)/(m+p-1)", "不可行的原因"],
                      rows, align="rrrrrrl"))

@@ -15,7 +15,7 @@ for raf in (True, False):
         plan = ps.Plan(dp=dp, zero=3, recompute="selective", reshard_after_forward=raf, no_sync=no_sync)
         e = ps.estimate(work, plan, cluster)
         rows.append([f"reshard_after_forward={raf}（{'FULL_SHARD' if raf else 'SHARD_GRAD_OP'}）",
-                     "只在最后一个微批" if no_sync else "每个微批", fmt_bytes(e.memory.grads), fmt_bytes(e.memory.gather_peak),
+                     "只在最后一个微批次" if no_sync else "每个微批次", fmt_bytes(e.memory.grads), fmt_bytes(e.memory.gather_peak),
                      fmt_bytes(e.memory.total), describe_traffic(e.traffic), fmt_time(e.step.communication_total)])
 print(markdown_table(["前向后释放权重？", "梯度同步", "每卡梯度", "gather 峰值", "每卡内存", "每步的集合通信", "通信总时长"],
                      rows, align="llrrrlr"))

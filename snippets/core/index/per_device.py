@@ -13,7 +13,7 @@ plans = {
     "PP（1F1B）": ps.Plan(pp=8, recompute="selective"),
 }
 print(f"{work.model.name}，{cluster.nodes} 个节点 × {cluster.gpus_per_node} 张 {cluster.device.name}（{cluster.intra.name}），"
-      f"global batch {work.global_batch} 条序列，各方案都开选择性重算、用满 {cluster.gpus} 张卡。\n")
+      f"全局批量 {work.global_batch} 条序列，各方案都开选择性重算、用满 {cluster.gpus} 张卡。\n")
 rows = []
 for name, plan in plans.items():
     e = estimate(work, plan, cluster)

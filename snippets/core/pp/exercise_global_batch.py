@@ -4,7 +4,7 @@ import parallelsel as ps
 
 work = ps.Workload(ps.MODELS["llama2-70b"], global_batch=512)
 PP, MICRO_BATCH, DP_DEGREES = 8, 1, (8, 16, 32, 64, 128)
-print(f"{work.model.name}，global batch {work.global_batch} 条序列，每卡微批次 {MICRO_BATCH}，PP={PP}；"
+print(f"{work.model.name}，全局批量 {work.global_batch} 条序列，每卡微批次 {MICRO_BATCH}，PP={PP}；"
       f"DP 度从 {DP_DEGREES[0]} 加到 {DP_DEGREES[-1]}。")
 # --8<-- [end:givens]
 from parallelsel import pipeline

@@ -6,7 +6,7 @@ cluster = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=2, gpus_per_node=8)
 work = ps.Workload(ps.MODELS["llama2-7b"], global_batch=16)
 plans = (ps.Plan(tp=16, recompute="selective"), ps.Plan(tp=8, dp=2, recompute="selective"))
 print(f"{cluster.nodes} 个节点共 {cluster.gpus} 张 {cluster.device.name}（节点内 {cluster.intra.name}、节点间 {cluster.inter.name}），"
-      f"训练 {work.model.name}，global batch {work.global_batch}，选择性重算。候选："
+      f"训练 {work.model.name}，全局批量 {work.global_batch}，选择性重算。候选："
       + "；".join(f"TP={p.tp}" + (f" × DP={p.dp}" if p.dp > 1 else "") for p in plans) + "。")
 # --8<-- [end:givens]
 from parallelsel.estimate import estimate

@@ -3,7 +3,7 @@
 P, M_VALUES = 8, (8, 32)      # pipeline stages, the two micro-batch counts
 FORWARD, BACKWARD = 1.0, 2.0  # per stage and micro-batch; all stages equally fast
 print(f"流水线段数 p = {P}；微批次数 m 取 {' 和 '.join(map(str, M_VALUES))}；"
-      f"每段每个微批的前向 : 反向耗时 = {FORWARD:g} : {BACKWARD:g}，各段一样快。")
+      f"每段每个微批次的前向 : 反向耗时 = {FORWARD:g} : {BACKWARD:g}，各段一样快。")
 # --8<-- [end:givens]
 from parallelsel import pipeline
 from parallelsel.render.pipeline_charts import gantt

@@ -14,6 +14,6 @@ for tag, cluster in (("原拓扑", c), ("节点间变慢", topology_variant(c)))
             steps.append(row.best.step)
 svg = step_bars(labels, step_parts(steps), title=f"{name}：节点间变慢前后 FSDP 与 PP 的最佳步时", salt="ex-topology-steps")
 total = dict(zip(labels, (s.total for s in steps)))  # markdown-exec: hide
-print(figure_html(svg, "节点间链路变慢后，FSDP 每个微批跨节点的参数 all-gather 与梯度 reduce-scatter 暴露出来，"  # markdown-exec: hide
+print(figure_html(svg, "节点间链路变慢后，FSDP 每个微批次跨节点的参数 all-gather 与梯度 reduce-scatter 暴露出来，"  # markdown-exec: hide
                   f"步时从 {fmt_time(total['FSDP（原拓扑）'])} 变为 {fmt_time(total['FSDP（节点间变慢）'])}；"  # markdown-exec: hide
                   f"PP 只传相邻段的激活，步时从 {fmt_time(total['PP（原拓扑）'])} 变为 {fmt_time(total['PP（节点间变慢）'])}"))  # markdown-exec: hide  # markdown-exec: hide

@@ -59,7 +59,7 @@ print(f"""<form id="calc-form" class="ps-calc" data-assets="../../assets/calcula
 {field("model", "模型", f'<select name="model">{options(ps.MODELS, DEFAULT_MODEL)}<option value="{calculator.CUSTOM}">自定义形状…</option></select>')}
 <div class="ps-calc-shape" hidden>{shape}</div>
 {field("seq_len", "序列长度 seq_len", number("seq_len", placeholder="模型的默认值"))}
-{field("global_batch", "global batch（序列数）", number("global_batch", placeholder="不填：未知"))}
+{field("global_batch", "全局批量（序列数）", number("global_batch", placeholder="不填：未知"))}
 {field("recipe", "精度与优化器", f'<select name="recipe">{options(ps.RECIPES, defaults.recipe)}</select>')}
 {field("attention", "注意力内核 attention", f'<select name="attention">{attention}</select>')}
 </fieldset>

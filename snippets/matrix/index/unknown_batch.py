@@ -1,4 +1,4 @@
-# Case 1 with the global batch declared unknown: verdicts that depend on it become 需更多信息, naming the fact.
+# Case 1 with the 全局批量 declared unknown: verdicts that depend on it become 需更多信息, naming the fact.
 import parallelsel as ps
 from parallelsel.render.reasons import text
 from parallelsel.render.tables import markdown_table

@@ -6,7 +6,7 @@ small, big = ps.MODELS["llama3-8b"], ps.MODELS["llama3-70b"]
 a100, h100 = ps.DEVICES["a100-80gb"], ps.DEVICES["h100-sxm-80gb"]
 recipe, GLOBAL_BATCH = ps.RECIPES["bf16-adam"], 1024
 print(f"第 1 题：{small.name} 在 {a100.name} 上，{recipe.name}。\n"
-      f"第 2 题：{big.name} 在 {h100.name} 上只用 FSDP（ZeRO-3），global batch {GLOBAL_BATCH}。")
+      f"第 2 题：{big.name} 在 {h100.name} 上只用 FSDP（ZeRO-3），全局批量 {GLOBAL_BATCH}。")
 # --8<-- [end:givens]
 from parallelsel import memory
 from parallelsel.render.tables import fmt_bytes
