@@ -348,15 +348,15 @@ def test_charts_render_svg_with_measured_numbers():
 
     tl = pl.simulate(pl.schedule("1f1b", 4, 8))
     svg = pc.gantt(tl, salt="t-gantt")
-    assert svg.startswith("<svg") and "1F1B，p=4，m=8：气泡占比 27.3%" in svg and "阶段 3" in svg
+    assert svg.startswith("<svg") and "1F1B，p=4，m=8：气泡占比 27.3%" in svg and "段 3" in svg
     assert "前向 F" in svg and "反向 B" in svg
     big = pc.gantt(pl.simulate(pl.schedule("gpipe", 32, 40)), title="大", salt="t-big", xlabel="时间（秒）")
-    assert "阶段 31" in big and "时间（秒）" in big
+    assert "段 31" in big and "时间（秒）" in big
     assert pc.bubble_curve([2, 4], [1, 4, 8], salt="t-curve").startswith("<svg")
     comp = pc.schedule_comparison(4, 8, 2, salt="t-comp")
     assert "峰值在途激活" in comp and "ZB-H1" in comp and "权重梯度 W" in comp
     strag = pc.straggler(4, 8, 2, 1.5, salt="t-strag")
-    assert "个百分点" in strag and "阶段 2 慢 1.5 倍" in strag
+    assert "个百分点" in strag and "段 2 慢 1.5 倍" in strag
 
 
 def test_v_shaped_chart_names_the_stages_each_rank_holds():
@@ -365,7 +365,7 @@ def test_v_shaped_chart_names_the_stages_each_rank_holds():
     tls = pc.comparison_timelines(4, 8, 2, kinds=("zbv", "dualpipev"))
     svg = pc.timelines_chart(tls, salt="t-v", title="V")
     # rank r holds stages r and 2p-1-r: the first and the last stage share rank 0
-    for label in ("卡 0（阶段 0、7）", "卡 3（阶段 3、4）", "ZBV（V 形）", "DualPipeV（V 形）", "输入梯度 I"):
+    for label in ("卡 0（段 0、7）", "卡 3（段 3、4）", "ZBV（V 形）", "DualPipeV（V 形）", "输入梯度 I"):
         assert label in svg, label
     bare = pc.timelines_chart(tls, salt="t-v2", title="V", labels=False)
     assert bare.count("<text") < svg.count("<text")  # no micro-batch numbers in the blocks

@@ -39,11 +39,11 @@ def schedule_name(sched: pl.Schedule) -> str:
 
 
 def rank_label(sched: pl.Schedule, rank: int) -> str:
-    """A Gantt row's label: ``"阶段 r"`` when a rank holds one stage, else the rank and the global stages
-    it holds, e.g. ``"卡 0（阶段 0、7）"`` on the V layout (where the first and last stage share rank 0)."""
+    """A Gantt row's label: ``"段 r"`` when a rank holds one stage, else the rank and the global stages
+    it holds, e.g. ``"卡 0（段 0、7）"`` on the V layout (where the first and last stage share rank 0)."""
     if sched.chunks == 1:
-        return f"阶段 {rank}"
-    return f"卡 {rank}（阶段 {'、'.join(str(sched.virtual_stage(rank, c)) for c in range(sched.chunks))}）"
+        return f"段 {rank}"
+    return f"卡 {rank}（段 {'、'.join(str(sched.virtual_stage(rank, c)) for c in range(sched.chunks))}）"
 
 
 def _pct(x: float) -> str:
@@ -256,12 +256,12 @@ def straggler(stages: int, microbatches: int, slow_stage: int, slowdown: float, 
         _draw(a0, base, None)
         _draw(a1, slow, DEFAULT_XLABEL, legend=False)
         a1.set_xlim(0, slow.makespan)
-        a0.set_title(f"各阶段一样快：气泡占比 {_pct(base.bubble_fraction)}，步时 {base.makespan:g}", fontsize=9, loc="left")
-        a1.set_title(f"阶段 {s} 慢 {k:g} 倍：气泡占比 {_pct(slow.bubble_fraction)}，步时 {slow.makespan:g}", fontsize=9, loc="left")
+        a0.set_title(f"各段一样快：气泡占比 {_pct(base.bubble_fraction)}，步时 {base.makespan:g}", fontsize=9, loc="left")
+        a1.set_title(f"段 {s} 慢 {k:g} 倍：气泡占比 {_pct(slow.bubble_fraction)}，步时 {slow.makespan:g}", fontsize=9, loc="left")
         a1.get_yticklabels()[s].set_color(COLORS["wait"])
         grow = 100 * (slow.bubble_fraction - base.bubble_fraction)
         fig.suptitle(
-            f"{schedule_name(base.schedule)}，p={p}，m={m}：一个慢阶段使气泡占比增加 {grow:.1f} 个百分点，步时变为 {slow.makespan / base.makespan:.2f} 倍",
+            f"{schedule_name(base.schedule)}，p={p}，m={m}：一张慢卡使气泡占比增加 {grow:.1f} 个百分点，步时变为 {slow.makespan / base.makespan:.2f} 倍",
             y=1.0, fontsize=10,
         )
         fig.tight_layout()

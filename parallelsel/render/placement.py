@@ -192,7 +192,7 @@ def _trace_groups(ax, groups: dict[str, GroupPlacement], cell_xy: dict) -> list[
 
 
 def _legend(ax, plan: Plan, tp: GroupPlacement, traces: list[Line2D]) -> None:
-    handles = [Patch(facecolor=_STAGE_COLORS[i % len(_STAGE_COLORS)], label=f"PP 阶段 {i}") for i in range(plan.pp)]
+    handles = [Patch(facecolor=_STAGE_COLORS[i % len(_STAGE_COLORS)], label=f"PP 段 {i}") for i in range(plan.pp)]
     if plan.tp > 1:
         handles.append(Patch(facecolor="none", edgecolor="#222222", label="TP 组（节点内）"))
         if tp.crossing:

@@ -69,13 +69,13 @@ for kind, torch_class in SCHEDULES["classes"].items():
 t = totals
 rows.append(["合计", "", t["ran"], f"{t['equal']} / {t['ranks']}", t["refused"], t["both"]])
 print(f"torch {SCHEDULES['torch']}，p ∈ {{{', '.join(map(str, SCHEDULES['grid']['stages']))}}}、"
-      f"m ∈ {{{', '.join(map(str, SCHEDULES['grid']['microbatches']))}}}、每卡阶段数 v ∈ "
+      f"m ∈ {{{', '.join(map(str, SCHEDULES['grid']['microbatches']))}}}、每卡段数 v ∈ "
       f"{{{', '.join(map(str, SCHEDULES['grid']['chunks']))}}} 的全部组合，另加几个探测拒绝规则的设置（“torch 运行”“torch 拒绝”数的是设置，“逐 rank 相同”数的是 rank）：\n")
 print(markdown_table(["本库的 kind", "torch 的类", "torch 运行", "逐 rank 相同", "torch 拒绝", "本库也拒绝"],
                      rows, align="llrrrr"))
 zb = [e for e in SCHEDULES["settings"] if e["kind"] == "interleaved-zb" and e["chunks"] == 1]
 ran, ranks, equal, *_ = compare("zb-h1", zb)
-print(f"\n`zb-h1` 是本库对每卡一个阶段的 `interleaved-zb` 的叫法：与同样 {ran} 个设置对照，{equal} / {ranks} 个 rank 的顺序相同。")
+print(f"\n`zb-h1` 是本库对每卡一段的 `interleaved-zb` 的叫法：与同样 {ran} 个设置对照，{equal} / {ranks} 个 rank 的顺序相同。")
 # --8<-- [end:schedules]
 # --8<-- [start:refusals]
 def settings_text(entries):
@@ -236,5 +236,5 @@ print(f"    - 流水线对照的是每个 rank 的执行顺序（p ∈ {{{', '.j
       f"`{ENGINES['dtype']}`，`{ENGINES['optimizer']}`。")
 print("    - **没有对照**：时间。CPU 上的 gloo 不说明 GPU 上的 kernel 耗时、NCCL 的算法与带宽、通信与计算的重叠，"
       "也不说明 bf16 混合精度下的字节数；这些由[步时与实测](#步时与实测)一节对照论文实测，"
-      "流水线的时间线仍是模拟（每个阶段耗时相同的假设下）。")
+      "流水线的时间线仍是模拟（每段耗时相同的假设下）。")
 # --8<-- [end:boundary]

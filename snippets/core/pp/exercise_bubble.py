@@ -12,4 +12,4 @@ for p, m in CASES:
     sim = pipeline.simulate(pipeline.schedule("1f1b", p, m), forward=FORWARD, backward=BACKWARD)
     rows.append([p, m, fmt_pct(pipeline.bubble_fraction(p, m)), fmt_pct(sim.bubble_fraction)])
 print()
-print(markdown_table(["阶段数 p", "微批次数 m", "(p-1)/(m+p-1)", "1F1B 模拟"], rows, align="rrrr"))
+print(markdown_table(["段数 p", "微批次数 m", "(p-1)/(m+p-1)", "1F1B 模拟"], rows, align="rrrr"))

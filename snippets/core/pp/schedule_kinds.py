@@ -27,7 +27,7 @@ for sched in comparison_schedules(plan.pp, m, 2, kinds=pipeline.KINDS):
     peaks = list(tl.peak_activations)
     rows.append([schedule_name(sched), fmt_time(tl.makespan / ms), fmt_pct(tl.bubble_fraction),
                  " / ".join(f"{x:g}" for x in peaks), fmt_bytes(max(peaks) * per_rank)])
-print(f"{model.name}，PP={plan.pp}、每条流水线 {m} 个微批次；交错与 V 形调度每卡 2 个阶段（每阶段 "
+print(f"{model.name}，PP={plan.pp}、每条流水线 {m} 个微批次；交错与 V 形调度每卡 2 段（每段 "
       f"{model.layers // (2 * plan.pp)} 层）。每个微批次在一张卡上留下的激活 {fmt_bytes(per_rank)}（不含首段嵌入与末段输出层）。\n")
 print(markdown_table(
     ["调度", "步时", "气泡占比", f"每卡峰值在途激活（卡 0→{plan.pp - 1}，微批次）", "激活最多的一卡"],
@@ -35,5 +35,5 @@ print(markdown_table(
 ))
 vee = [timelines["zbv"], timelines["dualpipev"]]
 svg = timelines_chart(vee, salt="pp-v-shape", title=f"{model.name}，PP={plan.pp}、m={m}：V 形调度", xlabel="时间（ms）", labels=False)  # markdown-exec: hide
-print(figure_html(svg, f"{model.name} 上的 ZBV 与 DualPipeV：{plan.pp} 张卡各持两个阶段（卡 r 持阶段 r 与 {2 * plan.pp - 1}−r），{m} 个微批次，时间单位毫秒"))  # markdown-exec: hide
+print(figure_html(svg, f"{model.name} 上的 ZBV 与 DualPipeV：{plan.pp} 张卡各持两段（卡 r 持段 r 与 {2 * plan.pp - 1}−r），{m} 个微批次，时间单位毫秒"))  # markdown-exec: hide
 print(trace_links(vee, prefix="gpt3-175b-"))

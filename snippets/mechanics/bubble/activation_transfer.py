@@ -18,5 +18,5 @@ for key in ["nvlink4", "ib-ndr", "ib-hdr", "eth-100g"]:
     t_send = comm.collective_time("p2p", per_link, 2, link)
     t_fwd = fwd_flops / (device.peak_flops * efficiency)
     rows.append([link.name, fmt_bytes(per_link, "MiB"), fmt_time(t_send), fmt_time(t_fwd), f"{t_send / t_fwd:.1%}"])
-print(f"{model.name}，b={b}，s={s}，TP={tp}，PP={pp}：每个微批次在阶段边界的激活 {fmt_bytes(act, 'MiB')}\n")
-print(markdown_table(["链路", "每卡发送", "发送时间", "该阶段一次前向", "发送/前向"], rows, align="lrrrr"))
+print(f"{model.name}，b={b}，s={s}，TP={tp}，PP={pp}：每个微批次在段边界的激活 {fmt_bytes(act, 'MiB')}\n")
+print(markdown_table(["链路", "每卡发送", "发送时间", "该段一次前向", "发送/前向"], rows, align="lrrrr"))

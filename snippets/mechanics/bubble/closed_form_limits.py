@@ -11,11 +11,11 @@ uneven = [p * n / sum(layers) for n in layers]                     # stage time 
 last = [1.0] * (p - 1) + [1 + extra]
 slowed = [1.0, slow] + [1.0] * (p - 2)
 cases = {
-    "各阶段均匀": dict(forward=1.0, backward=2.0),
+    "各段均匀": dict(forward=1.0, backward=2.0),
     f"层数不整除：{sum(layers)} 层分成 {'/'.join(map(str, layers))}": dict(forward=uneven, backward=[2 * x for x in uneven]),
     f"末段多了输出层与 loss（+{extra:.0%}）": dict(forward=last, backward=[2 * x for x in last]),
     f"一张卡降频 {slow:g} 倍": dict(forward=slowed, backward=[2 * x for x in slowed]),
-    f"每次跨阶段发送延迟 {latency:g}": dict(forward=1.0, backward=2.0, p2p=latency),
+    f"每次跨段发送延迟 {latency:g}": dict(forward=1.0, backward=2.0, p2p=latency),
 }
 rows = []
 for name, kw in cases.items():

@@ -13,6 +13,6 @@ for sched in comparison_schedules(p, m, v, kinds=pipeline.KINDS):
     rows.append([schedule_name(sched), f"{sched.chunks}（{layout}）", f"{tl.makespan:g}", fmt_pct(tl.bubble_fraction),
                  fmt_pct(slow.bubble_fraction), " / ".join(f"{x:g}" for x in tl.peak_activations)])
 print(markdown_table(
-    ["调度", "每卡阶段数（布局）", "步时（单位：前向耗时）", "气泡占比", f"气泡占比（p2p 延迟 {latency:g}）", f"每卡峰值在途激活（卡 0→{p - 1}，微批次）"],
+    ["调度", "每卡段数（布局）", "步时（单位：前向耗时）", "气泡占比", f"气泡占比（p2p 延迟 {latency:g}）", f"每卡峰值在途激活（卡 0→{p - 1}，微批次）"],
     rows, align="llrrrl",
 ))

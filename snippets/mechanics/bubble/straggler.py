@@ -4,6 +4,6 @@ from parallelsel.render.style import figure_html  # markdown-exec: hide
 
 p, m, slow_stage, slowdown = 4, 8, 2, 1.5
 svg = straggler(stages=p, microbatches=m, slow_stage=slow_stage, slowdown=slowdown, salt="straggler")
-print(figure_html(svg, f"慢阶段（straggler）的影响：阶段 {slow_stage} 慢 {slowdown:g} 倍时，其余阶段都要等它，气泡变大、步时变长"))  # markdown-exec: hide
+print(figure_html(svg, f"慢卡（straggler）的影响：段 {slow_stage} 慢 {slowdown:g} 倍时，其余段都要等它，气泡变大、步时变长"))  # markdown-exec: hide
 uniform, slowed = straggler_timelines(p, m, slow_stage, slowdown)
-print(trace_links([uniform, slowed], ["各阶段一样快", f"阶段 {slow_stage} 慢 {slowdown:g} 倍"], prefix="straggler-"))
+print(trace_links([uniform, slowed], ["各段一样快", f"段 {slow_stage} 慢 {slowdown:g} 倍"], prefix="straggler-"))

@@ -16,7 +16,7 @@ tp_time = sum(t.time for t in tp)
 rows = [
     ["内存", "M_model / C_device",
      f"{fmt_bytes(memory.model_states(workload.model.params).total)} / {fmt_bytes(cluster.device.memory)}"],
-    ["内存", "该计划每卡（最重的阶段）", fmt_bytes(e.memory.total)],
+    ["内存", "该计划每卡（最重的段）", fmt_bytes(e.memory.total)],
     ["通信", f"TP 每步通信（{tp[0].link}，不可重叠）", fmt_time(tp_time)],
     ["气泡", f"p={plan.pp}，m={m}：(p-1)/(m+p-1)", fmt_pct(pipeline.bubble_fraction(plan.pp, m))],
     ["扩展", f"E(P)，P={plan.gpus}", fmt_pct(pt.efficiency)],

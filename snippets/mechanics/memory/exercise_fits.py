@@ -10,6 +10,7 @@ print(f"第 1 题：{small.name} 在 {a100.name} 上，{recipe.name}。\n"
 # --8<-- [end:givens]
 from parallelsel import memory
 from parallelsel.render.tables import fmt_bytes
+from parallelsel.render.reasons import WORDS
 
 m_model = memory.model_states(small.params, recipe).total
 c_device = memory.usable_memory(a100, ps.Plan(dp=8))   # driver-reported memory minus CUDA context and NCCL
@@ -23,8 +24,8 @@ for recompute in ("selective", "full"):
         plan = ps.Plan(dp=P, zero=3, recompute=recompute)
         total = memory.breakdown(workload, plan).total
         if total <= memory.budget(h100, plan):    # usable memory x (1 - default headroom)
-            print(f"(2) {big.name}，重算={recompute}：最小 P = {P}（每卡 {fmt_bytes(total)}）")
+            print(f"(2) {big.name}，{WORDS['zh']['recompute'][recompute]}：最小 P = {P}（每卡 {fmt_bytes(total)}）")
             break
     else:
-        print(f"(2) {big.name}，重算={recompute}：P 到 {degrees[-1]} 仍放不下（每卡 {fmt_bytes(total)}），"
+        print(f"(2) {big.name}，{WORDS['zh']['recompute'][recompute]}：P 到 {degrees[-1]} 仍放不下（每卡 {fmt_bytes(total)}），"
               "要另加 TP/PP 或 SP/CP 切激活")
