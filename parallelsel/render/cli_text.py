@@ -42,7 +42,7 @@ HELP = {
     "gpus_per_node": "每节点卡数（默认 8）",
     "intra": "节点内互联：{keys}（默认按设备的常见配置，并标明是假定）",
     "inter": "节点间互联（同上；默认按设备的常见网卡）",
-    "headroom": "预留比例 F：放得下要求每卡内存 ≤ 上限 = 可用内存 ×(1−F)，F 在 0 到 0.99 之间（默认 {default:g}）",
+    "headroom": "预留比例 F：放得下要求每卡内存 ≤ 上限 = 可用显存 ×(1−F)，F 在 0 到 0.99 之间（默认 {default:g}）",
     # plan
     "dp": "数据并行度",
     "tp": "张量并行度",
@@ -176,7 +176,7 @@ def why_text(w, c, x, fx, lang: str = "zh") -> str:
         if x.gpus_match and not fx:
             out.append("  - 单独改一项（8-bit Adam、完全重算、ZeRO-3、序列并行、微批次 1、加卡）都放不下\n")
     out.extend(f"  - {text(y, lang)}\n" for y in list(x.why) + verdict[len(e.reasons):])
-    out.append(f"  - 每卡内存 {fmt_bytes(e.memory.total)}（上限 {fmt_bytes(e.budget)} = 可用内存 ×(1 − 预留比例 {e.headroom:.0%})），"
+    out.append(f"  - 每卡内存 {fmt_bytes(e.memory.total)}（上限 {fmt_bytes(e.budget)} = 可用显存 ×(1 − 预留比例 {e.headroom:.0%})），"
                f"估计步时 {fmt_time(e.step.total, 2)}\n")
     return "".join(out)
 
@@ -243,7 +243,7 @@ def memory_text(w, c, plan, e, cal, lang: str = "zh") -> str:
     rows.append(["驱动报告", fmt_bytes(c.device.memory)])
     rows.append(["可用（减去 CUDA 上下文与 NCCL）", fmt_bytes(e.usable)])
     rows.append([f"上限（可用 ×(1 − 预留比例 {e.headroom:g})）", fmt_bytes(e.budget)])
-    rows.append(["余量（可用内存中空着的比例）", fmt_pct(e.margin)])
+    rows.append(["余量（可用显存中空着的比例）", fmt_pct(e.margin)])
     out.append(markdown_table(["每卡内存（GiB）", "大小"], rows, align="lr") + "\n")
     out.append(("放得下" if e.fits else "放不下：" + join(e.reasons, lang)) + "\n")
     out.append(f"步时 {fmt_time(e.step.total, 2)}，{e.step.tokens_per_s:,.0f} tokens/s，MFU {fmt_pct(e.step.mfu)}\n")

@@ -21,7 +21,7 @@ PART_LABELS = {
     "optimizer": "优化器状态",
     "activations": "激活",
     "embeddings": "嵌入与 logits 激活",
-    "gather_peak": "FSDP 聚合峰值",
+    "gather_peak": "FSDP gather 峰值",
     "allocator": "分配器开销",
 }
 """Chinese legend names for the fields of :class:`parallelsel.memory.MemoryBreakdown`."""

@@ -16,4 +16,4 @@ for zero in (0, 1, 2, 3):
     rows.append([f"ZeRO-{zero}", fmt_bytes(b.states), fmt_bytes(b.gather_peak), fmt_bytes(b.total),
                  "放得下" if b.total <= device.memory else "放不下"])
 print()
-print(markdown_table(["阶段", "模型状态", "聚合峰值", "每卡合计", f"放进 {device.name}？"], rows, align="lrrrc"))
+print(markdown_table(["阶段", "模型状态", "gather 峰值", "每卡合计", f"放进 {device.name}？"], rows, align="lrrrc"))

@@ -69,7 +69,7 @@ print(f"""<form id="calc-form" class="ps-calc" data-assets="../../assets/calcula
 {field("gpus_per_node", "每节点卡数", number("gpus_per_node", defaults.gpus_per_node))}
 {field("intra", "节点内互联", f'<select name="intra">{options(ps.LINKS, None, "不说明（按默认估算）")}</select>')}
 {field("inter", "节点间互联", f'<select name="inter">{options(ps.LINKS, None, "默认")}</select>')}
-{field("headroom", "预留比例 headroom（占可用内存的比例）", number("headroom", defaults.headroom, step="0.01", minimum="0"))}
+{field("headroom", "预留比例 headroom（占可用显存的比例）", number("headroom", defaults.headroom, step="0.01", minimum="0"))}
 </fieldset>
 <p><button type="submit" class="md-button">运行</button>
 <progress id="calc-progress" max="4" hidden></progress> <span id="calc-status" role="status" aria-live="polite"></span></p>
