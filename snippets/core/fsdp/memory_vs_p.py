@@ -18,4 +18,4 @@ rows = [[p, fmt_bytes(b.states), fmt_bytes(b.activations + b.embeddings), fmt_by
 print(markdown_table(["P", "模型状态 / P", "激活（含 logits）", "gather 峰值", "每卡合计", f"放进 {a100.name}？"], rows, align="rrrrrc"))
 svg = memory_bars([f"P={p}" for p in sizes], breakdown_parts(results), capacities=[(f"{a100.name} 上限", memory.budget(a100, ps.Plan(dp=sizes[0], zero=3)))],  # markdown-exec: hide
                   title=f"{model.name}，FSDP FULL_SHARD：每卡内存随 P 变化（完全重算）", salt="fsdp-vs-p")  # markdown-exec: hide
-print(figure_html(svg, f"{model.name} 用 FSDP FULL_SHARD 时每卡内存（GiB）随分片数 P 变化：模型状态按 1/P 下降，激活和gather 峰值不变"))  # markdown-exec: hide
+print(figure_html(svg, f"{model.name} 用 FSDP FULL_SHARD 时每卡内存（GiB）随分片数 P 变化：模型状态按 1/P 下降，激活和 gather 峰值不变"))  # markdown-exec: hide
