@@ -63,9 +63,7 @@ def test_salt_is_required():
 
 RENDER = Path(__file__).resolve().parent.parent / "parallelsel" / "render"
 _HEX = re.compile(r"#[0-9A-Fa-f]{6}")
-OWN_PALETTE_ALLOWED = {"placement.py"}
-"""render/placement.py still draws rank 0's CP and PP groups in colours of its own (#1B6F6A, #6A3D9A); they move
-to style.COLORS with its next edit (it belongs to another branch of issue 14), and this exception goes."""
+OWN_PALETTE_ALLOWED: set[str] = set()
 
 
 def _hex(node) -> bool:

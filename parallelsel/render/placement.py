@@ -170,7 +170,7 @@ def _outline_tp_groups(ax, tp: GroupPlacement, cell_xy: dict, gpus_per_node: int
                                    linestyle="--" if bad else "-"))
 
 
-_TRACES = (("CP", "#1B6F6A", "--"), ("DP", "#222222", "-"), ("PP", "#6A3D9A", ":"))
+_TRACES = (("CP", COLORS["cp_group"], "--"), ("DP", "#222222", "-"), ("PP", COLORS["pp_group"], ":"))
 """The groups of rank 0 traced through their cells: dimension, colour, line style."""
 
 

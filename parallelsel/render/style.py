@@ -40,6 +40,8 @@ COLORS = {
     "recompute": "#9ECAE9",
     "overlapped": "#CDBBE0",
     "bound": "#8A4B08",  # text marking a region where a limit binds (e.g. communication-bound)
+    "cp_group": "#1B6F6A",  # placement diagram: rank 0's context-parallel group
+    "pp_group": "#6A3D9A",  # placement diagram: rank 0's pipeline group
 }
 
 # Line/bar series in order, for charts whose series are not one of the named quantities above: the one
