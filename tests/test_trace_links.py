@@ -1,7 +1,7 @@
 """The pipeline pages offer each Gantt chart's timeline as a Chrome-trace file, inside the built page.
 
 Read from the real site (the session's strict build, or PARALLELSEL_SITE_DIR: see conftest.site): every pipeline Gantt chart (a chart whose rows are
-pipeline ranks) on the bubble and PP pages is followed by ``<a download="*.json" href="data:...">`` links;
+pipeline ranks) on the bubble, PP, misconceptions and exercises pages is followed by ``<a download="*.json" href="data:...">`` links;
 each decodes to Trace Event Format JSON with one track per rank, and each track lists the passes of the
 schedule the library builds for the trace's own settings (the orders tests/test_pipeline_torch.py checks
 against PyTorch), in time order.
@@ -18,7 +18,7 @@ import pytest
 
 from parallelsel import pipeline as pl
 
-PAGES = ["mechanics/bubble/index.html", "core/pp/index.html"]
+PAGES = ["mechanics/bubble/index.html", "core/pp/index.html", "misconceptions/index.html", "exercises/index.html"]
 _ROW = re.compile(r"^(阶段|卡) 0")  # the top row's label of a pipeline Gantt chart (render.pipeline_charts.rank_label)
 
 

@@ -2,7 +2,7 @@
 # also runs the output projection over a 128K vocabulary, so it is slower and everyone waits for it.
 import parallelsel as ps
 from parallelsel import pipeline
-from parallelsel.render.pipeline_charts import gantt
+from parallelsel.render.pipeline_charts import gantt, trace_links
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 from parallelsel.render.tables import markdown_table
 import markdown  # markdown-exec: hide
@@ -53,3 +53,4 @@ svg = gantt(tl, title=f"{model.name} 均分 {P} 段（m={M_VALUES[0]}）：末�
             salt="mis-pp-imbalance", xlabel="时间（单位：均分时一段的前向耗时）")
 print(markdown.markdown(head + "\n\n" + table, extensions=["tables"]))  # markdown-exec: hide
 print(figure_html(svg, f"末段多了输出层，其余 {P - 1} 段在每个微批次上都要等它，空闲（灰色）出现在稳态中间而不只在首尾"))  # markdown-exec: hide
+print(trace_links([tl], prefix="llama3-8b-even-split-"))  # the same timeline as Chrome-trace JSON (Timeline.to_chrome_trace)
