@@ -255,8 +255,9 @@ def peak_inflight(kind: str, stages: int, microbatches: int, chunks: int = 1, ra
     order is still complete and which other stacks run: ``"1f1b"`` with fewer micro-batches than stages
     (Megatron-LM's ``forward_backward_pipelining_without_interleaving`` warms up min(p - r - 1, m)
     forwards; torch's Schedule1F1B refuses it), and ``"zb-h1"`` with ``m`` not a multiple of
-    max(1, m // p) (torch's rounds rule, which only matters for more than one chunk). There is no
-    size limit: one rank's order has at most 3 x microbatches x chunks passes. Cached per setting,
+    max(1, m // p) (torch's rounds rule, which only matters for more than one chunk). Up to
+    :data:`MAX_PASSES` it walks one rank's order (at most 3 x microbatches x chunks passes); past it, it
+    extends the steady pattern measured at three smaller sizes instead of building the order. Cached per setting,
     since :mod:`parallelsel.memory` asks for the same few settings over and over.
 
     Examples:
@@ -277,7 +278,18 @@ def peak_inflight(kind: str, stages: int, microbatches: int, chunks: int = 1, ra
 
 @lru_cache(maxsize=4096)
 def _rank_peak(kind: str, p: int, m: int, v: int, r: int) -> int:
-    return _held_peak(a for a, _, _ in ORDERS[kind][0](p, m, v, r))
+    if p * m * v <= MAX_PASSES:
+        return _held_peak(a for a, _, _ in ORDERS[kind][0](p, m, v, r))
+    # Past the simulator's size the order is not built (a billion micro-batches would need tens of GB).
+    # After its warm-up every schedule repeats one steady pattern per micro-batch, so the peak is either
+    # constant in m (1F1B-like) or grows linearly (GPipe-like: all forwards first): measure it at three
+    # sizes that every kind accepts (multiples of 2 p v) and extend the line, checking it is one.
+    sizes = [2 * p * v * k for k in (4, 8, 16)]
+    a, b, c = (_rank_peak(kind, p, x, v, r) for x in sizes)
+    if (b - a) * (sizes[2] - sizes[1]) != (c - b) * (sizes[1] - sizes[0]):
+        raise ParallelselError(f"microbatches={m}: the held activations of {kind!r} do not settle into a "
+                               f"steady pattern below stages x microbatches x chunks <= {MAX_PASSES}")
+    return c + (c - b) * (m - sizes[2]) // (sizes[2] - sizes[1])
 
 
 def schedule(kind: str, stages: int, microbatches: int, chunks: int = 1) -> Schedule:

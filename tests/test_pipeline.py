@@ -427,3 +427,23 @@ def test_chrome_trace_is_valid_json_with_one_track_per_rank(kind, p, m, v):
         assert [(e["args"]["stage"], e["args"]["action"], e["args"]["microbatch"]) for e in mine] == tl.schedule.rank_order(r)
         assert all(a["ts"] + a["dur"] <= b["ts"] + 1e-6 for a, b in zip(mine, mine[1:]))
     assert max(e["ts"] + e["dur"] for e in passes) == pytest.approx(tl.makespan * 1000.0)
+
+
+def test_peak_inflight_past_the_simulator_size_follows_the_closed_forms_without_building_the_order():
+    """A billion micro-batches (a global batch the Workload accepts) used to build a 3e9-pass order and exhaust
+    memory; past MAX_PASSES the count comes from the steady pattern and equals the published closed forms:
+    1F1B holds p - r on rank r (Narayanan et al. 2021 §2.2.1), GPipe all m, ZB-H1 p on every rank (Qi et al. 2024).
+    Run in a child process capped at 2 GiB of address space, so the old behaviour fails instead of eating the machine."""
+    import subprocess
+    import sys
+
+    script = (
+        "import resource; resource.setrlimit(resource.RLIMIT_AS, (2 * 2**30, 2 * 2**30))\n"
+        "from parallelsel.pipeline import MAX_PASSES, peak_inflight\n"
+        "m = 10**9; assert 4 * m > MAX_PASSES\n"
+        "print([peak_inflight('1f1b', 4, m, rank=r) for r in range(4)], peak_inflight('gpipe', 4, m) == m,\n"
+        "      [peak_inflight('zb-h1', 4, m, rank=r) for r in range(4)])\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip() == "[4, 3, 2, 1] True [4, 4, 4, 4]"
