@@ -53,6 +53,9 @@ KINDS = ("gpipe", "1f1b", "interleaved", "zb-h1", "looped-bfs", "interleaved-zb"
 ACTIONS = ("F", "B", "W", "I")
 """Pass kinds: forward, full backward, weight-gradient backward, input-gradient backward (code = index)."""
 
+MAX_RANK_PASSES = 2**21
+"""Largest single-rank order :func:`peak_inflight` walks to measure a steady pattern (about 0.2 GB)."""
+
 MAX_PASSES = 2**17
 """Largest stages x microbatches x chunks :func:`schedule` builds. Measured here: building and
 simulating cost about 10 microseconds per op on one core (1F1B, p=100, m=1000: 0.4 s), so 2**17
@@ -285,7 +288,10 @@ def _rank_peak(kind: str, p: int, m: int, v: int, r: int) -> int:
     # constant in m (1F1B-like) or grows linearly (GPipe-like: all forwards first): measure it at three
     # sizes that every kind accepts (multiples of 2 p v) and extend the line, checking it is one.
     sizes = [2 * p * v * k for k in (4, 8, 16)]
-    a, b, c = (_rank_peak(kind, p, x, v, r) for x in sizes)
+    if 3 * sizes[2] * v > MAX_RANK_PASSES:
+        raise ParallelselError(f"microbatches={m}: with stages={p} and chunks={v}, the pattern would be measured on "
+                               f"more than {MAX_RANK_PASSES} passes of one rank")
+    a, b, c = (_held_peak(a for a, _, _ in ORDERS[kind][0](p, x, v, r)) for x in sizes)
     if (b - a) * (sizes[2] - sizes[1]) != (c - b) * (sizes[1] - sizes[0]):
         raise ParallelselError(f"microbatches={m}: the held activations of {kind!r} do not settle into a "
                                f"steady pattern below stages x microbatches x chunks <= {MAX_PASSES}")

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, replace
 
 from ._check import ParallelselError, choice, flag, positive_int, store
-from .hardware import Cluster
+from .hardware import MAX_GPUS, Cluster
 from .model import ATTENTION, RECOMPUTE, SHAPE_LIMITS, Transformer
 from .reasons import Reason
 from .recipe import Recipe
@@ -121,6 +121,9 @@ class Plan:
             v = getattr(self, f)
             if positive_int(f, v) is not v:
                 store(self, f, positive_int(f, v))
+        if self.dp * self.tp * self.pp * self.cp > MAX_GPUS:  # no cluster is larger (hardware.MAX_GPUS)
+            raise ParallelselError(f"dp x tp x pp x cp = {self.dp} x {self.tp} x {self.pp} x {self.cp}: "
+                                   f"must be <= {MAX_GPUS} GPUs")
         try:
             zero = positive_int("zero", self.zero, minimum=0, maximum=3)
         except ParallelselError:

@@ -151,3 +151,10 @@ def test_search_enumerates_pinned_values_outside_its_grid():
     w = ps.Workload(ps.MODELS["llama2-70b"], global_batch=64)
     r = ps.search(w, ps.Cluster(ps.DEVICES["a100-80gb"], nodes=4), top=3, fixed={"schedule": "gpipe", "pp": 4})
     assert r.results and all(x.plan.schedule == "gpipe" and x.plan.pp == 4 for x in r.results)
+
+
+def test_a_plan_larger_than_any_cluster_is_refused_before_anything_enumerates_its_ranks():
+    """Plan(tp=2**31 - 1) used to be accepted and estimate() enumerated its ranks until the machine ran out of
+    memory (a fuzz example OOM-killed at 24 GB); no cluster has more than hardware.MAX_GPUS GPUs."""
+    with pytest.raises(ValueError, match=r"dp x tp x pp x cp = 7 x 2147483647 x 3 x 1: must be <= 1048576 GPUs"):
+        ps.Plan(dp=7, tp=np.int32(2**31 - 1), pp=3)
