@@ -253,7 +253,7 @@ class Server:
 
     def library_edit(self, timeout: float = 900) -> float:
         before = self.builds()
-        path = self.snap / "parallelsel" / "pipeline.py"
+        path = self.snap / "parallelsel" / "core" / "pipeline.py"
         t0 = time.perf_counter()
         with open(path, "a", encoding="utf-8") as fh:
             fh.write(f"\n# bench edit {time.time()}\n")
@@ -371,7 +371,7 @@ def bench_library(snap: Path, rows: list, notes: list) -> None:
     import parallelsel as ps  # noqa: PLC0415  (the snapshot's copy)
 
     try:
-        from parallelsel.search import search  # noqa: PLC0415  (search.py may still be in progress)
+        from parallelsel.core.search import search  # noqa: PLC0415  (search.py may still be in progress)
     except Exception as e:  # noqa: BLE001
         search = None
         notes.append(f"search: import failed: {type(e).__name__}: {e}")
@@ -394,7 +394,7 @@ def bench_library(snap: Path, rows: list, notes: list) -> None:
         except Exception as e:  # noqa: BLE001  (a report, not a test: say what failed and go on)
             rows.append(("search: llama3-405b on 16,384 H100", "not available", f"{type(e).__name__}: {e}"[:120]))
     else:
-        rows.append(("search: llama3-405b on 16,384 H100", "not available", "parallelsel.search.search missing"))
+        rows.append(("search: llama3-405b on 16,384 H100", "not available", "parallelsel.core.search.search missing"))
 
     try:  # one estimate, the unit a search repeats tens of thousands of times (was a timed test in test_estimate.py)
         workload = ps.Workload(ps.MODELS["llama3-405b"], global_batch=2048)

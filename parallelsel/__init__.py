@@ -1,15 +1,22 @@
-"""parallelsel: choose DP, FSDP/ZeRO, TP and PP for large-model training, with every number traceable to a source."""
+"""parallelsel: choose DP, FSDP/ZeRO, TP and PP for large-model training, with every number traceable to a source.
 
-from . import comm, memory, moe, pipeline, reliability, roofline
-from .calibrate import Calibration, calibrate
-from .estimate import Estimate, MemoryBreakdown, StepTime, estimate, scaling_efficiency
-from .lesson import FOUR_COLUMNS, paper_cases, topology_variant
-from .matrix import MatrixRow, Verdict, selection_matrix
-from .hardware import DEVICES, LINKS, Cluster, Device, Link
-from .model import MODELS, Transformer
-from .plan import Plan, Workload, fsdp_plan
-from .recipe import RECIPES, Recipe
-from .search import SearchResult, search
+The package has three layers in three folders, each importing only the ones below it (``tests/test_layers.py``
+enforces it): :mod:`parallelsel.core` (the model: numbers and reason codes), :mod:`parallelsel.course` (the
+lesson's data) and :mod:`parallelsel.render` (presentation: text, charts, the CLI and the in-browser calculator).
+The names in ``__all__`` are the package's face.
+"""
+
+from . import _moved
+from .core import comm, memory, moe, pipeline, reliability, roofline
+from .core.calibrate import Calibration, calibrate
+from .core.estimate import Estimate, MemoryBreakdown, StepTime, estimate, scaling_efficiency
+from .core.hardware import DEVICES, LINKS, Cluster, Device, Link
+from .core.matrix import MatrixRow, Verdict, selection_matrix
+from .core.model import MODELS, Transformer
+from .core.plan import Plan, Workload, fsdp_plan
+from .core.recipe import RECIPES, Recipe
+from .core.search import SearchResult, search
+from .course.lesson import FOUR_COLUMNS, paper_cases, topology_variant
 
 __all__ = [
     "DEVICES", "LINKS", "MODELS", "RECIPES",
@@ -19,3 +26,5 @@ __all__ = [
     "Device", "Link", "Plan", "Recipe", "Transformer", "Workload", "fsdp_plan",
 ]
 __version__ = "0.1.0"
+
+_moved.install(__name__)

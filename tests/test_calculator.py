@@ -1,4 +1,4 @@
-"""The calculator page's Python side: parallelsel.calculator against the installed CLI, and the wheel the build ships.
+"""The calculator page's Python side: parallelsel.render.calculator against the installed CLI, and the wheel the build ships.
 
 The reference is the real ``parallelsel`` console script run in a subprocess (what a platform engineer types);
 the calculator must print the same JSON for the same inputs. The wheel must be byte-identical across builds, a
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from parallelsel import calculator
+from parallelsel.render import calculator
 
 REPO = Path(__file__).resolve().parent.parent
 CLI = Path(sys.executable).with_name("parallelsel")
@@ -119,7 +119,7 @@ def test_wheel_is_reproducible_and_complete(tmp_path):
     names = set(zipfile.ZipFile(a).namelist())
     sources = {p.relative_to(REPO).as_posix() for ext in ("*.py", "*.json") for p in (REPO / "parallelsel").rglob(ext)
                if "__pycache__" not in p.parts}
-    assert sources <= names and "parallelsel/calculator.py" in names
+    assert sources <= names and "parallelsel/render/calculator.py" in names
     assert {n.split("/")[-1] for n in names if ".dist-info/" in n} == {"METADATA", "WHEEL", "RECORD"}
 
 
@@ -138,7 +138,7 @@ class Block(importlib.abc.MetaPathFinder):
             raise ImportError(name)
 sys.meta_path.insert(0, Block())
 sys.path.insert(0, {str(target)!r})
-from parallelsel import calculator
+from parallelsel.render import calculator
 assert calculator.__file__.startswith({str(target)!r}), calculator.__file__
 out = calculator.run({form!r})
 print(json.dumps(out["plan"]["results"][0]["plan"]))

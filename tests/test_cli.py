@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from parallelsel.cli import gpt_like, main
-from parallelsel.plan import parse_plan
+from parallelsel.render.cli import gpt_like, main
+from parallelsel.core.plan import parse_plan
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from parallelsel.cli import gpt_like, main
+from parallelsel.render.cli import gpt_like, main
 
 
 def run(args, capsys):

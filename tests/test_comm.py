@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import parallelsel.comm as comm
+import parallelsel.core.comm as comm
 from parallelsel import DEVICES, LINKS, MODELS, Cluster, Link, Plan, Workload
-from parallelsel.comm import OPS, collective_time, traffic
+from parallelsel.core.comm import OPS, collective_time, traffic
 
 LINK = Link("test", bandwidth=100e9, latency=2e-6)
 A100 = DEVICES["a100-80gb"]

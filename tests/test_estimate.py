@@ -8,7 +8,7 @@ import importlib
 import pytest
 
 from parallelsel import DEVICES, LINKS, MODELS, Cluster, Plan, Workload
-from parallelsel.estimate import (
+from parallelsel.core.estimate import (
     DEFAULT_EFFICIENCY,
     OVERLAP_FRACTION,
     Estimate,
@@ -23,7 +23,7 @@ GPT2 = MODELS["gpt2-1.5b"]
 
 def test_doctests():
     # importlib returns the module even once the package re-exports the function under its name
-    assert doctest.testmod(importlib.import_module("parallelsel.estimate")).failed == 0
+    assert doctest.testmod(importlib.import_module("parallelsel.core.estimate")).failed == 0
 
 
 def test_small_model_fits_on_one_a100_and_dp_scales():

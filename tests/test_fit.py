@@ -3,7 +3,7 @@
 import pytest
 
 import parallelsel as ps
-from parallelsel.memory import budget, communicators, runtime_reserve
+from parallelsel.core.memory import budget, communicators, runtime_reserve
 
 MiB, GiB = 2**20, 2**30
 H100 = ps.DEVICES["h100-sxm-80gb"]

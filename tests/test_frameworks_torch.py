@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import parallelsel as ps
-from parallelsel import frameworks as fw
+from parallelsel.course import frameworks as fw
 
 DATA = json.loads((Path(__file__).parent / "data" / "torch_ddp_fsdp.json").read_text())
 RUNS = DATA["runs"]

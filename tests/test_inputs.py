@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import parallelsel as ps
-from parallelsel.comm import OPS, collective_time
-from parallelsel.memory import model_states
+from parallelsel.core.comm import OPS, collective_time
+from parallelsel.core.memory import model_states
 
 WEIRD = st.one_of(
     st.none(), st.booleans(), st.text(max_size=3), st.just(float("nan")), st.just(float("inf")),

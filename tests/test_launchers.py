@@ -26,8 +26,8 @@ import tomllib
 import pytest
 
 import parallelsel as ps
-from parallelsel.cli import main
-from parallelsel.launchers import LauncherError, export, options, refusals
+from parallelsel.render.cli import main
+from parallelsel.core.launchers import LauncherError, export, options, refusals
 
 MEGATRON_FLAGS = {  # flag: (type, choices) as declared in Megatron-LM
     "--tensor-model-parallel-size": (int, None),

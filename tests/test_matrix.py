@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 import parallelsel as ps
-from parallelsel.estimate import estimate
-from parallelsel.lesson import FOUR_COLUMNS, paper_cases, topology_variant
-from parallelsel.matrix import FACTS, SLOWER, MatrixRow, Verdict, selection_matrix
-from parallelsel.reasons import Reason, codes, first
+from parallelsel.core.estimate import estimate
+from parallelsel.course.lesson import FOUR_COLUMNS, paper_cases, topology_variant
+from parallelsel.core.matrix import FACTS, SLOWER, MatrixRow, Verdict, selection_matrix
+from parallelsel.core.reasons import Reason, codes, first
 
 V = Verdict
 
@@ -33,7 +33,7 @@ def _reason(rows, strategy, code):
 
 
 # Usable memory of an A100-80GB (driver-reported 81920 MiB minus the 512 MiB CUDA context and NCCL's two 688 MiB
-# buffers, parallelsel.memory.usable_memory's documented reserve) x (1 - 3% headroom).
+# buffers, parallelsel.core.memory.usable_memory's documented reserve) x (1 - 3% headroom).
 A100_80_BUDGET = (81920 - 512 - 2 * 688) * 2**20 * 0.97
 
 

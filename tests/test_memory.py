@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import parallelsel.memory as memory
-import parallelsel.pipeline as pl
-from parallelsel import pipeline_orders
+import parallelsel.core.memory as memory
+import parallelsel.core.pipeline as pl
+from parallelsel.core import pipeline_orders
 from parallelsel import MODELS, RECIPES, Plan, Transformer, Workload
-from parallelsel.memory import (
+from parallelsel.core.memory import (
     ALLOCATOR_OVERHEAD,
     activations_per_layer,
     breakdown,

@@ -1,12 +1,12 @@
-"""Token policies of an MoE layer (parallelsel.moe): the capacity rule against the Switch Transformer paper's own
+"""Token policies of an MoE layer (parallelsel.core.moe): the capacity rule against the Switch Transformer paper's own
 example, dropless against its definition, and the busiest rank's cost against the step model's balanced routing."""
 
 import pytest
 
 import parallelsel as ps
-from parallelsel.kernels import gemm_time, layer_gemms
-from parallelsel.memory import activations_per_layer
-from parallelsel.moe import expert_cost, route
+from parallelsel.core.kernels import gemm_time, layer_gemms
+from parallelsel.core.memory import activations_per_layer
+from parallelsel.core.moe import expert_cost, route
 
 MIXTRAL, H100 = ps.MODELS["mixtral-8x7b"], ps.DEVICES["h100-sxm-80gb"]
 

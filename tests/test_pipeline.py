@@ -439,7 +439,7 @@ def test_peak_inflight_past_the_simulator_size_follows_the_closed_forms_without_
 
     script = (
         "import resource; resource.setrlimit(resource.RLIMIT_AS, (2 * 2**30, 2 * 2**30))\n"
-        "from parallelsel.pipeline import MAX_PASSES, peak_inflight\n"
+        "from parallelsel.core.pipeline import MAX_PASSES, peak_inflight\n"
         "m = 10**9; assert 4 * m > MAX_PASSES\n"
         "print([peak_inflight('1f1b', 4, m, rank=r) for r in range(4)], peak_inflight('gpipe', 4, m) == m,\n"
         "      [peak_inflight('zb-h1', 4, m, rank=r) for r in range(4)])\n"

@@ -1,4 +1,4 @@
-"""One placement rule (parallelsel.placement) read by comm, matrix, search and render/placement.
+"""One placement rule (parallelsel.core.placement) read by comm, matrix, search and render/placement.
 
 Expected links are worked out by hand from the rank layout (TP fastest, then CP, then DP, then PP;
 rank r on node r // gpus_per_node) and the alpha-beta ring cost, not from the library's own formulas.
@@ -9,8 +9,8 @@ from dataclasses import replace
 import pytest
 
 import parallelsel as ps
-from parallelsel.comm import traffic
-from parallelsel.placement import group_placement, groups_on_nodes, placement
+from parallelsel.core.comm import traffic
+from parallelsel.core.placement import group_placement, groups_on_nodes, placement
 from parallelsel.render.placement import group_spans, layout, placement_diagram
 
 H100 = ps.DEVICES["h100-sxm-80gb"]

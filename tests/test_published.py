@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from parallelsel import MODELS, RECIPES, Transformer, references
-from parallelsel.comparisons import comparisons
-from parallelsel.comm import bus_factor
-from parallelsel.memory import activations_per_layer, model_states
+from parallelsel import MODELS, RECIPES, Transformer
+from parallelsel.course import references
+from parallelsel.course.comparisons import comparisons
+from parallelsel.core.comm import bus_factor
+from parallelsel.core.memory import activations_per_layer, model_states
 
 
 # ---------------------------------------------------------------- ZeRO (Rajbhandari et al. 2020)
@@ -100,7 +101,7 @@ def _eq2(l, h, V=51200, s=2048):
     ids=lambda r: r.label,
 )
 def test_narayanan_table1_params(row):
-    # Table 1 rows (parameters in billions; heads, hidden size, layers), from parallelsel.references.
+    # Table 1 rows (parameters in billions; heads, hidden size, layers), from parallelsel.course.references.
     billions, heads, hidden, layers = row.value, row.key["heads"], row.key["hidden"], row.key["layers"]
     m = _gpt(layers, hidden, heads)
     # Eq. 2 leaves out the final LayerNorm (2h); otherwise the exact count is eq. 2.

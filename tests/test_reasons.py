@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from parallelsel.reasons import Reason, codes, first
+from parallelsel.core.reasons import Reason, codes, first
 from parallelsel.render import reasons as rr
 
 PKG = Path(__file__).resolve().parent.parent / "parallelsel"

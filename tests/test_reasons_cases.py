@@ -12,11 +12,11 @@ import re
 import pytest
 
 import parallelsel as ps
-from parallelsel.lesson import paper_cases, topology_variant
-from parallelsel.matrix import Verdict, selection_matrix
-from parallelsel.reasons import Reason
+from parallelsel.course.lesson import paper_cases, topology_variant
+from parallelsel.core.matrix import Verdict, selection_matrix
+from parallelsel.core.reasons import Reason
 from parallelsel.render import reasons as rr
-from parallelsel.search import explain, search
+from parallelsel.core.search import explain, search
 
 # A number that reads as zero ("0", "0.0", "0%"), not part of a longer number or of "ZeRO-0".
 ZERO = re.compile(r"(?<![\w.\-])0+(?:\.0+)?(?![\w.])")

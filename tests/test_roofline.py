@@ -4,8 +4,8 @@ and against the published finding that tensor parallelism stops paying once it l
 import pytest
 
 import parallelsel as ps
-from parallelsel.comm import collective_time
-from parallelsel.roofline import (
+from parallelsel.core.comm import collective_time
+from parallelsel.core.roofline import (
     conditions, dp_comm_to_compute, dp_critical_tokens, fsdp_comm_to_compute, fsdp_critical_tokens, intensity,
     pp_comm_to_compute, pp_critical_hidden_layers, tp_comm_to_compute, tp_critical_hidden,
 )
@@ -82,7 +82,7 @@ def test_bad_input_is_a_value_error(call):
 
 
 def test_ep_ratio_matches_all_to_all_time_and_compute():
-    from parallelsel.roofline import ep_comm_to_compute
+    from parallelsel.core.roofline import ep_comm_to_compute
     m, link = ps.MODELS["mixtral-8x7b"], _no_latency(ps.LINKS["ib-hdr"])
     tokens = 4096
     # four all-to-alls (dispatch, combine; forward and backward) of top_k copies of each token's hidden vector
@@ -92,7 +92,7 @@ def test_ep_ratio_matches_all_to_all_time_and_compute():
 
 
 def test_ep_ratio_refuses_dense_models():
-    from parallelsel.roofline import ep_comm_to_compute
+    from parallelsel.core.roofline import ep_comm_to_compute
     with pytest.raises(ValueError):
         ep_comm_to_compute(ps.MODELS["llama2-7b"], 8, A100, ps.LINKS["ib-hdr"])
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import parallelsel as ps
-from parallelsel.search import EXCLUSIONS, GPIPE, TIE, Ranked, SearchResult, explain, search
+from parallelsel.core.search import EXCLUSIONS, GPIPE, TIE, Ranked, SearchResult, explain, search
 
 
 @pytest.fixture(scope="module")
@@ -188,7 +188,7 @@ def test_long_context_search_uses_context_parallelism_where_needed():
 def test_cp_divides_activations_not_states():
     w = ps.Workload(ps.MODELS["llama3-8b"], global_batch=8, seq_len=65536)
     one, four = ps.Plan(dp=8, tp=1, zero=3), ps.Plan(dp=2, cp=4, zero=3)
-    from parallelsel.memory import breakdown
+    from parallelsel.core.memory import breakdown
 
     a, b = breakdown(w, one), breakdown(w, four)
     assert b.activations == pytest.approx(a.activations / 4, rel=0.01)

@@ -1,11 +1,11 @@
-"""PP with ZeRO/FSDP follows the stack that runs it (parallelsel.stacks)."""
+"""PP with ZeRO/FSDP follows the stack that runs it (parallelsel.core.stacks)."""
 
 import pytest
 
 import parallelsel as ps
-from parallelsel.comm import traffic
-from parallelsel.memory import stage_params
-from parallelsel.stacks import effective_zero, pp_zero_stack
+from parallelsel.core.comm import traffic
+from parallelsel.core.memory import stage_params
+from parallelsel.core.stacks import effective_zero, pp_zero_stack
 
 H100 = ps.DEVICES["h100-sxm-80gb"]
 CLUSTER = ps.Cluster(H100, nodes=8, intra=ps.LINKS["nvlink4"], inter=ps.LINKS["ib-ndr"])

@@ -1,7 +1,7 @@
 """Step time against published, measured Megatron-LM runs (Narayanan et al. 2021 Table 1, Korthikanti et al.
 2022 Table 5): one set of device constants, every row within 15%, mean absolute error at most 7%.
 
-The published numbers live in parallelsel.references (with where each plan comes from); nothing here is
+The published numbers live in parallelsel.course.references (with where each plan comes from); nothing here is
 the library's own output."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import dataclasses
 import pytest
 
 import parallelsel as ps
-from parallelsel.hardware import MAMF, TRAINING_SHARE
-from parallelsel.kernels import gemm_efficiency
-from parallelsel.measured import compare, compare_all
-from parallelsel.references import KORTHIKANTI_TABLE5, MEASURED_RUNS, NARAYANAN_THROUGHPUT
+from parallelsel.core.hardware import MAMF, TRAINING_SHARE
+from parallelsel.core.kernels import gemm_efficiency
+from parallelsel.course.measured import compare, compare_all
+from parallelsel.course.references import KORTHIKANTI_TABLE5, MEASURED_RUNS, NARAYANAN_THROUGHPUT
 
 A100 = ps.DEVICES["a100-80gb"]
 
@@ -100,14 +100,14 @@ def test_small_matrices_run_below_the_ceiling():
 
 def test_search_tie_band_is_not_below_the_measured_error():
     # Two plans closer than the model's measured error are not known apart: the search calls them a tie.
-    from parallelsel.search import TIE
+    from parallelsel.core.search import TIE
 
     assert TIE >= _mae(compare_all(MEASURED_RUNS)) - 1e-3
 
 
 def _table2_pairs():
     # Narayanan et al. 2021 Table 2 lists ZeRO-3 and PTD-P rows of each model fewest GPUs first.
-    from parallelsel.references import NARAYANAN_ZERO3
+    from parallelsel.course.references import NARAYANAN_ZERO3
 
     for name in ("175B", "530B"):
         zero = [r for r in NARAYANAN_ZERO3 if r.zero == 3 and name in r.label]
@@ -132,7 +132,7 @@ def test_deepspeed_zero3_175b_rows_within_15_percent(run):
 def test_deepspeed_zero3_step_stops_shrinking_when_gpus_double():
     # Table 2: 768 and 1,536 GPUs both need 74 days for 300B tokens (the same step time): the link, not
     # the kernels, sets the pace. The model's two step times agree to within 5%, while compute halves.
-    from parallelsel.references import NARAYANAN_ZERO3
+    from parallelsel.course.references import NARAYANAN_ZERO3
 
     e768, e1536 = (compare(r).estimate for r in NARAYANAN_ZERO3 if r.zero == 3 and r.gpus in (768, 1536))
     assert e1536.step.compute < 0.55 * e768.step.compute

@@ -3,7 +3,7 @@
 import pytest
 
 import parallelsel as ps
-from parallelsel.steptrace import step_trace
+from parallelsel.course.steptrace import step_trace
 
 MODEL = ps.Transformer(layers=32, hidden=2560, heads=32, seq_len=2048, vocab=50304)
 WORK = ps.Workload(MODEL, global_batch=64)

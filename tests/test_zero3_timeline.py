@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import parallelsel as ps
-from parallelsel.zero3_timeline import (DEEPSPEED_2021, Piece, Zero3Config, coordinator_time, deepspeed_zero3_step,
+from parallelsel.course.zero3_timeline import (DEEPSPEED_2021, Piece, Zero3Config, coordinator_time, deepspeed_zero3_step,
                                       deepspeed_zero3_timeline)
 
 BIG = 1e8          # above the persistence threshold and the prefetch bucket: gathered, one at a time

@@ -4,7 +4,7 @@
  * Nothing loads until the reader presses 运行. Then, from this site only (hooks/calculator_assets.py put them there):
  * assets/calculator/manifest.json, the Pyodide runtime (assets/calculator/pyodide/), and the parallelsel wheel, which is
  * unpacked into Pyodide's site-packages (no micropip, no package index). The form's fields go to
- * parallelsel.calculator.run_json, which runs the parallelsel CLI in-process; what it prints is shown as it is, so the
+ * parallelsel.render.calculator.run_json, which runs the parallelsel CLI in-process; what it prints is shown as it is, so the
  * page and `parallelsel plan --json` / `matrix --json` agree by construction. This script formats nothing itself.
  *
  * The result goes into #calc-result, with data-state="loading" | "done" | "error" | "unavailable", the top plan in
@@ -56,7 +56,7 @@
     var wheel = await (await fetch(new URL(manifest.wheel, assets))).arrayBuffer();
     var sitePackages = py.runPython("import site; site.getsitepackages()[0]");
     py.unpackArchive(wheel, "wheel", { extractDir: sitePackages });
-    py.runPython("import importlib; importlib.invalidate_caches(); import parallelsel.calculator");
+    py.runPython("import importlib; importlib.invalidate_caches(); import parallelsel.render.calculator");
     return py;
   }
 
@@ -148,7 +148,7 @@
       status("计算中…", 4);
       await paint();
       py.globals.set("_ps_form", JSON.stringify(fields()));
-      var out = JSON.parse(py.runPython("parallelsel.calculator.run_json(_ps_form)"));
+      var out = JSON.parse(py.runPython("parallelsel.render.calculator.run_json(_ps_form)"));
       show(out);
       // seconds spent loading (0 once the runtime is ready) and computing: read by the browser test and `make bench`
       result.setAttribute("data-load-seconds", ((loaded - started) / 1000).toFixed(3));

@@ -1,6 +1,6 @@
 """What the ``parallelsel`` command prints for people: help texts, headers and each subcommand's report.
 
-:mod:`parallelsel.cli` parses arguments, calls the library and prints JSON; every sentence and table it shows a
+:mod:`parallelsel.render.cli` parses arguments, calls the library and prints JSON; every sentence and table it shows a
 person is written here (Chinese, with the English term beside it where the lesson gives one). Reasons come
 from :mod:`parallelsel.render.reasons` in the language asked for (``--lang``).
 """
@@ -134,14 +134,14 @@ FIXES = {
            "micro_batch": "micro-batch {micro_batch} (--micro-batch {micro_batch})",
            "gpus": "grow to {gpus} GPUs ({nodes} nodes); the fastest plan there is {plan}"},
 }
-"""The sentence of each single change :func:`parallelsel.search.fixes` finds, by its code, per language;
+"""The sentence of each single change :func:`parallelsel.core.search.fixes` finds, by its code, per language;
 the fields are the change's ``values`` (``plan`` is written as its label)."""
 
 _FIX_RESULT = {"zh": "{fix}：每卡 {bytes}，步时 {step}", "en": "{fix}: {bytes} per GPU, step {step}"}
 
 
 def fix_text(f, lang: str = "zh") -> str:
-    """One single change that makes a plan fit (:func:`parallelsel.search.fixes`), with its memory and step."""
+    """One single change that makes a plan fit (:func:`parallelsel.core.search.fixes`), with its memory and step."""
     values = {k: plan_label(v, lang) if k == "plan" else v for k, v in f.values.items()}
     return _FIX_RESULT[lang].format(fix=FIXES[lang][f.code].format(**values), bytes=fmt_bytes(f.estimate.memory.total),
                                     step=fmt_time(f.estimate.step.total, 2, lang))
@@ -230,7 +230,7 @@ def bubble_text(schedule: str, stages: int, microbatches: int, chunks: int, frac
 
 MEMORY_PARTS = {"params": "参数", "grads": "梯度", "optimizer": "优化器状态", "activations": "激活",
                 "embeddings": "嵌入/logits 激活", "gather_peak": "FSDP gather 峰值", "allocator": "分配器开销"}
-"""The names of :class:`parallelsel.memory.MemoryBreakdown`'s parts in ``parallelsel memory``'s table."""
+"""The names of :class:`parallelsel.core.memory.MemoryBreakdown`'s parts in ``parallelsel memory``'s table."""
 
 
 def memory_text(w, c, plan, e, cal, lang: str = "zh") -> str:

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullLocator
 
-from parallelsel._check import ParallelselError
+from parallelsel.core._check import ParallelselError
 from parallelsel.render.style import COLORS, MARKERS, SERIES, chart, to_svg
 
 __all__ = ["time_vs_degree", "grouped_time_bars", "describe_traffic"]
@@ -21,7 +21,7 @@ __all__ = ["time_vs_degree", "grouped_time_bars", "describe_traffic"]
 def describe_traffic(items: Sequence, short_links: bool = True) -> str:
     """One line naming a step's collectives, grouped by the link and group size they use.
 
-    ``items`` are :class:`parallelsel.comm.Traffic` records; calls of the same op on the same group
+    ``items`` are :class:`parallelsel.core.comm.Traffic` records; calls of the same op on the same group
     are added up, e.g. ``"all-gather×2 + reduce-scatter×1（8 卡，NVLink3）"``. With ``short_links``
     a link name keeps its first two words ("InfiniBand HDR 200Gb/s" -> "InfiniBand HDR").
     """

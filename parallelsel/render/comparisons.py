@@ -1,6 +1,6 @@
 """The library beside published figures: a table of the comparisons and a chart of their relative differences.
 
-Reads :class:`parallelsel.comparisons.Comparison` rows (published value, library value, the paper's
+Reads :class:`parallelsel.course.comparisons.Comparison` rows (published value, library value, the paper's
 rounding). Pure functions: Markdown or SVG string out; a chart's ``salt`` is unique per figure on a page.
 """
 
@@ -12,7 +12,7 @@ import numpy as np
 from matplotlib.patches import Patch
 from matplotlib.ticker import PercentFormatter
 
-from parallelsel._check import ParallelselError, one_per
+from parallelsel.core._check import ParallelselError, one_per
 from parallelsel.render.lesson_text import reference_label, reference_unit
 from parallelsel.render.style import COLORS, chart, to_svg
 from parallelsel.render.tables import markdown_table
@@ -52,7 +52,7 @@ def validation_bars(labels: Sequence[str], differences: Sequence[float], agrees:
 
 
 def comparison_table(comps: Sequence, extra_digits: int = 2) -> str:
-    """Markdown table of :class:`parallelsel.comparisons.Comparison` rows: published, library, difference.
+    """Markdown table of :class:`parallelsel.course.comparisons.Comparison` rows: published, library, difference.
 
     The library's value is printed with ``extra_digits`` more decimals than the paper prints, so a
     reader sees both the agreement at the paper's rounding and what the rounding hides.

@@ -1,4 +1,4 @@
-"""Sentences for the reasons a launcher refuses a plan (:func:`parallelsel.launchers.refusals`)."""
+"""Sentences for the reasons a launcher refuses a plan (:func:`parallelsel.core.launchers.refusals`)."""
 
 from __future__ import annotations
 
@@ -43,5 +43,5 @@ def refusal_text(launcher: str, code: str, values: dict) -> str:
 
 
 def refusals_text(launcher: str, refusals) -> str:
-    """Every ``(code, values)`` refusal of :func:`parallelsel.launchers.refusals`, one sentence each, joined."""
+    """Every ``(code, values)`` refusal of :func:`parallelsel.core.launchers.refusals`, one sentence each, joined."""
     return "；".join(refusal_text(launcher, code, values) for code, values in refusals)

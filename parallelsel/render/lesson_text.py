@@ -1,10 +1,10 @@
 """The lesson's words: the four-column matrix's cells, the paper cases' names, the verdict words, and the
 validation page's names for the published figures.
 
-Chinese lesson text that :mod:`parallelsel.lesson` puts beside the library's data (the strategy, its
+Chinese lesson text that :mod:`parallelsel.course.lesson` puts beside the library's data (the strategy, its
 collectives, the workloads); kept here because only ``render/`` holds Chinese. The cells cite their sources
-in :mod:`parallelsel.lesson`. The verdict words live in ``verdicts.json`` beside this module, so that
-:class:`parallelsel.matrix.Verdict` (a lower layer) can read them without importing ``render/``.
+in :mod:`parallelsel.course.lesson`. The verdict words live in ``verdicts.json`` beside this module, so that
+:class:`parallelsel.core.matrix.Verdict` (a lower layer) can read them without importing ``render/``.
 """
 
 from __future__ import annotations
@@ -66,15 +66,15 @@ FOUR_COLUMN_CELLS: dict[str, tuple[str, str, str, str, str]] = {
 }
 
 CASE_NAMES = {"fits_one_gpu": "模型可单卡", "state_exceeds_gpu": "状态超单卡", "layer_exceeds_gpu": "单层超单卡"}
-"""The lesson's names of its three paper cases (最小练习 1), by the case keys of :func:`parallelsel.lesson.paper_cases`."""
+"""The lesson's names of its three paper cases (最小练习 1), by the case keys of :func:`parallelsel.course.lesson.paper_cases`."""
 
 WIDE_LAYER_NAME = "宽层 2×24576"
-"""The display name of case 3's model (:data:`parallelsel.lesson.WIDE_LAYER`)."""
+"""The display name of case 3's model (:data:`parallelsel.course.lesson.WIDE_LAYER`)."""
 
 VERDICT_WORDS: dict[str, str] = json.loads((Path(__file__).with_name("verdicts.json")).read_text(encoding="utf-8"))
-"""Verdict code (``infeasible`` ...) -> the lesson's word; :class:`parallelsel.matrix.Verdict` values are these."""
+"""Verdict code (``infeasible`` ...) -> the lesson's word; :class:`parallelsel.core.matrix.Verdict` values are these."""
 
-# -- the validation page: published figures' labels and units (parallelsel.references, ASCII) in Chinese ----------
+# -- the validation page: published figures' labels and units (parallelsel.course.references, ASCII) in Chinese ----------
 REFERENCE_LABELS_ZH = {
     "GPT-3: activations saved by selective recompute": "GPT-3：选择性重算省下的激活",
     "MT-NLG: activations saved by selective recompute": "MT-NLG：选择性重算省下的激活",
@@ -90,7 +90,7 @@ _SHAPE = re.compile(r"^(\S+) \((l=[^()]*)\)$")  # Narayanan Table 1 rows: "1.7B 
 
 
 def reference_label(label: str) -> str:
-    """A published figure's label (:mod:`parallelsel.references`) as the validation page prints it."""
+    """A published figure's label (:mod:`parallelsel.course.references`) as the validation page prints it."""
     return REFERENCE_LABELS_ZH.get(label) or _SHAPE.sub(r"\1（\2）", label)
 
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 
 from matplotlib.ticker import FuncFormatter, PercentFormatter
 
-from parallelsel._check import ParallelselError, one_per
+from parallelsel.core._check import ParallelselError, one_per
 from parallelsel.render.style import MARKERS, SERIES, chart, to_svg
 
 __all__ = ["curves", "sensitivity_lines", "share_vs_degree"]

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from parallelsel.lesson import FOUR_COLUMNS, StrategyFacts
-from parallelsel.matrix import MatrixRow, Verdict
+from parallelsel.course.lesson import FOUR_COLUMNS, StrategyFacts
+from parallelsel.core.matrix import MatrixRow, Verdict
 from parallelsel.render.lesson_text import FOUR_COLUMN_HEADERS
-from parallelsel.reasons import Reason
+from parallelsel.core.reasons import Reason
 from parallelsel.render.reasons import join, stage_title, text, title
 from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_time, markdown_table
-from parallelsel.search import SearchResult
+from parallelsel.core.search import SearchResult
 
 __all__ = ["four_column_table", "headline", "matrix_table", "paper_cases_table", "funnel_table", "excluded_table",
            "reasons_list", "top_table", "why_list"]

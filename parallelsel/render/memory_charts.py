@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from parallelsel._check import ParallelselError
+from parallelsel.core._check import ParallelselError
 from parallelsel.render.style import COLORS, SERIES, chart, to_svg
 from parallelsel.render.tables import BYTE_UNITS
 
@@ -24,7 +24,7 @@ PART_LABELS = {
     "gather_peak": "FSDP gather 峰值",
     "allocator": "分配器开销",
 }
-"""Chinese legend names for the fields of :class:`parallelsel.memory.MemoryBreakdown`."""
+"""Chinese legend names for the fields of :class:`parallelsel.core.memory.MemoryBreakdown`."""
 
 _PART_COLORS = {
     **{k: COLORS[k] for k in ("params", "grads", "optimizer", "activations")},
@@ -36,12 +36,12 @@ _CAPACITY_STYLES = ["--", ":", "-."]
 
 
 def states_parts(states: Sequence) -> dict[str, list[float]]:
-    """``{"params", "grads", "optimizer"}`` byte lists from :class:`parallelsel.memory.States` objects."""
+    """``{"params", "grads", "optimizer"}`` byte lists from :class:`parallelsel.core.memory.States` objects."""
     return {k: [float(getattr(s, k)) for s in states] for k in ("params", "grads", "optimizer")}
 
 
 def breakdown_parts(breakdowns: Sequence, drop_zero: bool = True) -> dict[str, list[float]]:
-    """Byte lists per field from :class:`parallelsel.memory.MemoryBreakdown` objects, in display order.
+    """Byte lists per field from :class:`parallelsel.core.memory.MemoryBreakdown` objects, in display order.
 
     Fields that are zero in every breakdown are dropped when ``drop_zero`` (a chart legend should not
     list a part that no bar has).

@@ -15,8 +15,8 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import PercentFormatter
 
 from parallelsel import pipeline as pl
-from parallelsel._check import ParallelselError, positive_int, positive_number
-from parallelsel.plan import SCHEDULES
+from parallelsel.core._check import ParallelselError, positive_int, positive_number
+from parallelsel.core.plan import SCHEDULES
 from parallelsel.render.reasons import WORDS
 from parallelsel.render.style import COLORS, SERIES, chart, to_svg
 from parallelsel.render.units import fmt_time
@@ -121,7 +121,7 @@ def gantt(timeline: pl.Timeline, title: str | None = None, *, salt: str, xlabel:
 
     Blocks carry their micro-batch number when ``p <= 8`` and ``m <= 16``. The default title names the
     schedule, ``p``, ``m`` and the measured bubble fraction. ``xlabel`` should name the time unit of the
-    costs given to :func:`parallelsel.pipeline.simulate`.
+    costs given to :func:`parallelsel.core.pipeline.simulate`.
     """
     if not isinstance(timeline, pl.Timeline):
         raise ParallelselError(f"timeline={timeline!r}: must be a Timeline from pipeline.simulate()")
@@ -134,7 +134,7 @@ def gantt(timeline: pl.Timeline, title: str | None = None, *, salt: str, xlabel:
 def bubble_curve(stages_list: Sequence[int], m_values: Sequence[int], salt: str) -> str:
     """Bubble fraction against the number of micro-batches ``m`` for several pipeline depths ``p``.
 
-    Lines are the closed form ``(p-1)/(m+p-1)`` (:func:`parallelsel.pipeline.bubble_fraction`); points
+    Lines are the closed form ``(p-1)/(m+p-1)`` (:func:`parallelsel.core.pipeline.bubble_fraction`); points
     are steps simulated at each ``m`` in ``m_values`` -- 1F1B, or GPipe where ``m < p`` (torch's
     Schedule1F1B refuses it; GPipe has the same bubble) -- and lie on the lines.
     """
@@ -182,7 +182,7 @@ def comparison_timelines(stages: int, microbatches: int, chunks: int, kinds=COMP
 
 def schedule_comparison(stages: int, microbatches: int, chunks: int, salt: str, kinds=COMPARED) -> str:
     """The same ``p`` and ``m`` under several schedules: by default GPipe, 1F1B, interleaved 1F1B
-    (``chunks``) and ZB-H1; ``kinds`` may name any of :data:`parallelsel.pipeline.KINDS`.
+    (``chunks``) and ZB-H1; ``kinds`` may name any of :data:`parallelsel.core.pipeline.KINDS`.
 
     Costs: forward 1, backward 2 (a split backward: I = 1 and W = 1), see :func:`comparison_timelines`.
     Each subplot's title gives the measured bubble fraction and the peak in-flight activations, in
@@ -271,7 +271,7 @@ def straggler(stages: int, microbatches: int, slow_stage: int, slowdown: float, 
 # ---------------------------------------------------------------------------------------------- Chrome trace
 
 TRACE_UNIT = 1e-3
-"""Seconds per cost unit written into a trace (:meth:`parallelsel.pipeline.Timeline.to_chrome_trace`'s
+"""Seconds per cost unit written into a trace (:meth:`parallelsel.core.pipeline.Timeline.to_chrome_trace`'s
 default): charts in units of one forward pass show one unit as 1 ms."""
 
 

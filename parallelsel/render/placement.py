@@ -1,8 +1,8 @@
 """Placement diagrams: which GPU of which node holds which TP, CP, DP and PP rank of a plan.
 
-Everything here is read from :func:`parallelsel.placement.placement`, the one placement rule the
-traffic is priced on: rank order TP fastest, then CP, then DP, then PP (:mod:`parallelsel.plan`),
-ranks filling nodes in order (:func:`parallelsel.placement.rank_node`). Pure functions: data in,
+Everything here is read from :func:`parallelsel.core.placement.placement`, the one placement rule the
+traffic is priced on: rank order TP fastest, then CP, then DP, then PP (:mod:`parallelsel.core.plan`),
+ranks filling nodes in order (:func:`parallelsel.core.placement.rank_node`). Pure functions: data in,
 SVG string or plain data out.
 """
 
@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
-from parallelsel._check import ParallelselError, positive_int
-from parallelsel.hardware import Cluster, Link
-from parallelsel.placement import GroupPlacement, placement, rank_node
-from parallelsel.plan import Plan
+from parallelsel.core._check import ParallelselError, positive_int
+from parallelsel.core.hardware import Cluster, Link
+from parallelsel.core.placement import GroupPlacement, placement, rank_node
+from parallelsel.core.plan import Plan
 from parallelsel.render.style import COLORS, SERIES, chart, to_svg
 from parallelsel.render.tables import fmt_rate
 
@@ -105,7 +105,7 @@ class GroupSpan:
 def group_spans(plan: Plan, cluster: Cluster) -> list[GroupSpan]:
     """For TP, CP (when ``plan.cp > 1``), DP and PP: group size, stride, and how many groups cross a node boundary.
 
-    Read from :func:`parallelsel.placement.placement` (the rule traffic is priced on), so it also
+    Read from :func:`parallelsel.core.placement.placement` (the rule traffic is priced on), so it also
     covers groups that do not start node-aligned and the strides context parallelism adds.
     """
     groups = _checked(plan, cluster)
@@ -214,7 +214,7 @@ def placement_diagram(plan: Plan, cluster: Cluster, salt: str, title: str | None
     crosses a node boundary is outlined in red and dashed (its every-layer collectives then run over
     the inter-node link). The CP, DP and PP groups of rank 0 are traced as lines through their
     cells, so it is visible which links their collectives and sends cross. All of it is read from
-    :func:`parallelsel.placement.placement`.
+    :func:`parallelsel.core.placement.placement`.
     """
     groups = _checked(plan, cluster)
     if plan.gpus > cluster.gpus:

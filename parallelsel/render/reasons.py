@@ -1,4 +1,4 @@
-"""Sentences for reasons: each :class:`parallelsel.reasons.Reason` code mapped to a Chinese (``ZH``) and an
+"""Sentences for reasons: each :class:`parallelsel.core.reasons.Reason` code mapped to a Chinese (``ZH``) and an
 English (``EN``) template. The only place a decision becomes prose.
 
 A template is a string whose ``{name}`` / ``{name:spec}`` placeholders take ``reason.values[name]``.
@@ -15,9 +15,9 @@ None, 0, False or empty), e.g. ``[，gather 峰值 {gather_peak:size}]``. A temp
 colon and never prints a zero for a non-zero value (``tests/test_reasons.py``).
 
 To add a code: one entry in ``ZH`` and one in ``EN``, naming the same values (see
-:mod:`parallelsel.reasons` for the whole recipe).
+:mod:`parallelsel.core.reasons` for the whole recipe).
 
->>> from parallelsel.reasons import Reason
+>>> from parallelsel.core.reasons import Reason
 >>> text(Reason("heads_not_divisible", {"heads": 96, "tp": 7}))
 '注意力头数 96 不能被 TP=7 整除'
 >>> text(Reason("heads_not_divisible", {"heads": 96, "tp": 7}), lang="en")
@@ -30,7 +30,7 @@ import re
 import string
 from collections.abc import Iterable, Mapping
 
-from parallelsel.reasons import Reason
+from parallelsel.core.reasons import Reason
 from parallelsel.render.units import fmt_count, fmt_pct, fmt_rate, fmt_size, fmt_time
 
 __all__ = ["EN", "LANGS", "STAGES_EN", "STAGES_ZH", "TITLES_EN", "TITLES_ZH", "WORDS", "ZH", "as_json", "join", "plan_label",
@@ -40,7 +40,7 @@ LANGS = ("zh", "en")
 
 # -- sentences ---------------------------------------------------------------------------------
 ZH: dict[str, str] = {
-    # hard constraints (parallelsel.plan.constraint_violations)
+    # hard constraints (parallelsel.core.plan.constraint_violations)
     "cluster_too_small": "需要 {gpus} 张卡（dp×tp×pp×cp），集群只有 {cluster_gpus} 张",
     "tp_exceeds_heads": "TP={tp} 大于注意力头数 {heads}",
     "heads_not_divisible": "注意力头数 {heads} 不能被 TP={tp} 整除",
@@ -53,13 +53,13 @@ ZH: dict[str, str] = {
     "interleave_microbatches": "交错调度要求微批次数 {microbatches} 能被 PP={pp} 整除",
     "ep_needs_moe": "EP={ep} 只适用于 MoE 模型，{model} 是稠密模型",
     "experts_not_divisible": "专家数 {experts} 不能被 EP={ep} 整除",
-    # memory (parallelsel.estimate)
+    # memory (parallelsel.core.estimate)
     "memory_exceeds_device": "每卡内存 {bytes:size} > 上限 {capacity:size}[（可用 {usable:size} × (1 − 预留比例 {headroom:pct})）]{stage:stage}",
     "seq_not_divisible_cp": "序列长度 {seq_len} 不是 2×CP 的倍数（CP={cp}）",
     # search: plans left out without being timed, and the closest miss when nothing fits
     "gpipe_dominated": "GPipe：气泡与 1F1B 相同、在途激活更多（被支配）",
     "closest_miss": "最接近的是 {plan:plan}：每卡 {bytes:size}，比上限 {budget:size} 多 {gap:size}",
-    # search: why a ranked plan is where it is (parallelsel.search.why)
+    # search: why a ranked plan is where it is (parallelsel.core.search.why)
     "fits_memory": ("放得下：每卡 {bytes:size} ≤ 上限 = 可用 {usable:size} × (1 − 预留比例 {headroom:pct})（余量 {margin:pct1}；"
                     "状态 {states:size}，激活 {activations:size}[，gather 峰值 {gather_peak:size}]）"),
     "batch_split": "batch 能整除：全局批量 {global_batch} = DP {dp} × 微批次 {micro_batch} × {microbatches} 个微批次（梯度累积）",
@@ -73,7 +73,7 @@ ZH: dict[str, str] = {
     "dp_group": "DP={dp}：{zero:dp_sync} {spans_nodes:where}，走 {link}（{bandwidth:rate}）",
     "step_split": ("步时 {total:secs}，以{main:part}为主：计算 {compute_share:pct}、暴露的通信 {communication_share:pct}、"
                    "气泡 {bubble_share:pct}[；通信主要来自 {top_strategy}（{top_seconds:secs}）]；MFU {mfu:pct}"),
-    # search: what it makes of one given plan (parallelsel.search.explain, plan --why)
+    # search: what it makes of one given plan (parallelsel.core.search.explain, plan --why)
     "uses_other_gpu_count": "用 {gpus} 卡，集群有 {cluster_gpus} 卡：搜索只枚举用满集群的方案，所以它不在排名里",
     "dominated_by": "被支配：重算更少的 {plan:plan} 也放得下，计算更少，搜索不会为它计时",
     "nothing_fits": "搜索中没有任何方案放得下",
@@ -81,7 +81,7 @@ ZH: dict[str, str] = {
     "below_top": "不在前 {top} 名：步时 {seconds:secs}，是第一名 {best:plan}（{best_seconds:secs}）的 {ratio:x2} 倍",
     "dominated_by_less_recompute": "同一配置已有重算更少的方案放得下",
     "ranked_below_top": "排名在前 {top} 之后",
-    # the selection matrix (parallelsel.matrix): a strategy alone that fits nowhere
+    # the selection matrix (parallelsel.core.matrix): a strategy alone that fits nowhere
     "tp_no_degree": "没有可试的 TP 度：它要大于 1、整除注意力头数 {heads}，且不超过卡数 {gpus}",
     "pp_no_degree": "没有可试的 PP 段数：它要大于 1、整除层数 {layers}，且不超过卡数 {gpus}",
     "no_degree_passes": "试过的 {tried} 种{strategy:degree}都违反硬约束",
@@ -129,7 +129,7 @@ ZH: dict[str, str] = {
                                 "场景没说明（此处假设 {link}）"),
     "unknown_global_batch_bubble": "气泡 {bubble:pct1} 取决于微批次数，即全局批量；场景没给全局批量",
     "unknown_global_batch_pp": "气泡 (p−1)/(m+p−1) 取决于微批次数 m（此处 {microbatches}），即全局批量；场景没给全局批量",
-    # PP with ZeRO/FSDP: which stacks run it (parallelsel.stacks)
+    # PP with ZeRO/FSDP: which stacks run it (parallelsel.core.stacks)
     "pp_zero1_stacks": ("PP={pp} 配 ZeRO-{zero}：Megatron-LM 的分布式优化器（只分片优化器状态）和 DeepSpeed 的流水线引擎"
                         "都这样跑，每步一次梯度 reduce-scatter、一次参数 all-gather"),
     "pp_zero2_no_stack": ("PP={pp} 配 ZeRO-{zero} 没有框架这样跑：DeepSpeed 的流水线引擎只接受 ZeRO 阶段 < 2，"
@@ -287,7 +287,7 @@ TITLES_EN: dict[str, str] = {
     "gpipe_dominated": "GPipe: 1F1B's bubble with more in flight (dominated)",
 }
 
-# The stages of the search's funnel (parallelsel.search.SearchResult.funnel).
+# The stages of the search's funnel (parallelsel.core.search.SearchResult.funnel).
 STAGES_ZH: dict[str, str] = {"considered": "枚举", "passed_constraints": "约束通过", "fitting": "内存可放下",
                              "ranked": "排名前 {top}"}
 STAGES_EN: dict[str, str] = {"considered": "enumerated", "passed_constraints": "passed the constraints",

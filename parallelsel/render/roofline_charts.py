@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-from parallelsel._check import ParallelselError
+from parallelsel.core._check import ParallelselError
 from parallelsel.render.style import COLORS, MARKERS, SERIES, chart, to_svg
 
 __all__ = ["ratio_lines", "ratio_panels"]

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 from matplotlib.ticker import PercentFormatter
 
-from parallelsel._check import ParallelselError, one_per
+from parallelsel.core._check import ParallelselError, one_per
 from parallelsel.render.reasons import WORDS
 from parallelsel.render.style import COLORS, chart, to_svg
 from parallelsel.render.units import fmt_time, time_unit
@@ -33,13 +33,13 @@ _COLORS = {"compute": COLORS["compute"], "recompute": COLORS["recompute"], "comm
 
 
 def step_parts(steps: Sequence) -> dict[str, list[float]]:
-    """Seconds per part from :class:`parallelsel.estimate.StepTime` objects: compute (recompute included),
+    """Seconds per part from :class:`parallelsel.core.estimate.StepTime` objects: compute (recompute included),
     exposed communication, bubble."""
     return {k: [float(s.decomposition[k]) for s in steps] for k in ("compute", "communication", "bubble")}
 
 
 def scaling_parts(points) -> dict[str, list[float]]:
-    """Seconds per step of each :class:`parallelsel.estimate.ScalingPoint`, split as E(P) reads it.
+    """Seconds per step of each :class:`parallelsel.core.estimate.ScalingPoint`, split as E(P) reads it.
 
     "recompute", "communication" and "bubble" are the losses (``ScalingPoint.losses``), "compute" the
     rest: the useful (model-FLOPs) compute, so the four add up to the step time.

@@ -1,6 +1,6 @@
 """Step timelines: one compute lane and one communication lane per plan, on a shared time axis.
 
-Draws :class:`parallelsel.steptrace.StepTrace` objects: forward and backward blocks, waits on
+Draws :class:`parallelsel.course.steptrace.StepTrace` objects: forward and backward blocks, waits on
 critical-path or exposed communication, pipeline bubble; communication hidden under compute is
 drawn pale violet; exposed communication is drawn in the same red as the compute lane's wait for it. Seconds in, milliseconds drawn; SVG string out.
 """
@@ -11,10 +11,10 @@ from collections.abc import Mapping
 
 from matplotlib.patches import Patch
 
-from parallelsel._check import ParallelselError
+from parallelsel.core._check import ParallelselError
 from parallelsel.render.step_charts import STEP_PARTS
 from parallelsel.render.style import COLORS, chart, to_svg
-from parallelsel.steptrace import LANES
+from parallelsel.course.steptrace import LANES
 
 __all__ = ["KIND_LABELS", "step_timelines"]
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from parallelsel._check import one_per
+from parallelsel.core._check import one_per
 from parallelsel.render.style import COLORS, chart, to_svg
 
 __all__ = ["quote_check"]

@@ -1,6 +1,6 @@
 # The same two plans for the same workload, on two clusters: which one is faster depends on the hardware.
 import parallelsel as ps
-from parallelsel.estimate import estimate
+from parallelsel.core.estimate import estimate
 from parallelsel.render.tables import fmt_bytes, fmt_time, markdown_table
 
 work = ps.Workload(ps.MODELS["llama2-13b"], global_batch=64)

@@ -1,6 +1,6 @@
 # The lesson's three paper cases at a glance: one verdict per strategy, computed by the selection matrix.
-from parallelsel.lesson import paper_cases
-from parallelsel.matrix import selection_matrix
+from parallelsel.course.lesson import paper_cases
+from parallelsel.core.matrix import selection_matrix
 from parallelsel.render.tables import markdown_table
 
 rows = []

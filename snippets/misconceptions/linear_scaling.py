@@ -4,7 +4,7 @@ import parallelsel as ps
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 from parallelsel.render.tables import fmt_rate, markdown_table
 from parallelsel.render.line_charts import curves
-from parallelsel.search import search
+from parallelsel.core.search import search
 import markdown  # markdown-exec: hide
 
 work = ps.Workload(ps.MODELS["llama2-13b"], global_batch=256)

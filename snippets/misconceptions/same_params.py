@@ -1,8 +1,8 @@
 # Misconception 1: one model (same parameter count), three training setups, three different rows of the
 # matrix; then pure DP's thriftiest setting (micro-batch 1, full recompute) of each setup, per GPU.
 import parallelsel as ps
-from parallelsel.matrix import selection_matrix
-from parallelsel.memory import breakdown
+from parallelsel.core.matrix import selection_matrix
+from parallelsel.core.memory import breakdown
 from parallelsel.render.memory_charts import breakdown_parts, memory_bars
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 from parallelsel.render.tables import fmt_bytes, fmt_count, markdown_table

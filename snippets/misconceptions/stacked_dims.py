@@ -1,10 +1,10 @@
 # Misconception 5: a five-dimension stack against a two-dimension plan, Llama-2 13B on 2 nodes x 8 A100 (InfiniBand).
 import parallelsel as ps
-from parallelsel.estimate import estimate
+from parallelsel.core.estimate import estimate
 from parallelsel.render.step_charts import step_bars, step_parts
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 from parallelsel.render.tables import fmt_bytes, fmt_time, markdown_table
-from parallelsel.search import search
+from parallelsel.core.search import search
 import markdown  # markdown-exec: hide
 
 work = ps.Workload(ps.MODELS["llama2-13b"], global_batch=256)

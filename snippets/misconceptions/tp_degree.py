@@ -2,8 +2,8 @@
 # Llama-2 7B here: multi-head attention with 32 heads, so every TP degree up to 32 is legal
 # (case 2's Llama-2 70B has 8 KV groups and cannot go past TP=8 at all).
 from parallelsel import MODELS, Plan, Workload
-from parallelsel.estimate import estimate
-from parallelsel.lesson import paper_cases
+from parallelsel.core.estimate import estimate
+from parallelsel.course.lesson import paper_cases
 from parallelsel.render.step_charts import step_bars, step_parts
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 from parallelsel.render.tables import fmt_pct, fmt_time

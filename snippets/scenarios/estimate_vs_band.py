@@ -4,12 +4,12 @@
 from dataclasses import replace
 
 import parallelsel as ps
-from parallelsel.estimate import OVERLAP_FRACTION
-from parallelsel.hardware import TRAINING_SHARE
-from parallelsel.kernels import FLASH_SHARE
-from parallelsel.references import LLAMA2_70B_PRETRAINING as run, PUBLISHED_MFU
+from parallelsel.core.estimate import OVERLAP_FRACTION
+from parallelsel.core.hardware import TRAINING_SHARE
+from parallelsel.core.kernels import FLASH_SHARE
+from parallelsel.course.references import LLAMA2_70B_PRETRAINING as run, PUBLISHED_MFU
 from parallelsel.render.tables import fmt_pct, fmt_time, markdown_table
-from parallelsel.search import search
+from parallelsel.core.search import search
 
 work = ps.Workload(ps.MODELS["llama2-70b"], global_batch=512)
 cluster = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=8, gpus_per_node=8)

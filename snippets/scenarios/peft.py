@@ -2,12 +2,12 @@
 # LoRA (Hu et al. 2021, §4): each adapted d_in x d_out matrix gains r x (d_in + d_out) trainable parameters;
 # the base weights are frozen in bf16, so only the adapters carry gradients and Adam state.
 import parallelsel as ps
-from parallelsel.lesson import paper_cases
-from parallelsel.memory import ALLOCATOR_OVERHEAD, activations_per_layer, budget, logits_activations, model_states
+from parallelsel.course.lesson import paper_cases
+from parallelsel.core.memory import ALLOCATOR_OVERHEAD, activations_per_layer, budget, logits_activations, model_states
 from parallelsel.render.memory_charts import memory_bars
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 from parallelsel.render.tables import fmt_bytes, fmt_count, markdown_table
-from parallelsel.search import search
+from parallelsel.core.search import search
 import markdown  # markdown-exec: hide
 
 RANK = 16

@@ -1,9 +1,9 @@
 # A training request turned into scheduling constraints: paper case 2 with the plan search's first place.
 from parallelsel import reliability as rel
-from parallelsel.lesson import paper_cases
-from parallelsel.placement import placement
+from parallelsel.course.lesson import paper_cases
+from parallelsel.core.placement import placement
 from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_rate, fmt_time, markdown_table
-from parallelsel.search import search
+from parallelsel.core.search import search
 
 name, work, cluster = paper_cases()[1]
 best = search(work, cluster, top=1).best

@@ -1,11 +1,11 @@
 # Checking a vendor's quoted throughput: the MFU it implies, against the physical ceiling, the MFU that published
 # large runs reached, and the library's estimate.
 import parallelsel as ps
-from parallelsel.references import PUBLISHED_MFU
+from parallelsel.course.references import PUBLISHED_MFU
 from parallelsel.render.throughput_charts import quote_check
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 from parallelsel.render.tables import markdown_table
-from parallelsel.search import search
+from parallelsel.core.search import search
 import markdown  # markdown-exec: hide
 
 work = ps.Workload(ps.MODELS["llama2-70b"], global_batch=512)

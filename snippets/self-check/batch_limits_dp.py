@@ -1,6 +1,6 @@
 # Self-check 3: a fixed global batch caps the DP degree (global batch = dp x micro-batch x micro-batches).
 import parallelsel as ps
-from parallelsel.plan import constraint_violations
+from parallelsel.core.plan import constraint_violations
 from parallelsel.render.reasons import join
 from parallelsel.render.tables import markdown_table
 

@@ -1,6 +1,6 @@
 # Self-check 1: what rules out pure DP in each paper case (the selection matrix's own reason).
-from parallelsel.lesson import paper_cases
-from parallelsel.matrix import selection_matrix
+from parallelsel.course.lesson import paper_cases
+from parallelsel.core.matrix import selection_matrix
 from parallelsel.render.reasons import join
 from parallelsel.render.tables import markdown_table
 

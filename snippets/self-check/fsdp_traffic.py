@@ -1,6 +1,6 @@
 # Self-check 6: bytes each GPU sends per step, DP (all-reduce) against ZeRO-3/FSDP, one micro-batch per step.
 import parallelsel as ps
-from parallelsel.comm import traffic
+from parallelsel.core.comm import traffic
 from parallelsel.render.tables import fmt_bytes, markdown_table
 
 work = ps.Workload(ps.MODELS["llama2-7b"], global_batch=8)

@@ -1,7 +1,7 @@
 # Self-check 7: why the MFU of paper case 2's best plan is below the rate its kernels reach.
-from parallelsel.lesson import paper_cases
+from parallelsel.course.lesson import paper_cases
 from parallelsel.render.tables import markdown_table
-from parallelsel.search import search
+from parallelsel.core.search import search
 
 name, work, cluster = paper_cases()[1]
 e = search(work, cluster, top=1).best.estimate

@@ -1,9 +1,9 @@
 # Self-check 2: one TP all-reduce of a layer's activations against that layer's compute, on NVLink and on InfiniBand.
-# Compute from the kernels one GPU runs at its TP shard's shapes (parallelsel.kernels); communication at the
-# bus bandwidth each link reaches (Link.achieved, sources beside parallelsel.hardware.LINKS).
+# Compute from the kernels one GPU runs at its TP shard's shapes (parallelsel.core.kernels); communication at the
+# bus bandwidth each link reaches (Link.achieved, sources beside parallelsel.core.hardware.LINKS).
 import parallelsel as ps
-from parallelsel.comm import collective_time
-from parallelsel.kernels import weight_pieces
+from parallelsel.core.comm import collective_time
+from parallelsel.core.kernels import weight_pieces
 from parallelsel.render.tables import fmt_rate, fmt_time, markdown_table
 
 model, device, tp, b = ps.MODELS["llama2-70b"], ps.DEVICES["a100-80gb"], 8, 1

@@ -1,7 +1,7 @@
 # Korthikanti et al. 2022 Table 2 for GPT-3 175B: activation bytes per layer divided by sbh,
 # the paper's formula evaluated beside the library's term-by-term count (micro-batch b = 1).
-from parallelsel.comparisons import comparisons
-from parallelsel.references import KORTHIKANTI_GPT3
+from parallelsel.course.comparisons import comparisons
+from parallelsel.course.references import KORTHIKANTI_GPT3
 from parallelsel.render.comparisons import comparison_table
 
 g = KORTHIKANTI_GPT3

@@ -1,5 +1,5 @@
 # Every comparison on this page in one chart: the relative difference between the library and the paper.
-from parallelsel.comparisons import comparisons
+from parallelsel.course.comparisons import comparisons
 from parallelsel.render.comparisons import validation_bars
 from parallelsel.render.lesson_text import reference_label
 from parallelsel.render.style import figure_html  # markdown-exec: hide

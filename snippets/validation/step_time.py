@@ -1,7 +1,7 @@
 # Step time beside the published Megatron-LM runs: Narayanan et al. 2021 Table 1 (TFLOP/s per GPU) and
 # Korthikanti et al. 2022 Table 5 (iteration time), each run with the plan its paper describes.
-from parallelsel.measured import compare_all
-from parallelsel.references import KORTHIKANTI_TABLE5, NARAYANAN_THROUGHPUT
+from parallelsel.course.measured import compare_all
+from parallelsel.course.references import KORTHIKANTI_TABLE5, NARAYANAN_THROUGHPUT
 from parallelsel.render.tables import markdown_table
 from parallelsel.render.units import fmt_pct
 

@@ -7,7 +7,8 @@ from math import prod
 from pathlib import Path
 
 import parallelsel as ps
-from parallelsel import frameworks, pipeline
+from parallelsel import pipeline
+from parallelsel.course import frameworks
 from parallelsel.render.tables import fmt_bytes, markdown_table
 
 

@@ -1,6 +1,6 @@
 # Narayanan et al. 2021 §5.1, eq. 4: GPT-3 175B on 300B tokens with 1024 A100s at 140 TFLOP/s each.
-from parallelsel.comparisons import comparisons
-from parallelsel.references import NARAYANAN_EQ4
+from parallelsel.course.comparisons import comparisons
+from parallelsel.course.references import NARAYANAN_EQ4
 from parallelsel.render.comparisons import comparison_table
 from parallelsel.render.tables import fmt_count, fmt_flops
 

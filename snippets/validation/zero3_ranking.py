@@ -1,8 +1,8 @@
 # Narayanan et al. 2021 §5.2, Table 2: DeepSpeed ZeRO-3 (no model parallelism) against PTD-P, GPT-3 175B and
 # the 530B model, as the GPUs double at a fixed global batch. ZeRO-3 is timed by DeepSpeed 2021's own
-# coordinator rules (parallelsel.zero3_timeline, its default settings); nothing here is fitted to these rows.
-from parallelsel.measured import compare_all
-from parallelsel.references import NARAYANAN_ZERO3
+# coordinator rules (parallelsel.course.zero3_timeline, its default settings); nothing here is fitted to these rows.
+from parallelsel.course.measured import compare_all
+from parallelsel.course.references import NARAYANAN_ZERO3
 from parallelsel.render.tables import markdown_table
 
 rows = compare_all(NARAYANAN_ZERO3)

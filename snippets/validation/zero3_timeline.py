@@ -1,11 +1,11 @@
-# Where a DeepSpeed 2021 ZeRO-3 step of GPT-3 175B goes (parallelsel.zero3_timeline): kernels, the time the
+# Where a DeepSpeed 2021 ZeRO-3 step of GPT-3 175B goes (parallelsel.course.zero3_timeline): kernels, the time the
 # link is busy (and the part of it that is ring latency, (n - 1) alpha per call), and the wall clock.
-from parallelsel.measured import run_estimate
-from parallelsel.placement import group_link
-from parallelsel.references import NARAYANAN_ZERO3
+from parallelsel.course.measured import run_estimate
+from parallelsel.core.placement import group_link
+from parallelsel.course.references import NARAYANAN_ZERO3
 from parallelsel.render.tables import markdown_table
 from parallelsel.render.units import fmt_time
-from parallelsel.zero3_timeline import deepspeed_zero3_timeline
+from parallelsel.course.zero3_timeline import deepspeed_zero3_timeline
 
 out = []
 for run in (r for r in NARAYANAN_ZERO3 if r.zero == 3 and "175B" in r.label):

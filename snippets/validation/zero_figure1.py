@@ -1,6 +1,6 @@
 # ZeRO Figure 1 (7.5B parameters, N_d = 64, K = 12): model states per device by ZeRO stage, in GB (1e9 bytes).
-from parallelsel.comparisons import comparisons
-from parallelsel.references import ZERO_FIGURE1_SETUP
+from parallelsel.course.comparisons import comparisons
+from parallelsel.course.references import ZERO_FIGURE1_SETUP
 from parallelsel.render.comparisons import comparison_table
 from parallelsel.render.tables import fmt_count
 

@@ -1,7 +1,7 @@
 # Llama-3 70B with TP8 per pipeline: how the global batch B bounds DP, and the bubble that follows.
 import parallelsel as ps
 from parallelsel import pipeline
-from parallelsel.plan import constraint_violations
+from parallelsel.core.plan import constraint_violations
 from parallelsel.render.reasons import join
 from parallelsel.render.tables import fmt_pct, markdown_table
 

@@ -9,7 +9,7 @@ print(f"{model.name}，序列长度 {SEQ_LEN:,} token，一个节点 {GPUS} 张 
       f"候选方案：FSDP×{GPUS}（选择性重算或完全重算），TP{GPUS} + SP（选择性重算）；"
       f"注意力用融合内核（FlashAttention），再对照标准注意力。")
 # --8<-- [end:givens]
-from parallelsel.estimate import estimate
+from parallelsel.core.estimate import estimate
 from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_time, markdown_table
 
 cluster = ps.Cluster(device, nodes=1, gpus_per_node=GPUS, intra=ps.LINKS["nvlink4"])

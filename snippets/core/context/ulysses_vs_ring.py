@@ -1,6 +1,6 @@
 # Ring attention vs Ulysses (all-to-all) context parallelism: bytes each rank sends per layer, and what each requires.
 import parallelsel as ps
-from parallelsel.comm import bus_factor
+from parallelsel.core.comm import bus_factor
 from parallelsel.render.tables import fmt_bytes, markdown_table
 
 model = ps.MODELS["llama3-70b"]

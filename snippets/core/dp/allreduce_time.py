@@ -1,7 +1,7 @@
 # Llama-2 7B: one gradient all-reduce per step (bf16 gradients), by DP degree and by the link the ring crosses.
 import parallelsel as ps
 from parallelsel import comm
-from parallelsel.estimate import estimate
+from parallelsel.core.estimate import estimate
 from parallelsel.render.tables import fmt_bytes, fmt_time, markdown_table
 from parallelsel.render.comm_charts import time_vs_degree  # markdown-exec: hide
 from parallelsel.render.style import figure_html  # markdown-exec: hide

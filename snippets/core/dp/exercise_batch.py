@@ -5,7 +5,7 @@ import parallelsel as ps
 GLOBAL_BATCH, MICRO_BATCH = 256, 4
 print(f"全局批量固定为 {GLOBAL_BATCH} 条序列，每卡微批次 {MICRO_BATCH}。\n")
 # --8<-- [end:givens]
-from parallelsel.plan import constraint_violations
+from parallelsel.core.plan import constraint_violations
 from parallelsel.render.reasons import join
 
 work = ps.Workload(ps.MODELS["llama2-7b"], global_batch=GLOBAL_BATCH)

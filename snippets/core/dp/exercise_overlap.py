@@ -11,7 +11,7 @@ print(f"{model.name}，{NODES} 个节点 × {GPUS_PER_NODE} 张 {device.name}，
       f"节点间链路取 {' 或 '.join(ps.LINKS[k].name for k in INTER)}；"
       f"每卡每步跑 {' 或 '.join(map(str, PER_RANK))} 个微批次（梯度累积），再做一次 all-reduce。")
 # --8<-- [end:givens]
-from parallelsel.estimate import estimate
+from parallelsel.core.estimate import estimate
 from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_time, markdown_table
 
 rows = []

@@ -1,6 +1,6 @@
 # DP's compute-bound condition on real links: tokens per GPU per step needed to hide the gradient all-reduce.
 import parallelsel as ps
-from parallelsel.roofline import dp_comm_to_compute, dp_critical_tokens
+from parallelsel.core.roofline import dp_comm_to_compute, dp_critical_tokens
 from parallelsel.render.roofline_charts import ratio_lines  # markdown-exec: hide
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 

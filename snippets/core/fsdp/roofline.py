@@ -2,7 +2,7 @@
 import math
 
 import parallelsel as ps
-from parallelsel.roofline import fsdp_comm_to_compute, fsdp_critical_tokens
+from parallelsel.core.roofline import fsdp_comm_to_compute, fsdp_critical_tokens
 from parallelsel.render.roofline_charts import ratio_lines  # markdown-exec: hide
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 

@@ -1,6 +1,6 @@
 # PyTorch FSDP sharding strategies as ZeRO stages (SHARD_GRAD_OP: ZeRO-3 with reshard_after_forward=False): Llama-2 13B on 8 nodes x 8 A100 (IB HDR between nodes), dp=64.
 import parallelsel as ps
-from parallelsel.estimate import estimate
+from parallelsel.core.estimate import estimate
 from parallelsel.render.comm_charts import describe_traffic
 from parallelsel.render.tables import fmt_bytes, fmt_time, markdown_table
 

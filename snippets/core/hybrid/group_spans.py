@@ -1,6 +1,6 @@
 # Which groups leave the node, which link each dimension's traffic crosses, and how often it runs.
 import parallelsel as ps
-from parallelsel.estimate import estimate
+from parallelsel.core.estimate import estimate
 from parallelsel.render.placement import group_spans
 from parallelsel.render.tables import fmt_size, fmt_time, folded, markdown_table
 

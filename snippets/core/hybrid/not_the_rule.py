@@ -1,7 +1,7 @@
 # "TP inside, DP across" vs sharding inside the node (HSDP), on NVLink nodes and on PCIe-only nodes,
 # with one InfiniBand HDR HCA per GPU between nodes (as in a DGX A100).
 import parallelsel as ps
-from parallelsel.estimate import estimate
+from parallelsel.core.estimate import estimate
 from parallelsel.render.reasons import WORDS
 from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_time, markdown_table
 

@@ -1,6 +1,6 @@
 # The same three placements with one 100 GbE NIC per node shared by its GPUs instead of an InfiniBand HCA per GPU.
 import parallelsel as ps
-from parallelsel.estimate import estimate
+from parallelsel.core.estimate import estimate
 from parallelsel.render.tables import fmt_time, markdown_table
 
 workload = ps.Workload(ps.MODELS["llama2-13b"], global_batch=256)

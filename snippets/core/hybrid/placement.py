@@ -1,4 +1,4 @@
-# TP8 x DP4 x PP4 on 16 nodes x 8 GPUs: rank order TP fastest, then DP, then PP (parallelsel.plan).
+# TP8 x DP4 x PP4 on 16 nodes x 8 GPUs: rank order TP fastest, then DP, then PP (parallelsel.core.plan).
 import parallelsel as ps
 from parallelsel.render.placement import placement_diagram
 from parallelsel.render.style import figure_html  # markdown-exec: hide

@@ -1,6 +1,6 @@
 # The step of TP8 (inside a node) vs TP16 (across two nodes) for GPT-3 175B (96 heads, so TP=16 is legal) on the same 128 GPUs.
 import parallelsel as ps
-from parallelsel.estimate import estimate
+from parallelsel.core.estimate import estimate
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 from parallelsel.render.step_charts import step_bars  # markdown-exec: hide
 

@@ -1,6 +1,6 @@
 # One model, one node, four ways to use its 8 GPUs: Llama-2 13B, 8 x A100-80GB (NVLink3), global batch 64.
 import parallelsel as ps
-from parallelsel.estimate import estimate
+from parallelsel.core.estimate import estimate
 from parallelsel.render.comm_charts import describe_traffic
 from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_time, markdown_table
 

@@ -1,7 +1,7 @@
 # Cross-node expert parallelism: can the all-to-all hide under another micro-batch's compute? Mixtral 8x7B, EP = 8.
 import parallelsel as ps
 from parallelsel.render.tables import fmt_rate, markdown_table
-from parallelsel.roofline import ep_comm_to_compute
+from parallelsel.core.roofline import ep_comm_to_compute
 
 model, ep = ps.MODELS["mixtral-8x7b"], 8
 setups = [("a100-80gb", "nvlink3", "节点内"), ("a100-80gb", "ib-hdr", "每个专家一个节点"),

@@ -1,9 +1,9 @@
 # Dropless vs a capacity factor for Mixtral 8x7B with EP=8 (one expert per H100): the same skewed routing, what each
-# policy drops, and what the busiest rank computes and stores for one layer (parallelsel.moe).
+# policy drops, and what the busiest rank computes and stores for one layer (parallelsel.core.moe).
 import numpy as np
 
 import parallelsel as ps
-from parallelsel.moe import expert_cost, route
+from parallelsel.core.moe import expert_cost, route
 from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_time, markdown_table
 
 model, device = ps.MODELS["mixtral-8x7b"], ps.DEVICES["h100-sxm-80gb"]

@@ -1,7 +1,7 @@
 # Expert-parallel all-to-all per step for Mixtral 8x7B: the same EP group inside a node vs spanning two nodes.
 import parallelsel as ps
 from parallelsel import comm
-from parallelsel.estimate import estimate
+from parallelsel.core.estimate import estimate
 from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_time, markdown_table
 
 model = ps.MODELS["mixtral-8x7b"]

@@ -1,7 +1,7 @@
 # One node of 16 fails. What the surviving GPUs can still run, per plan, with the global batch B = 512 kept.
 import parallelsel as ps
-from parallelsel.estimate import estimate
-from parallelsel.plan import constraint_violations
+from parallelsel.core.estimate import estimate
+from parallelsel.core.plan import constraint_violations
 from parallelsel.render.reasons import join
 from parallelsel.render.placement import layout
 from parallelsel.render.tables import markdown_table

@@ -8,7 +8,7 @@ print(f"{work.model.name}，全局批量 {work.global_batch} 条序列，每卡�
       f"DP 度从 {DP_DEGREES[0]} 加到 {DP_DEGREES[-1]}。")
 # --8<-- [end:givens]
 from parallelsel import pipeline
-from parallelsel.plan import constraint_violations
+from parallelsel.core.plan import constraint_violations
 from parallelsel.render.reasons import join
 from parallelsel.render.tables import fmt_pct, markdown_table
 

@@ -1,7 +1,7 @@
 # GPT-3 175B on 8 nodes x 8 A100: TP=8 inside each node, PP=8 across nodes, 1F1B with m=16 micro-batches of one sequence.
 import parallelsel as ps
 from parallelsel import pipeline
-from parallelsel.estimate import estimate
+from parallelsel.core.estimate import estimate
 from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_time
 from parallelsel.render.pipeline_charts import gantt, trace_links
 from parallelsel.render.style import figure_html  # markdown-exec: hide

@@ -2,7 +2,7 @@
 import math
 
 import parallelsel as ps
-from parallelsel.roofline import pp_comm_to_compute, pp_critical_hidden_layers
+from parallelsel.core.roofline import pp_comm_to_compute, pp_critical_hidden_layers
 from parallelsel.render.roofline_charts import ratio_lines  # markdown-exec: hide
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 

@@ -2,7 +2,7 @@
 # per-stage pass times and p2p latency; a split backward is half input gradient (I), half weight gradient (W).
 import parallelsel as ps
 from parallelsel import pipeline
-from parallelsel.estimate import estimate
+from parallelsel.core.estimate import estimate
 from parallelsel.render.pipeline_charts import comparison_schedules, schedule_name, timelines_chart, trace_links
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_time, markdown_table

@@ -9,7 +9,7 @@ print(f"{cluster.nodes} 个节点共 {cluster.gpus} 张 {cluster.device.name}（
       f"训练 {work.model.name}，全局批量 {work.global_batch}，选择性重算。候选："
       + "；".join(f"TP={p.tp}" + (f" × DP={p.dp}" if p.dp > 1 else "") for p in plans) + "。")
 # --8<-- [end:givens]
-from parallelsel.estimate import estimate
+from parallelsel.core.estimate import estimate
 from parallelsel.render.comm_charts import describe_traffic
 from parallelsel.render.tables import fmt_bytes, fmt_time, markdown_table
 

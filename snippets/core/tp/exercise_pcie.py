@@ -8,7 +8,7 @@ device, LINKS = ps.DEVICES["a100-80gb"], ("nvlink3", "pcie4")
 print(f"{work.model.name}，一台 {plan.tp} 卡 {device.name} 服务器：TP={plan.tp}，每卡微批次 {plan.micro_batch}，选择性重算，"
       f"全局批量 {work.global_batch}；卡间链路取 {' 或 '.join(ps.LINKS[k].name for k in LINKS)}。")
 # --8<-- [end:givens]
-from parallelsel.estimate import estimate
+from parallelsel.core.estimate import estimate
 from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_time, markdown_table
 
 rows = []

@@ -1,9 +1,9 @@
 # GPT-3 175B, one 2048-token sequence: TP communication per layer (forward + backward) vs the layer's compute.
-# Compute from the kernels one GPU runs at its TP shard's shapes (parallelsel.kernels); communication at the
+# Compute from the kernels one GPU runs at its TP shard's shapes (parallelsel.core.kernels); communication at the
 # bus bandwidth each link reaches (Link.achieved).
 import parallelsel as ps
 from parallelsel import comm
-from parallelsel.kernels import weight_pieces
+from parallelsel.core.kernels import weight_pieces
 from parallelsel.render.tables import fmt_pct, fmt_time, markdown_table
 from parallelsel.render.comm_charts import time_vs_degree  # markdown-exec: hide
 from parallelsel.render.style import figure_html  # markdown-exec: hide
@@ -32,7 +32,7 @@ for name, link in links.items():
     comm_time[name] = row
 
 intro = (f"{model.name}，一条 {work.seq_len} token 的序列（微批次 {work.global_batch}），{device.name}。"
-         f"每层计算按每卡矩阵乘的实际形状计时（kernel 模型），通信按各链路能达到的总线带宽计（出处见 `parallelsel.hardware.LINKS`）"
+         f"每层计算按每卡矩阵乘的实际形状计时（kernel 模型），通信按各链路能达到的总线带宽计（出处见 `parallelsel.core.hardware.LINKS`）"
          f"（{'、'.join(f'{l.name} 为线速的 {fmt_pct(l.efficiency, 0)}' for l in links.values())}）。")
 rows = [[t, fmt_time(compute[i]), f"×{compute[i] / ideal[i]:.2f}"]
         + [f"{fmt_time(v[i])}（{fmt_pct(v[i] / compute[i], 0)}）" if v[i] is not None else "—" for v in comm_time.values()]

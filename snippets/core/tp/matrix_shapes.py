@@ -1,7 +1,7 @@
 # What each GPU of a TP group holds and multiplies, GPT-3 175B (b=1, s=2048), and which degrees are allowed.
 import parallelsel as ps
 from parallelsel import memory
-from parallelsel.plan import constraint_violations
+from parallelsel.core.plan import constraint_violations
 from parallelsel.render.reasons import join
 from parallelsel.render.tables import fmt_bytes, markdown_table
 

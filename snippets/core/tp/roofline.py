@@ -1,6 +1,6 @@
 # TP's compute-bound condition: the hidden size above which a layer's four all-reduces are shorter than its GEMMs.
 import parallelsel as ps
-from parallelsel.roofline import tp_comm_to_compute, tp_critical_hidden
+from parallelsel.core.roofline import tp_comm_to_compute, tp_critical_hidden
 from parallelsel.render.roofline_charts import ratio_lines  # markdown-exec: hide
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 

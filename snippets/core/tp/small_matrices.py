@@ -2,9 +2,9 @@
 # data parallelism on the rest. Per-GPU GEMM shapes (M x N x K), the share of peak the kernel model gives
 # them, and what it does to the step: compute, exposed communication, per-GPU throughput.
 from parallelsel import MODELS, Plan, Workload
-from parallelsel.estimate import estimate
-from parallelsel.kernels import layer_gemms
-from parallelsel.lesson import paper_cases
+from parallelsel.core.estimate import estimate
+from parallelsel.core.kernels import layer_gemms
+from parallelsel.course.lesson import paper_cases
 from parallelsel.render.line_charts import share_vs_degree
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 from parallelsel.render.tables import fmt_pct, fmt_time, markdown_table

@@ -2,7 +2,7 @@
 import math
 
 import parallelsel as ps
-from parallelsel.lesson import paper_cases
+from parallelsel.course.lesson import paper_cases
 from parallelsel.render.tables import fmt_bytes, fmt_count, markdown_table
 
 device, recipe = ps.DEVICES["a100-80gb"], ps.RECIPES["bf16-adam"]

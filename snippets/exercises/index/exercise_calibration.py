@@ -2,10 +2,10 @@
 # The "measurement" is the Llama 2 paper's own: 2.0T tokens in 1,720,320 A100-80GB GPU-hours for 70B.
 # --8<-- [start:givens]
 import parallelsel as ps
-from parallelsel.lesson import paper_cases
-from parallelsel.references import LLAMA2_70B_PRETRAINING as run
+from parallelsel.course.lesson import paper_cases
+from parallelsel.course.references import LLAMA2_70B_PRETRAINING as run
 from parallelsel.render.tables import fmt_pct, fmt_time, markdown_table
-from parallelsel.search import search
+from parallelsel.core.search import search
 
 name, work, cluster = paper_cases()[1]
 result = search(work, cluster, top=1000)   # every plan that fits, fastest first

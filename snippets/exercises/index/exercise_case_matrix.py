@@ -1,6 +1,6 @@
 # Exercise 2, answer: the selection matrix of each paper case (DP, FSDP, TP, PP used alone), with reasons.
-from parallelsel.lesson import paper_cases
-from parallelsel.matrix import selection_matrix
+from parallelsel.course.lesson import paper_cases
+from parallelsel.core.matrix import selection_matrix
 from parallelsel.render.matrix_tables import matrix_table, paper_cases_table, reasons_list
 from parallelsel.render.tables import folded
 

@@ -1,8 +1,8 @@
 # Exercise 5, the givens: paper case 2 with the plan search's top plan, and the values the estimate assumes.
-from parallelsel.memory import ALLOCATOR_OVERHEAD
-from parallelsel.lesson import paper_cases
+from parallelsel.core.memory import ALLOCATOR_OVERHEAD
+from parallelsel.course.lesson import paper_cases
 from parallelsel.render.tables import fmt_pct, fmt_rate, fmt_time, markdown_table
-from parallelsel.search import search
+from parallelsel.core.search import search
 
 name, work, cluster = paper_cases()[1]
 best = search(work, cluster, top=1).best

@@ -2,14 +2,14 @@
 from dataclasses import replace
 
 from parallelsel import pipeline
-from parallelsel.estimate import estimate
-from parallelsel.lesson import paper_cases
-from parallelsel.memory import ALLOCATOR_OVERHEAD
+from parallelsel.core.estimate import estimate
+from parallelsel.course.lesson import paper_cases
+from parallelsel.core.memory import ALLOCATOR_OVERHEAD
 from parallelsel.render.line_charts import sensitivity_lines
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 import markdown  # markdown-exec: hide
 from parallelsel.render.tables import markdown_table
-from parallelsel.search import search
+from parallelsel.core.search import search
 
 name, work, cluster = paper_cases()[1]
 plan = search(work, cluster, top=1).best.plan

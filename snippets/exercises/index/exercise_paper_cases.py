@@ -1,5 +1,5 @@
-# Exercise 1, the givens: the three paper cases (model, recipe, device, cluster, batch) from parallelsel.matrix.
-from parallelsel.lesson import paper_cases
+# Exercise 1, the givens: the three paper cases (model, recipe, device, cluster, batch) from parallelsel.core.matrix.
+from parallelsel.course.lesson import paper_cases
 from parallelsel.render.tables import fmt_bytes, fmt_count, markdown_table
 
 rows = []

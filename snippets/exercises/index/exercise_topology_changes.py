@@ -1,6 +1,6 @@
 # Exercise 3, answer: which verdicts change on the fast-inside, slow-between cluster, and why.
-from parallelsel.lesson import paper_cases, topology_variant
-from parallelsel.matrix import selection_matrix
+from parallelsel.course.lesson import paper_cases, topology_variant
+from parallelsel.core.matrix import selection_matrix
 from parallelsel.render.reasons import join
 from parallelsel.render.tables import markdown_table
 

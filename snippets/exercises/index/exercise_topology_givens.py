@@ -1,5 +1,5 @@
 # Exercise 3, the givens: the same cases on a cluster whose nodes are fast inside and slow between.
-from parallelsel.lesson import paper_cases, topology_variant
+from parallelsel.course.lesson import paper_cases, topology_variant
 from parallelsel.render.tables import fmt_rate, markdown_table
 
 

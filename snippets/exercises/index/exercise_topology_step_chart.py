@@ -1,6 +1,6 @@
 # Exercise 3, answer: case 2's FSDP and PP (the two cells that swap), step time before and after the slow link.
-from parallelsel.lesson import paper_cases, topology_variant
-from parallelsel.matrix import selection_matrix
+from parallelsel.course.lesson import paper_cases, topology_variant
+from parallelsel.core.matrix import selection_matrix
 from parallelsel.render.step_charts import step_bars, step_parts
 from parallelsel.render.tables import fmt_time
 from parallelsel.render.style import figure_html  # markdown-exec: hide

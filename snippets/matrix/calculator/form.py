@@ -4,8 +4,8 @@ import html
 import json
 
 import parallelsel as ps
-from parallelsel import calculator, cli
-from parallelsel.model import ATTENTION
+from parallelsel.render import calculator, cli
+from parallelsel.core.model import ATTENTION
 
 defaults = cli.build_parser().parse_args(["plan"])  # the CLI's own defaults: the page starts where the command does
 DEFAULT_MODEL = "llama3-70b"

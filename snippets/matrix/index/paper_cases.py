@@ -1,6 +1,6 @@
 # The lesson's three paper cases (最小练习 1-2): each strategy alone, judged with reasons.
-from parallelsel.lesson import paper_cases
-from parallelsel.matrix import BUBBLE_LIMIT, SLOWER, selection_matrix
+from parallelsel.course.lesson import paper_cases
+from parallelsel.core.matrix import BUBBLE_LIMIT, SLOWER, selection_matrix
 from parallelsel.render.matrix_tables import matrix_table, paper_cases_table, reasons_list
 from parallelsel.render.tables import fmt_bytes, fmt_count, folded
 

@@ -1,6 +1,6 @@
 # 最小练习 3: the same cases with fast links inside a node and 25GbE Ethernet between nodes.
-from parallelsel.lesson import paper_cases, topology_variant
-from parallelsel.matrix import selection_matrix
+from parallelsel.course.lesson import paper_cases, topology_variant
+from parallelsel.core.matrix import selection_matrix
 from parallelsel.render.matrix_tables import headline
 from parallelsel.render.placement import link_text
 from parallelsel.render.reasons import join, text

@@ -1,6 +1,6 @@
 # Pin TP to 16 (two nodes): refused for Llama-3 70B (8 KV groups), allowed but slower for GPT-3 175B (96 heads).
 import parallelsel as ps
-from parallelsel.plan import tp_violations
+from parallelsel.core.plan import tp_violations
 from parallelsel.render.reasons import text
 from parallelsel.render.tables import fmt_time, markdown_table
 

@@ -1,7 +1,7 @@
 # How the search narrows the space: Llama-3 70B on 8 nodes x 8 A100-80GB, global batch 512.
 import parallelsel as ps
 from parallelsel.render.matrix_tables import excluded_table, funnel_table
-from parallelsel.search import search
+from parallelsel.core.search import search
 
 workload = ps.Workload(ps.MODELS["llama3-70b"], global_batch=512)
 cluster = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=8, gpus_per_node=8)

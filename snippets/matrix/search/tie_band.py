@@ -1,9 +1,9 @@
 # The search's tie band (search.TIE) beside the error it stands for: the step-time model's mean absolute
 # error on the published, measured Megatron-LM runs of the validation page.
-from parallelsel.measured import compare_all
-from parallelsel.references import MEASURED_RUNS
+from parallelsel.course.measured import compare_all
+from parallelsel.course.references import MEASURED_RUNS
 from parallelsel.render.tables import fmt_pct
-from parallelsel.search import TIE
+from parallelsel.core.search import TIE
 
 rows = compare_all(MEASURED_RUNS)
 mae = sum(abs(r.error) for r in rows) / len(rows)

@@ -1,6 +1,6 @@
 # How often each collective runs in one step: DP once per step, TP four times per layer per micro-batch.
 import parallelsel as ps
-from parallelsel.estimate import estimate
+from parallelsel.core.estimate import estimate
 from parallelsel.render.tables import fmt_bytes, fmt_time, markdown_table
 
 cluster = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=2, gpus_per_node=8,

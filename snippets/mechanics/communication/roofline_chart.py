@@ -2,7 +2,7 @@
 import parallelsel as ps
 from parallelsel.render.roofline_charts import ratio_panels
 from parallelsel.render.style import figure_html  # markdown-exec: hide
-from parallelsel.roofline import (dp_comm_to_compute, dp_critical_tokens, fsdp_comm_to_compute, pp_comm_to_compute,
+from parallelsel.core.roofline import (dp_comm_to_compute, dp_critical_tokens, fsdp_comm_to_compute, pp_comm_to_compute,
                                   tp_comm_to_compute)
 
 a100, h100 = ps.DEVICES["a100-80gb"], ps.DEVICES["h100-sxm-80gb"]

@@ -1,7 +1,7 @@
 # Roofline thresholds per strategy on A100 and H100 links: above each threshold the strategy is compute-bound.
 import parallelsel as ps
 from parallelsel.render.tables import fmt_rate, markdown_table
-from parallelsel.roofline import conditions
+from parallelsel.core.roofline import conditions
 
 ranks, tp = 64, 8                      # DP/FSDP group size, TP degree
 setups = [("a100-80gb", "nvlink3"), ("a100-80gb", "ib-hdr"), ("a100-80gb", "eth-100g"),

@@ -1,7 +1,7 @@
 # One plan through the four derivations: memory, communication, bubble, scaling efficiency.
 import parallelsel as ps
 from parallelsel import memory, pipeline
-from parallelsel.estimate import scaling_efficiency
+from parallelsel.core.estimate import scaling_efficiency
 from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_time, markdown_table
 
 cluster = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=32, gpus_per_node=8,

@@ -1,10 +1,10 @@
 # FP8 training: what changes and what does not. Llama-3 70B on 64 H100s, the search's best BF16 plan, with its GEMMs
 # at FP8's peak (the upper bound: every GEMM in FP8 at full rate); communication and model states unchanged.
 import parallelsel as ps
-from parallelsel.estimate import bubble_overhead_for
-from parallelsel.memory import breakdown
+from parallelsel.core.estimate import bubble_overhead_for
+from parallelsel.core.memory import breakdown
 from parallelsel.render.tables import fmt_bytes, fmt_time, markdown_table
-from parallelsel.search import search
+from parallelsel.core.search import search
 
 FP8_SPEEDUP = 2.0   # H100 SXM datasheet: 1,979 dense FP8 TFLOPS vs 989 BF16, the GEMM ceiling; nothing else speeds up
 work = ps.Workload(ps.MODELS["llama3-70b"], global_batch=512)

@@ -1,8 +1,8 @@
 # ZeRO-Offload on one GPU: the optimizer state (fp32 master weights, Adam moments) lives in CPU memory; what the
 # GPU keeps, and the PCIe traffic it costs per step against the step's compute.
 import parallelsel as ps
-from parallelsel.comm import collective_time
-from parallelsel.memory import breakdown, budget
+from parallelsel.core.comm import collective_time
+from parallelsel.core.memory import breakdown, budget
 from parallelsel.render.tables import fmt_bytes, fmt_time, markdown_table
 
 device, pcie = ps.DEVICES["a100-80gb"], ps.LINKS["pcie4"]

@@ -1,6 +1,6 @@
 # At P=1024 and B=512: other layouts of the same GPUs. None gets back the E(P) of P=64.
 import parallelsel as ps
-from parallelsel.estimate import scaling_efficiency
+from parallelsel.core.estimate import scaling_efficiency
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 from parallelsel.render.step_charts import scaling_parts, step_bars
 

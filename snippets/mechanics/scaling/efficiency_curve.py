@@ -1,6 +1,6 @@
 # E(P) for the same TP8 x PP8 layout with a larger global batch, and with an interleaved schedule.
 import parallelsel as ps
-from parallelsel.estimate import scaling_efficiency
+from parallelsel.core.estimate import scaling_efficiency
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 from parallelsel.render.line_charts import curves  # markdown-exec: hide
 

@@ -1,6 +1,6 @@
 # E(P) for Llama-3 70B on H100 nodes, TP8 x PP8 fixed, DP growing; the global batch stays at 512 sequences.
 import parallelsel as ps
-from parallelsel.estimate import scaling_efficiency
+from parallelsel.core.estimate import scaling_efficiency
 from parallelsel.render.tables import fmt_pct, fmt_time, folded, markdown_table
 
 cluster = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=128, gpus_per_node=8,

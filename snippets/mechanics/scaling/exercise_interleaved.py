@@ -9,7 +9,7 @@ plain = ps.Plan(dp=16, tp=8, pp=8, sp=True, zero=1, recompute="selective")
 V = 2                                                  # model chunks per GPU in the interleaved schedule
 print(f"P={plain.gpus}，B={workload.global_batch}，计划 {plain.label()}；把 1F1B 换成交错调度（v={V}）。")
 # --8<-- [end:givens]
-from parallelsel.estimate import scaling_efficiency
+from parallelsel.core.estimate import scaling_efficiency
 from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_time, markdown_table
 
 rows = []

@@ -1,6 +1,6 @@
 # Step-timeline decomposition per P (global batch fixed at 512): where the time of each step goes.
 import parallelsel as ps
-from parallelsel.estimate import scaling_efficiency
+from parallelsel.core.estimate import scaling_efficiency
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 from parallelsel.render.units import fmt_pct  # markdown-exec: hide
 from parallelsel.render.step_charts import scaling_parts, step_bars

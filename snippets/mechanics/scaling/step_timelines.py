@@ -4,8 +4,8 @@ import parallelsel as ps
 from parallelsel.render.step_timeline_charts import step_timelines
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 from parallelsel.render.tables import fmt_count, fmt_time
-from parallelsel.roofline import dp_critical_tokens, fsdp_critical_tokens
-from parallelsel.steptrace import step_trace
+from parallelsel.core.roofline import dp_critical_tokens, fsdp_critical_tokens
+from parallelsel.course.steptrace import step_trace
 
 model = ps.Transformer(layers=32, hidden=2560, heads=32, seq_len=2048, vocab=50304)   # a 2.7B GPT-style model
 work = ps.Workload(model, global_batch=64)

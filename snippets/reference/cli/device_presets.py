@@ -2,7 +2,7 @@
 import contextlib
 import io
 
-from parallelsel.cli import main
+from parallelsel.render.cli import main
 
 out = io.StringIO()
 with contextlib.redirect_stdout(out):

@@ -3,7 +3,7 @@ import contextlib
 import io
 import json
 
-from parallelsel.cli import main
+from parallelsel.render.cli import main
 
 COMMANDS = {  # markdown-exec: hide
     "matrix": ["matrix", "--model", "gpt2-1.5b", "--global-batch", "64"],

@@ -1,5 +1,5 @@
-# The shapes `--params N` builds (parallelsel.cli.gpt_like): heads rounded so that the TP degrees of one node divide them.
-from parallelsel.cli import gpt_like
+# The shapes `--params N` builds (parallelsel.render.cli.gpt_like): heads rounded so that the TP degrees of one node divide them.
+from parallelsel.render.cli import gpt_like
 from parallelsel.render.tables import fmt_count, markdown_table
 
 rows = []

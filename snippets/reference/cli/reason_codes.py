@@ -4,7 +4,7 @@ import string
 from parallelsel.render import reasons as rr
 from parallelsel.render.cli_text import FIXES
 from parallelsel.render.tables import markdown_table
-from parallelsel.search import EXCLUSIONS
+from parallelsel.core.search import EXCLUSIONS
 
 
 def values(template):  # markdown-exec: hide

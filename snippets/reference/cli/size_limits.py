@@ -1,9 +1,9 @@
 # The size limits the command enforces, read from the library's own constants (so the page cannot drift).
-from parallelsel.cli import MAX_PARAMS, MIN_PARAMS
-from parallelsel.hardware import MAX_GPUS, MAX_GPUS_PER_NODE
-from parallelsel.model import SHAPE_LIMITS
-from parallelsel.pipeline import MAX_PASSES
-from parallelsel.plan import MAX_GLOBAL_BATCH
+from parallelsel.render.cli import MAX_PARAMS, MIN_PARAMS
+from parallelsel.core.hardware import MAX_GPUS, MAX_GPUS_PER_NODE
+from parallelsel.core.model import SHAPE_LIMITS
+from parallelsel.core.pipeline import MAX_PASSES
+from parallelsel.core.plan import MAX_GLOBAL_BATCH
 from parallelsel.render.tables import markdown_table
 
 rows = [  # markdown-exec: hide

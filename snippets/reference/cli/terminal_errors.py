@@ -3,7 +3,7 @@ import contextlib
 import io
 import shlex
 
-from parallelsel.cli import main
+from parallelsel.render.cli import main
 
 COMMANDS = [  # markdown-exec: hide
     "parallelsel plan --model llama3-70b --nodes 8 --global-batch 512 --export deepspeed",

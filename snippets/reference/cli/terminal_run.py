@@ -3,7 +3,7 @@ import contextlib
 import io
 import shlex
 
-from parallelsel.cli import main
+from parallelsel.render.cli import main
 
 COMMANDS = [  # markdown-exec: hide
     "parallelsel --help",

@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Sequence
 
-from parallelsel._check import ParallelselError, choice, positive_int, positive_number
-from parallelsel.pipeline_orders import LAYOUTS, ORDERS, rank_orders, stage_of
-from parallelsel.pipeline_orders import check as check_orders
+from parallelsel.core._check import ParallelselError, choice, positive_int, positive_number
+from parallelsel.core.pipeline_orders import LAYOUTS, ORDERS, rank_orders, stage_of
+from parallelsel.core.pipeline_orders import check as check_orders
 
 __all__ = [
     "ACTIONS",
@@ -48,7 +48,7 @@ __all__ = [
 ]
 
 KINDS = ("gpipe", "1f1b", "interleaved", "zb-h1", "looped-bfs", "interleaved-zb", "zbv", "dualpipev")
-"""Schedule kinds :func:`schedule` can generate (the orders of :mod:`parallelsel.pipeline_orders`)."""
+"""Schedule kinds :func:`schedule` can generate (the orders of :mod:`parallelsel.core.pipeline_orders`)."""
 
 ACTIONS = ("F", "B", "W", "I")
 """Pass kinds: forward, full backward, weight-gradient backward, input-gradient backward (code = index)."""
@@ -261,7 +261,7 @@ def peak_inflight(kind: str, stages: int, microbatches: int, chunks: int = 1, ra
     max(1, m // p) (torch's rounds rule, which only matters for more than one chunk). Up to
     :data:`MAX_PASSES` it walks one rank's order (at most 3 x microbatches x chunks passes); past it, it
     extends the steady pattern measured at three smaller sizes instead of building the order. Cached per setting,
-    since :mod:`parallelsel.memory` asks for the same few settings over and over.
+    since :mod:`parallelsel.core.memory` asks for the same few settings over and over.
 
     Examples:
         >>> [peak_inflight("zb-h1", 4, 8, rank=r) for r in range(4)]   # every rank holds p until its W
@@ -307,7 +307,7 @@ def schedule(kind: str, stages: int, microbatches: int, chunks: int = 1) -> Sche
     Lamy-Poirier 2023), ``"interleaved-zb"`` (zero bubble, backward split into I and W; Qi et al.
     2024), ``"zb-h1"`` (its one-chunk case, ZB-H1), ``"zbv"`` (ZB-V on the V layout; Qi et al. 2024
     §6) and ``"dualpipev"`` (DeepSeek's DualPipe folded onto the V layout). The orders and the
-    accepted settings are torch 2.13's (:mod:`parallelsel.pipeline_orders`, checked against recorded
+    accepted settings are torch 2.13's (:mod:`parallelsel.core.pipeline_orders`, checked against recorded
     runs); a setting torch refuses raises ``ParallelselError`` naming the rule.
 
     Examples:

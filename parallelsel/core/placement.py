@@ -1,13 +1,13 @@
 """Where a plan's groups sit: which ranks each group holds, the nodes it spans and the link it is priced on.
 
-One rule, used by :mod:`parallelsel.comm` (traffic), :mod:`parallelsel.matrix`, :mod:`parallelsel.search`
+One rule, used by :mod:`parallelsel.core.comm` (traffic), :mod:`parallelsel.core.matrix`, :mod:`parallelsel.core.search`
 and ``render/placement``. Ranks are ordered TP fastest, then CP, then DP, then PP (Megatron-LM's
-default ``tp-cp-ep-dp-pp`` order, :mod:`parallelsel.plan`) and fill nodes in order: rank r sits on
+default ``tp-cp-ep-dp-pp`` order, :mod:`parallelsel.core.plan`) and fill nodes in order: rank r sits on
 node ``r // gpus_per_node`` (:func:`rank_node`). A dimension with ``size`` ranks ``stride`` apart
 forms the groups ``{low + stride * (k + size * high) : k < size}`` for every ``low < stride`` and
 ``high``.
 
-Pricing a group (the alpha-beta model of :mod:`parallelsel.comm`):
+Pricing a group (the alpha-beta model of :mod:`parallelsel.core.comm`):
 
 * inside one node: the intra-node link;
 * across nodes: bandwidth min(intra, inter share) and latency max(intra, inter) -- a ring over the
@@ -105,7 +105,7 @@ def group_placement(cluster: Cluster, total: int, size: int, stride: int, dim: s
 
 def group_link(cluster: Cluster, total: int, size: int, stride: int, ring: bool = True) -> Link:
     """The link groups of ``size`` ranks ``stride`` apart among ``total`` ranks are priced on, without
-    argument checks: the hot path of :func:`parallelsel.comm.traffic` in a plan search."""
+    argument checks: the hot path of :func:`parallelsel.core.comm.traffic` in a plan search."""
     if size <= 1:
         return cluster.intra
     foot = size * stride

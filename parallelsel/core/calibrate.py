@@ -3,7 +3,7 @@
 A user who has timed one step of their own job (seconds, or the MFU their logs print) knows more
 than any datasheet: the achieved kernel rate of their software stack. :func:`calibrate` finds the
 ``gemm_efficiency`` (:class:`parallelsel.Device`; the flat ``efficiency`` if the estimate used one)
-at which :func:`parallelsel.estimate` reproduces the measurement, keeping everything else --
+at which :func:`parallelsel.core.estimate` reproduces the measurement, keeping everything else --
 communication, overlap, bubble -- from the model, so nothing is counted twice. Step time falls
 monotonically as the kernel rate rises, so the fit is a bisection.
 

@@ -8,9 +8,9 @@ buffer -- the *bus factor* that nccl-tests uses to turn algorithm bandwidth into
 (NVIDIA nccl-tests, ``doc/PERFORMANCE.md``). ``nbytes`` is always the full, unsharded buffer.
 
 :func:`traffic` lists, for a workload, plan and cluster, every collective a step issues, placed on
-the link its group actually crosses (:mod:`parallelsel.placement`: a group spanning nodes is priced
+the link its group actually crosses (:mod:`parallelsel.core.placement`: a group spanning nodes is priced
 on min(intra, inter) bandwidth and the larger latency). Ranks are ordered TP fastest, then DP, then
-PP (:mod:`parallelsel.plan`): a TP group is ``tp`` consecutive GPUs (stride 1), a DP group has
+PP (:mod:`parallelsel.core.plan`): a TP group is ``tp`` consecutive GPUs (stride 1), a DP group has
 stride ``tp``, a PP group stride ``tp * dp``.
 
 Examples:
@@ -131,7 +131,7 @@ bucketing and overlapping computation with communication)."""
 
 def _link(cluster: Cluster, total: int, size: int, stride: int, ring: bool = True) -> Link:
     # The link the groups of (size, stride) among `total` ranks are priced on: the one placement
-    # rule (parallelsel.placement), cached per shape, without argument checks (search hot path).
+    # rule (parallelsel.core.placement), cached per shape, without argument checks (search hot path).
     return group_link(cluster, total, size, stride, ring)
 
 
@@ -165,8 +165,8 @@ def traffic(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
       reduce-scatter plus all-gather of the same volume (ZeRO-1/2, Rajbhandari et al. 2020 §7.2.1);
       all-gathers before forward and backward and a reduce-scatter per micro-batch, 1.5x the DP
       volume (ZeRO-3/FSDP, Rajbhandari et al. §7.2.2; Zhao et al. 2023 §3.2), over the FSDP units
-      of :func:`parallelsel.memory.fsdp_units`, checked call by call against a recorded torch run;
-      with PP, FSDP runs as torchtitan runs it (:mod:`parallelsel.stacks`). Overlappable.
+      of :func:`parallelsel.core.memory.fsdp_units`, checked call by call against a recorded torch run;
+      with PP, FSDP runs as torchtitan runs it (:mod:`parallelsel.core.stacks`). Overlappable.
     * TP (``_tp_items``): four all-reduces of b·s·h per layer and micro-batch (Shoeybi et al.
       2019 §3), all-gather + reduce-scatter with SP (Korthikanti et al. 2022 §4.2.2).
     * PP (``_pp_items``): a p2p send of b·s·h/tp per micro-batch and chunk each way
@@ -200,7 +200,7 @@ def _dp_items(st: _Step) -> list[Traffic]:
 
     With context parallelism the weights are replicated over dp x cp ranks, and gradients are
     reduced over all of them (Megatron-LM's data-parallel group "with context parallel"). The FSDP
-    units are those of the heaviest stage (:func:`parallelsel.memory.fsdp_units`, the same wrapping
+    units are those of the heaviest stage (:func:`parallelsel.core.memory.fsdp_units`, the same wrapping
     the gather peak reads): blocks are resharded after forward and re-gathered for backward; the
     root (embedding, final norm, head) is not.
     """
@@ -256,7 +256,7 @@ def _fsdp_items(st: _Step, kind: str, g_bytes, w_bytes, shard: int, link: Link, 
     backward, reduce-scatter the gradients after it: 1.5x the DP volume per micro-batch (Rajbhandari
     et al. §7.2.2; Zhao et al. 2023 §3.2).
 
-    The units are :func:`parallelsel.memory.fsdp_units` (torchtitan's wrapping): the root
+    The units are :func:`parallelsel.core.memory.fsdp_units` (torchtitan's wrapping): the root
     (embedding, final norm, head) is not resharded after forward, so the backward re-gathers only
     the blocks; with ``reshard_after_forward=False`` (SHARD_GRAD_OP) nothing is re-gathered for
     backward, but every micro-batch's forward still gathers (PyTorch reshards after backward). With

@@ -1,6 +1,6 @@
 """What PyTorch's DDP and FSDP2 hold and send per rank, tensor by tensor (bytes).
 
-:mod:`parallelsel.memory` counts bytes per parameter; the engines work per *tensor*, which adds three
+:mod:`parallelsel.core.memory` counts bytes per parameter; the engines work per *tensor*, which adds three
 effects this module models, each as PyTorch 2.13 implements it (checked against a recorded gloo run,
 ``tests/data/torch_ddp_fsdp.json``, from ``tools/record_torch_ddp_fsdp.py``):
 
@@ -17,7 +17,7 @@ effects this module models, each as PyTorch 2.13 implements it (checked against 
 * **Adam's per-tensor step** (``torch/optim/adam.py``): besides ``exp_avg`` and ``exp_avg_sq`` each
   parameter tensor has a float32 scalar ``step`` (4 bytes).
 
-The FSDP units are :func:`parallelsel.memory.fsdp_units` (one block per transformer layer, resharded
+The FSDP units are :func:`parallelsel.core.memory.fsdp_units` (one block per transformer layer, resharded
 after forward; the root, not), so this module and the memory model share one wrapping rule.
 """
 
@@ -26,9 +26,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import prod
 
-from parallelsel._check import ParallelselError, flag, positive_int
-from parallelsel.memory import fsdp_units
-from parallelsel.model import Transformer
+from parallelsel.core._check import ParallelselError, flag, positive_int
+from parallelsel.core.memory import fsdp_units
+from parallelsel.core.model import Transformer
 
 __all__ = ["FIRST_BUCKET_BYTES", "BUCKET_CAP_BYTES", "STEP_BYTES", "Collective", "DdpRank", "Fsdp2Rank",
            "parameter_shapes", "ddp_buckets", "ddp", "fsdp2"]

@@ -2,11 +2,11 @@
 
 :func:`selection_matrix` runs the lesson's method (its further-study section): hard constraints first, then
 cost. Each strategy is tried *alone* at every degree the cluster allows, with micro-batch sizes 1-8 and
-recompute none / selective / full, through :func:`parallelsel.estimate.estimate`. A :class:`Verdict` is
+recompute none / selective / full, through :func:`parallelsel.core.estimate.estimate`. A :class:`Verdict` is
 ``infeasible`` only when no setting fits; ``feasible`` / ``not_preferred`` come from the cost comparison;
 ``need_info`` when the answer turns on a fact the caller declares unknown. Each verdict's reasons are
-:class:`~parallelsel.reasons.Reason` objects (a code and the numbers); :mod:`parallelsel.render.reasons`
-writes their sentences. The lesson's own cases and its static four-column table are in :mod:`parallelsel.lesson`.
+:class:`~parallelsel.core.reasons.Reason` objects (a code and the numbers); :mod:`parallelsel.render.reasons`
+writes their sentences. The lesson's own cases and its static four-column table are in :mod:`parallelsel.course.lesson`.
 
 Unknown facts: a :class:`~parallelsel.Workload` always carries a global batch and a
 :class:`~parallelsel.Cluster` always has links (defaults fill them in). When the scenario does not
@@ -70,7 +70,7 @@ def _gpu_seconds(e) -> float:
 
 
 # -- verdicts ---------------------------------------------------------------------------------
-_WORDS = json.loads((Path(__file__).parent / "render" / "verdicts.json").read_text(encoding="utf-8"))
+_WORDS = json.loads((Path(__file__).parent.parent / "render" / "verdicts.json").read_text(encoding="utf-8"))
 # The lesson's words for the verdicts are render/'s data (render/verdicts.json): read as a file, not imported,
 # because this module sits below render/.
 
@@ -96,10 +96,10 @@ class Verdict(str, Enum):
 
 @dataclass(frozen=True)
 class MatrixRow:
-    """One strategy's verdict with its reasons (:class:`~parallelsel.reasons.Reason`: code and values) and the best
+    """One strategy's verdict with its reasons (:class:`~parallelsel.core.reasons.Reason`: code and values) and the best
     setting found, if any.
 
-    ``best``: the fastest fitting :class:`~parallelsel.estimate.Estimate` for the strategy alone
+    ``best``: the fastest fitting :class:`~parallelsel.core.estimate.Estimate` for the strategy alone
     (None when nothing fits); ``closest``: the least-memory attempt that satisfied the non-memory
     hard constraints (what the infeasible numbers come from), None when no degree satisfied them.
     """
@@ -126,7 +126,7 @@ class _Trial:
 
 def _dp_degree(workload: Workload, cluster: Cluster) -> int:
     """The largest data-parallel degree <= GPUs that the global batch splits over, one sequence per micro-batch
-    at least (:func:`parallelsel.plan.batch_violations`)."""
+    at least (:func:`parallelsel.core.plan.batch_violations`)."""
     return max(d for d in divisors(cluster.gpus) + [workload.global_batch] if d <= cluster.gpus
                and not batch_violations(workload.global_batch, d, 1))
 
@@ -251,7 +251,7 @@ def _fsdp_infeasible(c: Estimate, workload: Workload) -> list[Reason]:
 
 # -- reasons for the feasible ------------------------------------------------------------------
 def _crosses(strategy: str, e: Estimate, cluster: Cluster) -> bool:
-    """Whether the strategy's own group crosses the inter-node link (:func:`parallelsel.placement.placement`)."""
+    """Whether the strategy's own group crosses the inter-node link (:func:`parallelsel.core.placement.placement`)."""
     return placement(e.plan, cluster)[{"FSDP": "DP"}.get(strategy, strategy)].spans_nodes
 
 
@@ -403,11 +403,11 @@ def selection_matrix(workload: Workload, cluster: Cluster, unknown=(), headroom:
        a fact listed in ``unknown`` (see :data:`FACTS`).
     4. feasible otherwise.
 
-    Every reason is a :class:`~parallelsel.reasons.Reason` (code and values in library units);
+    Every reason is a :class:`~parallelsel.core.reasons.Reason` (code and values in library units);
     :mod:`parallelsel.render.reasons` writes its sentence.
 
     ``headroom``: a plan fits when its memory is at most the usable memory x (1 - headroom)
-    (:func:`parallelsel.memory.budget`).
+    (:func:`parallelsel.core.memory.budget`).
     """
     if not isinstance(workload, Workload):
         raise ParallelselError(f"workload={workload!r}: must be a Workload")

@@ -21,7 +21,7 @@ from .reasons import Reason
 from .recipe import Recipe
 
 SCHEDULES = ("gpipe", "1f1b", "interleaved", "zb-h1")
-"""Pipeline schedules a Plan may name (the one list; :mod:`parallelsel.pipeline` simulates more kinds)."""
+"""Pipeline schedules a Plan may name (the one list; :mod:`parallelsel.core.pipeline` simulates more kinds)."""
 
 MICRO_BATCHES = (1, 2, 4, 8)
 """Micro-batch sizes the search and the selection matrix try (a pinned value outside them is also tried)."""
@@ -42,7 +42,7 @@ class Workload:
 
     ``attention`` is ``"flash"`` (default: a fused kernel, as every current training stack uses) or
     ``"standard"`` (the s x s scores are stored, Korthikanti et al. 2022's accounting); see
-    :func:`parallelsel.memory.activations_per_layer`.
+    :func:`parallelsel.core.memory.activations_per_layer`.
     """
 
     model: Transformer
@@ -96,7 +96,7 @@ class Plan:
       Only with ``zero=3``: DP and ZeRO-1 already synchronise once per step, and DeepSpeed refuses
       ``no_sync`` with ZeRO-2/3 (``DeepSpeedEngine.no_sync`` asserts the gradients are not partitioned).
 
-    With PP both follow the stack that runs FSDP with PP (:mod:`parallelsel.stacks`: torchtitan keeps
+    With PP both follow the stack that runs FSDP with PP (:mod:`parallelsel.core.stacks`: torchtitan keeps
     weights and gradients unsharded for the step), so they change nothing there.
     """
 
@@ -185,7 +185,7 @@ class Plan:
     def label(self, lang: str = "zh") -> str:
         """The plan as ``DP8 · TP1 · PP1 · mb1`` (recomputation in words of ``lang``; written by
         :func:`parallelsel.render.reasons.plan_label`, the one place a plan becomes text)."""
-        from .render.reasons import plan_label  # render/ is the top layer: imported only when text is asked for
+        from ..render.reasons import plan_label  # render/ is the top layer: imported only when text is asked for
 
         return plan_label(self, lang)
 
@@ -211,7 +211,7 @@ def divisors(n: int) -> list[int]:
 
 
 # -- the hard constraints, each written once ------------------------------------------------------
-# Every rule below returns the reasons it finds (a list of :class:`parallelsel.reasons.Reason`, empty
+# Every rule below returns the reasons it finds (a list of :class:`parallelsel.core.reasons.Reason`, empty
 # when the rule holds). :func:`constraint_violations` applies them all to one plan; the search applies
 # each at the level of its enumeration where it first becomes decidable (TP degree, PP degree, ...),
 # so a rule is never restated. Divisibility rules are Megatron-LM's (Shoeybi et al. 2019 §3;
@@ -287,7 +287,7 @@ def ep_violations(model: Transformer, ep: int) -> list[Reason]:
 
 
 def constraint_violations(workload: Workload, plan: Plan, cluster: Cluster | None = None) -> list[Reason]:
-    """Every hard constraint (other than memory) that ``plan`` violates, as :class:`~parallelsel.reasons.Reason`
+    """Every hard constraint (other than memory) that ``plan`` violates, as :class:`~parallelsel.core.reasons.Reason`
     objects (``str(reason)`` is the sentence; :mod:`parallelsel.render.reasons` writes it).
 
     The rules (each written once, above): the cluster's GPU count, heads, KV groups (GQA) and FFN
@@ -308,7 +308,7 @@ def constraint_violations(workload: Workload, plan: Plan, cluster: Cluster | Non
 
 def _recompute_words() -> dict[str, str]:
     """Every word a label may use for a recomputation mode (the modes, and their words in each language)."""
-    from .render.reasons import WORDS  # the words a label prints live with the label's writer
+    from ..render.reasons import WORDS  # the words a label prints live with the label's writer
 
     out = {mode: mode for mode in RECOMPUTE}
     for words in WORDS.values():

@@ -2,7 +2,7 @@
 
 Units: bytes, FLOP/s, bytes/s and seconds. Link bandwidth is per direction. A link is either one
 per GPU (NVLink, PCIe, a rail-optimised network with one NIC per GPU: ``per="gpu"``) or a number of
-NICs a whole node shares (``per="node"``, ``nics`` of them); :mod:`parallelsel.placement` turns the
+NICs a whole node shares (``per="node"``, ``nics`` of them); :mod:`parallelsel.core.placement` turns the
 latter into each GPU's share. Per-GPU bandwidth is the quantity that alpha-beta collective costs use
 (NCCL's "bus bandwidth" is measured against it).
 """
@@ -31,19 +31,19 @@ MAX_GPUS_PER_NODE = 2**10
 class Device:
     """An accelerator: the memory its driver reports (bytes, nvidia-smi's ``memory.total``) and peak dense 16-bit tensor FLOP/s.
 
-    What a training process can use is less: :func:`parallelsel.memory.usable_memory` deducts the
+    What a training process can use is less: :func:`parallelsel.core.memory.usable_memory` deducts the
     runtime reserve (CUDA context, NCCL communicators) from ``memory``.
 
     ``intra`` / ``inter``: keys of :data:`LINKS` for the links a server built around this device
     usually has (its NVLink generation or PCIe inside a node, the NIC between nodes); a
     :class:`Cluster` uses them when it is not given links, and records that it assumed them.
 
-    The kernel model (:mod:`parallelsel.kernels`) reads four more: ``hbm_bandwidth`` (bytes/s, the
+    The kernel model (:mod:`parallelsel.core.kernels`) reads four more: ``hbm_bandwidth`` (bytes/s, the
     datasheet's memory bandwidth), ``sms`` (streaming multiprocessors, which set GEMM wave
     quantization), ``gemm_efficiency`` (the share of ``peak_flops`` a large, perfectly shaped
     matmul reaches: a measured ceiling, not a guess) and ``memory_efficiency`` (the share of
     ``hbm_bandwidth`` a streaming kernel reaches). Override any of them with
-    ``dataclasses.replace(device, ...)``; :func:`parallelsel.calibrate` fits ``gemm_efficiency``
+    ``dataclasses.replace(device, ...)``; :func:`parallelsel.core.calibrate` fits ``gemm_efficiency``
     to a measured step.
     """
 
@@ -83,11 +83,11 @@ class Link:
     n bytes ``latency + n / bandwidth``. ``per="gpu"``: every GPU has its own port of
     ``bandwidth`` (NVLink, PCIe, one InfiniBand HCA per GPU). ``per="node"``: the node has ``nics``
     ports of ``bandwidth`` that all its GPUs share (commodity Ethernet); how many GPUs send through
-    them at once is decided by the placement (:func:`parallelsel.placement.group_placement`).
+    them at once is decided by the placement (:func:`parallelsel.core.placement.group_placement`).
 
     ``efficiency``: the share of the line rate that collectives reach for large messages -- the
     bus bandwidth nccl-tests reports (``doc/PERFORMANCE.md``) over ``bandwidth``; 1.0 for a link
-    given by hand. :attr:`achieved` is what :mod:`parallelsel.comm` charges.
+    given by hand. :attr:`achieved` is what :mod:`parallelsel.core.comm` charges.
     """
 
     name: str
@@ -169,7 +169,7 @@ class Cluster:
         """Whether any group of ``size`` ranks, ``stride`` apart in rank order, leaves one node when
         such groups tile the cluster (rank r sits on node r // gpus_per_node).
 
-        Counted by :func:`parallelsel.placement.group_placement`, so a group that does not start
+        Counted by :func:`parallelsel.core.placement.group_placement`, so a group that does not start
         node-aligned (TP=6 on 8-GPU nodes) is found too.
         """
         from .placement import group_placement  # the placement layer sits above hardware
@@ -179,7 +179,7 @@ class Cluster:
         return group_placement(self, self._tiled(size, stride), size, stride).spans_nodes
 
     def link_for(self, size: int, stride: int = 1) -> Link:
-        """The link a ring over such groups is priced on (:func:`parallelsel.placement.group_placement`):
+        """The link a ring over such groups is priced on (:func:`parallelsel.core.placement.group_placement`):
         the intra-node link inside a node; across nodes the slower of the two links' bandwidths and
         the larger latency, with a per-node NIC shared by the GPUs that send through it."""
         from .placement import group_placement
@@ -205,7 +205,7 @@ class Cluster:
 # DGX A100: eight ConnectX-6 HDR 200 Gb/s (DGX A100 User Guide); DGX H100 and DGX H200: eight
 # ConnectX-7 NDR 400 Gb/s (DGX H100/H200 User Guide). The RTX 4090 has no NVLink (Ada whitepaper:
 # PCIe 4.0 x16 only); consumer-GPU servers have no reference design, so commodity 25 GbE is assumed.
-# Kernel constants (parallelsel.kernels). gemm_efficiency is TRAINING_SHARE of the Maximum Achievable
+# Kernel constants (parallelsel.core.kernels). gemm_efficiency is TRAINING_SHARE of the Maximum Achievable
 # Matmul FLOPS (MAMF) over the datasheet peak, as measured by stas00/ml-engineering's mamf-finder (BF16, no
 # sparsity, best shape; compute/accelerator/README.md, "Maximum Achievable Matmul FLOPS comparison
 # table"): A100 SXM 267.9 of 312 TFLOPS (85.9%, CUDA 12.1), H100 SXM 792.1 of 989 (80.1%, CUDA 12.1).
@@ -216,7 +216,7 @@ TRAINING_SHARE = 0.868
 """Share of the MAMF ceiling that the GEMMs of a whole training step reach. MAMF times a short loop
 of one best shape; a training step runs for seconds at the power-limited sustained clock (NVIDIA
 quotes A100's HPL peak at 1305 MHz, not its 1410 MHz boost) with epilogues and other kernels in
-between. Fitted once, by :func:`parallelsel.calibrate`, to one published measured step -- Korthikanti
+between. Fitted once, by :func:`parallelsel.core.calibrate`, to one published measured step -- Korthikanti
 et al. 2022 Table 5, GPT-3 175B on 64 A100s, 13.75 s -- and checked against the 13 other Megatron-LM
 runs on the validation page (tests/test_step_time.py). Applied to every device (an assumption for
 the H100, H200, V100 and RTX 4090, which that fit did not see)."""

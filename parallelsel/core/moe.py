@@ -14,9 +14,9 @@ experts on them:
   all-to-all), and its activation buffers grow with its load: memory must be provisioned for the worst step.
 
 Here a rank holds ``experts / ep`` consecutive experts (Megatron-LM's layout), so its load is their sum. The
-time of a rank is its experts' GEMMs timed by :func:`parallelsel.kernels.gemm_time` (forward, and twice that
+time of a rank is its experts' GEMMs timed by :func:`parallelsel.core.kernels.gemm_time` (forward, and twice that
 for the input and weight gradients in backward); its activation memory is what the layer's MLP stores per
-routed token (:func:`parallelsel.memory.layer_shape`: the f-wide tensors, plus the dispatched input).
+routed token (:func:`parallelsel.core.memory.layer_shape`: the f-wide tensors, plus the dispatched input).
 
 Examples:
     >>> r = route((6, 2, 2, 2), "capacity", capacity_factor=1.0)

@@ -17,14 +17,14 @@ The lesson's method (its further-study section) run over every plan the cluster 
 
 checks the cheap hard constraints first (heads and FFN over TP, layers over PP, global batch over
 dp x micro-batch, micro-batches over PP for interleaving), then memory
-(:func:`parallelsel.memory.breakdown`), and calls :func:`parallelsel.estimate.estimate` only for
+(:func:`parallelsel.core.memory.breakdown`), and calls :func:`parallelsel.core.estimate.estimate` only for
 plans that fit and are not dominated: for the same plan, more recomputation only adds compute (and,
 with full recompute, TP traffic), so once a recompute setting fits, the heavier ones are counted
 under ``dominated_by_less_recompute`` instead of being timed. Fitting plans are then estimated in
 order of a lower bound on their step time (compute plus the bubble on it), stopping once the bound
 passes the N-th best time found: the rest cannot enter the top N and are counted below it
 (``ranked_below_top``). Every exclusion is counted under the code of the rule that drops it: the
-hard constraints are :mod:`parallelsel.plan`'s rules, applied at the level of the enumeration where
+hard constraints are :mod:`parallelsel.core.plan`'s rules, applied at the level of the enumeration where
 each becomes decidable, so the search restates none of them.
 
 Ranking: estimated step time; ties (within :data:`TIE`) go to the simpler plan first (fewer
@@ -67,7 +67,7 @@ error on the 14 published Megatron-LM runs of the validation page (3.4%, tests/t
 checks it is not below the measured error). A plan faster by less than that is not known to be faster."""
 
 # Exclusion codes (``SearchResult.excluded`` keys), in the order they are checked. The constraint codes
-# are those of parallelsel.plan's rules; render/reasons.py titles each one.
+# are those of parallelsel.core.plan's rules; render/reasons.py titles each one.
 HEADS = "heads_not_divisible"
 KV_HEADS = "kv_heads_not_divisible"
 FFN = "ffn_not_divisible"
@@ -162,7 +162,7 @@ class SearchResult:
 
 def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
     """Validate pinned plan fields: values as :class:`Plan` takes them, and the structural rules of
-    :mod:`parallelsel.plan` (a pinned TP or PP that no plan can satisfy is an input error)."""
+    :mod:`parallelsel.core.plan` (a pinned TP or PP that no plan can satisfy is an input error)."""
     fixed = dict(fixed or {})
     for k in fixed:
         if k not in _FIXABLE:
@@ -197,7 +197,7 @@ def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
 
 def _schedules(fixed: dict, pp: int, model) -> list[tuple[str, int]]:
     """(schedule, chunks) pairs to try for a pipeline of ``pp`` stages; a pinned schedule or chunk count is always
-    tried; interleaving only with chunk counts that split the layers evenly (:func:`parallelsel.plan.pp_violations`)."""
+    tried; interleaving only with chunk counts that split the layers evenly (:func:`parallelsel.core.plan.pp_violations`)."""
     interleaved = [v for v in CHUNKS if not pp_violations(model, pp, v)]
     if "schedule" in fixed or "chunks" in fixed:
         sched = fixed.get("schedule", "interleaved" if fixed.get("chunks", 1) > 1 else "1f1b")
@@ -300,7 +300,7 @@ def _search_group(space: _Space, tally: _Tally, tp: int, cp: int, pp: int, dp: i
     if bad:  # structural rules reject every knob setting of this group at once
         tally.excluded[bad[0].code] += n
         return
-    # No stack runs PP with ZeRO-2 (parallelsel.stacks): dropped under every schedule.
+    # No stack runs PP with ZeRO-2 (parallelsel.core.stacks): dropped under every schedule.
     keep = []
     for t in zse:
         r = pp_zero_reason(pp, t[0], dp)
@@ -387,7 +387,7 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
     ``fixed`` pins plan fields (e.g. ``{"tp": 8}``); plans that differ are not enumerated. A pinned
     value that can never be valid (tp not dividing the heads, dp x tp x pp not dividing the GPUs)
     raises :class:`ValueError`. A plan fits when its memory is at most the usable memory x
-    (1 - ``headroom``) (:func:`parallelsel.memory.budget`).
+    (1 - ``headroom``) (:func:`parallelsel.core.memory.budget`).
     """
     t0 = time.perf_counter()
     if not isinstance(workload, Workload):
@@ -415,9 +415,9 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
 def _lower_bound(workload: Workload, plan: Plan, cluster: Cluster) -> float:
     """A step time no plan can beat: its compute plus the bubble on that compute alone.
 
-    :func:`parallelsel.estimate.estimate` gives total = compute + exposed communication +
+    :func:`parallelsel.core.estimate.estimate` gives total = compute + exposed communication +
     bubble_overhead x (compute + critical-path communication) >= compute x (1 + bubble_overhead),
-    and no kernel runs faster than the device's matmul ceiling (:mod:`parallelsel.kernels`), so
+    and no kernel runs faster than the device's matmul ceiling (:mod:`parallelsel.core.kernels`), so
     compute >= FLOPs per GPU / (peak x gemm_efficiency).
     """
     flops = workload.model.flops_per_token(plan.recompute, workload.seq_len) * workload.tokens
@@ -498,7 +498,7 @@ def explain(workload: Workload, cluster: Cluster, plan: Plan, top: int = 10,
             headroom: float = DEFAULT_HEADROOM) -> Explanation:
     """Explain ``plan`` against the search of ``workload`` on ``cluster``: excluded (and why), dominated, or ranked."""
     if not isinstance(plan, Plan):
-        raise ParallelselError(f"plan={plan!r}: must be a Plan (parallelsel.plan.parse_plan reads a label)")
+        raise ParallelselError(f"plan={plan!r}: must be a Plan (parallelsel.core.plan.parse_plan reads a label)")
     r = search(workload, cluster, top=top, headroom=headroom)
     e = estimate(workload, plan, cluster, headroom=headroom)
     dominated = None

@@ -12,7 +12,7 @@ A GEMM's achieved FLOP/s is ``peak x device.gemm_efficiency x`` its shape's shar
 into :data:`TILE` tiles, each SM runs one tile at a time, so a partial tile or a partial last wave
 of tiles wastes the SMs it leaves idle; and each tile pays a fixed start-up and epilogue cost
 (:data:`K_OVERHEAD`) that a short inner dimension cannot hide. ``device.gemm_efficiency`` is the
-measured ceiling for a perfectly shaped matmul (:data:`parallelsel.hardware.DEVICES`).
+measured ceiling for a perfectly shaped matmul (:data:`parallelsel.core.hardware.DEVICES`).
 
 The backward pass of a GEMM ``Y[M,N] = X[M,K] W[K,N]`` is two GEMMs: ``dX = dY W^T`` (M x K, inner N)
 and ``dW = X^T dY`` (K x N, inner M) -- so backward costs twice the forward FLOPs, at shapes of
@@ -194,7 +194,7 @@ class ComputeTime:
 def compute_time(model, micro_batch: int, seq_len: int, device: Device, tp: int = 1, pp: int = 1, cp: int = 1,
                  ep: int = 1, sp: bool = False, recompute: str = "none", attention: str = "flash") -> ComputeTime:
     """Compute seconds per micro-batch on one GPU of a stage holding layers / pp layers (and 1/pp of the
-    output layer's work, as the even FLOP split of :mod:`parallelsel.estimate` assumes).
+    output layer's work, as the even FLOP split of :mod:`parallelsel.core.estimate` assumes).
 
     Forward: the layer GEMMs (:func:`layer_gemms`), attention, the elementwise bytes
     (:data:`ELEMENTWISE_BYTES`, GeLU/SwiGLU on the MLP width, the standard softmax's

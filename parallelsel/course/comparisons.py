@@ -1,6 +1,6 @@
-"""The library beside each published figure of :mod:`parallelsel.references`: one :class:`Comparison` per figure.
+"""The library beside each published figure of :mod:`parallelsel.course.references`: one :class:`Comparison` per figure.
 
-:mod:`parallelsel.references` holds the papers' numbers as data; this module computes the library's value
+:mod:`parallelsel.course.references` holds the papers' numbers as data; this module computes the library's value
 for each (memory, activations, parameter counts, training days), in the paper's unit, so the validation page
 and the tests read one list. Labels and units are ASCII; ``render/`` prints them in the page's language.
 
@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import memory
-from .model import MODELS, Transformer
-from .recipe import RECIPES
+from ..core import memory
+from ..core.model import MODELS, Transformer
+from ..core.recipe import RECIPES
 from .references import (KORTHIKANTI_GPT3, KORTHIKANTI_MTNLG, KORTHIKANTI_SELECTIVE_SAVING, KORTHIKANTI_TABLE2,
                          MIXTRAL_ACTIVE, MODEL_PARAMS, NARAYANAN_EQ4, NARAYANAN_GPT, NARAYANAN_TABLE1, ZERO_FIGURE1,
                          ZERO_FIGURE1_SETUP)
@@ -125,7 +125,7 @@ GROUPS = {"zero": _zero, "activations": _activations, "recompute": _recompute, "
 
 
 def comparisons(group: str | None = None) -> tuple[Comparison, ...]:
-    """Every published reference of :mod:`parallelsel.references` beside the library's value, optionally one ``group``.
+    """Every published reference of :mod:`parallelsel.course.references` beside the library's value, optionally one ``group``.
 
     Groups: ``"zero"`` (Figure 1), ``"activations"`` (Table 2 for GPT-3, t = 8, as bytes / sbh),
     ``"recompute"`` (§5 savings and the abstract's 5x), ``"narayanan"`` (Table 1 parameters),

@@ -170,7 +170,7 @@ class MeasuredRun:
     "tflops" (achieved teraFLOP/s per GPU, counted as eq. 3 counts them) or "seconds" (iteration time);
     ``value`` the paper's number; ``source`` where the number and where the plan come from; ``stack``:
     the implementation whose timing rules apply ("" for Megatron-LM, "deepspeed-2021" for the ZeRO-3
-    runs: :mod:`parallelsel.zero3_timeline`); ``mfu``: the model FLOPs utilisation the paper prints for the
+    runs: :mod:`parallelsel.course.zero3_timeline`); ``mfu``: the model FLOPs utilisation the paper prints for the
     run, where it prints one (None otherwise).
     """
 

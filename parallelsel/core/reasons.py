@@ -123,7 +123,7 @@ class Reason:
 
     def __str__(self) -> str:
         # The sentence lives in render/ (the top layer); imported here only when a string is asked for.
-        from .render.reasons import text
+        from ..render.reasons import text
 
         return text(self)
 

@@ -1,6 +1,6 @@
 """A step laid out in time: what computes, what communicates, what overlaps and what waits.
 
-:func:`step_trace` draws one :class:`parallelsel.estimate.Estimate` as two lanes of one device of the
+:func:`step_trace` draws one :class:`parallelsel.core.estimate.Estimate` as two lanes of one device of the
 slowest pipeline stage -- a compute lane and a communication lane -- so a reader can see the
 lesson's step timeline (the seed's study tip 2) for any plan. It adds no model of its own: every
 duration comes from the estimate (its compute split into forward and backward, its traffic items,
@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._check import ParallelselError, positive_int
-from .estimate import Estimate
+from ..core._check import ParallelselError, positive_int
+from ..core.estimate import Estimate
 
 __all__ = ["Segment", "StepTrace", "step_trace"]
 

@@ -19,7 +19,7 @@ reads (help, reports, sentences) is written by :mod:`parallelsel.render.cli_text
 the CLI reference page (docs/reference/cli.md) lists every key of every command, generated from
 real runs. Sizes are bytes, times seconds. ``plan --why PLAN`` explains one plan, ``plan --export
 megatron|torchtitan|deepspeed`` prints the chosen plan for that launcher
-(:mod:`parallelsel.launchers`), ``presets`` lists the preset keys with their sources.
+(:mod:`parallelsel.core.launchers`), ``presets`` lists the preset keys with their sources.
 """
 
 from __future__ import annotations
@@ -30,11 +30,11 @@ import math
 import sys
 from dataclasses import replace
 
-from ._check import ParallelselError, positive_int
-from .memory import DEFAULT_HEADROOM
-from .model import ATTENTION, RECOMPUTE
-from .render.cli_text import ERROR, HELP, keys_text, see_help
-from .render.reasons import LANGS
+from ..core._check import ParallelselError, positive_int
+from ..core.memory import DEFAULT_HEADROOM
+from ..core.model import ATTENTION, RECOMPUTE
+from .cli_text import ERROR, HELP, keys_text, see_help
+from .reasons import LANGS
 
 __all__ = ["main", "gpt_like", "build_parser"]
 
@@ -68,7 +68,7 @@ def gpt_like(params: float, seq_len: int = DEFAULT_SEQ, vocab: int = 51200):
         >>> gpt_like(70e9).heads % 8
         0
     """
-    from .model import Transformer
+    from ..core.model import Transformer
 
     n = float(params) if not isinstance(params, bool) and isinstance(params, (int, float)) else math.nan
     if not (math.isfinite(n) and MIN_PARAMS <= n <= MAX_PARAMS):
@@ -144,9 +144,9 @@ def _key(text: str) -> str:
 
 
 def _model_args(p: argparse.ArgumentParser) -> None:
-    from .model import MODELS, SHAPE_LIMITS
-    from .plan import MAX_GLOBAL_BATCH
-    from .recipe import RECIPES
+    from ..core.model import MODELS, SHAPE_LIMITS
+    from ..core.plan import MAX_GLOBAL_BATCH
+    from ..core.recipe import RECIPES
 
     lim = SHAPE_LIMITS
     g = p.add_argument_group(HELP["group_model"])
@@ -165,7 +165,7 @@ def _model_args(p: argparse.ArgumentParser) -> None:
 
 
 def _cluster_args(p: argparse.ArgumentParser) -> None:
-    from .hardware import DEVICES, LINKS, MAX_GPUS, MAX_GPUS_PER_NODE
+    from ..core.hardware import DEVICES, LINKS, MAX_GPUS, MAX_GPUS_PER_NODE
 
     g = p.add_argument_group(HELP["group_cluster"])
     g.add_argument("--device", type=_key, default=DEFAULT_DEVICE, metavar="KEY",
@@ -180,7 +180,7 @@ def _cluster_args(p: argparse.ArgumentParser) -> None:
 
 
 def _plan_args(p: argparse.ArgumentParser) -> None:
-    from .hardware import MAX_GPUS
+    from ..core.hardware import MAX_GPUS
 
     g = p.add_argument_group(HELP["group_plan"])
     for flag in ("dp", "tp", "pp", "cp", "ep"):
@@ -202,8 +202,8 @@ def _calibrated(a, w, c, plan):
     """The cluster with its device fitted to --measured-step / --measured-mfu on ``plan`` (or ``c`` unchanged)."""
     if a.measured_step is None and a.measured_mfu is None:
         return c, None
-    from .calibrate import calibrate
-    from .estimate import estimate
+    from ..core.calibrate import calibrate
+    from ..core.estimate import estimate
 
     cal = calibrate(estimate(w, plan, c, headroom=_headroom_arg(a)), measured_step=a.measured_step,
                     measured_mfu=a.measured_mfu)
@@ -219,7 +219,7 @@ def _calibration_json(cal, lang: str = "zh") -> dict | None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed so the docs can print its help)."""
-    from . import __version__
+    from .. import __version__
 
     common = _Parser(add_help=False)
     common.add_argument("--json", action="store_true", help=HELP["json"])
@@ -254,7 +254,7 @@ def _plan_parser(pl: argparse.ArgumentParser) -> None:
 
 
 def _bubble_parser(sub, common) -> None:
-    from .pipeline import KINDS, MAX_PASSES
+    from ..core.pipeline import KINDS, MAX_PASSES
 
     b = sub.add_parser("bubble", parents=[common], help=HELP["bubble"],
                        description=HELP["bubble_description"].format(max_passes=MAX_PASSES))
@@ -266,7 +266,7 @@ def _bubble_parser(sub, common) -> None:
 
 
 def _memory_parser(mem: argparse.ArgumentParser) -> None:
-    from .plan import SCHEDULES
+    from ..core.plan import SCHEDULES
 
     _model_args(mem)
     _cluster_args(mem)
@@ -279,7 +279,7 @@ def _memory_parser(mem: argparse.ArgumentParser) -> None:
 
 # -- building library objects from arguments --------------------------------------------------
 def _headroom_arg(a) -> float:
-    from .memory import check_headroom
+    from ..core.memory import check_headroom
 
     try:
         return check_headroom(a.headroom)
@@ -288,8 +288,8 @@ def _headroom_arg(a) -> float:
 
 
 def _model(a):
-    from ._check import preset
-    from .model import MODELS, Transformer
+    from ..core._check import preset
+    from ..core.model import MODELS, Transformer
 
     shape = {k: getattr(a, k) for k in ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab")
              if getattr(a, k) is not None}
@@ -315,9 +315,9 @@ def _model(a):
 
 
 def _workload(a, cluster):
-    from ._check import preset
-    from .plan import Workload
-    from .recipe import RECIPES
+    from ..core._check import preset
+    from ..core.plan import Workload
+    from ..core.recipe import RECIPES
 
     batch = a.global_batch
     if batch is None:
@@ -334,8 +334,8 @@ def _cluster(a, need: int | None = None):
     ``need``: GPUs a given plan uses (``memory``); with no --nodes/--gpus the cluster is just big
     enough for it, instead of a default that the plan does not fit on.
     """
-    from ._check import preset
-    from .hardware import DEVICES, LINKS, Cluster
+    from ..core._check import preset
+    from ..core.hardware import DEVICES, LINKS, Cluster
 
     kw = {}
     if a.intra is not None:
@@ -376,8 +376,8 @@ def _cluster_json(c) -> dict:
 
 # -- subcommands ------------------------------------------------------------------------------
 def _cmd_matrix(a, out) -> None:
-    from .matrix import selection_matrix
-    from .render.cli_text import matrix_text
+    from ..core.matrix import selection_matrix
+    from .cli_text import matrix_text
 
     c = _cluster(a)
     w = _workload(a, c)
@@ -410,7 +410,7 @@ def _fixed(a) -> dict:
 
 def _reasons_json(reasons, lang: str) -> list[dict]:
     """Each reason as ``{"code", "values", "text"}`` (the text in ``lang``)."""
-    from .render.reasons import as_json
+    from .reasons import as_json
 
     return [as_json(r, lang) for r in reasons]
 
@@ -431,7 +431,7 @@ def _result_json(x, lang: str = "zh") -> dict:
 
 def _fixes_json(fx, lang: str) -> list[dict]:
     """Each single change that makes a plan fit as ``{"code", "values", "text", "memory_bytes", "step_s"}``."""
-    from .render.cli_text import fix_text
+    from .cli_text import fix_text
 
     return [{"code": f.code, "values": f.values, "text": fix_text(f, lang), "memory_bytes": f.estimate.memory.total,
              "step_s": f.estimate.step.total} for f in fx]
@@ -439,7 +439,7 @@ def _fixes_json(fx, lang: str) -> list[dict]:
 
 def _pinned_plan(a, c):
     """The plan --why explains: a label, or the pinned flags (dp defaults to the GPUs left over)."""
-    from .plan import Plan, parse_plan
+    from ..core.plan import Plan, parse_plan
 
     if a.why:
         p = parse_plan(a.why)
@@ -454,8 +454,8 @@ def _pinned_plan(a, c):
 
 
 def _cmd_why(a, w, c, out) -> None:
-    from .render.cli_text import why_text
-    from .search import explain, fixes
+    from .cli_text import why_text
+    from ..core.search import explain, fixes
 
     h = _headroom_arg(a)
     x = explain(w, c, _pinned_plan(a, c), top=a.top, headroom=h)
@@ -479,14 +479,14 @@ def _cmd_why(a, w, c, out) -> None:
 
 
 def _refuse_export(p, e, x) -> None:
-    from .render.reasons import join
+    from .reasons import join
 
     raise ParallelselError(f"--export: plan {p.label('en')} cannot run here: " + join(x.verdict, "en"))
 
 
 def _export(a, w, p, out) -> None:
-    from .launchers import export, refusals
-    from .render.launchers import refusals_text
+    from ..core.launchers import export, refusals
+    from .launchers import refusals_text
 
     bad = refusals(w, p, a.export)
     if bad:
@@ -496,15 +496,15 @@ def _export(a, w, p, out) -> None:
 
 
 def _cmd_plan(a, out) -> None:
-    from .render.cli_text import plan_text
-    from .search import fixes, search
+    from .cli_text import plan_text
+    from ..core.search import fixes, search
 
     c = _cluster(a)
     w = _workload(a, c)
     if (a.measured_step is not None or a.measured_mfu is not None) and not a.measured_plan:
         raise ParallelselError("--measured-step/--measured-mfu: give --measured-plan, the plan that step was measured on")
     if a.measured_plan:
-        from .plan import parse_plan
+        from ..core.plan import parse_plan
 
         c, cal = _calibrated(a, w, c, parse_plan(a.measured_plan))
     else:
@@ -519,7 +519,7 @@ def _cmd_plan(a, out) -> None:
         return _export(a, w, r.best.plan, out)
     miss = None
     if not r.results and r.closest_miss is not None:
-        from .estimate import estimate
+        from ..core.estimate import estimate
 
         me = estimate(w, r.closest_miss, c, headroom=_headroom_arg(a))
         miss = (me, fixes(w, c, r.closest_miss, headroom=_headroom_arg(a)))
@@ -539,7 +539,7 @@ def _cmd_plan(a, out) -> None:
 
 
 def _cmd_bubble(a, out) -> None:
-    from . import pipeline as pl
+    from ..core import pipeline as pl
 
     if a.svg is not None and not a.svg.strip():
         raise ParallelselError("--svg '': give a file name to write the chart to")
@@ -549,7 +549,7 @@ def _cmd_bubble(a, out) -> None:
     closed_f = pl.bubble_fraction(a.stages, a.microbatches, v)
     closed_o = pl.bubble_overhead(a.stages, a.microbatches, v)
     if a.svg is not None:
-        from .render.pipeline_charts import gantt
+        from .pipeline_charts import gantt
 
         svg = gantt(tl, salt=f"cli-{a.schedule}-{a.stages}-{a.microbatches}-{v}")
         with open(a.svg, "w", encoding="utf-8") as f:
@@ -561,16 +561,16 @@ def _cmd_bubble(a, out) -> None:
                 "makespan": tl.makespan, "svg": a.svg}
         out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return
-    from .render.cli_text import bubble_text
+    from .cli_text import bubble_text
 
     out.write(bubble_text(a.schedule, a.stages, a.microbatches, v, closed_f, closed_o, tl, a.svg))
 
 
 def _cmd_memory(a, out) -> None:
-    from .estimate import estimate
-    from .plan import Plan, constraint_violations, pp_violations, tp_violations
-    from .render.cli_text import memory_text
-    from .render.reasons import join
+    from ..core.estimate import estimate
+    from ..core.plan import Plan, constraint_violations, pp_violations, tp_violations
+    from .cli_text import memory_text
+    from .reasons import join
 
     tp = a.tp if a.tp is not None else 1
     pp = a.pp if a.pp is not None else 1
@@ -579,7 +579,7 @@ def _cmd_memory(a, out) -> None:
     w = _workload(a, c)
     m = w.model
     for flag, bad in (("--tp", tp_violations(m, tp)), ("--pp", pp_violations(m, pp))):
-        if bad:  # the structural rules of parallelsel.plan, before dp is derived from them
+        if bad:  # the structural rules of parallelsel.core.plan, before dp is derived from them
             raise ParallelselError(f"{flag} {tp if flag == '--tp' else pp}: {join(bad, 'en')}")
     if a.dp is None:
         if c.gpus % (tp * pp * cp):
@@ -611,10 +611,10 @@ def _cmd_memory(a, out) -> None:
 
 
 def _cmd_presets(a, out) -> None:
-    from .hardware import DEVICE_SOURCES, DEVICES, LINK_SOURCES, LINKS
-    from .model import MODEL_SOURCES, MODELS
-    from .recipe import RECIPE_SOURCES, RECIPES
-    from .render.cli_text import presets_text
+    from ..core.hardware import DEVICE_SOURCES, DEVICES, LINK_SOURCES, LINKS
+    from ..core.model import MODEL_SOURCES, MODELS
+    from ..core.recipe import RECIPE_SOURCES, RECIPES
+    from .cli_text import presets_text
 
     catalogues = {"models": (MODELS, MODEL_SOURCES), "devices": (DEVICES, DEVICE_SOURCES),
                   "links": (LINKS, LINK_SOURCES), "recipes": (RECIPES, RECIPE_SOURCES)}

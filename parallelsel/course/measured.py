@@ -1,14 +1,14 @@
-"""The step-time model beside published, measured runs (:data:`parallelsel.references.MEASURED_RUNS`).
+"""The step-time model beside published, measured runs (:data:`parallelsel.course.references.MEASURED_RUNS`).
 
 Each run becomes the library's workload, plan and cluster exactly as its paper describes it (the
 GPT shape of Narayanan et al. 2021 §5.1, the standard attention kernel both papers used, the
-paper's TP, PP, micro-batch, interleaving and recomputation), and :func:`parallelsel.estimate`
+paper's TP, PP, micro-batch, interleaving and recomputation), and :func:`parallelsel.core.estimate`
 predicts it with one set of device constants. Throughput rows compare teraFLOP/s per GPU counted
 as the paper counts it (eq. 3, full recomputation: 96 B s l h^2 (1 + s/6h + V/16lh) per iteration);
 iteration-time rows compare seconds.
 
 Examples:
-    >>> from parallelsel.references import KORTHIKANTI_TABLE5
+    >>> from parallelsel.course.references import KORTHIKANTI_TABLE5
     >>> row = compare(KORTHIKANTI_TABLE5[1])
     >>> row.metric, row.published, abs(row.error) < 0.15
     ('seconds', 13.75, True)
@@ -19,10 +19,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from .estimate import Estimate, estimate
-from .hardware import DEVICES, Cluster, Device
-from .model import Transformer
-from .plan import Plan, Workload
+from ..core.estimate import Estimate, estimate
+from ..core.hardware import DEVICES, Cluster, Device
+from ..core.model import Transformer
+from ..core.plan import Plan, Workload
 from .references import NARAYANAN_GPT, MeasuredRun
 from .zero3_timeline import deepspeed_zero3_step
 
@@ -37,7 +37,7 @@ def _model(run: MeasuredRun) -> Transformer:
 
 def run_estimate(run: MeasuredRun, device: Device | None = None) -> Estimate:
     """The library's estimate of ``run`` on ``device`` (default: the A100-80GB preset, DGX A100 nodes); a
-    run of DeepSpeed's 2021 ZeRO-3 (``run.stack``) is timed by :func:`parallelsel.zero3_timeline.deepspeed_zero3_step`."""
+    run of DeepSpeed's 2021 ZeRO-3 (``run.stack``) is timed by :func:`parallelsel.course.zero3_timeline.deepspeed_zero3_step`."""
     device = DEVICES["a100-80gb"] if device is None else device
     dp = run.gpus // (run.tp * run.pp)
     plan = Plan(dp=dp, tp=run.tp, pp=run.pp, zero=run.zero, micro_batch=run.micro_batch, sp=run.sp,
@@ -74,7 +74,7 @@ class Compared:
 
 
 def compare(run: MeasuredRun, device: Device | None = None) -> Compared:
-    """``run`` beside the library's prediction on ``device`` (e.g. a calibrated one, :func:`parallelsel.calibrate`)."""
+    """``run`` beside the library's prediction on ``device`` (e.g. a calibrated one, :func:`parallelsel.core.calibrate`)."""
     e = run_estimate(run, device)
     if run.metric == "seconds":
         predicted = e.step.total

@@ -1,12 +1,12 @@
 """Step time of a plan: compute + exposed communication + pipeline bubble; throughput, MFU, E(P).
 
-:func:`estimate` puts together the memory breakdown (:mod:`parallelsel.memory`), the traffic
-(:mod:`parallelsel.comm`) and the pipeline bubble (:mod:`parallelsel.pipeline`) for one workload,
-plan and cluster, and lists every hard constraint the plan violates as a :class:`~parallelsel.reasons.Reason`.
+:func:`estimate` puts together the memory breakdown (:mod:`parallelsel.core.memory`), the traffic
+(:mod:`parallelsel.core.comm`) and the pipeline bubble (:mod:`parallelsel.core.pipeline`) for one workload,
+plan and cluster, and lists every hard constraint the plan violates as a :class:`~parallelsel.core.reasons.Reason`.
 
 The time model, with every assumption named:
 
-* compute = the kernels one GPU runs (:mod:`parallelsel.kernels`): each layer's GEMMs at their
+* compute = the kernels one GPU runs (:mod:`parallelsel.core.kernels`): each layer's GEMMs at their
   per-GPU shapes, attention by its kernel, the memory-bound work at the achieved HBM rate, and one
   optimizer step -- recomputation included. The kernel rates describe kernels only: communication,
   overlap and bubble come from the rest of the model, never from the efficiency (no double
@@ -55,7 +55,7 @@ DEFAULT_EFFICIENCY = 0.5
 """A flat share of peak FLOP/s for back-of-envelope arithmetic (``estimate(..., efficiency=)``), not
 the default time model: Narayanan et al. 2021 (Table 1) report 138-163 TFLOP/s per A100 (peak
 312), 44-52%, end to end -- a number that already contains communication and bubble, which is why
-:func:`estimate` times kernels instead (:mod:`parallelsel.kernels`)."""
+:func:`estimate` times kernels instead (:mod:`parallelsel.core.kernels`)."""
 
 OVERLAP_FRACTION = 0.9
 """Share of a pass's compute time that overlappable communication can hide behind. An assumption:
@@ -110,14 +110,14 @@ class Estimate:
     efficiency: float | None = None  # the flat kernel efficiency passed to estimate(); None: the kernel model
     headroom: float = DEFAULT_HEADROOM
     usable: float = 0.0  # bytes a rank can use: driver-reported memory minus the runtime reserve
-    stack: Reason | None = None  # which stacks run a PP x ZeRO/FSDP plan, and as what (parallelsel.stacks)
+    stack: Reason | None = None  # which stacks run a PP x ZeRO/FSDP plan, and as what (parallelsel.core.stacks)
 
     @property
     def fits(self) -> bool:
         """True when no hard constraint (memory, divisibility, batch, cluster size) fails.
 
         Memory fits when ``memory.total <= usable x (1 - headroom)``
-        (:func:`parallelsel.memory.budget`)."""
+        (:func:`parallelsel.core.memory.budget`)."""
         return not self.reasons
 
     @property
@@ -135,7 +135,7 @@ class Estimate:
 
         The compute of a step split over its micro-batches, with the TP/EP collectives on the
         critical path shared half to each pass (they are issued in both). These are the per-stage
-        costs :func:`parallelsel.pipeline.simulate` takes.
+        costs :func:`parallelsel.core.pipeline.simulate` takes.
         """
         m = max(1, self.plan.microbatches(self.workload))
         half = self.step.critical / (2 * m)
@@ -146,7 +146,7 @@ def bubble_overhead_for(plan: Plan, microbatches: int) -> float:
     """Pipeline idle time over ideal busy time for ``plan``'s schedule (0 without a pipeline).
 
     Narayanan et al. 2021 §2.2.1-§2.2.2: (p-1)/m for GPipe and 1F1B, (p-1)/(v·m) interleaved
-    (:func:`parallelsel.pipeline.bubble_overhead`). ZB-H1 (Qi et al. 2024 §2.1): the 1F1B bubble
+    (:func:`parallelsel.core.pipeline.bubble_overhead`). ZB-H1 (Qi et al. 2024 §2.1): the 1F1B bubble
     (p-1)(T_F+T_B+T_W) becomes (p-1)(T_F+T_B-T_W), a third of it under the simplification
     T_F = T_B = T_W that §2.1 uses.
     """
@@ -174,7 +174,7 @@ def _flops(model, recompute: str, s: int) -> tuple[float, float, float]:
 def _compute(workload: Workload, plan: Plan, device, eff, mem) -> tuple[float, dict[str, float]]:
     """Compute seconds per step on one GPU, and the forward / backward windows overlapped traffic can hide in.
 
-    ``eff`` None: the kernel model (:func:`parallelsel.kernels.compute_time` per micro-batch, times
+    ``eff`` None: the kernel model (:func:`parallelsel.core.kernels.compute_time` per micro-batch, times
     the micro-batches, plus one optimizer step over the parameters this GPU updates). A number: the
     flat model, FLOPs per GPU / (peak x eff), FLOPs split evenly over GPUs.
     """
@@ -195,9 +195,9 @@ def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float
              headroom: float = DEFAULT_HEADROOM) -> Estimate:
     """Memory, step time and hard-constraint reasons for ``plan`` training ``workload`` on ``cluster``.
 
-    ``reasons`` holds :func:`parallelsel.plan.constraint_violations` plus, if the most loaded
-    device's memory (:func:`parallelsel.memory.breakdown`) exceeds the usable memory
-    (:func:`parallelsel.memory.usable_memory`: driver-reported memory minus the CUDA context and
+    ``reasons`` holds :func:`parallelsel.core.plan.constraint_violations` plus, if the most loaded
+    device's memory (:func:`parallelsel.core.memory.breakdown`) exceeds the usable memory
+    (:func:`parallelsel.core.memory.usable_memory`: driver-reported memory minus the CUDA context and
     NCCL reserve) x (1 - ``headroom``), a ``memory_exceeds_device`` reason with both in bytes. The step time is computed
     even for plans that do not fit (see the module docstring for the time model).
     """

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from parallelsel._check import ParallelselError
+from parallelsel.core._check import ParallelselError
 
 __all__ = ["ORDERS", "LAYOUTS", "check", "rank_orders", "stage_of"]
 

@@ -2,7 +2,7 @@
 
 The page (docs/matrix/calculator.md) runs this module in Pyodide, in the reader's browser. It does not
 re-implement anything: each field becomes the CLI flag of the same meaning, and :func:`run` calls
-:func:`parallelsel.cli.main` -- the function behind the ``parallelsel`` command -- for ``matrix`` and
+:func:`parallelsel.render.cli.main` -- the function behind the ``parallelsel`` command -- for ``matrix`` and
 ``plan`` (their ``--json`` output and their text, which ``render/`` writes) and ``memory`` for the top
 plans (their memory split and step time). So the page shows exactly what ``parallelsel plan --json`` and
 ``parallelsel matrix --json`` print for the same inputs, and a bad field is the CLI's one-line error.

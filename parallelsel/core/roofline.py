@@ -10,7 +10,7 @@ it, the exposed communication sets the step time.
 Every function here uses the bandwidth term of the ring alpha-beta model only (large messages,
 Thakur, Rabenseifner & Gropp 2005 §4), a dense model of ``6 x params`` FLOPs per token (Kaplan et al.
 2020 §2.1: 2 forward, 4 backward), and no attention-score FLOPs: it is the condition to predict with,
-before `parallelsel.estimate` prices the whole step.
+before `parallelsel.core.estimate` prices the whole step.
 
 Units: FLOP/s, bytes/s, bytes; thresholds in tokens or elements.
 """

@@ -1,6 +1,6 @@
 """ZeRO-3 as DeepSpeed's 2021 parameter coordinator runs it: a timeline, weight tensor by weight tensor.
 
-The general FSDP model of :mod:`parallelsel.estimate` hides the gathers and reduce-scatters behind
+The general FSDP model of :mod:`parallelsel.core.estimate` hides the gathers and reduce-scatters behind
 the whole pass they run beside. DeepSpeed's ZeRO-3 of 2021 -- the one Narayanan et al. 2021 §5.2
 compared with PTD-P ("We integrated ZeRO into our codebase using the DeepSpeed Python library") --
 could not: its ``PartitionedParameterCoordinator`` (``deepspeed/runtime/zero/stage3.py``, unchanged
@@ -24,9 +24,9 @@ how much overlaps:
 * tensors below ``stage3_param_persistence_threshold`` elements (biases, norms) stay resident.
 
 :func:`coordinator_time` runs these rules over a trace; :func:`deepspeed_zero3_step` builds the trace
-of a dense GPT (:func:`parallelsel.kernels.weight_pieces`, embeddings tied to the output layer as in
-Megatron-LM) and prices each collective with :func:`parallelsel.comm.collective_time` on the link the
-DP group crosses (:mod:`parallelsel.placement`). Not modelled: the copies into and out of the list of
+of a dense GPT (:func:`parallelsel.core.kernels.weight_pieces`, embeddings tied to the output layer as in
+Megatron-LM) and prices each collective with :func:`parallelsel.core.comm.collective_time` on the link the
+DP group crosses (:mod:`parallelsel.core.placement`). Not modelled: the copies into and out of the list of
 per-rank tensors that ``torch.distributed.all_gather`` / ``reduce_scatter`` take, and launch gaps.
 
 Examples:
@@ -42,13 +42,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._check import ParallelselError, positive_number
-from .comm import collective_time
-from .estimate import StepTime
-from .hardware import Cluster
-from .kernels import gemm_time, optimizer_time, weight_pieces
-from .placement import group_link
-from .plan import Plan, Workload
+from ..core._check import ParallelselError, positive_number
+from ..core.comm import collective_time
+from ..core.estimate import StepTime
+from ..core.hardware import Cluster
+from ..core.kernels import gemm_time, optimizer_time, weight_pieces
+from ..core.placement import group_link
+from ..core.plan import Plan, Workload
 
 __all__ = ["DEEPSPEED_2021", "CoordinatorTime", "Piece", "Zero3Config", "coordinator_time", "deepspeed_zero3_step",
            "deepspeed_zero3_timeline", "gpt_trace"]
@@ -160,7 +160,7 @@ def coordinator_time(trace, gather, reduce_scatter, config: Zero3Config = DEEPSP
 def gpt_trace(workload: Workload, plan: Plan, device) -> tuple[Piece, ...]:
     """The submodule calls of one micro-batch of a dense GPT without model parallelism, in the order
     the coordinator records them: word and position embeddings, each layer's four weights
-    (:func:`parallelsel.kernels.weight_pieces`), the output layer on the tied word embeddings; then
+    (:func:`parallelsel.core.kernels.weight_pieces`), the output layer on the tied word embeddings; then
     backward layer by layer from the top -- with full recomputation, each layer's forward again first
     (Megatron-LM's ``checkpoint`` per layer) -- and the embeddings' gradients last."""
     model, s, b = workload.model, workload.seq_len, plan.micro_batch
@@ -193,7 +193,7 @@ def deepspeed_zero3_timeline(workload: Workload, plan: Plan, cluster: Cluster,
                              config: Zero3Config = DEEPSPEED_2021) -> CoordinatorTime:
     """:func:`coordinator_time` over :func:`gpt_trace` for each micro-batch of ``plan`` (ZeRO-3 over all of
     DP, no TP/PP/CP, a dense model) on ``cluster``: gathers of ``recipe.weights`` and reduce-scatters of
-    ``recipe.grads`` bytes per element over the DP ring, priced by :func:`parallelsel.comm.collective_time`
+    ``recipe.grads`` bytes per element over the DP ring, priced by :func:`parallelsel.core.comm.collective_time`
     (so each call pays (n - 1) ring steps of the link's latency) on the link the ring crosses."""
     _check_plan(workload, plan)
     dp, recipe = plan.dp, workload.recipe
@@ -207,7 +207,7 @@ def deepspeed_zero3_timeline(workload: Workload, plan: Plan, cluster: Cluster,
 def deepspeed_zero3_step(workload: Workload, plan: Plan, cluster: Cluster,
                          config: Zero3Config = DEEPSPEED_2021) -> StepTime:
     """Step time of ``plan`` as DeepSpeed's 2021 ZeRO-3 runs it: :func:`deepspeed_zero3_timeline` plus one
-    Adam step over this GPU's shard (:func:`parallelsel.kernels.optimizer_time`). ``communication`` is
+    Adam step over this GPU's shard (:func:`parallelsel.core.kernels.optimizer_time`). ``communication`` is
     the wall clock not spent in kernels; ``communication_total`` the time the link is busy."""
     ct = deepspeed_zero3_timeline(workload, plan, cluster, config)
     dp, device = plan.dp, cluster.device

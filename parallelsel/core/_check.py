@@ -42,7 +42,7 @@ def positive_int(name: str, value, minimum: int = 1, maximum: int = MAX_INT) -> 
         >>> positive_int("dp", True)
         Traceback (most recent call last):
         ...
-        parallelsel._check.ParallelselError: dp=True: must be an integer >= 1 and <= 9007199254740992
+        parallelsel.core._check.ParallelselError: dp=True: must be an integer >= 1 and <= 9007199254740992
     """
     if type(value) is int and minimum <= value <= maximum:  # the common case, without the ABC checks below
         return value

@@ -1,6 +1,6 @@
 """Which training stacks run pipeline parallelism together with ZeRO/FSDP, and as what.
 
-Three stacks, three answers (each is data: a :class:`parallelsel.reasons.Reason`):
+Three stacks, three answers (each is data: a :class:`parallelsel.core.reasons.Reason`):
 
 * DeepSpeed's ``PipelineEngine`` accepts ZeRO-1 and refuses ZeRO-2 and ZeRO-3: its constructor
   asserts ``zero_optimization_stage() < 2`` ("ZeRO-2 and ZeRO-3 are incompatible with pipeline

@@ -83,7 +83,7 @@ the channels used (NVIDIA/nccl issues #864, #986). Charged once per process grou
 
 DEFAULT_HEADROOM = 0.03
 """Fraction of the usable memory a plan must leave free to be accepted (``headroom=`` on
-:func:`parallelsel.estimate`, :func:`parallelsel.search`, :func:`parallelsel.selection_matrix`).
+:func:`parallelsel.core.estimate`, :func:`parallelsel.core.search`, :func:`parallelsel.selection_matrix`).
 An assumption, not a measurement: it absorbs what this model does not count (temporary buffers
 of fused kernels, memory spikes of the optimizer step, the estimate's own error). Raise it for a
 job whose memory you have not measured."""
@@ -104,7 +104,7 @@ def communicators(plan) -> int:
     0 for a single GPU.
 
     Examples:
-        >>> from parallelsel.plan import Plan
+        >>> from parallelsel.core.plan import Plan
         >>> communicators(Plan(cp=4)), communicators(Plan(dp=8, ep=4))   # world, DPxCP, CP; world, DP, EP, expert DP
         (3, 4)
     """
@@ -379,9 +379,9 @@ def _logits(model: Transformer, s: int, b: int, t: int, sp: bool, act_bytes: flo
 def inflight_microbatches(schedule: str, stages: int, microbatches: int, chunks: int = 1, stage: int = 0) -> float:
     """Micro-batches whose activations ``stage`` holds at its peak, in units of the stage's full activations.
 
-    Counted along the stage's own pass order (:func:`parallelsel.pipeline.peak_inflight`, the count of
-    :meth:`parallelsel.pipeline.Schedule.peak_inflight`) and divided by ``chunks`` (each chunk holds
-    1/chunks of the stage's layers), for every kind :func:`parallelsel.pipeline.schedule` builds and the
+    Counted along the stage's own pass order (:func:`parallelsel.core.pipeline.peak_inflight`, the count of
+    :meth:`parallelsel.core.pipeline.Schedule.peak_inflight`) and divided by ``chunks`` (each chunk holds
+    1/chunks of the stage's layers), for every kind :func:`parallelsel.core.pipeline.schedule` builds and the
     settings it accepts (plus 1F1B and ZB-H1 with one chunk for any m). Without a pipeline
     (stages = 1) it is 1: gradient accumulation runs micro-batches one after another.
 
@@ -471,7 +471,7 @@ class FsdpUnit:
 def fsdp_units(model: Transformer, tp: int = 1, pp: int = 1, ep: int = 1, stage: int = 0,
                reshard_after_forward: bool = True) -> tuple[FsdpUnit, ...]:
     """How a model is wrapped for FSDP: the units :func:`gather_peak`, :func:`breakdown`, the traffic
-    (:func:`parallelsel.comm.traffic`) and the per-tensor accounting (:mod:`parallelsel.frameworks`) read.
+    (:func:`parallelsel.core.comm.traffic`) and the per-tensor accounting (:mod:`parallelsel.course.frameworks`) read.
 
     The wrapping of torchtitan (``apply_fsdp`` in ``torchtitan/models/llama3/infra/parallelize.py``)
     and of PyTorch's FSDP2 tutorial: ``fully_shard`` on every transformer block, then on the root

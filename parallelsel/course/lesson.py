@@ -8,10 +8,10 @@
 * :func:`paper_cases` -- the three paper cases of the lesson's first exercise, and
   :func:`topology_variant`, the cluster of its third (fast links inside a node, a slow one between nodes).
 
-The selection matrix (:mod:`parallelsel.matrix`) judges any workload; these are the ones the pages judge.
+The selection matrix (:mod:`parallelsel.core.matrix`) judges any workload; these are the ones the pages judge.
 
 Examples:
-    >>> from parallelsel.matrix import selection_matrix
+    >>> from parallelsel.core.matrix import selection_matrix
     >>> name, w, c = paper_cases()[0]
     >>> [(r.strategy, r.verdict.code) for r in selection_matrix(w, c)]
     [('DP', 'feasible'), ('FSDP', 'not_preferred'), ('TP', 'not_preferred'), ('PP', 'not_preferred')]
@@ -21,11 +21,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ._check import ParallelselError
-from .hardware import DEVICES, LINKS, Cluster
-from .model import MODELS, Transformer
-from .plan import Workload
-from .render.lesson_text import CASE_NAMES, FOUR_COLUMN_CELLS, WIDE_LAYER_NAME
+from ..core._check import ParallelselError
+from ..core.hardware import DEVICES, LINKS, Cluster
+from ..core.model import MODELS, Transformer
+from ..core.plan import Workload
+from ..render.lesson_text import CASE_NAMES, FOUR_COLUMN_CELLS, WIDE_LAYER_NAME
 
 __all__ = ["CASES", "FOUR_COLUMNS", "StrategyFacts", "WIDE_LAYER", "paper_cases", "topology_variant"]
 
@@ -45,7 +45,7 @@ class StrategyFacts:
 
 COLLECTIVES = {"DP": ("all-reduce",), "FSDP": ("all-gather", "reduce-scatter"), "TP": ("all-reduce",),
                "PP": ("p2p",), "SP/CP": ("all-gather", "reduce-scatter"), "EP": ("all-to-all",)}
-"""The collectives each strategy's communication cell names (the operations of :mod:`parallelsel.comm`)."""
+"""The collectives each strategy's communication cell names (the operations of :mod:`parallelsel.core.comm`)."""
 
 FOUR_COLUMNS: tuple[StrategyFacts, ...] = tuple(
     StrategyFacts(s, *FOUR_COLUMN_CELLS[s], collectives=ops) for s, ops in COLLECTIVES.items())
@@ -77,7 +77,7 @@ def paper_cases() -> list[tuple[str, Workload, Cluster]]:
 
     Examples:
         >>> import parallelsel as ps
-        >>> from parallelsel.memory import budget, gather_peak, layer_shape
+        >>> from parallelsel.core.memory import budget, gather_peak, layer_shape
         >>> _, w, c = paper_cases()[2]
         >>> layer = layer_shape(w.model).dense_layer
         >>> round(layer / 1e9, 2), round(16 * layer / 2**30), round(gather_peak(w.model) / 2**30, 1)
