@@ -16,7 +16,8 @@ from .core.model import MODELS, Transformer
 from .core.plan import Plan, Workload, fsdp_plan
 from .core.recipe import RECIPES, Recipe
 from .core.search import SearchResult, search
-from .course.lesson import FOUR_COLUMNS, paper_cases, topology_variant
+from .course.lesson import paper_cases, topology_variant
+from .render.lesson_text import FOUR_COLUMNS
 
 __all__ = [
     "DEVICES", "LINKS", "MODELS", "RECIPES",
@@ -25,6 +26,6 @@ __all__ = [
     "FOUR_COLUMNS", "MatrixRow", "SearchResult", "Verdict", "paper_cases", "search", "selection_matrix", "topology_variant",
     "Device", "Link", "Plan", "Recipe", "Transformer", "Workload", "fsdp_plan",
 ]
-__version__ = "0.1.0"
+from .core import VERSION as __version__  # one place for the version
 
 _moved.install(__name__)

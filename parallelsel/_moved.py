@@ -11,6 +11,7 @@ import importlib
 import importlib.abc
 import importlib.util
 import sys
+import types
 
 HOMES = {
     "core": ("hardware", "model", "recipe", "plan", "placement", "memory", "comm", "pipeline", "pipeline_orders",
@@ -36,13 +37,27 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def create_module(self, spec):
         name = spec.name.rpartition(".")[2]
-        return importlib.import_module(f"{self.package}.{NEW_PATH[name]}")
+        module = importlib.import_module(f"{self.package}.{NEW_PATH[name]}")
+        spec.loader_state = module.__spec__  # the import system overwrites __spec__ next; exec_module restores it
+        return module
 
     def exec_module(self, module):
-        pass  # already executed at its new path
+        module.__spec__ = module.__spec__.loader_state  # already executed at its new path: keep its own spec
+
+
+class _Package(types.ModuleType):
+    """The package module: importing an old path binds the module as an attribute of the package, and three of
+    them (``estimate``, ``search``, ``calibrate``) share their name with a public function, which must keep it."""
+
+    def __setattr__(self, name, value):
+        held = self.__dict__.get(name)
+        if isinstance(value, types.ModuleType) and callable(held) and not isinstance(held, types.ModuleType):
+            return
+        super().__setattr__(name, value)
 
 
 def install(package: str) -> None:
-    """Put the alias finder on ``sys.meta_path`` once."""
+    """Put the alias finder on ``sys.meta_path`` once (and keep the package's public functions bound)."""
+    sys.modules[package].__class__ = _Package
     if not any(isinstance(f, _Alias) and f.package == package for f in sys.meta_path):
-        sys.meta_path.append(_Alias(package))
+        sys.meta_path.insert(0, _Alias(package))  # before an editable install's finder, which knows only real files

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from parallelsel.render.cli import gpt_like, main
-from parallelsel.core.plan import parse_plan
+from parallelsel.render.reasons import read_plan as parse_plan
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -7,9 +7,11 @@ import pytest
 
 import parallelsel as ps
 from parallelsel.core.estimate import estimate
-from parallelsel.course.lesson import FOUR_COLUMNS, paper_cases, topology_variant
+from parallelsel.course.lesson import paper_cases, topology_variant
+from parallelsel.render.lesson_text import FOUR_COLUMNS
 from parallelsel.core.matrix import FACTS, SLOWER, MatrixRow, Verdict, selection_matrix
 from parallelsel.core.reasons import Reason, codes, first
+from parallelsel.core.placement import spans_nodes
 
 V = Verdict
 
@@ -45,13 +47,16 @@ def cases():
     return out
 
 
-def test_verdict_is_a_str_enum_with_chinese_values():
-    assert [v.value for v in Verdict] == ["不可行", "可行", "不优先", "需更多信息"]
-    assert Verdict.FEASIBLE == "可行" and str(Verdict.NEED_INFO) == "需更多信息"
+def test_verdict_is_an_ascii_str_enum_and_render_words_it():
+    from parallelsel.render.lesson_text import verdict_word
+
+    assert [v.value for v in Verdict] == ["infeasible", "feasible", "not_preferred", "need_info"]
+    assert Verdict.FEASIBLE == "feasible" and str(Verdict.NEED_INFO) == "need_info" == Verdict.NEED_INFO.code
+    assert [verdict_word(v) for v in Verdict] == ["不可行", "可行", "不优先", "需更多信息"]
 
 
 def test_rows_shape(cases):
-    rows = cases["模型可单卡"][0]
+    rows = cases["fits_one_gpu"][0]
     assert [r.strategy for r in rows] == ["DP", "FSDP", "TP", "PP"]
     for r in rows:
         assert isinstance(r, MatrixRow) and r.reasons and all(isinstance(x, Reason) for x in r.reasons)
@@ -61,7 +66,7 @@ def test_rows_shape(cases):
 
 
 def test_case1_model_fits_one_card(cases):
-    rows, _, w, c = cases["模型可单卡"]
+    rows, _, w, c = cases["fits_one_gpu"]
     assert _verdicts(rows) == {"DP": V.FEASIBLE, "FSDP": V.NOT_PREFERRED, "TP": V.NOT_PREFERRED, "PP": V.NOT_PREFERRED}
     assert "tp_dp_fits" in _codes(rows, "TP") and "pp_dp_fits" in _codes(rows, "PP")
     dp = _row(rows, "DP").best
@@ -71,7 +76,7 @@ def test_case1_model_fits_one_card(cases):
 
 
 def test_case2_state_exceeds_card_layer_fits(cases):
-    rows, _, w, c = cases["状态超单卡"]
+    rows, _, w, c = cases["state_exceeds_gpu"]
     assert _verdicts(rows) == {"DP": V.INFEASIBLE, "FSDP": V.FEASIBLE, "TP": V.INFEASIBLE, "PP": V.FEASIBLE}
     # DP's reason carries the numbers: state = 16 B x 69.0B parameters = 1.00 TiB > one card's budget.
     (dp,) = _row(rows, "DP").reasons
@@ -94,7 +99,7 @@ def test_case2_state_exceeds_card_layer_fits(cases):
 
 
 def test_case3_single_layer_exceeds_card(cases):
-    rows, _, w, c = cases["单层超单卡"]
+    rows, _, w, c = cases["layer_exceeds_gpu"]
     assert _verdicts(rows) == {"DP": V.INFEASIBLE, "FSDP": V.INFEASIBLE, "TP": V.FEASIBLE, "PP": V.INFEASIBLE}
     layer_state = w.recipe.per_param * w.model.layer_params
     assert layer_state > c.device.memory  # the case's defining property
@@ -111,12 +116,12 @@ def test_case3_single_layer_exceeds_card(cases):
     (pp,) = _row(rows, "PP").reasons
     assert pp.code == "pp_layer_exceeds_device" and pp["bytes"] == layer_state and pp["capacity"] == unit["capacity"]
     tp = next(r for r in rows if r.strategy == "TP")
-    assert tp.best.plan.tp == 8 and not c.spans_nodes(tp.best.plan.tp)
+    assert tp.best.plan.tp == 8 and not spans_nodes(c, tp.best.plan.tp)
 
 
 def test_topology_variant_changes_what_it_should(cases):
     # Case 1: DP stays feasible but the gradient all-reduce now crosses 25GbE Ethernet, and says so.
-    _, slow, _, _ = cases["模型可单卡"]
+    _, slow, _, _ = cases["fits_one_gpu"]
     assert _verdicts(slow)["DP"] is V.FEASIBLE
     g = _reason(slow, "DP", "dp_group")
     assert g["spans_nodes"] is True and g["link"] == "Ethernet 25GbE" and "step_communication" in _codes(slow, "DP")
@@ -125,7 +130,7 @@ def test_topology_variant_changes_what_it_should(cases):
     # (With the fused attention kernel FSDP fits micro-batch 4, so it has 8 gathers per step instead
     # of 16 and stays within SLOWER of PP: 可行 rather than 不优先.) TP alone stays infeasible
     # (capped at 8 ways by the KV groups).
-    fast, slow, _, _ = cases["状态超单卡"]
+    fast, slow, _, _ = cases["state_exceeds_gpu"]
     assert _verdicts(fast)["FSDP"] is V.FEASIBLE and _verdicts(slow)["FSDP"] is not V.INFEASIBLE
     fsdp = {r.strategy: r for r in slow}["FSDP"].best
     pp = {r.strategy: r for r in slow}["PP"].best
@@ -141,7 +146,7 @@ def test_topology_variant_changes_what_it_should(cases):
     assert _verdicts(slow)["TP"] is V.INFEASIBLE  # capacity, not the link, rules TP out here
     assert _reason(slow, "FSDP", "dp_group")["link"] == "Ethernet 25GbE"
     # Case 3: TP stays inside a node and stays feasible; the reason says it cannot grow past the node.
-    _, slow, _, _ = cases["单层超单卡"]
+    _, slow, _, _ = cases["layer_exceeds_gpu"]
     assert _verdicts(slow)["TP"] is V.FEASIBLE
     within = _reason(slow, "TP", "tp_within_node")
     assert within["link"] == "Ethernet 25GbE" and within["gpus_per_node"] == 8

@@ -12,6 +12,7 @@ import parallelsel as ps
 from parallelsel.core.comm import traffic
 from parallelsel.core.placement import group_placement, groups_on_nodes, placement
 from parallelsel.render.placement import group_spans, layout, placement_diagram
+from parallelsel.core.placement import link_for, spans_nodes
 
 H100 = ps.DEVICES["h100-sxm-80gb"]
 NVL4, PCIE4 = ps.LINKS["nvlink4"], ps.LINKS["pcie4"]
@@ -32,7 +33,7 @@ def test_tp6_on_8_gpu_nodes_two_of_four_groups_cross():
     assert tp.nodes == ((0,), (0, 1), (1, 2), (2,))
     assert tp.crossing == 2 and tp.spans_nodes and tp.nodes_per_group == 2
     # The footprint 6 <= 8 GPUs hid this before; the cluster's own helpers now say it.
-    assert c.spans_nodes(6) and c.link_for(6).bandwidth == NDR.bandwidth
+    assert spans_nodes(c, 6) and link_for(c, 6).bandwidth == NDR.bandwidth
     # TP traffic is priced on InfiniBand NDR (50 GB/s, 5 us), not NVLink: one all-reduce of
     # b*s*h*2 bytes over 6 ranks costs 2*5*alpha + 2*5/6*x/beta.
     w = ps.Workload(LLAMA8, global_batch=4)

@@ -122,7 +122,9 @@ def test_reason_is_frozen_hashable_ordered_and_json():
     nested = Reason("memory_exceeds_device", {"bytes": 1.5, "capacity": 1.0, "stage": None, "plan": {"dp": [1, 2]}})
     assert nested.values["plan"]["dp"] == (1, 2) and nested.to_dict()["values"]["plan"] == {"dp": [1, 2]}
     assert codes([a, c]) == ("heads_not_divisible", "ffn_not_divisible") and first([a, c], "ffn_not_divisible") is c
-    assert str(a) == rr.text(a) and rr.as_json(a)["text"] == rr.text(a) and set(rr.as_json(a)) == {"code", "values", "text"}
+    assert str(a) == "heads_not_divisible {'heads': 96, 'tp': 7}"  # the model holds no sentence; render/ writes it
+    assert rr.text(a) == "注意力头数 96 不能被 TP=7 整除" and rr.as_json(a)["text"] == rr.text(a)
+    assert set(rr.as_json(a)) == {"code", "values", "text"}
 
 
 @pytest.mark.parametrize("bad", ["HeadsBad", "heads-bad", "", "头数", "_x", "x__y"])

@@ -2,3 +2,6 @@
 
 Imports only itself (and the standard library, numpy, matplotlib-free); ``tests/test_layers.py`` enforces it.
 """
+
+VERSION = "0.1.0"
+"""The package's version (``parallelsel.__version__``); kept in the lowest layer so every layer can print it."""

@@ -165,34 +165,6 @@ class Cluster:
         """Total number of devices."""
         return self.nodes * self.gpus_per_node
 
-    def spans_nodes(self, size: int, stride: int = 1) -> bool:
-        """Whether any group of ``size`` ranks, ``stride`` apart in rank order, leaves one node when
-        such groups tile the cluster (rank r sits on node r // gpus_per_node).
-
-        Counted by :func:`parallelsel.core.placement.group_placement`, so a group that does not start
-        node-aligned (TP=6 on 8-GPU nodes) is found too.
-        """
-        from .placement import group_placement  # the placement layer sits above hardware
-
-        size = positive_int("size", size)
-        stride = positive_int("stride", stride)
-        return group_placement(self, self._tiled(size, stride), size, stride).spans_nodes
-
-    def link_for(self, size: int, stride: int = 1) -> Link:
-        """The link a ring over such groups is priced on (:func:`parallelsel.core.placement.group_placement`):
-        the intra-node link inside a node; across nodes the slower of the two links' bandwidths and
-        the larger latency, with a per-node NIC shared by the GPUs that send through it."""
-        from .placement import group_placement
-
-        size = positive_int("size", size)
-        stride = positive_int("stride", stride)
-        return group_placement(self, self._tiled(size, stride), size, stride).link
-
-    def _tiled(self, size: int, stride: int) -> int:
-        # The largest multiple of one group footprint that fits the cluster (at least one footprint).
-        foot = size * stride
-        return max(foot, self.gpus // foot * foot)
-
 
 # Presets. Memory is what the driver reports as the card's total (nvidia-smi ``memory.total``, in
 # MiB; the vendor's "80 GB" is a marketing capacity, and H100 reports less than A100 80GB); peak_flops

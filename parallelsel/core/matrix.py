@@ -70,28 +70,23 @@ def _gpu_seconds(e) -> float:
 
 
 # -- verdicts ---------------------------------------------------------------------------------
-_WORDS = json.loads((Path(__file__).parent.parent / "render" / "verdicts.json").read_text(encoding="utf-8"))
-# The lesson's words for the verdicts are render/'s data (render/verdicts.json): read as a file, not imported,
-# because this module sits below render/.
-
-
 class Verdict(str, Enum):
-    """The lesson's three words plus the hard no. ``code`` is the stable ASCII name (``infeasible``,
-    ``feasible``, ``not_preferred``, ``need_info``); the value is the lesson's (Chinese) word, printed
-    everywhere, from ``render/verdicts.json``."""
+    """The lesson's three words plus the hard no, as stable ASCII codes (``infeasible``, ``feasible``,
+    ``not_preferred``, ``need_info``); :func:`parallelsel.render.lesson_text.verdict_word` gives the lesson's
+    word."""
 
-    INFEASIBLE = _WORDS["infeasible"]
-    FEASIBLE = _WORDS["feasible"]
-    NOT_PREFERRED = _WORDS["not_preferred"]
-    NEED_INFO = _WORDS["need_info"]
+    INFEASIBLE = "infeasible"
+    FEASIBLE = "feasible"
+    NOT_PREFERRED = "not_preferred"
+    NEED_INFO = "need_info"
 
     def __str__(self) -> str:
         return self.value
 
     @property
     def code(self) -> str:
-        """The verdict as a stable ASCII code (``infeasible``, ``feasible``, ``not_preferred``, ``need_info``)."""
-        return self.name.lower()
+        """The verdict's stable ASCII code (its value; kept as a name of its own for callers that read ``.code``)."""
+        return self.value
 
 
 @dataclass(frozen=True)

@@ -39,8 +39,8 @@ from ._check import ParallelselError, positive_int
 from .hardware import Cluster, Link
 from .reasons import Reason
 
-__all__ = ["GroupPlacement", "group_link", "group_placement", "group_reasons", "groups_on_nodes", "placement",
-           "rank_node"]
+__all__ = ["GroupPlacement", "group_link", "group_placement", "group_reasons", "groups_on_nodes", "link_for", "placement",
+           "rank_node", "spans_nodes"]
 
 
 def rank_node(rank: int, gpus_per_node: int) -> int:
@@ -239,3 +239,34 @@ def group_reasons(p, workload, cluster: Cluster) -> list[Reason]:
         g = groups.get("shard", groups["DP"]) if p.zero else groups["DP"]
         out.append(Reason("dp_group", {"dp": p.dp, "zero": p.zero, **_link_values(g)}))
     return out
+
+
+def _tiled(cluster: Cluster, size: int, stride: int) -> int:
+    # The largest multiple of one group footprint that fits the cluster (at least one footprint).
+    foot = size * stride
+    return max(foot, cluster.gpus // foot * foot)
+
+
+def spans_nodes(cluster: Cluster, size: int, stride: int = 1) -> bool:
+    """Whether any group of ``size`` ranks, ``stride`` apart in rank order, leaves one node when such groups
+    tile ``cluster`` (rank r sits on node r // gpus_per_node); counted by :func:`group_placement`, so a group
+    that does not start node-aligned (TP=6 on 8-GPU nodes) is found too.
+
+    Examples:
+        >>> import parallelsel as ps
+        >>> c = ps.Cluster(device=ps.DEVICES["h100-sxm-80gb"], nodes=2, gpus_per_node=8)
+        >>> spans_nodes(c, 8), spans_nodes(c, 6), spans_nodes(c, 16)
+        (False, True, True)
+    """
+    size = positive_int("size", size)
+    stride = positive_int("stride", stride)
+    return group_placement(cluster, _tiled(cluster, size, stride), size, stride).spans_nodes
+
+
+def link_for(cluster: Cluster, size: int, stride: int = 1) -> Link:
+    """The link a ring over such groups is priced on (:func:`group_placement`): the intra-node link inside a
+    node; across nodes the slower of the two links' bandwidths and the larger latency, with a per-node NIC
+    shared by the GPUs that send through it."""
+    size = positive_int("size", size)
+    stride = positive_int("stride", stride)
+    return group_placement(cluster, _tiled(cluster, size, stride), size, stride).link

@@ -12,6 +12,7 @@ FSDP, §3.2.1; the FSDP docs' ShardingStrategy).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from ._check import ParallelselError, choice, flag, positive_int, store
@@ -182,12 +183,40 @@ class Plan:
         """How many parallel dimensions are in use (a proxy for operational complexity)."""
         return sum(d > 1 for d in (self.dp, self.tp, self.pp, self.ep, self.cp)) + (self.zero > 0) + bool(self.sp and self.tp > 1)
 
-    def label(self, lang: str = "zh") -> str:
-        """The plan as ``DP8 · TP1 · PP1 · mb1`` (recomputation in words of ``lang``; written by
-        :func:`parallelsel.render.reasons.plan_label`, the one place a plan becomes text)."""
-        from ..render.reasons import plan_label  # render/ is the top layer: imported only when text is asked for
+    def label(self) -> str:
+        """The plan as ``DP8 · TP1 · PP1 · mb1`` in ASCII (recomputation as its mode code); :func:`parse_plan`
+        reads it back. :func:`parallelsel.render.reasons.plan_label` writes the same parts with the
+        recomputation in words."""
+        return " · ".join(text for _, text in label_parts(self.as_dict()))
 
-        return plan_label(self, lang)
+
+def label_parts(p: Mapping) -> list[tuple[str, str]]:
+    """A plan's fields (``Plan.as_dict()`` or a JSON plan) as label parts ``(field, text)``, in label order.
+
+    The one place that decides what a label shows; :meth:`Plan.label` joins the texts and
+    :func:`parallelsel.render.reasons.plan_label` words the ``recompute`` part.
+    """
+    parts = [("dp", f"DP{p['dp']}"), ("tp", f"TP{p['tp']}"), ("pp", f"PP{p['pp']}")]
+    if p.get("cp", 1) > 1:
+        parts.append(("cp", f"CP{p['cp']}"))
+    if p.get("zero"):
+        shard = p.get("shard")
+        parts.append(("zero", f"ZeRO-{p['zero']}" + (f"/shard{shard}" if shard and shard != p["dp"] else "")))
+        if not p.get("reshard_after_forward", True):
+            parts.append(("reshard_after_forward", "no-reshard"))
+        if p.get("no_sync"):
+            parts.append(("no_sync", "no_sync"))
+    if p.get("sp") and p["tp"] > 1:
+        parts.append(("sp", "SP"))
+    if p.get("ep", 1) > 1:
+        parts.append(("ep", f"EP{p['ep']}"))
+    parts.append(("micro_batch", f"mb{p['micro_batch']}"))
+    if p.get("recompute", "none") != "none":
+        parts.append(("recompute", p["recompute"]))
+    if p["pp"] > 1:
+        chunks = p.get("chunks", 1)
+        parts.append(("schedule", p["schedule"] + (f"×{chunks}" if chunks > 1 else "")))
+    return parts
 
 
 def fsdp_plan(strategy: str, dp: int, shard: int | None = None, **kw) -> Plan:
@@ -306,16 +335,6 @@ def constraint_violations(workload: Workload, plan: Plan, cluster: Cluster | Non
             + cp_violations(workload.seq_len, plan.cp) + ep_violations(m, plan.ep))
 
 
-def _recompute_words() -> dict[str, str]:
-    """Every word a label may use for a recomputation mode (the modes, and their words in each language)."""
-    from ..render.reasons import WORDS  # the words a label prints live with the label's writer
-
-    out = {mode: mode for mode in RECOMPUTE}
-    for words in WORDS.values():
-        out.update({word: mode for mode, word in words["recompute"].items()})
-    return out
-
-
 _PLAN_PARTS = (
     (r"(dp|tp|pp|ep|cp)(\d+)", lambda g: {g[0]: int(g[1])}),
     (r"zero-?(\d)(?:/shard(\d+))?", lambda g: {"zero": int(g[0]), **({"shard": int(g[1])} if g[1] else {})}),
@@ -335,7 +354,8 @@ def parse_plan(text: str) -> Plan:
     Parts are separated by ``·``, spaces or commas, case-insensitive: ``DP16``, ``TP4``, ``PP2``,
     ``CP2``, ``EP8``, ``ZeRO-3`` (or ``ZeRO3``, ``FSDP`` = ZeRO-3), ``ZeRO-3/shard8`` (HSDP), ``no-reshard``
     (or ``SHARD_GRAD_OP``: ``reshard_after_forward=False``), ``no_sync``, ``SP``, ``mb2``,
-    a recomputation (``selective``/``full`` or the label's Chinese words) and a schedule (``1f1b``,
+    a recomputation (its mode code, e.g. ``selective``/``full``;
+    :func:`parallelsel.render.reasons.read_plan` also reads the words a worded label prints) and a schedule (``1f1b``,
     ``gpipe``, ``zb-h1``, ``interleaved×4`` or ``interleaved4``). Unnamed fields keep Plan's defaults.
 
     Examples:
@@ -360,9 +380,8 @@ def _plan_part(text: str, raw: str) -> dict:
         m = re.fullmatch(pattern, t)
         if m:
             return fields(m.groups())
-    words = _recompute_words()
-    if raw in words or t in words:
-        return {"recompute": words.get(raw, words.get(t))}
+    if t in RECOMPUTE:
+        return {"recompute": t}
     if t in SCHEDULES:
         return {"schedule": t}
     raise ParallelselError(f"plan={text!r}: cannot read {raw!r}; parts are DP<n> TP<n> PP<n> EP<n> ZeRO-<0..3>"

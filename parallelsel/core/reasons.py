@@ -122,10 +122,8 @@ class Reason:
         return f"Reason({self.code!r}, {_plain(self.values)!r})"
 
     def __str__(self) -> str:
-        # The sentence lives in render/ (the top layer); imported here only when a string is asked for.
-        from ..render.reasons import text
-
-        return text(self)
+        # Programs read the code; the sentence is written by parallelsel.render.reasons.text (the top layer).
+        return f"{self.code} {_plain(self.values)}"
 
     def __getitem__(self, name: str):
         """``reason["bytes"]`` is ``reason.values["bytes"]``."""

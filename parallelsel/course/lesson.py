@@ -1,10 +1,10 @@
 """The lesson's own tables and cases, as data at the top layer: what the pages teach with, not the library's rules.
 
-* :data:`FOUR_COLUMNS` -- the lesson's static table (bottleneck -- main communication -- conditions --
-  cost) for DP, FSDP/ZeRO, TP, PP, SP/CP and EP (:class:`StrategyFacts`). Every communication cell names
-  the collective and its volume (Rajbhandari et al. 2020 §7; Shoeybi et al. 2019 §3; Narayanan et al. 2021
-  §2.2; Korthikanti et al. 2022 §4.2.2; Liu et al. 2023 Ring Attention; Lepikhin et al. 2021 GShard §2.2).
-  The cells' words are in :mod:`parallelsel.render.lesson_text`; the strategy and its collectives are here.
+* :data:`COLLECTIVES` -- the collectives each strategy of the lesson's four-column table (bottleneck --
+  main communication -- conditions -- cost) names, for DP, FSDP/ZeRO, TP, PP, SP/CP and EP (Rajbhandari et al.
+  2020 §7; Shoeybi et al. 2019 §3; Narayanan et al. 2021 §2.2; Korthikanti et al. 2022 §4.2.2; Liu et al. 2023
+  Ring Attention; Lepikhin et al. 2021 GShard §2.2). The table itself, words included, is
+  :data:`parallelsel.render.lesson_text.FOUR_COLUMNS`.
 * :func:`paper_cases` -- the three paper cases of the lesson's first exercise, and
   :func:`topology_variant`, the cluster of its third (fast links inside a node, a slow one between nodes).
 
@@ -25,35 +25,19 @@ from ..core._check import ParallelselError
 from ..core.hardware import DEVICES, LINKS, Cluster
 from ..core.model import MODELS, Transformer
 from ..core.plan import Workload
-from ..render.lesson_text import CASE_NAMES, FOUR_COLUMN_CELLS, WIDE_LAYER_NAME
 
-__all__ = ["CASES", "FOUR_COLUMNS", "StrategyFacts", "WIDE_LAYER", "paper_cases", "topology_variant"]
-
-
-@dataclass(frozen=True)
-class StrategyFacts:
-    """One row of the four-column matrix. ``collectives`` names the operations in ``communication``."""
-
-    strategy: str
-    name: str
-    bottleneck: str
-    communication: str
-    conditions: str
-    cost: str
-    collectives: tuple[str, ...]
+__all__ = ["CASES", "COLLECTIVES", "WIDE_LAYER", "paper_cases", "topology_variant"]
 
 
 COLLECTIVES = {"DP": ("all-reduce",), "FSDP": ("all-gather", "reduce-scatter"), "TP": ("all-reduce",),
                "PP": ("p2p",), "SP/CP": ("all-gather", "reduce-scatter"), "EP": ("all-to-all",)}
 """The collectives each strategy's communication cell names (the operations of :mod:`parallelsel.core.comm`)."""
 
-FOUR_COLUMNS: tuple[StrategyFacts, ...] = tuple(
-    StrategyFacts(s, *FOUR_COLUMN_CELLS[s], collectives=ops) for s, ops in COLLECTIVES.items())
 
 
 WIDE_LAYER = Transformer(
     layers=2, hidden=24576, heads=192, seq_len=2048, vocab=51200, tied_embeddings=True,
-    position="learned", bias=True, norm="layernorm", name=WIDE_LAYER_NAME,
+    position="learned", bias=True, norm="layernorm", name="Wide-2x24576",
 )
 """Case 3's model: GPT-shaped, 2 layers of hidden 24576 (7.25B parameters a layer: 108 GiB of
 bf16-Adam state, and an FSDP gather peak of 42.9 GiB -- both more than an A100-40GB can use),
@@ -64,7 +48,8 @@ CASES = ("fits_one_gpu", "state_exceeds_gpu", "layer_exceeds_gpu")
 
 
 def paper_cases() -> list[tuple[str, Workload, Cluster]]:
-    """The lesson's three paper cases (exercise 1, docs/exercises/index.md): ``(name, workload, cluster)``.
+    """The lesson's three paper cases (exercise 1, docs/exercises/index.md): ``(case id, workload, cluster)``;
+    the lesson's names for them are :data:`parallelsel.render.lesson_text.CASE_NAMES`.
 
     1. ``fits_one_gpu``: GPT-2 1.5B (Radford et al. 2019), batch 512 x 1024 tokens, 8 x A100-80GB.
     2. ``state_exceeds_gpu`` (one layer still fits): Llama-2 70B (Touvron et al. 2023), batch 1024 x 4096
@@ -93,7 +78,7 @@ def paper_cases() -> list[tuple[str, Workload, Cluster]]:
         "state_exceeds_gpu": (Workload(MODELS["llama2-70b"], global_batch=1024), Cluster(a100, **pod)),
         "layer_exceeds_gpu": (Workload(WIDE_LAYER, global_batch=64), Cluster(a100_40, **node)),
     }
-    return [(CASE_NAMES[k], *cases[k]) for k in CASES]
+    return [(k, *cases[k]) for k in CASES]
 
 
 def topology_variant(cluster: Cluster, nodes: int = 2, inter: str = "eth-25g") -> Cluster:

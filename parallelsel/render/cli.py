@@ -35,6 +35,8 @@ from ..core.memory import DEFAULT_HEADROOM
 from ..core.model import ATTENTION, RECOMPUTE
 from .cli_text import ERROR, HELP, keys_text, see_help
 from .reasons import LANGS
+from .reasons import plan_label
+from .lesson_text import verdict_word
 
 __all__ = ["main", "gpt_like", "build_parser"]
 
@@ -213,13 +215,13 @@ def _calibrated(a, w, c, plan):
 def _calibration_json(cal, lang: str = "zh") -> dict | None:
     if cal is None:
         return None
-    return {"plan": cal.before.plan.label(lang), "measured_step_s": cal.measured, "model_step_s": cal.before.step.total,
+    return {"plan": plan_label(cal.before.plan, lang), "measured_step_s": cal.measured, "model_step_s": cal.before.step.total,
             "scale": cal.scale, "gemm_efficiency": cal.device.gemm_efficiency}
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed so the docs can print its help)."""
-    from .. import __version__
+    from ..core import VERSION as __version__
 
     common = _Parser(add_help=False)
     common.add_argument("--json", action="store_true", help=HELP["json"])
@@ -389,7 +391,7 @@ def _cmd_matrix(a, out) -> None:
     rows = selection_matrix(w, c, unknown=unknown, headroom=_headroom_arg(a))
     if a.json:
         data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "unknown": unknown, "rows": [
-            {"strategy": r.strategy, "verdict": r.verdict.value, "verdict_code": r.verdict.code,
+            {"strategy": r.strategy, "verdict": verdict_word(r.verdict), "verdict_code": r.verdict.code,
              "reasons": _reasons_json(r.reasons, a.lang),
              "best": None if r.best is None else {"plan": _plan_json(r.best.plan, a.lang),
                                                    "memory_bytes": r.best.memory.total, "step_s": r.best.step.total}}
@@ -417,14 +419,14 @@ def _reasons_json(reasons, lang: str) -> list[dict]:
 
 def _plan_json(p, lang: str = "zh") -> dict:
     """A plan's fields, with its label rendered in ``lang``."""
-    return {"label": p.label(lang), "dp": p.dp, "tp": p.tp, "pp": p.pp, "ep": p.ep, "cp": getattr(p, "cp", 1),
+    return {"label": plan_label(p, lang), "dp": p.dp, "tp": p.tp, "pp": p.pp, "ep": p.ep, "cp": getattr(p, "cp", 1),
             "zero": p.zero, "shard": p.shard_size, "micro_batch": p.micro_batch, "sp": p.sp,
             "recompute": p.recompute, "schedule": p.schedule, "chunks": p.chunks}
 
 
 def _result_json(x, lang: str = "zh") -> dict:
     p, e = x.plan, x.estimate
-    return {"rank": x.rank, "plan": p.label(lang), **{k: v for k, v in _plan_json(p).items() if k != "label"},
+    return {"rank": x.rank, "plan": plan_label(p, lang), **{k: v for k, v in _plan_json(p).items() if k != "label"},
             "step_s": e.step.total, "tokens_per_s": e.step.tokens_per_s, "mfu": e.step.mfu,
             "memory_bytes": e.memory.total, "why": _reasons_json(x.why, lang)}
 
@@ -439,10 +441,11 @@ def _fixes_json(fx, lang: str) -> list[dict]:
 
 def _pinned_plan(a, c):
     """The plan --why explains: a label, or the pinned flags (dp defaults to the GPUs left over)."""
-    from ..core.plan import Plan, parse_plan
+    from ..core.plan import Plan
+    from .reasons import read_plan
 
     if a.why:
-        p = parse_plan(a.why)
+        p = read_plan(a.why)
         pinned = {k: v for k, v in _fixed(a).items()}
         return p.with_(**pinned) if pinned else p
     tp = a.tp or 1
@@ -470,7 +473,7 @@ def _cmd_why(a, w, c, out) -> None:
                 "memory_bytes": e.memory.total, "capacity_bytes": c.device.memory,
                 "budget_bytes": e.budget,
                 "step_s": e.step.total, "rank": x.rank,
-                "dominated_by": None if x.dominated_by is None else x.dominated_by.label(a.lang),
+                "dominated_by": None if x.dominated_by is None else plan_label(x.dominated_by, a.lang),
                 "best": None if x.best is None else _result_json(x.best, a.lang), "why": _reasons_json(x.why, a.lang),
                 "fixes": _fixes_json(fx, a.lang)}
         out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
@@ -481,7 +484,7 @@ def _cmd_why(a, w, c, out) -> None:
 def _refuse_export(p, e, x) -> None:
     from .reasons import join
 
-    raise ParallelselError(f"--export: plan {p.label('en')} cannot run here: " + join(x.verdict, "en"))
+    raise ParallelselError(f"--export: plan {plan_label(p, 'en')} cannot run here: " + join(x.verdict, "en"))
 
 
 def _export(a, w, p, out) -> None:
@@ -490,7 +493,7 @@ def _export(a, w, p, out) -> None:
 
     bad = refusals(w, p, a.export)
     if bad:
-        raise ParallelselError(f"--export {a.export}: plan {p.label('en')} cannot be launched: "
+        raise ParallelselError(f"--export {a.export}: plan {plan_label(p, 'en')} cannot be launched: "
                                + refusals_text(a.export, bad))
     out.write(export(w, p, a.export))
 
@@ -504,9 +507,9 @@ def _cmd_plan(a, out) -> None:
     if (a.measured_step is not None or a.measured_mfu is not None) and not a.measured_plan:
         raise ParallelselError("--measured-step/--measured-mfu: give --measured-plan, the plan that step was measured on")
     if a.measured_plan:
-        from ..core.plan import parse_plan
+        from .reasons import read_plan
 
-        c, cal = _calibrated(a, w, c, parse_plan(a.measured_plan))
+        c, cal = _calibrated(a, w, c, read_plan(a.measured_plan))
     else:
         cal = None
     if a.why is not None:
@@ -594,12 +597,12 @@ def _cmd_memory(a, out) -> None:
                 cp=cp, ep=1 if a.ep is None else a.ep)
     hard = constraint_violations(w, plan, c)
     if hard:
-        raise ParallelselError(f"plan {plan.label(a.lang)}: " + join(hard, a.lang))
+        raise ParallelselError(f"plan {plan_label(plan, a.lang)}: " + join(hard, a.lang))
     c, cal = _calibrated(a, w, c, plan)
     e = estimate(w, plan, c, headroom=_headroom_arg(a))
     mem = e.memory
     if a.json:
-        data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "plan": plan.label(a.lang), "fits": e.fits,
+        data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "plan": plan_label(plan, a.lang), "fits": e.fits,
                 "reasons": _reasons_json(e.reasons, a.lang), "capacity_bytes": c.device.memory, "usable_bytes": e.usable,
                 "headroom": e.headroom, "margin": e.margin, "total_bytes": mem.total,
                 "components_bytes": mem.as_dict(), "stage": mem.stage, "step_s": e.step.total,

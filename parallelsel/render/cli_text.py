@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from parallelsel.render.reasons import join, plan_label, text
 from parallelsel.render.tables import fmt_bytes, fmt_count, fmt_flops, fmt_pct, fmt_rate, fmt_time, markdown_table
+from .lesson_text import verdict_word
 
 __all__ = ["ERROR", "HELP", "bubble_text", "calibration_text", "fix_text", "header", "keys_text", "matrix_text",
            "memory_text", "plan_text", "presets_text", "why_text"]
@@ -119,7 +120,7 @@ def calibration_text(cal) -> str:
     """One line saying what a measured step changed (empty without a calibration)."""
     if cal is None:
         return ""
-    return (f"按实测校准：{cal.before.plan.label()} 实测 {fmt_time(cal.measured, 2)}（模型原估 "
+    return (f"按实测校准：{plan_label(cal.before.plan)} 实测 {fmt_time(cal.measured, 2)}（模型原估 "
             f"{fmt_time(cal.before.step.total, 2)}），算子效率上限 × {cal.scale:.3f} = "
             f"{fmt_pct(cal.device.gemm_efficiency)}；以下都按校准后的常数估算\n")
 
@@ -158,7 +159,7 @@ def matrix_text(w, c, rows, unknown, lang: str = "zh") -> str:
         out.append("未说明：" + "；".join(names[u] for u in unknown) + "\n")
     out.append("\n" + matrix_table(rows, reasons=False) + "\n")
     for r in rows:
-        out.append(f"{r.strategy}：{r.verdict.value}\n")
+        out.append(f"{r.strategy}：{verdict_word(r.verdict)}\n")
         out.extend(f"  - {text(x, lang)}\n" for x in r.reasons)
     return "".join(out)
 
@@ -166,7 +167,7 @@ def matrix_text(w, c, rows, unknown, lang: str = "zh") -> str:
 def why_text(w, c, x, fx, lang: str = "zh") -> str:
     """``parallelsel plan --why``: whether the plan runs, why not, the changes that would make it fit, its rank."""
     e, p = x.estimate, x.plan
-    out = [header(w, c) + f"\n方案 {p.label(lang)}\n"]
+    out = [header(w, c) + f"\n方案 {plan_label(p, lang)}\n"]
     verdict = list(x.verdict)
     if not x.gpus_match:
         out.append(f"  - {text(verdict.pop(0), lang)}\n")
@@ -207,7 +208,7 @@ def plan_text(w, c, r, miss, cal, batch_assumed: bool, lang: str = "zh") -> str:
         return "".join(out) + _no_plan_text(r, miss, lang)
     out.append(top_table(r) + "\n")
     for x in r.results:
-        out.append(f"{x.rank}. {x.plan.label(lang)}\n")
+        out.append(f"{x.rank}. {plan_label(x.plan, lang)}\n")
         out.extend(f"   - {text(y, lang)}\n" for y in x.why)
     return "".join(out)
 
@@ -237,7 +238,7 @@ def memory_text(w, c, plan, e, cal, lang: str = "zh") -> str:
     """``parallelsel memory``: the per-GPU breakdown against the budget, whether it fits, the step."""
     mem = e.memory
     out = [header(w, c), calibration_text(cal),
-           f"方案 {plan.label()}（最满的一段：{'首段' if mem.stage == 'first' else '末段'}）\n\n"]
+           f"方案 {plan_label(plan)}（最满的一段：{'首段' if mem.stage == 'first' else '末段'}）\n\n"]
     rows = [[MEMORY_PARTS[k], fmt_bytes(v)] for k, v in mem.as_dict().items()]
     rows.append(["合计", fmt_bytes(mem.total)])
     rows.append(["驱动报告", fmt_bytes(c.device.memory)])

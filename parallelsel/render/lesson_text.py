@@ -3,18 +3,20 @@ validation page's names for the published figures.
 
 Chinese lesson text that :mod:`parallelsel.course.lesson` puts beside the library's data (the strategy, its
 collectives, the workloads); kept here because only ``render/`` holds Chinese. The cells cite their sources
-in :mod:`parallelsel.course.lesson`. The verdict words live in ``verdicts.json`` beside this module, so that
-:class:`parallelsel.core.matrix.Verdict` (a lower layer) can read them without importing ``render/``.
+in :mod:`parallelsel.course.lesson`.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["CASE_NAMES", "FOUR_COLUMN_CELLS", "FOUR_COLUMN_HEADERS", "REFERENCE_LABELS_ZH", "REFERENCE_UNITS_ZH",
-           "VERDICT_WORDS", "WIDE_LAYER_NAME", "reference_label", "reference_unit"]
+from parallelsel.course.lesson import COLLECTIVES, paper_cases
+
+__all__ = ["CASE_NAMES", "FOUR_COLUMNS", "FOUR_COLUMN_CELLS", "StrategyFacts", "named_paper_cases", "verdict_word", "FOUR_COLUMN_HEADERS", "REFERENCE_LABELS_ZH", "REFERENCE_UNITS_ZH",
+           "VERDICT_WORDS", "reference_label", "reference_unit"]
 
 FOUR_COLUMN_HEADERS = ("策略", "解决的瓶颈", "主要通信", "适用条件", "代价")
 """The table's header row: strategy, then the lesson's four columns."""
@@ -68,11 +70,11 @@ FOUR_COLUMN_CELLS: dict[str, tuple[str, str, str, str, str]] = {
 CASE_NAMES = {"fits_one_gpu": "模型可单卡", "state_exceeds_gpu": "状态超单卡", "layer_exceeds_gpu": "单层超单卡"}
 """The lesson's names of its three paper cases (最小练习 1), by the case keys of :func:`parallelsel.course.lesson.paper_cases`."""
 
-WIDE_LAYER_NAME = "宽层 2×24576"
-"""The display name of case 3's model (:data:`parallelsel.course.lesson.WIDE_LAYER`)."""
 
-VERDICT_WORDS: dict[str, str] = json.loads((Path(__file__).with_name("verdicts.json")).read_text(encoding="utf-8"))
-"""Verdict code (``infeasible`` ...) -> the lesson's word; :class:`parallelsel.core.matrix.Verdict` values are these."""
+
+
+VERDICT_WORDS: dict[str, str] = {"infeasible": "不可行", "feasible": "可行", "not_preferred": "不优先", "need_info": "需更多信息"}
+"""Verdict code (:class:`parallelsel.core.matrix.Verdict` values) -> the lesson's word."""
 
 # -- the validation page: published figures' labels and units (parallelsel.course.references, ASCII) in Chinese ----------
 REFERENCE_LABELS_ZH = {
@@ -97,3 +99,32 @@ def reference_label(label: str) -> str:
 def reference_unit(unit: str) -> str:
     """A published figure's unit as the validation page prints it."""
     return REFERENCE_UNITS_ZH.get(unit, unit)
+
+
+@dataclass(frozen=True)
+class StrategyFacts:
+    """One row of the four-column matrix. ``collectives`` names the operations in ``communication``."""
+
+    strategy: str
+    name: str
+    bottleneck: str
+    communication: str
+    conditions: str
+    cost: str
+    collectives: tuple[str, ...]
+
+
+FOUR_COLUMNS: tuple[StrategyFacts, ...] = tuple(
+    StrategyFacts(s, *FOUR_COLUMN_CELLS[s], collectives=ops) for s, ops in COLLECTIVES.items())
+"""The lesson's four-column table: the cells' words here, each strategy's collectives from
+:data:`parallelsel.course.lesson.COLLECTIVES`."""
+
+
+def named_paper_cases():
+    """:func:`parallelsel.course.lesson.paper_cases` with each case id replaced by the lesson's name for it."""
+    return [(CASE_NAMES[case], w, c) for case, w, c in paper_cases()]
+
+
+def verdict_word(verdict) -> str:
+    """The lesson's word for a :class:`parallelsel.core.matrix.Verdict` (or its code): 不可行, 可行, 不优先, 需更多信息."""
+    return VERDICT_WORDS[getattr(verdict, "value", verdict)]

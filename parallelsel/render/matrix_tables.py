@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from parallelsel.course.lesson import FOUR_COLUMNS, StrategyFacts
+from parallelsel.render.lesson_text import FOUR_COLUMNS, StrategyFacts, verdict_word
 from parallelsel.core.matrix import MatrixRow, Verdict
 from parallelsel.render.lesson_text import FOUR_COLUMN_HEADERS
 from parallelsel.core.reasons import Reason
 from parallelsel.render.reasons import join, stage_title, text, title
 from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_time, markdown_table
 from parallelsel.core.search import SearchResult
+from .reasons import plan_label
 
 __all__ = ["four_column_table", "headline", "matrix_table", "paper_cases_table", "funnel_table", "excluded_table",
            "reasons_list", "top_table", "why_list"]
@@ -26,7 +27,7 @@ def four_column_table(rows: Sequence[StrategyFacts] = FOUR_COLUMNS) -> str:
 
 
 def _best(r: MatrixRow) -> str:
-    return r.best.plan.label() if r.best is not None else "—"
+    return plan_label(r.best.plan) if r.best is not None else "—"
 
 
 def headline(row: MatrixRow) -> Reason:
@@ -50,7 +51,7 @@ def matrix_table(rows: Sequence[MatrixRow], reasons: bool | str = True) -> str:
     body = []
     for r in rows:
         e = r.best
-        line = [r.strategy, r.verdict.value, _best(r), fmt_bytes(e.memory.total) if e else "—",
+        line = [r.strategy, verdict_word(r.verdict), _best(r), fmt_bytes(e.memory.total) if e else "—",
                 fmt_pct(e.margin) if e else "—", fmt_time(e.step.total, 2) if e else "—"]
         if reasons:
             line.append(text(headline(r)) if reasons == "short" else join(r.reasons))
@@ -60,13 +61,13 @@ def matrix_table(rows: Sequence[MatrixRow], reasons: bool | str = True) -> str:
 
 def reasons_list(rows: Sequence[MatrixRow]) -> str:
     """Every reason of every strategy, one bullet per strategy (what :func:`matrix_table` shortens)."""
-    return "".join(f"- **{r.strategy}**（{r.verdict.value}）：{join(r.reasons)}\n" for r in rows)
+    return "".join(f"- **{r.strategy}**（{verdict_word(r.verdict)}）：{join(r.reasons)}\n" for r in rows)
 
 
 def paper_cases_table(cases: Sequence[tuple[str, Sequence[MatrixRow]]]) -> str:
     """The lesson's fill-in table: one row per case, one column per strategy, verdicts only."""
     strategies = [r.strategy for r in cases[0][1]] if cases else []
-    return markdown_table(["案例"] + strategies, [[name] + [r.verdict.value for r in rows] for name, rows in cases],
+    return markdown_table(["案例"] + strategies, [[name] + [verdict_word(r.verdict) for r in rows] for name, rows in cases],
                           align="l" + "c" * len(strategies))
 
 
@@ -89,7 +90,7 @@ def top_table(result: SearchResult) -> str:
     rows = []
     for r in result.results:
         st, mem = r.estimate.step, r.estimate.memory
-        rows.append([r.rank, r.plan.label(), fmt_time(st.total, 2), f"{st.tokens_per_s:,.0f}", fmt_pct(st.mfu),
+        rows.append([r.rank, plan_label(r.plan), fmt_time(st.total, 2), f"{st.tokens_per_s:,.0f}", fmt_pct(st.mfu),
                      fmt_bytes(mem.total), fmt_pct(r.estimate.margin)])
     return markdown_table(["名次", "方案", "步时", "tokens/s", "MFU", "每卡内存", "余量"], rows, align="rlrrrrr")
 
@@ -98,6 +99,6 @@ def why_list(result: SearchResult, limit: int | None = None) -> str:
     """Each ranked plan's chain of decisions as a nested Markdown list."""
     out = []
     for r in result.results[:limit]:
-        out.append(f"{r.rank}. **{r.plan.label()}**")
+        out.append(f"{r.rank}. **{plan_label(r.plan)}**")
         out.extend(f"    - {w}" for w in r.why)
     return "\n".join(out) + "\n"

@@ -14,7 +14,7 @@ import numpy as np
 from matplotlib.patches import Patch
 from matplotlib.ticker import PercentFormatter
 
-from parallelsel import pipeline as pl
+from parallelsel.core import pipeline as pl
 from parallelsel.core._check import ParallelselError, positive_int, positive_number
 from parallelsel.core.plan import SCHEDULES
 from parallelsel.render.reasons import WORDS

@@ -19,6 +19,7 @@ from parallelsel.core.placement import GroupPlacement, placement, rank_node
 from parallelsel.core.plan import Plan
 from parallelsel.render.style import COLORS, SERIES, chart, to_svg
 from parallelsel.render.tables import fmt_rate
+from .reasons import plan_label
 
 __all__ = ["Slot", "GroupSpan", "layout", "group_spans", "link_text", "placement_diagram"]
 
@@ -218,7 +219,7 @@ def placement_diagram(plan: Plan, cluster: Cluster, salt: str, title: str | None
     """
     groups = _checked(plan, cluster)
     if plan.gpus > cluster.gpus:
-        raise ParallelselError(f"plan={plan.label()}: needs {plan.gpus} GPUs, cluster has {cluster.gpus}")
+        raise ParallelselError(f"plan={plan_label(plan)}: needs {plan.gpus} GPUs, cluster has {cluster.gpus}")
     per_row = positive_int("nodes_per_row", nodes_per_row)
     g = cluster.gpus_per_node
     cols = min(4, g)

@@ -30,10 +30,11 @@ import re
 import string
 from collections.abc import Iterable, Mapping
 
+from parallelsel.core.plan import label_parts, parse_plan
 from parallelsel.core.reasons import Reason
 from parallelsel.render.units import fmt_count, fmt_pct, fmt_rate, fmt_size, fmt_time
 
-__all__ = ["EN", "LANGS", "STAGES_EN", "STAGES_ZH", "TITLES_EN", "TITLES_ZH", "WORDS", "ZH", "as_json", "join", "plan_label",
+__all__ = ["EN", "LANGS", "STAGES_EN", "STAGES_ZH", "TITLES_EN", "TITLES_ZH", "WORDS", "ZH", "as_json", "join", "plan_label", "read_plan",
            "stage_title", "text", "title"]
 
 LANGS = ("zh", "en")
@@ -342,32 +343,28 @@ _TABLES = {"zh": (ZH, TITLES_ZH), "en": (EN, TITLES_EN)}
 
 
 def plan_label(plan, lang: str = "zh") -> str:
-    """A plan (a :class:`parallelsel.Plan` or its ``as_dict()``) as ``DP8 · TP1 · PP1 · mb1``.
-
-    The same fields :meth:`parallelsel.Plan.label` shows, with recomputation in words.
-    """
+    """A plan (a :class:`parallelsel.Plan` or its ``as_dict()``) as ``DP8 · TP1 · PP1 · mb1``: the parts of
+    :func:`parallelsel.core.plan.label_parts`, with recomputation in words of ``lang``."""
     p = plan if isinstance(plan, Mapping) else plan.as_dict()
-    parts = [f"DP{p['dp']}", f"TP{p['tp']}", f"PP{p['pp']}"]
-    if p.get("cp", 1) > 1:
-        parts.append(f"CP{p['cp']}")
-    if p.get("zero"):
-        shard = p.get("shard")
-        parts.append(f"ZeRO-{p['zero']}" + (f"/shard{shard}" if shard and shard != p["dp"] else ""))
-        if not p.get("reshard_after_forward", True):
-            parts.append("no-reshard")
-        if p.get("no_sync"):
-            parts.append("no_sync")
-    if p.get("sp") and p["tp"] > 1:
-        parts.append("SP")
-    if p.get("ep", 1) > 1:
-        parts.append(f"EP{p['ep']}")
-    parts.append(f"mb{p['micro_batch']}")
-    if p.get("recompute", "none") != "none":
-        parts.append(WORDS[lang]["recompute"][p["recompute"]])
-    if p["pp"] > 1:
-        chunks = p.get("chunks", 1)
-        parts.append(p["schedule"] + (f"×{chunks}" if chunks > 1 else ""))
-    return " · ".join(parts)
+    return " · ".join(WORDS[lang]["recompute"][text] if field == "recompute" else text
+                      for field, text in label_parts(p))
+
+
+def read_plan(text: str):
+    """The :class:`parallelsel.Plan` a label names, worded (:func:`plan_label`, any language) or ASCII
+    (:meth:`parallelsel.Plan.label`): the words become mode codes, then :func:`parallelsel.core.plan.parse_plan` reads it.
+
+    Examples:
+        >>> from parallelsel import Plan
+        >>> read_plan(plan_label(Plan(dp=2, recompute="full"))) == Plan(dp=2, recompute="full")
+        True
+    """
+    if isinstance(text, str):
+        words = sorted(((w, mode) for lang in WORDS.values() for mode, w in lang["recompute"].items()),
+                       key=lambda x: -len(x[0]))
+        for word, mode in words:
+            text = text.replace(word, mode)
+    return parse_plan(text)
 
 
 class _Formatter(string.Formatter):

@@ -6,6 +6,7 @@ from parallelsel.render.tables import fmt_rate, markdown_table
 from parallelsel.render.line_charts import curves
 from parallelsel.core.search import search
 import markdown  # markdown-exec: hide
+from parallelsel.render.reasons import plan_label
 
 work = ps.Workload(ps.MODELS["llama2-13b"], global_batch=256)
 device, intra = ps.DEVICES["a100-80gb"], ps.LINKS["nvlink3"]
@@ -23,7 +24,7 @@ for short, inter in inters.items():
             one_node = st.tokens_per_s              # the single-node measurement the promise is built on
         share[short].append(st.tokens_per_s / (one_node * nodes))
         if short == "25GbE":
-            rows.append([cluster.gpus, best.plan.label(), f"{st.compute / st.total:.0%}",
+            rows.append([cluster.gpus, plan_label(best.plan), f"{st.compute / st.total:.0%}",
                          f"{st.communication / st.total:.0%}", f"{st.bubble / st.total:.0%}", f"{share[short][-1]:.0%}"])
 print(markdown.markdown(  # markdown-exec: hide
     f"拓扑：每节点 8 张 {device.name}，节点内 {intra.name}（每卡 {fmt_rate(intra.bandwidth)}）；节点之间先用 "

@@ -7,6 +7,8 @@ from parallelsel.render.memory_charts import breakdown_parts, memory_bars
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 from parallelsel.render.tables import fmt_bytes, fmt_count, markdown_table
 import markdown  # markdown-exec: hide
+from parallelsel.render.reasons import plan_label
+from parallelsel.render.lesson_text import verdict_word
 
 model = ps.MODELS["llama2-7b"]
 cluster = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=1, gpus_per_node=8)
@@ -16,7 +18,7 @@ thrifty_dp = ps.Plan(dp=cluster.gpus, micro_batch=1, recompute="full")
 rows, dp, labels, parts = [], [], [], []
 for recipe, seq, batch in setups:
     w = ps.Workload(model, recipe=ps.RECIPES[recipe], global_batch=batch, seq_len=seq)
-    verdicts = {r.strategy: r.verdict.value for r in selection_matrix(w, cluster)}
+    verdicts = {r.strategy: verdict_word(r.verdict) for r in selection_matrix(w, cluster)}
     dp.append(verdicts["DP"])
     rows.append([w.recipe.name, seq, batch, fmt_bytes(w.recipe.per_param * model.params)]
                 + [verdicts[s] for s in ("DP", "FSDP", "TP", "PP")])
@@ -27,7 +29,7 @@ text = (f"{model.name}，{fmt_count(model.params)} 参数，{cluster.gpus} × {c
         + markdown_table(["训练配方", "序列长", "global batch", "训练状态", "DP", "FSDP", "TP", "PP"], rows,
                          align="lrrrcccc")
         + f"\n纯 DP 在这 {len(setups)} 种设置下依次是：{'、'.join(dp)}。下图把纯 DP 最省内存的设置"
-          f"（{thrifty_dp.label()}）的每卡内存拆开：\n")
+          f"（{plan_label(thrifty_dp)}）的每卡内存拆开：\n")
 print(markdown.markdown(text, extensions=["tables"]))  # markdown-exec: hide
 budget = ps.estimate(ps.Workload(model, global_batch=setups[0][2]), thrifty_dp, cluster).budget
 svg = memory_bars(labels, breakdown_parts(parts), title=f"{model.name}：纯 DP 最省内存的设置下每卡内存",

@@ -6,6 +6,7 @@ from parallelsel.render.style import figure_html  # markdown-exec: hide
 from parallelsel.render.tables import fmt_bytes, fmt_time, markdown_table
 from parallelsel.core.search import search
 import markdown  # markdown-exec: hide
+from parallelsel.render.reasons import plan_label
 
 work = ps.Workload(ps.MODELS["llama2-13b"], global_batch=256)
 cluster = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=2, gpus_per_node=8)
@@ -20,10 +21,10 @@ for plan in plans:
     e = estimate(work, plan, cluster)
     assert e.fits, e.reasons
     kinds = len({(t.strategy, t.op) for t in e.traffic})        # distinct collectives a step issues
-    labels.append(plan.label())
+    labels.append(plan_label(plan))
     steps.append(e.step)
     notes.append(f"{plan.dims} 个维度")
-    rows.append([plan.label(), plan.dims, kinds, fmt_time(e.step.total, 2), f"{e.step.mfu:.1%}", fmt_bytes(e.memory.total)])
+    rows.append([plan_label(plan), plan.dims, kinds, fmt_time(e.step.total, 2), f"{e.step.mfu:.1%}", fmt_bytes(e.memory.total)])
 table = markdown_table(["方案", "并行维度数", "每步的通信种类", "步时", "MFU", "每卡内存"], rows, align="lrrrrr")
 svg = step_bars(labels, step_parts(steps), notes=notes, title=f"{work.model.name}，{cluster.gpus} 卡：维度越多不等于越快",
                 salt="mis-stacked-dims")

@@ -3,13 +3,16 @@
 # (case 2's Llama-2 70B has 8 KV groups and cannot go past TP=8 at all).
 from parallelsel import MODELS, Plan, Workload
 from parallelsel.core.estimate import estimate
-from parallelsel.course.lesson import paper_cases
+
 from parallelsel.render.step_charts import step_bars, step_parts
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 from parallelsel.render.tables import fmt_pct, fmt_time
 import markdown  # markdown-exec: hide
+from parallelsel.render.reasons import plan_label
+from parallelsel.core.placement import link_for
+from parallelsel.render.lesson_text import named_paper_cases
 
-_, _, cluster = paper_cases()[1]
+_, _, cluster = named_paper_cases()[1]
 work = Workload(MODELS["llama2-7b"], global_batch=256)
 name = f"{work.model.name}，{cluster.gpus} × {cluster.device.name}"
 DEGREES = (4, 8, 16, 32)
@@ -20,10 +23,10 @@ for tp in DEGREES:
         e = estimate(work, Plan(dp=cluster.gpus // tp, tp=tp, zero=zero, sp=True, recompute="selective"), cluster)
         if e.fits:
             break
-    assert e.fits, f"{e.plan.label()} does not fit: {e.reasons}"  # never chart an infeasible plan
+    assert e.fits, f"{plan_label(e.plan)} does not fit: {e.reasons}"  # never chart an infeasible plan
     labels.append(f"TP{tp} · DP{e.plan.dp} · ZeRO-{zero}")
     steps.append(e.step)
-    notes.append(f"TP 组走 {cluster.link_for(tp).name}")
+    notes.append(f"TP 组走 {link_for(cluster, tp).name}")
 svg = step_bars(labels, step_parts(steps), notes=notes, title=f"{name}：TP 度从 {DEGREES[0]} 到 {DEGREES[-1]} 的每步时间", salt="mis-tp-degree")
 inside = max(i for i, t in enumerate(DEGREES) if t <= cluster.gpus_per_node)  # the last TP degree inside a node
 ratio = cluster.intra.bandwidth / cluster.inter.bandwidth  # markdown-exec: hide

@@ -10,6 +10,7 @@ from parallelsel.core.kernels import FLASH_SHARE
 from parallelsel.course.references import LLAMA2_70B_PRETRAINING as run, PUBLISHED_MFU
 from parallelsel.render.tables import fmt_pct, fmt_time, markdown_table
 from parallelsel.core.search import search
+from parallelsel.render.reasons import plan_label
 
 work = ps.Workload(ps.MODELS["llama2-70b"], global_batch=512)
 cluster = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=8, gpus_per_node=8)
@@ -25,8 +26,8 @@ print(f"未校准的估计用到的速率：矩阵乘上限 {fmt_pct(best.cluste
 #    recomputation, plain 1F1B): the A100 rows of the band.
 t5 = ps.estimate(replace(work, attention="standard"), replace(best.plan, recompute="selective", schedule="1f1b"), cluster)
 print(markdown_table(["本库估计", "方案", "MFU"], [
-    ["未校准：搜索第一名", best.plan.label(), fmt_pct(best.step.mfu)],
-    ["同一方案，按表 5 的做法（标准注意力、选择性重算、1F1B）", t5.plan.label(), fmt_pct(t5.step.mfu)],
+    ["未校准：搜索第一名", plan_label(best.plan), fmt_pct(best.step.mfu)],
+    ["同一方案，按表 5 的做法（标准注意力、选择性重算、1F1B）", plan_label(t5.plan), fmt_pct(t5.step.mfu)],
 ], align="llr"))
 print(f"\n已发表的实测范围：{fmt_pct(low)}–{fmt_pct(high)}。\n")
 
@@ -44,7 +45,7 @@ shown = list(firsts.values())[:5]
 rows = []
 for r in shown:
     a = cal.apply(work, r.plan)
-    rows.append([r.plan.label(), fmt_time(r.estimate.step.total), fmt_pct(r.estimate.step.mfu, 0), fmt_time(a.step.total),
+    rows.append([plan_label(r.plan), fmt_time(r.estimate.step.total), fmt_pct(r.estimate.step.mfu, 0), fmt_time(a.step.total),
                  fmt_pct(a.step.mfu, 0), f"{a.step.tokens_per_s:,.0f}"])
 print(markdown_table(["方案（每种 TP × PP 切法最快的一个）", "步时（校准前）", "MFU（前）", "步时（校准后）", "MFU（后）",
                       "tokens/s（后）"], rows, align="lrrrrr"))

@@ -2,13 +2,15 @@
 # LoRA (Hu et al. 2021, §4): each adapted d_in x d_out matrix gains r x (d_in + d_out) trainable parameters;
 # the base weights are frozen in bf16, so only the adapters carry gradients and Adam state.
 import parallelsel as ps
-from parallelsel.course.lesson import paper_cases
+
 from parallelsel.core.memory import ALLOCATOR_OVERHEAD, activations_per_layer, budget, logits_activations, model_states
 from parallelsel.render.memory_charts import memory_bars
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 from parallelsel.render.tables import fmt_bytes, fmt_count, markdown_table
 from parallelsel.core.search import search
 import markdown  # markdown-exec: hide
+from parallelsel.render.reasons import plan_label
+from parallelsel.render.lesson_text import named_paper_cases
 
 RANK = 16
 small, recipe = ps.MODELS["llama2-7b"], ps.RECIPES["bf16-adam"]
@@ -27,14 +29,14 @@ lora_parts["allocator"] = ALLOCATOR_OVERHEAD * sum(lora_parts.values())
 
 options = [("LoRA 微调 " + small.name, lora, 1, lora_parts)]
 full_small = search(work_small, ps.Cluster(a100, nodes=1, gpus_per_node=8), top=1).best
-name, work_big, cluster_big = paper_cases()[1]
+name, work_big, cluster_big = named_paper_cases()[1]
 full_big = search(work_big, cluster_big, top=1).best
 for label, best in (("全参数 " + small.name, full_small), ("全参数 " + work_big.model.name, full_big)):
     mem = best.estimate.memory.as_dict()
     parts = {k: mem[k] for k in ("params", "grads", "optimizer")}
     parts["activations"] = mem["activations"] + mem["embeddings"] + mem["gather_peak"]
     parts["allocator"] = mem["allocator"]
-    options.append((label + "（" + best.plan.label() + "）", best.estimate.workload.model.params, best.plan.gpus, parts))
+    options.append((label + "（" + plan_label(best.plan) + "）", best.estimate.workload.model.params, best.plan.gpus, parts))
 
 rows = [[label.split("（")[0], fmt_count(trainable), gpus, fmt_bytes(sum(parts.values())), label.partition("（")[2][:-1] or "单卡"]
         for label, trainable, gpus, parts in options]

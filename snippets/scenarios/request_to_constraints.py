@@ -1,11 +1,13 @@
 # A training request turned into scheduling constraints: paper case 2 with the plan search's first place.
 from parallelsel import reliability as rel
-from parallelsel.course.lesson import paper_cases
+
 from parallelsel.core.placement import placement
 from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_rate, fmt_time, markdown_table
 from parallelsel.core.search import search
+from parallelsel.render.reasons import plan_label
+from parallelsel.render.lesson_text import named_paper_cases
 
-name, work, cluster = paper_cases()[1]
+name, work, cluster = named_paper_cases()[1]
 best = search(work, cluster, top=1).best
 plan, e = best.plan, best.estimate
 
@@ -41,5 +43,5 @@ rows = [
     ["每次故障的预期损失", f"{fmt_time(lost)}（半个间隔 + 重启 {fmt_time(RESTART)} + 一次写入）"],
     ["估计步时", f"{fmt_time(e.step.total)}，每个 checkpoint 间隔约 {interval / e.step.total:.0f} 步"],
 ]
-print(f"{name}：{work.model.name}，方案 {plan.label()}\n")
+print(f"{name}：{work.model.name}，方案 {plan_label(plan)}\n")
 print(markdown_table(["调度约束", "由方案算出"], rows))

@@ -1,9 +1,11 @@
 # Self-check 7: why the MFU of paper case 2's best plan is below the rate its kernels reach.
-from parallelsel.course.lesson import paper_cases
+
 from parallelsel.render.tables import markdown_table
 from parallelsel.core.search import search
+from parallelsel.render.reasons import plan_label
+from parallelsel.render.lesson_text import named_paper_cases
 
-name, work, cluster = paper_cases()[1]
+name, work, cluster = named_paper_cases()[1]
 e = search(work, cluster, top=1).best.estimate
 st = e.step
 model_flops = work.model.model_flops_per_token(work.seq_len) * work.tokens
@@ -16,5 +18,5 @@ rows = [["算子按本方案的矩阵形状实际达到的峰值占比", f"{achi
         ["暴露的通信占比", f"{st.communication / st.total:.1%}"],
         ["气泡占比", f"{st.bubble / st.total:.1%}"],
         ["MFU = 算子实际效率 × (1 − 以上三项)", f"{st.mfu:.1%}"]]
-print(f"{name}：{e.plan.label()}\n")
+print(f"{name}：{plan_label(e.plan)}\n")
 print(markdown_table(["量", "值"], rows, align="lr"))

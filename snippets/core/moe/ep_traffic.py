@@ -3,6 +3,7 @@ import parallelsel as ps
 from parallelsel import comm
 from parallelsel.core.estimate import estimate
 from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_time, markdown_table
+from parallelsel.render.reasons import plan_label
 
 model = ps.MODELS["mixtral-8x7b"]
 device, gpus, ep = ps.DEVICES["h100-sxm-80gb"], 16, model.experts      # one expert per GPU of an EP group
@@ -22,6 +23,6 @@ for per_node in (ep, ep // 2):          # a node holds the whole EP group, or ha
     t = next(x for x in e.traffic if x.strategy == "EP")
     rows.append([f"{cluster.nodes} 节点 × {per_node} 卡", f"EP={ep}", t.link, f"{t.calls:,.0f}", fmt_time(t.time),
                  fmt_time(e.step.compute), fmt_pct(t.time / e.step.total), fmt_bytes(e.memory.total)])
-print(f"{gpus} 张 {device.name}，方案 {plan.label()}，每卡都放得下\n")
+print(f"{gpus} 张 {device.name}，方案 {plan_label(plan)}，每卡都放得下\n")
 print(markdown_table(["集群", "专家并行", "EP 组走的链路", "每步 all-to-all 次数", "每步 all-to-all 用时", "每步计算", "占步时",
                       "每卡内存"], rows, align="lllrrrrr"))

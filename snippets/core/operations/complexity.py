@@ -2,6 +2,7 @@
 import parallelsel as ps
 from parallelsel.render.placement import group_spans
 from parallelsel.render.tables import markdown_table
+from parallelsel.render.reasons import plan_label
 
 cluster = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=16, gpus_per_node=8)
 plans = [
@@ -14,5 +15,5 @@ for plan in plans:
     spans = [s for s in group_spans(plan, cluster) if s.size > 1]
     groups = sum(s.groups for s in spans)
     crossing = sum(s.crossing for s in spans)
-    rows.append([plan.label().replace(" · mb1", ""), plan.dims, groups, crossing])
+    rows.append([plan_label(plan).replace(" · mb1", ""), plan.dims, groups, crossing])
 print(markdown_table(["计划", "使用的并行维度数（plan.dims）", "TP/DP/PP 通信组总数", "其中跨节点的组"], rows, align="lrrr"))

@@ -4,13 +4,15 @@
 from parallelsel import MODELS, Plan, Workload
 from parallelsel.core.estimate import estimate
 from parallelsel.core.kernels import layer_gemms
-from parallelsel.course.lesson import paper_cases
+
 from parallelsel.render.line_charts import share_vs_degree
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 from parallelsel.render.tables import fmt_pct, fmt_time, markdown_table
 import markdown  # markdown-exec: hide
+from parallelsel.render.reasons import plan_label
+from parallelsel.render.lesson_text import named_paper_cases
 
-_, _, cluster = paper_cases()[1]
+_, _, cluster = named_paper_cases()[1]
 device = cluster.device
 work = Workload(MODELS["llama2-7b"], global_batch=256)
 DEGREES = (1, 2, 4, 8, 16, 32)
@@ -23,7 +25,7 @@ for tp in DEGREES:
         e = estimate(work, Plan(dp=cluster.gpus // tp, tp=tp, zero=zero, sp=True, recompute="selective"), cluster)
         if e.fits:
             break
-    assert e.fits, f"{e.plan.label()} does not fit: {e.reasons}"  # never tabulate an infeasible plan
+    assert e.fits, f"{plan_label(e.plan)} does not fit: {e.reasons}"  # never tabulate an infeasible plan
     gemms = layer_gemms(work.model, e.plan.micro_batch * work.seq_len, tp)  # one micro-batch, after the TP split
     every = [x for g in gemms for x in (g, *g.backward)]                    # forward and both backward GEMMs
     layer = sum(g.flops for g in every) / (sum(g.time(device) for g in every) * device.peak_flops)
@@ -37,7 +39,7 @@ gemm_table = markdown_table(["TP 度", *NAMES, "一层矩阵乘合计（前向 +
                             [[tp] + [f"{g.m}×{g.n}×{g.k}（{fmt_pct(g.efficiency(device), 0)}）" for g in gemms]
                              + [fmt_pct(layer, 0)] for tp, (gemms, layer) in zip(DEGREES, shapes)], align="r" * (len(NAMES) + 2))
 step_table = markdown_table(["TP 度", "方案", "计算", "暴露的通信", "步时", "每卡吞吐（token/s）", "MFU"],
-                            [[tp, e.plan.label(), fmt_time(e.step.compute), fmt_time(e.step.communication),
+                            [[tp, plan_label(e.plan), fmt_time(e.step.compute), fmt_time(e.step.communication),
                               fmt_time(e.step.total), f"{e.step.tokens_per_s / cluster.gpus:,.0f}", fmt_pct(e.step.mfu, 0)]
                              for tp, e in zip(DEGREES, steps)], align="rlrrrrr")
 

@@ -2,8 +2,9 @@
 import math
 
 import parallelsel as ps
-from parallelsel.course.lesson import paper_cases
+
 from parallelsel.render.tables import fmt_bytes, fmt_count, markdown_table
+from parallelsel.render.lesson_text import named_paper_cases
 
 device, recipe = ps.DEVICES["a100-80gb"], ps.RECIPES["bf16-adam"]
 cap, per_param = device.memory, recipe.per_param
@@ -41,7 +42,7 @@ def regime(model, recipe, device):
 
 rows = []
 checks = [(name, m, recipe, device) for name, m in own.items()]
-checks += [(f"本站的{name}", w.model, w.recipe, c.device) for name, w, c in paper_cases()]
+checks += [(f"本站的{name}", w.model, w.recipe, c.device) for name, w, c in named_paper_cases()]
 for name, m, r, d in checks:
     states, layer, got = regime(m, r, d)
     rows.append([name, f"h={m.hidden:,}，{m.layers} 层", fmt_count(m.params), d.name, fmt_bytes(states), fmt_bytes(layer), got])

@@ -1,10 +1,11 @@
 # Exercise 2, answer: the selection matrix of each paper case (DP, FSDP, TP, PP used alone), with reasons.
-from parallelsel.course.lesson import paper_cases
+
 from parallelsel.core.matrix import selection_matrix
 from parallelsel.render.matrix_tables import matrix_table, paper_cases_table, reasons_list
 from parallelsel.render.tables import folded
+from parallelsel.render.lesson_text import named_paper_cases
 
-results = [(name, selection_matrix(w, c)) for name, w, c in paper_cases()]
+results = [(name, selection_matrix(w, c)) for name, w, c in named_paper_cases()]
 print(paper_cases_table(results))
 for name, rows in results:
     print(f"\n**{name}**\n")

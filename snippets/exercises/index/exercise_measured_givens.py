@@ -1,13 +1,15 @@
 # Exercise 5, the givens: paper case 2 with the plan search's top plan, and the values the estimate assumes.
 from parallelsel.core.memory import ALLOCATOR_OVERHEAD
-from parallelsel.course.lesson import paper_cases
+
 from parallelsel.render.tables import fmt_pct, fmt_rate, fmt_time, markdown_table
 from parallelsel.core.search import search
+from parallelsel.render.reasons import plan_label
+from parallelsel.render.lesson_text import named_paper_cases
 
-name, work, cluster = paper_cases()[1]
+name, work, cluster = named_paper_cases()[1]
 best = search(work, cluster, top=1).best
 device, inter = cluster.device, cluster.inter
-print(f"基线：{name}（{work.model.name}，{cluster.gpus} × {device.name}），方案 {best.plan.label()}，"
+print(f"基线：{name}（{work.model.name}，{cluster.gpus} × {device.name}），方案 {plan_label(best.plan)}，"
       f"估计步时 {fmt_time(best.estimate.step.total)}\n")
 print(markdown_table(["未知量", "估计里的假设", "库里的参数"], [
     ["算子效率（kernel 在这个形状上达到峰值的比例）",

@@ -3,15 +3,16 @@ from dataclasses import replace
 
 from parallelsel import pipeline
 from parallelsel.core.estimate import estimate
-from parallelsel.course.lesson import paper_cases
+
 from parallelsel.core.memory import ALLOCATOR_OVERHEAD
 from parallelsel.render.line_charts import sensitivity_lines
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 import markdown  # markdown-exec: hide
 from parallelsel.render.tables import markdown_table
 from parallelsel.core.search import search
+from parallelsel.render.lesson_text import named_paper_cases
 
-name, work, cluster = paper_cases()[1]
+name, work, cluster = named_paper_cases()[1]
 plan = search(work, cluster, top=1).best.plan
 base = estimate(work, plan, cluster).step.total
 series, rows = [], []

@@ -1,9 +1,10 @@
 # Exercise 1, the givens: the three paper cases (model, recipe, device, cluster, batch) from parallelsel.core.matrix.
-from parallelsel.course.lesson import paper_cases
+
 from parallelsel.render.tables import fmt_bytes, fmt_count, markdown_table
+from parallelsel.render.lesson_text import named_paper_cases
 
 rows = []
-for name, w, c in paper_cases():
+for name, w, c in named_paper_cases():
     m = w.model
     rows.append([name, m.name, f"{m.layers} 层 × 隐藏 {m.hidden}", fmt_count(m.params),
                  f"{w.recipe.name}（{w.recipe.per_param:g} B/参数）", f"{c.device.name}，{fmt_bytes(c.device.memory)}",

@@ -1,6 +1,7 @@
 # Exercise 3, the givens: the same cases on a cluster whose nodes are fast inside and slow between.
-from parallelsel.course.lesson import paper_cases, topology_variant
+from parallelsel.course.lesson import topology_variant
 from parallelsel.render.tables import fmt_rate, markdown_table
+from parallelsel.render.lesson_text import named_paper_cases
 
 
 def link(x):
@@ -8,7 +9,7 @@ def link(x):
 
 
 rows = []
-for name, w, c in paper_cases():
+for name, w, c in named_paper_cases():
     v = topology_variant(c)
     rows.append([name, f"{c.nodes} × {c.gpus_per_node}", link(c.intra), link(c.inter),
                  f"{v.nodes} × {v.gpus_per_node}", link(v.intra), link(v.inter)])

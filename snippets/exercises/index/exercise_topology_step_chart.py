@@ -1,11 +1,12 @@
 # Exercise 3, answer: case 2's FSDP and PP (the two cells that swap), step time before and after the slow link.
-from parallelsel.course.lesson import paper_cases, topology_variant
+from parallelsel.course.lesson import topology_variant
 from parallelsel.core.matrix import selection_matrix
 from parallelsel.render.step_charts import step_bars, step_parts
 from parallelsel.render.tables import fmt_time
 from parallelsel.render.style import figure_html  # markdown-exec: hide
+from parallelsel.render.lesson_text import named_paper_cases
 
-name, w, c = paper_cases()[1]
+name, w, c = named_paper_cases()[1]
 labels, steps = [], []
 for tag, cluster in (("原拓扑", c), ("节点间变慢", topology_variant(c))):
     for row in selection_matrix(w, cluster):

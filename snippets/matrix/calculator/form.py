@@ -6,6 +6,7 @@ import json
 import parallelsel as ps
 from parallelsel.render import calculator, cli
 from parallelsel.core.model import ATTENTION
+from parallelsel.render.lesson_text import named_paper_cases
 
 defaults = cli.build_parser().parse_args(["plan"])  # the CLI's own defaults: the page starts where the command does
 DEFAULT_MODEL = "llama3-70b"
@@ -34,7 +35,7 @@ def key_of(catalogue, value):
 
 # The paper cases (选择矩阵) whose model and device are presets, as one-click fillings of the form.
 scenarios = []
-for name, workload, cluster in ps.paper_cases():
+for name, workload, cluster in named_paper_cases():
     model, device = key_of(ps.MODELS, workload.model), key_of(ps.DEVICES, cluster.device)
     if model and device:
         scenarios.append((name, {"model": model, "device": device, "nodes": cluster.nodes,

@@ -1,11 +1,12 @@
 # The lesson's three paper cases (最小练习 1-2): each strategy alone, judged with reasons.
-from parallelsel.course.lesson import paper_cases
+
 from parallelsel.core.matrix import BUBBLE_LIMIT, SLOWER, selection_matrix
 from parallelsel.render.matrix_tables import matrix_table, paper_cases_table, reasons_list
 from parallelsel.render.tables import fmt_bytes, fmt_count, folded
+from parallelsel.render.lesson_text import named_paper_cases
 
 results = []
-for name, workload, cluster in paper_cases():
+for name, workload, cluster in named_paper_cases():
     results.append((name, selection_matrix(workload, cluster), workload, cluster))
 
 print(paper_cases_table([(name, rows) for name, rows, _, _ in results]))

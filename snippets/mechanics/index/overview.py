@@ -3,6 +3,7 @@ import parallelsel as ps
 from parallelsel import memory, pipeline
 from parallelsel.core.estimate import scaling_efficiency
 from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_time, markdown_table
+from parallelsel.render.reasons import plan_label
 
 cluster = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=32, gpus_per_node=8,
                      intra=ps.LINKS["nvlink4"], inter=ps.LINKS["ib-ndr"])
@@ -21,5 +22,5 @@ rows = [
     ["气泡", f"p={plan.pp}，m={m}：(p-1)/(m+p-1)", fmt_pct(pipeline.bubble_fraction(plan.pp, m))],
     ["扩展", f"E(P)，P={plan.gpus}", fmt_pct(pt.efficiency)],
 ]
-print(f"{workload.model.name}，{plan.label()}，B={workload.global_batch}\n")
+print(f"{workload.model.name}，{plan_label(plan)}，B={workload.global_batch}\n")
 print(markdown_table(["推导", "量", "值"], rows, align="llr"))

@@ -5,6 +5,7 @@ from parallelsel.core.estimate import bubble_overhead_for
 from parallelsel.core.memory import breakdown
 from parallelsel.render.tables import fmt_bytes, fmt_time, markdown_table
 from parallelsel.core.search import search
+from parallelsel.render.reasons import plan_label
 
 FP8_SPEEDUP = 2.0   # H100 SXM datasheet: 1,979 dense FP8 TFLOPS vs 989 BF16, the GEMM ceiling; nothing else speeds up
 work = ps.Workload(ps.MODELS["llama3-70b"], global_batch=512)
@@ -21,7 +22,7 @@ rows = [["计算", fmt_time(st.compute), fmt_time(compute)],
         ["每步合计", fmt_time(st.total), fmt_time(fp8_total)],
         ["模型状态（权重 + 梯度 + 优化器）每卡", fmt_bytes(mem.params + mem.grads + mem.optimizer),
          fmt_bytes(mem.params + mem.grads + mem.optimizer)]]
-print(f"{work.model.name}，{cluster.gpus} × {cluster.device.name}，{plan.label()}；"
+print(f"{work.model.name}，{cluster.gpus} × {cluster.device.name}，{plan_label(plan)}；"
       f"FP8 列按全部 GEMM 以 FP8 峰值（BF16 的 {FP8_SPEEDUP:g} 倍）计，是上限\n")
 print(markdown_table(["", "BF16", "FP8（上限）"], rows, align="lrr"))
 print(f"\n整步最多快 {st.total / fp8_total:.2f} 倍，不到 {FP8_SPEEDUP:g} 倍：通信 {fmt_time(st.communication)} 一点没少，"

@@ -4,6 +4,7 @@ import parallelsel as ps
 from parallelsel.core.comm import collective_time
 from parallelsel.core.memory import breakdown, budget
 from parallelsel.render.tables import fmt_bytes, fmt_time, markdown_table
+from parallelsel.render.reasons import plan_label
 
 device, pcie = ps.DEVICES["a100-80gb"], ps.LINKS["pcie4"]
 cluster = ps.Cluster(device, nodes=1, gpus_per_node=1)
@@ -21,6 +22,6 @@ for key in ("llama2-7b", "llama2-13b", "llama2-70b"):
     rows.append([work.model.name, fmt_bytes(mem.total), "放得下" if mem.total <= cap else "放不下",
                  fmt_bytes(offloaded), "放得下" if offloaded <= cap else "放不下",
                  fmt_bytes(mem.optimizer), fmt_time(transfer), fmt_time(compute)])
-print(f"单张 {device.name}（可用预算 {fmt_bytes(budget(device, plan))}），{plan.label()}，全局批量 64；主机与 GPU 之间 {pcie.name}\n")
+print(f"单张 {device.name}（可用预算 {fmt_bytes(budget(device, plan))}），{plan_label(plan)}，全局批量 64；主机与 GPU 之间 {pcie.name}\n")
 print(markdown_table(["模型", "不卸载", "放得下？", "卸载优化器状态后", "放得下？", "放到主机内存的", "每步 PCIe 传输", "每步计算"],
                      rows, align="lrlrlrrr"))

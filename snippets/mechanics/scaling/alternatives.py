@@ -3,6 +3,7 @@ import parallelsel as ps
 from parallelsel.core.estimate import scaling_efficiency
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 from parallelsel.render.step_charts import scaling_parts, step_bars
+from parallelsel.render.reasons import plan_label
 
 cluster = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=128, gpus_per_node=8,
                      intra=ps.LINKS["nvlink4"], inter=ps.LINKS["ib-ndr"])
@@ -19,7 +20,7 @@ plans = [
 reference = ps.Plan(dp=1, tp=8, pp=8, zero=1, **common)   # P=64, the smallest configuration of the E(P) series above
 points = scaling_efficiency(workload, [reference, *plans], cluster)[1:]   # E(P) against P=64, as above
 assert all(pt.estimate.fits for pt in points) and all(pt.reference == reference.gpus for pt in points)
-labels = [f"{pt.plan.label().replace(' · mb1', '')}\nE={pt.efficiency:.1%}" for pt in points]
+labels = [f"{plan_label(pt.plan).replace(' · mb1', '')}\nE={pt.efficiency:.1%}" for pt in points]
 parts = scaling_parts(points)          # useful compute, recompute, exposed communication, bubble (seconds)
 svg = step_bars(labels, parts, title=f"P={cluster.gpus}、B={workload.global_batch} 时 {len(plans)} 种放法的一步时间线", salt="scaling-alternatives")  # markdown-exec: hide
 print(figure_html(svg, f"同样 {cluster.gpus} 张卡、同样的全局批量，换放法只是把损失在气泡、通信和重算之间挪动，没有一种回到小规模时的 E(P)"))  # markdown-exec: hide

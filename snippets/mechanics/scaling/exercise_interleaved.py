@@ -7,10 +7,11 @@ cluster = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=128, gpus_per_node=8,
 workload = ps.Workload(ps.MODELS["llama3-70b"], global_batch=512)
 plain = ps.Plan(dp=16, tp=8, pp=8, sp=True, zero=1, recompute="selective")
 V = 2                                                  # model chunks per GPU in the interleaved schedule
-print(f"P={plain.gpus}，B={workload.global_batch}，计划 {plain.label()}；把 1F1B 换成交错调度（v={V}）。")
+print(f"P={plain.gpus}，B={workload.global_batch}，计划 {plan_label(plain)}；把 1F1B 换成交错调度（v={V}）。")
 # --8<-- [end:givens]
 from parallelsel.core.estimate import scaling_efficiency
 from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_time, markdown_table
+from parallelsel.render.reasons import plan_label
 
 rows = []
 for plan in (plain, plain.with_(schedule="interleaved", chunks=V)):
@@ -18,7 +19,7 @@ for plan in (plain, plain.with_(schedule="interleaved", chunks=V)):
     e = pt.estimate
     assert e.fits, e.reasons
     pp_time = sum(t.time for t in e.traffic if t.strategy == "PP")
-    rows.append([plan.label().split(" · ")[-1], fmt_pct(pt.efficiency), fmt_time(e.step.bubble), fmt_time(pp_time),
+    rows.append([plan_label(plan).split(" · ")[-1], fmt_pct(pt.efficiency), fmt_time(e.step.bubble), fmt_time(pp_time),
                  fmt_bytes(e.memory.activations), fmt_bytes(e.memory.total)])
 print()
 print(markdown_table(["调度", "E(P)", "每步气泡", "每步 PP 发送", "首段激活", "每卡总内存"], rows, align="lrrrrr"))

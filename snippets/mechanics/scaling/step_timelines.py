@@ -6,6 +6,8 @@ from parallelsel.render.style import figure_html  # markdown-exec: hide
 from parallelsel.render.tables import fmt_count, fmt_time
 from parallelsel.core.roofline import dp_critical_tokens, fsdp_critical_tokens
 from parallelsel.course.steptrace import step_trace
+from parallelsel.render.reasons import plan_label
+from parallelsel.core.placement import link_for
 
 model = ps.Transformer(layers=32, hidden=2560, heads=32, seq_len=2048, vocab=50304)   # a 2.7B GPT-style model
 work = ps.Workload(model, global_batch=64)
@@ -34,7 +36,7 @@ def comm_split(name: str) -> str:
 def roofline_note(name: str) -> str:
     """DP/FSDP only: this plan's tokens per GPU against the roofline threshold of its link."""
     plan = plans[name]
-    link = cluster.link_for(plan.dp)
+    link = link_for(cluster, plan.dp)
     if plan.zero == 3:
         have, need, per = plan.micro_batch * work.seq_len, fsdp_critical_tokens(cluster.device, link, plan.dp), "每个微批次"
     else:
@@ -46,7 +48,7 @@ def roofline_note(name: str) -> str:
 def show(names, title, salt):
     svg = step_timelines({n: traces[n] for n in names}, title=title, salt=salt)
     m = {n: plans[n].microbatches(work) for n in names}
-    caption = "；".join(f"{n}（{plans[n].label()}，{m[n]} 个微批次）步时 {fmt_time(traces[n].total)}" for n in names)
+    caption = "；".join(f"{n}（{plan_label(plans[n])}，{m[n]} 个微批次）步时 {fmt_time(traces[n].total)}" for n in names)
     print(figure_html(svg, caption))  # markdown-exec: hide
     for n in names:
         note = f"（{roofline_note(n)}）" if n in ("DP", "FSDP") else ""
