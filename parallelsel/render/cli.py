@@ -119,6 +119,7 @@ def _integer(lo: int, hi: int, why: str = ""):
         return v
 
     parse.__name__ = "integer"
+    parse.rule = {"kind": "integer", "min": lo, "max": hi}  # the calculator page checks its fields with it
     return parse
 
 
@@ -135,6 +136,7 @@ def _real(lo: float, hi: float, why: str = ""):
         return v
 
     parse.__name__ = "number"
+    parse.rule = {"kind": "number", "min": lo, "max": hi}
     return parse
 
 
