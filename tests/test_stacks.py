@@ -49,3 +49,48 @@ def test_search_labels_pp_zero_plans_with_their_stack():
             assert x.estimate.stack is not None and x.estimate.stack in x.why
         else:
             assert x.estimate.stack is None
+
+
+# -- ps.STACKS: the frameworks' defaults as data (facts checked against their sources, cited per line) --
+
+def test_stacks_are_the_three_frameworks_and_frozen():
+    assert set(ps.STACKS) == {"megatron-core", "torchtitan", "deepspeed"}
+    for key, s in ps.STACKS.items():
+        assert s.key == key and s.version and key.split("-")[0] in s.source.lower()
+        with pytest.raises(AttributeError):
+            s.version = "x"  # frozen
+        with pytest.raises(TypeError):
+            s.fused["eager"] = ()  # read-only mapping
+
+
+def test_megatron_core_bf16_keeps_18_bytes_per_param():
+    # Megatron-LM docs/user-guide/features/dist_optimizer.md table: bf16 params + fp32 grads, 18 bytes
+    # non-distributed; 6 + 12/d with the distributed optimizer.
+    mc = ps.STACKS["megatron-core"]
+    assert mc.model_state_bytes == 18
+    assert ps.memory.model_states(1, ps.RECIPES[mc.recipe], dp=8, zero=1).total == pytest.approx(6 + 12 / 8)
+    # arguments.py L1204-1217: bf16 forces fp32 gradient all-reduce; the dist-opt all-gathers bf16 params.
+    assert (mc.grad_reduce_dtype, mc.param_gather_dtype) == ("fp32", "bf16")
+    # arguments.py L3121/L3148 and model_parallel_config.py: no overlap by default; TP overlap needs SP.
+    assert mc.overlap_grad_reduce == () and not mc.overlap_tp_comm and mc.tp_overlap_needs == ("sp",)
+
+
+def test_torchtitan_and_deepspeed_collective_dtypes():
+    tt, ds = ps.STACKS["torchtitan"], ps.STACKS["deepspeed"]
+    # torchtitan configs.py L94-100: mixed_precision_param bf16, mixed_precision_reduce fp32.
+    assert (tt.grad_reduce_dtype, tt.param_gather_dtype) == ("fp32", "bf16")
+    # torchtitan fsdp.py L112-137: with PP, parameters are not resharded after forward.
+    assert tt.pp_fsdp_reshard is False and 3 in tt.pp_zero
+    # DeepSpeed engine.py L1405-1416: communication_data_type defaults to the model dtype (bf16).
+    assert ds.grad_reduce_dtype == "bf16" and ds.model_state_bytes == 16
+    # DeepSpeed zero/config.py L383-386: overlap_comm defaults to True only for ZeRO-3; pipe/engine.py: ZeRO < 2 with PP.
+    assert ds.overlap_grad_reduce == (3,) and ds.pp_zero == (0, 1) and ds.schedules == ("1f1b",)
+
+
+def test_workload_names_its_stack():
+    m = ps.MODELS["llama3-8b"]
+    assert ps.Workload(m).stack == "megatron-core" and ps.Workload(m).compile is False
+    assert ps.STACKS[ps.Workload(m, stack="torchtitan", compile=True).stack].fused_ops(True)[-1] == "cross_entropy"
+    for bad, name in ((dict(stack="nemo"), "stack"), (dict(compile="yes"), "compile"), (dict(compile=True), "compile")):
+        with pytest.raises(ValueError, match=name):
+            ps.Workload(m, **bad)

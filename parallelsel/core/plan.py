@@ -20,6 +20,7 @@ from .hardware import MAX_GPUS, Cluster
 from .model import ATTENTION, RECOMPUTE, SHAPE_LIMITS, Transformer
 from .reasons import Reason
 from .recipe import Recipe
+from .stacks import DEFAULT_STACK, STACKS
 
 SCHEDULES = ("gpipe", "1f1b", "interleaved", "zb-h1")
 """Pipeline schedules a Plan may name (the one list; :mod:`parallelsel.core.pipeline` simulates more kinds)."""
@@ -44,6 +45,12 @@ class Workload:
     ``attention`` is ``"flash"`` (default: a fused kernel, as every current training stack uses) or
     ``"standard"`` (the s x s scores are stored, Korthikanti et al. 2022's accounting); see
     :func:`parallelsel.core.memory.activations_per_layer`.
+
+    ``stack``: the framework the job runs on, a key of :data:`parallelsel.core.stacks.STACKS`
+    (``"megatron-core"``, ``"torchtitan"``, ``"deepspeed"``; default
+    :data:`~parallelsel.core.stacks.DEFAULT_STACK`, Megatron-Core): the dtype of each collective, the
+    model-state bytes, what overlaps and which operators are fused follow it. ``compile``: the model
+    runs under ``torch.compile`` (refused on a stack that does not offer it).
     """
 
     model: Transformer
@@ -51,6 +58,8 @@ class Workload:
     global_batch: int = 1
     seq_len: int | None = None
     attention: str = "flash"
+    stack: str = DEFAULT_STACK
+    compile: bool = False
 
     def __post_init__(self):
         from .recipe import RECIPES  # local: avoids a cycle at import time
@@ -66,6 +75,9 @@ class Workload:
             object.__setattr__(self, "seq_len", self.model.seq_len)
         store(self, "seq_len", positive_int("seq_len", self.seq_len, maximum=SHAPE_LIMITS["seq_len"]))
         choice("attention", self.attention, ATTENTION)
+        choice("stack", self.stack, tuple(STACKS))
+        store(self, "compile", flag("compile", self.compile))
+        STACKS[self.stack].mode(self.compile)  # raises if the stack has no compiled mode
 
     @property
     def tokens(self) -> int:
