@@ -25,6 +25,7 @@ megatron|torchtitan|deepspeed`` prints the chosen plan for that launcher
 from __future__ import annotations
 
 import argparse
+import contextvars
 import json
 import math
 import sys
@@ -33,7 +34,7 @@ from dataclasses import replace
 from ..core._check import ParallelselError, positive_int
 from ..core.memory import DEFAULT_HEADROOM
 from ..core.model import ATTENTION, RECOMPUTE
-from .cli_text import ERROR, HELP, keys_text, see_help
+from .cli_text import ERRORS, HELP, keys_text, see_help
 from .reasons import LANGS
 from .reasons import plan_label
 from .lesson_text import verdict_word
@@ -87,6 +88,21 @@ def gpt_like(params: float, seq_len: int = DEFAULT_SEQ, vocab: int = 51200):
 
 
 # -- argument parsing ------------------------------------------------------------------------
+_LANG = contextvars.ContextVar("parallelsel_cli_lang", default="zh")
+"""The ``--lang`` of the running command, for errors argparse reports before the arguments are parsed."""
+
+
+def _argv_lang(argv) -> str:
+    """The value of ``--lang`` in ``argv`` if it names a language (``--lang en`` or ``--lang=en``), else Chinese."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    for i, arg in enumerate(argv):
+        value = arg.partition("=")[2] if arg.startswith("--lang=") else (
+            argv[i + 1] if arg == "--lang" and i + 1 < len(argv) else None)
+        if value in LANGS:
+            return value
+    return "zh"
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with no prefix abbreviations (``--gpu`` is not ``--gpus-per-node``), and errors as one line, exit 2."""
 
@@ -95,7 +111,7 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message):  # pragma: no cover - exercised through main()
-        sys.stderr.write(see_help(self.prog, message) + "\n")
+        sys.stderr.write(see_help(self.prog, message, _LANG.get()) + "\n")
         raise SystemExit(2)
 
 
@@ -391,7 +407,7 @@ def _cmd_matrix(a, out) -> None:
     rows = selection_matrix(w, c, unknown=unknown, headroom=_headroom_arg(a))
     if a.json:
         data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "unknown": unknown, "rows": [
-            {"strategy": r.strategy, "verdict": verdict_word(r.verdict), "verdict_code": r.verdict.code,
+            {"strategy": r.strategy, "verdict": verdict_word(r.verdict, a.lang), "verdict_code": r.verdict.code,
              "reasons": _reasons_json(r.reasons, a.lang),
              "best": None if r.best is None else {"plan": _plan_json(r.best.plan, a.lang),
                                                    "memory_bytes": r.best.memory.total, "step_s": r.best.step.total}}
@@ -645,20 +661,25 @@ _COMMANDS = {"matrix": _cmd_matrix, "plan": _cmd_plan, "bubble": _cmd_bubble, "m
 def main(argv=None) -> int:
     """Run the CLI; returns the exit status (0 ok, 2 bad input) instead of raising."""
     parser = build_parser()
+    token = _LANG.set(_argv_lang(argv))
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # --help (0) or an argparse error (2), already printed
-        return int(exc.code or 0)
-    try:
-        _COMMANDS[args.command](args, sys.stdout)
-    except (ParallelselError, ValueError, TypeError) as exc:
-        msg = " ".join(str(exc).split())
-        sys.stderr.write(f"parallelsel {args.command}: {ERROR}: {msg}\n")
-        return 2
-    except OSError as exc:
-        sys.stderr.write(f"parallelsel {args.command}: {ERROR}: {exc.strerror or exc}: {exc.filename}\n")
-        return 2
-    return 0
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # --help (0) or an argparse error (2), already printed
+            return int(exc.code or 0)
+        error = ERRORS[args.lang]
+        try:
+            _COMMANDS[args.command](args, sys.stdout)
+        except (ParallelselError, ValueError, TypeError) as exc:
+            msg = " ".join(str(exc).split())
+            sys.stderr.write(f"parallelsel {args.command}: {error}: {msg}\n")
+            return 2
+        except OSError as exc:
+            sys.stderr.write(f"parallelsel {args.command}: {error}: {exc.strerror or exc}: {exc.filename}\n")
+            return 2
+        return 0
+    finally:
+        _LANG.reset(token)
 
 
 if __name__ == "__main__":  # pragma: no cover
