@@ -33,7 +33,8 @@ from dataclasses import replace
 
 from ..core._check import ParallelselError, positive_int
 from ..core.memory import DEFAULT_HEADROOM
-from ..core.model import ATTENTION, RECOMPUTE
+from ..core.launchers import LAUNCHERS as LAUNCHER_CHOICES
+from ..core.model import ATTENTION, MAX_PARAMS, MIN_PARAMS, RECOMPUTE, gpt_like
 from .cli_text import ERRORS, HELP, keys_text, see_help
 from .reasons import LANGS
 from .reasons import plan_label
@@ -45,48 +46,6 @@ DEFAULT_DEVICE = "a100-80gb"
 DEFAULT_SEQ = 2048
 DEFAULT_GPUS_PER_NODE = 8
 PRESET_KINDS = ("models", "devices", "links", "recipes")
-LAUNCHER_CHOICES = ("megatron", "torchtitan", "deepspeed")
-MIN_PARAMS = 1e8
-MAX_PARAMS = 1e15
-"""``--params`` range: from GPT-2 small's size (below it the 51200-token embedding alone outweighs the layers)
-to a thousand times Llama 3 405B."""
-
-
-def gpt_like(params: float, seq_len: int = DEFAULT_SEQ, vocab: int = 51200):
-    """A GPT-shaped :class:`~parallelsel.Transformer` of roughly ``params`` parameters whose heads allow TP.
-
-    Derivation: a GPT layer has about 12 h^2 parameters (Narayanan et al. 2021, eq. 2) and large
-    GPT models keep h / l near 128 (GPT-3 175B: 12288 / 96; 13B: 5120 / 40; 6.7B: 4096 / 32,
-    Brown et al. 2020, Table 2.1). So 12 l h^2 = 12 h^3 / 128 gives h = (128 N / 12)^(1/3). Heads
-    are 128 wide, and their number is rounded to a multiple of 8 (to a power of two below 8), so
-    that TP = 2, 4 and 8 -- a node of eight GPUs -- divide the heads: Megatron-LM requires the
-    heads to divide by the TP size (Shoeybi et al. 2019 §3). Then l = round((N - V h) / (12 h^2)),
-    at least 1, so the embedding (V h) is counted. For N = 175e9 this returns GPT-3's shape, and
-    for 70e9 72 heads (a plain rounding would give 71, a prime: no TP at all).
-
-    Examples:
-        >>> m = gpt_like(175e9)
-        >>> m.layers, m.hidden, m.heads
-        (96, 12288, 96)
-        >>> gpt_like(70e9).heads % 8
-        0
-    """
-    from ..core.model import Transformer
-
-    n = float(params) if not isinstance(params, bool) and isinstance(params, (int, float)) else math.nan
-    if not (math.isfinite(n) and MIN_PARAMS <= n <= MAX_PARAMS):
-        raise ParallelselError(f"params={params!r}: must be a finite number between {MIN_PARAMS:g} and {MAX_PARAMS:g}")
-    heads = (128 * n / 12) ** (1 / 3) / 128
-    if heads >= 8:
-        heads = 8 * max(1, round(heads / 8))
-    else:
-        heads = 2 ** max(0, round(math.log2(max(heads, 1.0))))
-    h = 128 * heads
-    layers = max(1, int(round((n - vocab * h) / (12 * h * h))))
-    return Transformer(layers=layers, hidden=h, heads=heads, seq_len=seq_len, vocab=vocab, tied_embeddings=True,
-                       position="learned", bias=True, norm="layernorm", name=f"GPT-like ~{n / 1e9:g}B")
-
-
 # -- argument parsing ------------------------------------------------------------------------
 _LANG = contextvars.ContextVar("parallelsel_cli_lang", default="zh")
 """The ``--lang`` of the running command, for errors argparse reports before the arguments are parsed."""
@@ -630,13 +589,12 @@ def _cmd_memory(a, out) -> None:
 
 
 def _cmd_presets(a, out) -> None:
-    from ..core.hardware import DEVICE_SOURCES, DEVICES, LINK_SOURCES, LINKS
-    from ..core.model import MODEL_SOURCES, MODELS
-    from ..core.recipe import RECIPE_SOURCES, RECIPES
+    from ..core.hardware import DEVICES, LINKS
+    from ..core.model import MODELS
+    from ..core.recipe import RECIPES
     from .cli_text import presets_text
 
-    catalogues = {"models": (MODELS, MODEL_SOURCES), "devices": (DEVICES, DEVICE_SOURCES),
-                  "links": (LINKS, LINK_SOURCES), "recipes": (RECIPES, RECIPE_SOURCES)}
+    catalogues = {"models": MODELS, "devices": DEVICES, "links": LINKS, "recipes": RECIPES}
     kinds = [a.kind] if a.kind else list(PRESET_KINDS)
     if not a.json:
         out.write(presets_text({k: catalogues[k] for k in kinds}))
@@ -649,7 +607,7 @@ def _cmd_presets(a, out) -> None:
         "recipes": lambda k, r: {"key": k, "name": r.name, "weights_bytes": r.weights, "grads_bytes": r.grads,
                                  "optimizer_bytes": r.optimizer, "activation_bytes": r.activation},
     }
-    data = {kind: [{**as_json[kind](k, v), "source": catalogues[kind][1][k]} for k, v in catalogues[kind][0].items()]
+    data = {kind: [{**as_json[kind](k, v), "source": v.source} for k, v in catalogues[kind].items()]
             for kind in kinds}
     out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 

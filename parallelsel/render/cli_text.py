@@ -349,10 +349,10 @@ PRESET_TITLES = {"models": "模型 --model", "devices": "设备 --device", "link
 
 
 def presets_text(catalogues: dict) -> str:
-    """``parallelsel presets``: one table per kind, ``catalogues`` = {kind: (presets, sources)}."""
+    """``parallelsel presets``: one table per kind, ``catalogues`` = {kind: presets}; each preset's ``source``."""
     out = []
-    for kind, (cat, sources) in catalogues.items():
+    for kind, cat in catalogues.items():
         headers, rows = _preset_rows(kind, cat)
         out.append(f"{PRESET_TITLES[kind]}\n\n" + markdown_table(headers + ["来源"],
-                   [row + [sources[k]] for row, k in zip(rows, cat)]) + "\n")
+                   [row + [v.source] for row, v in zip(rows, cat.values())]) + "\n")
     return "".join(out)
