@@ -304,7 +304,7 @@ def test_gather_peak_is_largest_unit():
     assert gather_peak(m, pp=4, stage=1) == 6 * layer
     # One stage: the root holds embedding, head and final norm. The head's bf16 grads, computed first, wait
     # for the root's reduce-scatter after the last block (as the recorded torch run shows:
-    # tests/data/torch_fsdp_accumulation.json), so they sit beside the first block's backward, which is
+    # parallelsel/course/data/torch_fsdp_accumulation.json), so they sit beside the first block's backward, which is
     # then larger than the root's own backward (weights + grads, 4 bytes a parameter).
     root, head = 2 * emb + 4096, emb + 4096
     assert gather_peak(m) == max(2 * root + 2 * head + 6 * layer, 4 * root) == 2 * root + 2 * head + 6 * layer
