@@ -20,3 +20,15 @@ def test_links_cover_each_kind_of_interconnect():
     # LINKS keys name the kind of interconnect ("nvlink", "pcie", "ib", "eth"), so scripts can pick links by kind.
     for word in ("nvlink", "pcie", "ib", "eth"):
         assert any(word in key for key in ps.LINKS)
+
+
+def test_every_preset_is_one_record_that_names_its_source():
+    from parallelsel.core._check import Catalogue
+
+    for catalogue in (ps.MODELS, ps.DEVICES, ps.LINKS, ps.RECIPES):
+        assert all(isinstance(v.source, str) and len(v.source) > 15 for v in catalogue.values()), catalogue.kind
+    assert ps.DEVICES["a100-80gb"] == ps.Device("A100-80GB", 81920 * 2**20, 312e12, intra="nvlink3", inter="ib-hdr",
+                                               hbm_bandwidth=2039e9, gemm_efficiency=ps.DEVICES["a100-80gb"].gemm_efficiency,
+                                               memory_efficiency=0.9)  # the source is not part of the numbers' identity
+    with pytest.raises(ValueError, match="device presets without a source: x"):
+        Catalogue("device", {"x": ps.Device("X", 1e9, 1e12)})

@@ -56,6 +56,8 @@ class Device:
     sms: int = 108
     gemm_efficiency: float = 0.8
     memory_efficiency: float = 0.85
+    source: str = field(default="", compare=False)
+    """Where the record's numbers come from (paper and table, datasheet, measurement); every preset names one."""
 
     def __post_init__(self):
         if not isinstance(self.name, str):
@@ -96,6 +98,8 @@ class Link:
     per: str = "gpu"
     nics: int = 1
     efficiency: float = 1.0
+    source: str = field(default="", compare=False)
+    """Where the record's numbers come from (paper and table, datasheet, measurement); every preset names one."""
 
     def __post_init__(self):
         if not isinstance(self.name, str):
@@ -208,28 +212,40 @@ DEVICES: dict[str, Device] = Catalogue("device", {
     # 80 SMs (Volta whitepaper). nvidia-smi reports 32510MiB on "Tesla V100-SXM2" 32 GB (deepspeedai/DeepSpeed issue
     # #192, driver 396.37).
     "v100-32gb": Device("V100-32GB", 32510 * MiB, 125e12, intra="nvlink2", inter="ib-edr-4hca", hbm_bandwidth=900e9,
-                        sms=80, gemm_efficiency=_GEMM["assumed"], memory_efficiency=_HBM_SHARE),
+                        sms=80, gemm_efficiency=_GEMM["assumed"], memory_efficiency=_HBM_SHARE,
+                        source=("NVIDIA Tesla V100 datasheet (SXM2); DGX-1 with Tesla V100 System Architecture "
+                                "whitepaper; nvidia-smi 32510 MiB: deepspeedai/DeepSpeed issue #192")),
     # NVIDIA A100 datasheet (2021): 40/80 GB HBM2/HBM2e at 1,555/2,039 GB/s (SXM), 312 TFLOPS BF16 dense; NVLink 3
     # (600 GB/s); 108 SMs (A100 whitepaper). nvidia-smi reports 40960MiB and 81920MiB (modal-labs/modal-client PR #2797).
     "a100-40gb": Device("A100-40GB", 40960 * MiB, 312e12, intra="nvlink3", inter="ib-hdr", hbm_bandwidth=1555e9,
-                        sms=108, gemm_efficiency=_GEMM["a100"], memory_efficiency=_HBM_SHARE),
+                        sms=108, gemm_efficiency=_GEMM["a100"], memory_efficiency=_HBM_SHARE,
+                        source=("NVIDIA A100 Tensor Core GPU datasheet (2021); DGX A100 User Guide; nvidia-smi 40960 "
+                                "MiB: modal-labs/modal-client PR #2797")),
     "a100-80gb": Device("A100-80GB", 81920 * MiB, 312e12, intra="nvlink3", inter="ib-hdr", hbm_bandwidth=2039e9,
-                        sms=108, gemm_efficiency=_GEMM["a100"], memory_efficiency=_HBM_SHARE),
+                        sms=108, gemm_efficiency=_GEMM["a100"], memory_efficiency=_HBM_SHARE,
+                        source=("NVIDIA A100 Tensor Core GPU datasheet (2021); DGX A100 User Guide; nvidia-smi 81920 "
+                                "MiB: modal-labs/modal-client PR #2797")),
     # NVIDIA H100 SXM5 datasheet: 80 GB HBM3 at 3.35 TB/s, 989 TFLOPS BF16 dense (1979 with sparsity); NVLink 4
     # (900 GB/s); 132 SMs. nvidia-smi reports 81559MiB for "NVIDIA H100 80GB HBM3" (modal-labs/modal-client PR #2797).
     "h100-sxm-80gb": Device("H100-SXM-80GB", 81559 * MiB, 989e12, intra="nvlink4", inter="ib-ndr",
                             hbm_bandwidth=3.35e12, sms=132, gemm_efficiency=_GEMM["h100"],
-                            memory_efficiency=_HBM_SHARE),
+                            memory_efficiency=_HBM_SHARE,
+                            source=("NVIDIA H100 Tensor Core GPU datasheet (SXM5); DGX H100 User Guide; nvidia-smi 81559"
+                                    " MiB: modal-labs/modal-client PR #2797")),
     # NVIDIA H200 SXM datasheet: 141 GB HBM3e at 4.8 TB/s, same tensor cores and SMs as H100 SXM; NVLink 4.
     # Memory: 143771 MiB is an assumption -- the memory.total seen in nvidia-smi outputs of "NVIDIA H200" posted in
     # public, none of which could be tied to a citable page.
     "h200-141gb": Device("H200-141GB", 143771 * MiB, 989e12, intra="nvlink4", inter="ib-ndr", hbm_bandwidth=4.8e12,
-                         sms=132, gemm_efficiency=_GEMM["h100"], memory_efficiency=_HBM_SHARE),
+                         sms=132, gemm_efficiency=_GEMM["h100"], memory_efficiency=_HBM_SHARE,
+                         source=("NVIDIA H200 Tensor Core GPU datasheet (SXM); DGX H200 User Guide; nvidia-smi 143771 "
+                                 "MiB assumed (no citable nvidia-smi output found)")),
     # NVIDIA Ada Lovelace whitepaper, GeForce RTX 4090: 24 GB GDDR6X at 1,008 GB/s, 165.2 TFLOPS BF16 (FP32
     # accumulate), 128 SMs. nvidia-smi reports 24564MiB (e.g. RLinf/RLinf issue #255).
     "rtx4090-24gb": Device("RTX4090-24GB", 24564 * MiB, 165.2e12, intra="pcie4", inter="eth-25g",
                            hbm_bandwidth=1008e9, sms=128, gemm_efficiency=_GEMM["assumed"],
-                           memory_efficiency=_HBM_SHARE),
+                           memory_efficiency=_HBM_SHARE,
+                           source=("NVIDIA Ada Lovelace GPU architecture whitepaper (GeForce RTX 4090); no NVLink, PCIe "
+                                   "4.0 x16; nvidia-smi 24564 MiB: RLinf/RLinf issue #255, vllm-project/vllm issue #7553")),
 })
 
 # Per-GPU, per-direction bandwidth (line rate) and the share of it that collectives reach for
@@ -245,62 +261,42 @@ _IB_NDR = 47 / 50           # midpoint of 46-48 GB/s
 _ROCE = 600 / 800
 LINKS: dict[str, Link] = Catalogue("link", {
     # NVLink 2 (V100 SXM2): 300 GB/s total = 150 GB/s each way; achieved share assumed as NVLink 3's.
-    "nvlink2": Link("NVLink2", 150e9, 3e-6, efficiency=_NVLINK3),
+    "nvlink2": Link("NVLink2", 150e9, 3e-6, efficiency=_NVLINK3,
+                    source="NVIDIA V100 datasheet: NVLink 300 GB/s total, 150 GB/s each way"),
     # NVLink 3 (A100 SXM): 600 GB/s total = 300 GB/s each way.
-    "nvlink3": Link("NVLink3", 300e9, 3e-6, efficiency=_NVLINK3),
+    "nvlink3": Link("NVLink3", 300e9, 3e-6, efficiency=_NVLINK3,
+                    source="NVIDIA A100 datasheet: NVLink 600 GB/s total, 300 GB/s each way"),
     # NVLink 4 (H100 SXM): 900 GB/s total = 450 GB/s each way. A ring reaches about 80% (an assumption:
     # nccl-tests #290's 476 GB/s all-reduce uses NVLink SHARP, in-switch reduction, not a ring).
-    "nvlink4": Link("NVLink4", 450e9, 3e-6, efficiency=0.8),
+    "nvlink4": Link("NVLink4", 450e9, 3e-6, efficiency=0.8,
+                    source="NVIDIA H100 datasheet: NVLink 900 GB/s total, 450 GB/s each way"),
     # PCIe 4.0 / 5.0 x16: 32 / 64 GB/s each way (nominal); about 80% after TLP headers (assumed).
-    "pcie4": Link("PCIe4 x16", 32e9, 5e-6, efficiency=0.8),
-    "pcie5": Link("PCIe5 x16", 64e9, 5e-6, efficiency=0.8),
+    "pcie4": Link("PCIe4 x16", 32e9, 5e-6, efficiency=0.8,
+                  source="PCI-SIG PCIe 4.0: 16 GT/s x16, about 32 GB/s each way"),
+    "pcie5": Link("PCIe5 x16", 64e9, 5e-6, efficiency=0.8,
+                  source="PCI-SIG PCIe 5.0: 32 GT/s x16, about 64 GB/s each way"),
     # InfiniBand with one HCA per GPU, per="gpu" (DGX-1: EDR 100 Gb/s; DGX A100 user guide: eight
     # single-port ConnectX-6 HDR 200 Gb/s adapters for the compute fabric; DGX H100 user guide: eight
     # ConnectX-7 NDR 400 Gb/s). EDR's achieved share assumed as HDR's.
-    "ib-edr": Link("InfiniBand EDR 100Gb/s", 12.5e9, 5e-6, efficiency=_IB_HDR),
-    "ib-hdr": Link("InfiniBand HDR 200Gb/s", 25e9, 5e-6, efficiency=_IB_HDR),
-    "ib-ndr": Link("InfiniBand NDR 400Gb/s", 50e9, 5e-6, efficiency=_IB_NDR),
+    "ib-edr": Link("InfiniBand EDR 100Gb/s", 12.5e9, 5e-6, efficiency=_IB_HDR,
+                   source="InfiniBand EDR 100 Gb/s per port, one port per GPU assumed"),
+    "ib-hdr": Link("InfiniBand HDR 200Gb/s", 25e9, 5e-6, efficiency=_IB_HDR,
+                   source="InfiniBand HDR 200 Gb/s per port, one HCA per GPU as in DGX A100 (eight ConnectX-6 per node)"),
+    "ib-ndr": Link("InfiniBand NDR 400Gb/s", 50e9, 5e-6, efficiency=_IB_NDR,
+                   source="InfiniBand NDR 400 Gb/s per port, one HCA per GPU as in DGX H100 (eight ConnectX-7 per node)"),
     # Nodes with four HCAs for eight GPUs (shared, two GPUs per HCA): DGX-1 (four EDR 100 Gb/s ports;
     # DGX-1 with Tesla V100 System Architecture whitepaper) and the 4 x HDR A100 servers of
     # nccl-tests #119 / NVIDIA/nccl #1048.
-    "ib-edr-4hca": Link("InfiniBand EDR 100Gb/s x4 per node", 12.5e9, 5e-6, per="node", nics=4, efficiency=_IB_HDR),
-    "ib-hdr-4hca": Link("InfiniBand HDR 200Gb/s x4 per node", 25e9, 5e-6, per="node", nics=4, efficiency=_IB_HDR),
+    "ib-edr-4hca": Link("InfiniBand EDR 100Gb/s x4 per node", 12.5e9, 5e-6, per="node", nics=4, efficiency=_IB_HDR,
+                        source="InfiniBand EDR 100 Gb/s, four ports per 8-GPU node as in DGX-1 (System Architecture whitepaper)"),
+    "ib-hdr-4hca": Link("InfiniBand HDR 200Gb/s x4 per node", 25e9, 5e-6, per="node", nics=4, efficiency=_IB_HDR,
+                        source="InfiniBand HDR 200 Gb/s, four HCAs per 8-GPU node (NVIDIA/nccl-tests issue #119, NVIDIA/nccl #1048)"),
     # Commodity Ethernet: NICs that all GPUs of a node share, per="node"; one NIC per node unless
     # stated (an assumption for a generic server: pass dataclasses.replace(link, nics=2) for two).
-    "eth-25g": Link("Ethernet 25GbE", 25e9 / 8, 30e-6, per="node", nics=1, efficiency=_ROCE),
-    "eth-100g": Link("Ethernet 100GbE", 100e9 / 8, 20e-6, per="node", nics=1, efficiency=_ROCE),
+    "eth-25g": Link("Ethernet 25GbE", 25e9 / 8, 30e-6, per="node", nics=1, efficiency=_ROCE,
+                    source="IEEE 802.3by 25 GbE, one NIC per node shared by its GPUs assumed"),
+    "eth-100g": Link("Ethernet 100GbE", 100e9 / 8, 20e-6, per="node", nics=1, efficiency=_ROCE,
+                     source="IEEE 802.3 100 GbE, one NIC per node shared by its GPUs assumed"),
 })
 
-DEVICE_SOURCES: dict[str, str] = {
-    "v100-32gb": "NVIDIA Tesla V100 datasheet (SXM2); DGX-1 with Tesla V100 System Architecture whitepaper; "
-                 "nvidia-smi 32510 MiB: deepspeedai/DeepSpeed issue #192",
-    "a100-40gb": "NVIDIA A100 Tensor Core GPU datasheet (2021); DGX A100 User Guide; "
-                 "nvidia-smi 40960 MiB: modal-labs/modal-client PR #2797",
-    "a100-80gb": "NVIDIA A100 Tensor Core GPU datasheet (2021); DGX A100 User Guide; "
-                 "nvidia-smi 81920 MiB: modal-labs/modal-client PR #2797",
-    "h100-sxm-80gb": "NVIDIA H100 Tensor Core GPU datasheet (SXM5); DGX H100 User Guide; "
-                     "nvidia-smi 81559 MiB: modal-labs/modal-client PR #2797",
-    "h200-141gb": "NVIDIA H200 Tensor Core GPU datasheet (SXM); DGX H200 User Guide; "
-                  "nvidia-smi 143771 MiB assumed (no citable nvidia-smi output found)",
-    "rtx4090-24gb": "NVIDIA Ada Lovelace GPU architecture whitepaper (GeForce RTX 4090); no NVLink, PCIe 4.0 x16; "
-                    "nvidia-smi 24564 MiB: RLinf/RLinf issue #255, vllm-project/vllm issue #7553",
-}
-"""Where each :data:`DEVICES` preset's memory (the datasheet, and the nvidia-smi ``memory.total`` it is
-set to), FLOP/s and usual links come from."""
 
-LINK_SOURCES: dict[str, str] = {
-    "nvlink2": "NVIDIA V100 datasheet: NVLink 300 GB/s total, 150 GB/s each way",
-    "nvlink3": "NVIDIA A100 datasheet: NVLink 600 GB/s total, 300 GB/s each way",
-    "nvlink4": "NVIDIA H100 datasheet: NVLink 900 GB/s total, 450 GB/s each way",
-    "pcie4": "PCI-SIG PCIe 4.0: 16 GT/s x16, about 32 GB/s each way",
-    "pcie5": "PCI-SIG PCIe 5.0: 32 GT/s x16, about 64 GB/s each way",
-    "ib-edr": "InfiniBand EDR 100 Gb/s per port, one port per GPU assumed",
-    "ib-hdr": "InfiniBand HDR 200 Gb/s per port, one HCA per GPU as in DGX A100 (eight ConnectX-6 per node)",
-    "ib-ndr": "InfiniBand NDR 400 Gb/s per port, one HCA per GPU as in DGX H100 (eight ConnectX-7 per node)",
-    "ib-edr-4hca": "InfiniBand EDR 100 Gb/s, four ports per 8-GPU node as in DGX-1 (System Architecture whitepaper)",
-    "ib-hdr-4hca": "InfiniBand HDR 200 Gb/s, four HCAs per 8-GPU node (NVIDIA/nccl-tests issue #119, NVIDIA/nccl #1048)",
-    "eth-25g": "IEEE 802.3by 25 GbE, one NIC per node shared by its GPUs assumed",
-    "eth-100g": "IEEE 802.3 100 GbE, one NIC per node shared by its GPUs assumed",
-}
-"""Where each :data:`LINKS` preset's bandwidth comes from; the achieved shares and latencies are cited beside
-:data:`LINKS` (nccl-tests measurements)."""

@@ -222,8 +222,8 @@ def _infeasible_reasons(t: _Trial, workload: Workload, cluster: Cluster) -> list
             return [Reason("pp_layer_exceeds_device", {"bytes": layer, "params": m.layer_params,
                                                        "bytes_per_param": r.per_param, "capacity": cap})]
     top = max(t.passed)
-    return [Reason(f"{t.strategy.lower()}_exceeds_device", {"degree": top, "plan": p.as_dict(), "bytes": mem.total,
-                                                            "capacity": cap})] + _next_limit(t, top)
+    return [Reason("pp_exceeds_device" if t.strategy == "PP" else "tp_exceeds_device",  # literal: tests/test_reasons.py
+                   {"degree": top, "plan": p.as_dict(), "bytes": mem.total, "capacity": cap})] + _next_limit(t, top)
 
 
 def _fsdp_infeasible(c: Estimate, workload: Workload) -> list[Reason]:

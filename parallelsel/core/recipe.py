@@ -7,7 +7,7 @@ momentum and variance), 16 bytes in all.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ._check import Catalogue, ParallelselError, positive_number, store
 
@@ -27,6 +27,8 @@ class Recipe:
     grads: float
     optimizer: float
     activation: float = 2.0
+    source: str = field(default="", compare=False)
+    """Where the record's numbers come from (paper and table, datasheet, measurement); every preset names one."""
 
     def __post_init__(self):
         if not isinstance(self.name, str):
@@ -43,27 +45,24 @@ class Recipe:
 
 RECIPES: dict[str, Recipe] = Catalogue("recipe", {
     # ZeRO §3.1: 2 + 2 + 12 (fp32 master, momentum, variance).
-    "bf16-adam": Recipe("bf16 + Adam", 2, 2, 12),
+    "bf16-adam": Recipe("bf16 + Adam", 2, 2, 12,
+                        source="Rajbhandari et al. 2020 (ZeRO) §3.1: 2 + 2 + 12 bytes per parameter"),
     # Megatron-LM's default with fp32 gradient accumulation (main_grad): 2 + 4 + 12.
-    "bf16-adam-fp32grad": Recipe("bf16 + Adam, fp32 grads", 2, 4, 12),
+    "bf16-adam-fp32grad": Recipe("bf16 + Adam, fp32 grads", 2, 4, 12,
+                                 source="Megatron-LM's fp32 gradient accumulation (main_grad): 2 + 4 + 12"),
     # Pure fp32 Adam: weights, grads, momentum, variance, no master copy: 4 + 4 + 8.
-    "fp32-adam": Recipe("fp32 Adam", 4, 4, 8, activation=4),
+    "fp32-adam": Recipe("fp32 Adam", 4, 4, 8, activation=4,
+                        source="fp32 weights, gradients, Adam momentum and variance: 4 + 4 + 8"),
     # torchtitan FSDP2 / DDP with bf16 compute: parameters, gradients and Adam moments stay fp32 (FSDP2's
     # MixedPrecisionPolicy casts to bf16 only for the all-gather and the compute; autocast likewise), no master copy: 4 + 4 + 8.
-    "bf16-compute-fp32-adam": Recipe("bf16 compute, fp32 params + Adam", 4, 4, 8),
+    "bf16-compute-fp32-adam": Recipe("bf16 compute, fp32 params + Adam", 4, 4, 8,
+                                     source="torchtitan configs.py L94-100 (mixed_precision_param bf16, reduce fp32) with "
+                                            "PyTorch FSDP2 MixedPrecisionPolicy / torch.autocast: fp32 states 4 + 4 + 8, bf16 compute"),
     # Dettmers et al. 2022 (8-bit optimizers): momentum and variance in 1 byte each, fp32 master kept: 2 + 2 + 6.
-    "bf16-adam8bit": Recipe("bf16 + 8-bit Adam", 2, 2, 6),
+    "bf16-adam8bit": Recipe("bf16 + 8-bit Adam", 2, 2, 6,
+                            source="Dettmers et al. 2022 (8-bit Optimizers via Block-wise Quantization): 2 + 2 + 6"),
     # SGD with momentum in fp32: weights, grads, momentum: 4 + 4 + 4.
-    "sgd-momentum": Recipe("fp32 SGD + momentum", 4, 4, 4, activation=4),
+    "sgd-momentum": Recipe("fp32 SGD + momentum", 4, 4, 4, activation=4,
+                           source="fp32 SGD with momentum: 4 + 4 + 4"),
 })
 
-RECIPE_SOURCES: dict[str, str] = {
-    "bf16-adam": "Rajbhandari et al. 2020 (ZeRO) §3.1: 2 + 2 + 12 bytes per parameter",
-    "bf16-adam-fp32grad": "Megatron-LM's fp32 gradient accumulation (main_grad): 2 + 4 + 12",
-    "fp32-adam": "fp32 weights, gradients, Adam momentum and variance: 4 + 4 + 8",
-    "bf16-compute-fp32-adam": "torchtitan configs.py L94-100 (mixed_precision_param bf16, reduce fp32) with "
-                              "PyTorch FSDP2 MixedPrecisionPolicy / torch.autocast: fp32 states 4 + 4 + 8, bf16 compute",
-    "bf16-adam8bit": "Dettmers et al. 2022 (8-bit Optimizers via Block-wise Quantization): 2 + 2 + 6",
-    "sgd-momentum": "fp32 SGD with momentum: 4 + 4 + 4",
-}
-"""Where each :data:`RECIPES` preset's bytes per parameter come from."""
