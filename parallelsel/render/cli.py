@@ -94,6 +94,7 @@ def _integer(lo: int, hi: int, why: str = ""):
         return v
 
     parse.__name__ = "integer"
+    parse.rule = {"kind": "integer", "min": lo, "max": hi}  # the calculator page checks its fields with it
     return parse
 
 
@@ -110,6 +111,7 @@ def _real(lo: float, hi: float, why: str = ""):
         return v
 
     parse.__name__ = "number"
+    parse.rule = {"kind": "number", "min": lo, "max": hi}
     return parse
 
 
@@ -569,6 +571,10 @@ def _cmd_memory(a, out) -> None:
     for flag, bad in (("--tp", tp_violations(m, tp)), ("--pp", pp_violations(m, pp))):
         if bad:  # the structural rules of parallelsel.core.plan, before dp is derived from them
             raise ParallelselError(f"{flag} {tp if flag == '--tp' else pp}: {join(bad, 'en')}")
+    if pp == 1 and (a.schedule != "1f1b" or a.chunks != 1):  # a schedule orders pipeline stages: none here
+        given = " ".join(f for f, on in ((f"--schedule {a.schedule}", a.schedule != "1f1b"),
+                                         (f"--chunks {a.chunks}", a.chunks != 1)) if on)
+        raise ParallelselError(f"{given}: applies only to a pipeline (--pp > 1), got --pp 1")
     if a.dp is None:
         if c.gpus % (tp * pp * cp):
             raise ParallelselError(f"--tp {tp} × --pp {pp} × --cp {cp} = {tp * pp * cp}: must divide the cluster's "

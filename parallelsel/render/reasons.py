@@ -30,6 +30,7 @@ import re
 import string
 from collections.abc import Iterable, Mapping
 
+from parallelsel.core._check import ParallelselError
 from parallelsel.core.plan import label_parts, parse_plan
 from parallelsel.core.reasons import Reason
 from parallelsel.render.units import fmt_count, fmt_pct, fmt_rate, fmt_size, fmt_time
@@ -394,12 +395,21 @@ def read_plan(text: str):
         >>> read_plan(plan_label(Plan(dp=2, recompute="full"))) == Plan(dp=2, recompute="full")
         True
     """
-    if isinstance(text, str):
-        words = sorted(((w, mode) for lang in WORDS.values() for mode, w in lang["recompute"].items()),
-                       key=lambda x: -len(x[0]))
-        for word, mode in words:
-            text = text.replace(word, mode)
-    return parse_plan(text)
+    if not isinstance(text, str):
+        return parse_plan(text)
+    words = sorted(((w, mode) for lang in WORDS.values() for mode, w in lang["recompute"].items()),
+                   key=lambda x: -len(x[0]))
+    coded, used = text, {}
+    for word, mode in words:
+        if word in coded:
+            coded, used[mode] = coded.replace(word, mode), word
+    try:
+        return parse_plan(coded)
+    except ParallelselError as e:  # name the label and its parts as the user wrote them
+        msg = str(e).replace(f"plan={coded!r}", f"plan={text!r}", 1)
+        for mode, word in used.items():
+            msg = msg.replace(f"{mode!r} and", f"{word!r} and").replace(f"and {mode!r} both", f"and {word!r} both")
+        raise ParallelselError(msg) from None
 
 
 class _Formatter(string.Formatter):
