@@ -42,6 +42,11 @@ COLORS = {
     "bound": "#8A4B08",  # text marking a region where a limit binds (e.g. communication-bound)
     "cp_group": "#1B6F6A",  # placement diagram: rank 0's context-parallel group
     "pp_group": "#6A3D9A",  # placement diagram: rank 0's pipeline group
+    # the selection matrix's verdicts (decision-flow chart, render/decision_flow.py)
+    "infeasible": "#E45756",
+    "not_preferred": "#F58518",
+    "need_info": "#4C78A8",
+    "feasible": "#54A24B",
 }
 
 # Line/bar series in order, for charts whose series are not one of the named quantities above: the one
