@@ -52,7 +52,7 @@ def matrix_table(rows: Sequence[MatrixRow], reasons: bool | str = True) -> str:
     for r in rows:
         e = r.best
         line = [r.strategy, verdict_word(r.verdict), _best(r), fmt_bytes(e.memory.total) if e else "—",
-                fmt_pct(e.margin) if e else "—", fmt_time(e.step.total, 2) if e else "—"]
+                fmt_pct(e.margin) if e else "—", fmt_time(e.step.total) if e else "—"]
         if reasons:
             line.append(text(headline(r)) if reasons == "short" else join(r.reasons))
         body.append(line)
@@ -90,7 +90,7 @@ def top_table(result: SearchResult) -> str:
     rows = []
     for r in result.results:
         st, mem = r.estimate.step, r.estimate.memory
-        rows.append([r.rank, plan_label(r.plan), fmt_time(st.total, 2), f"{st.tokens_per_s:,.0f}", fmt_pct(st.mfu),
+        rows.append([r.rank, plan_label(r.plan), fmt_time(st.total), f"{st.tokens_per_s:,.0f}", fmt_pct(st.mfu),
                      fmt_bytes(mem.total), fmt_pct(r.estimate.margin)])
     return markdown_table(["名次", "方案", "步时", "tokens/s", "MFU", "每卡内存", "余量"], rows, align="rlrrrrr")
 
