@@ -359,7 +359,7 @@ WORDS: dict[str, dict[str, Mapping]] = {
 
 _NUMBER_SPECS = {  # value, language -> text
     "size": lambda v, lang: fmt_size(v),
-    "secs": lambda v, lang: fmt_time(v, 2, lang),  # as the tables print a step time
+    "secs": lambda v, lang: fmt_time(v, lang=lang),  # to the model's precision (units.places), as the tables
     "rate": lambda v, lang: fmt_rate(v),
     "count": lambda v, lang: fmt_count(v),
     "pct": lambda v, lang: fmt_pct(v, 0),
