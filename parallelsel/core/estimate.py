@@ -164,10 +164,11 @@ def _bubble(schedule: str, p: int, m: int, v: int) -> float:
 
 
 @lru_cache(maxsize=1024)
-def _flops(model, recompute: str, s: int) -> tuple[float, float, float]:
-    """Per token: forward FLOPs, training FLOPs with ``recompute``, and model FLOPs (for MFU)."""
+def _flops(model, recompute: str, s: int, share: float = 1.0) -> tuple[float, float, float]:
+    """Per token: forward FLOPs, training FLOPs with ``recompute`` (on ``share`` of the layers), and model
+    FLOPs (for MFU)."""
     fw = model.forward_flops_per_token(s)
-    return (fw["layers"] + fw["attention"] + fw["logits"], model.flops_per_token(recompute, s),
+    return (fw["layers"] + fw["attention"] + fw["logits"], model.flops_per_token(recompute, s, share),
             model.model_flops_per_token(s))
 
 
@@ -180,11 +181,12 @@ def _compute(workload: Workload, plan: Plan, device, eff, mem) -> tuple[float, d
     """
     tokens, m = workload.tokens, max(1, plan.microbatches(workload))
     if eff is not None:
-        forward, train, _ = _flops(workload.model, plan.recompute, workload.seq_len)
+        forward, train, _ = _flops(workload.model, plan.recompute, workload.seq_len,
+                                   plan.recompute_share(workload.model))
         rate = device.peak_flops * eff * plan.gpus
         return train * tokens / rate, {"forward": forward * tokens / rate, "backward": (train - forward) * tokens / rate}
     ct = compute_time(workload.model, plan.micro_batch, workload.seq_len, device, plan.tp, plan.pp, plan.cp, plan.ep,
-                      plan.sp, plan.recompute, workload.attention)
+                      plan.sp, plan.recompute, workload.attention, plan.recompute_share(workload.model))
     recipe = workload.recipe
     updated = mem.optimizer / recipe.optimizer if recipe.optimizer else mem.grads / recipe.grads
     step = optimizer_time(updated, device)
@@ -356,7 +358,7 @@ def scaling_efficiency(workload: Workload, plans, cluster: Cluster,
     for plan, e in zip(pairs, estimates):
         st = e.step
         ratio = (st.tokens_per_s / plan.gpus) / (base.step.tokens_per_s / base.plan.gpus)
-        recompute = st.compute * (1 - share / model.flops_per_token(plan.recompute, s))
+        recompute = st.compute * (1 - share / model.flops_per_token(plan.recompute, s, plan.recompute_share(model)))
         losses = (("recompute", recompute / st.total), ("communication", st.communication / st.total),
                   ("bubble", st.bubble / st.total))
         out.append(ScalingPoint(plan.gpus, plan, st.tokens_per_s, ratio, losses, e, base.plan.gpus))

@@ -38,7 +38,7 @@ from ._check import ParallelselError, positive_int
 from .hardware import Device
 
 __all__ = ["FLASH_SHARE", "K_OVERHEAD", "TILE", "ComputeTime", "Gemm", "WeightPiece", "compute_time", "gemm_efficiency",
-           "gemm_time", "layer_gemms", "weight_pieces"]
+           "gemm_time", "layer_gemms", "recomputed_gemm_share", "weight_pieces"]
 
 TILE = (256, 128)
 """Output tile of a large half-precision GEMM: NVIDIA's Matrix Multiplication Background guide (§2.3)
@@ -192,7 +192,8 @@ class ComputeTime:
 
 
 def compute_time(model, micro_batch: int, seq_len: int, device: Device, tp: int = 1, pp: int = 1, cp: int = 1,
-                 ep: int = 1, sp: bool = False, recompute: str = "none", attention: str = "flash") -> ComputeTime:
+                 ep: int = 1, sp: bool = False, recompute: str = "none", attention: str = "flash",
+                 recompute_share: float = 1.0) -> ComputeTime:
     """Compute seconds per micro-batch on one GPU of a stage holding layers / pp layers (and 1/pp of the
     output layer's work, as the even FLOP split of :mod:`parallelsel.core.estimate` assumes).
 
@@ -200,13 +201,41 @@ def compute_time(model, micro_batch: int, seq_len: int, device: Device, tp: int 
     (:data:`ELEMENTWISE_BYTES`, GeLU/SwiGLU on the MLP width, the standard softmax's
     :data:`SOFTMAX_BYTES`) and the logits GEMM. Backward: the two GEMMs per forward GEMM, attention
     backward at twice the forward FLOPs, :data:`BACKWARD_BYTES` x the forward bytes; full
-    recomputation repeats the layers' forward, selective the attention core (Korthikanti et al. 2022 §5).
+    recomputation repeats the layers' forward, selective the attention core (Korthikanti et al. 2022 §5),
+    op (torchtitan's op-level SAC) the matmuls it does not save (:func:`recomputed_gemm_share`) and all
+    the memory-bound work, not the attention. ``recompute_share``: the share of layers that recompute
+    (``Plan.recompute_share``).
     """
-    return _compute(model, micro_batch, seq_len, device, tp, pp, cp, ep, sp, recompute, attention)
+    return _compute(model, micro_batch, seq_len, device, tp, pp, cp, ep, sp, recompute, attention,
+                    float(recompute_share))
+
+
+def recomputed_gemm_share(model, name: str) -> float:
+    """Share of the FLOPs of :func:`layer_gemms`' GEMM ``name`` that op-level SAC runs again in backward:
+    the matmuls of :func:`parallelsel.core.model.block_matmuls` it does not save
+    (:func:`parallelsel.core.model.op_saved_matmuls`), grouped as this module fuses them (``qkv`` = wq, wk,
+    wv; ``proj`` = wo; ``fc1`` = w1 and w3 when gated; ``fc2`` = w2).
+
+    >>> import parallelsel as ps
+    >>> m = ps.MODELS["llama3-8b"]
+    >>> recomputed_gemm_share(m, "qkv"), recomputed_gemm_share(m, "proj"), recomputed_gemm_share(m, "fc1")
+    (0.16666666666666666, 1.0, 0.5)
+    """
+    from .model import block_matmuls, op_saved_matmuls
+
+    group = {"wq": "qkv", "wk": "qkv", "wv": "qkv", "wo": "proj", "w1": "fc1", "w3": "fc1", "fc1": "fc1",
+             "w2": "fc2", "fc2": "fc2"}
+    saved = op_saved_matmuls(model)
+    total = redo = 0.0
+    for mm, i, o in block_matmuls(model):
+        if group[mm] == name:
+            total += i * o
+            redo += 0.0 if mm in saved else i * o
+    return redo / total if total else 0.0
 
 
 @lru_cache(maxsize=8192)
-def _compute(model, b, s, device, tp, pp, cp, ep, sp, recompute, attention) -> ComputeTime:
+def _compute(model, b, s, device, tp, pp, cp, ep, sp, recompute, attention, share=1.0) -> ComputeTime:
     tokens = b * (s // cp)
     gemms = layer_gemms(model, tokens, tp, ep)
     g_fwd = sum(g.time(device) for g in gemms)
@@ -218,11 +247,15 @@ def _compute(model, b, s, device, tp, pp, cp, ep, sp, recompute, attention) -> C
     head = Gemm("logits", tokens, v, model.hidden)
     logits = head.time(device)
     logits_bwd = sum(d.time(device) for d in head.backward)
-    extra = {"full": g_fwd + a_fwd + m_fwd, "selective": a_fwd, "none": 0.0}[recompute]
+    g_redo = {"full": g_fwd, "op": sum(g.time(device) * recomputed_gemm_share(model, g.name) for g in gemms)
+              if recompute == "op" else 0.0}.get(recompute, 0.0)
+    a_redo = a_fwd if recompute in ("full", "selective") else 0.0
+    m_redo = m_fwd if recompute in ("full", "op") else 0.0
+    g_redo, a_redo, m_redo = share * g_redo, share * a_redo, share * m_redo
     forward = layers * (g_fwd + a_fwd + m_fwd) + logits / pp
-    backward = layers * (g_bwd + a_bwd + BACKWARD_BYTES * m_fwd + extra) + logits_bwd / pp
-    gemm = layers * (g_fwd + g_bwd + (g_fwd if recompute == "full" else 0.0)) + (logits + logits_bwd) / pp
-    attn = layers * (a_fwd + a_bwd + (a_fwd if recompute in ("full", "selective") else 0.0))
+    backward = layers * (g_bwd + a_bwd + BACKWARD_BYTES * m_fwd + g_redo + a_redo + m_redo) + logits_bwd / pp
+    gemm = layers * (g_fwd + g_bwd + g_redo) + (logits + logits_bwd) / pp
+    attn = layers * (a_fwd + a_bwd + a_redo)
     return ComputeTime(forward, backward, gemm, attn, forward + backward - gemm - attn)
 
 

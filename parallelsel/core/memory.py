@@ -50,6 +50,7 @@ __all__ = [
     "MemoryBreakdown",
     "States",
     "activations_per_layer",
+    "op_saved_bytes",
     "breakdown",
     "embedding_activations",
     "fsdp_units",
@@ -298,7 +299,8 @@ def activations_per_layer(model: Transformer, micro_batch: int, tp: int = 1, sp:
     sbh(34 + 4a/h) without parallelism, and the 5as/h term of every row is replaced by 4a/(ht).
     Recompute modes keep their meaning: "selective" recomputes the core attention (dropping the
     scores, or the statistics under flash), so both kernels give sbh(10 + 24/t) there; "full"
-    keeps only the layer input.
+    keeps only the layer input; "op" (torchtitan's op-level SAC) keeps the tensors
+    :func:`op_saved_bytes` lists.
 
     Generalisation (this library's, stated so it can be checked): K and V are ``kv_dim`` wide
     (GQA), so they scale by kv_dim/h; the MLP's wide tensors scale by ffn_hidden/(4h); a gated MLP
@@ -327,9 +329,53 @@ def activations_per_layer(model: Transformer, micro_batch: int, tp: int = 1, sp:
     return _activations(model, s, b, t, sp, recompute, act_bytes, attention)
 
 
+def op_saved_bytes(model: Transformer, s: int, b: int, t: int = 1, sp: bool = False, act_bytes: float = 2,
+                   attention: str = "flash") -> dict[str, float]:
+    """Bytes one layer keeps per micro-batch under torchtitan's op-level selective activation checkpointing
+    (``recompute="op"``), tensor by tensor, per device.
+
+    The block runs under ``torch.utils.checkpoint`` with a policy (``torchtitan/models/llama3/
+    parallelize_llama.py`` L218-268 @820504e): the checkpoint keeps the block's input; the outputs of
+    ops in ``_save_list`` are cached (MUST_SAVE) -- ``aten.mm`` except every second one
+    (:func:`parallelsel.core.model.op_saved_matmuls`), the flash / memory-efficient SDPA ops (output and
+    logsumexp) and ``_c10d_functional.reduce_scatter_tensor``; every other op (norms, rotary, SiLU and
+    the gating product, residual adds, the other matmuls, all-gathers) is recomputed in backward.
+
+    Per token: the input (``act_bytes`` x h, sequence-split under SP); each saved matmul's output
+    (column-parallel ``wq``/``wv``/``w1``: out / t; row-parallel ``wo``/``w2``: the full h-wide partial
+    sum before its reduction); the SDPA output (h / t) and its fp32 logsumexp per local head; with SP the
+    two reduce-scatter outputs (h / t each). A standard (unfused) attention is not an SDPA op: nothing of
+    it is saved. An MoE block saves top_k copies of its experts' saved outputs.
+
+    >>> import parallelsel as ps
+    >>> sorted(op_saved_bytes(ps.MODELS["llama3-8b"], 1, 1))
+    ['input', 'sdpa', 'w1', 'w2', 'wq', 'wv']
+    """
+    from .model import block_matmuls, op_saved_matmuls
+
+    sh = layer_shape(model)
+    sb = s * b
+    sp = sp and t > 1
+    row_parallel = ("wo", "w2", "fc2")
+    out = {"input": act_bytes * sb * sh.hidden / (t if sp else 1)}
+    saved = op_saved_matmuls(model)
+    for name, _, width in block_matmuls(model):
+        if name in saved:
+            per_rank = width if (name in row_parallel and t > 1) else width / t
+            copies = model.top_k if name not in ("wq", "wk", "wv", "wo") else 1
+            out[name] = act_bytes * sb * per_rank * copies
+    if attention == "flash":
+        out["sdpa"] = act_bytes * sb * sh.hidden / t + _LSE_BYTES * sh.heads * sb / t
+    if sp:
+        out["reduce_scatter"] = 2 * act_bytes * sb * sh.hidden / t
+    return out
+
+
 def _activations(model: Transformer, s: int, b: int, t: int, sp: bool, recompute: str, act_bytes: float,
                  attention: str = "flash") -> float:
     sp = sp and t > 1
+    if recompute == "op":
+        return sum(_op_saved(model, s, b, t, sp, act_bytes, attention).values())
     if recompute == "full":
         # Only the layer input is kept (Korthikanti et al. §5, Table 2 last row).
         x = act_bytes * s * b * layer_shape(model).hidden
@@ -339,6 +385,11 @@ def _activations(model: Transformer, s: int, b: int, t: int, sp: bool, recompute
     if recompute == "none":
         out += scores / t
     return out
+
+
+@lru_cache(maxsize=4096)
+def _op_saved(model, s, b, t, sp, act_bytes, attention):
+    return op_saved_bytes(model, s, b, t, sp, act_bytes, attention)
 
 
 def embedding_activations(model: Transformer, micro_batch: int, tp: int = 1, sp: bool = False,
@@ -612,6 +663,11 @@ def _stage_breakdown(workload, plan, i: int) -> MemoryBreakdown:
     layers = -(-sh.layers // p)
     kernel = workload.attention
     per_layer = _activations(model, s, b, t, plan.sp, plan.recompute, act, kernel)
+    if plan.recompute_layers is not None:
+        # k layers of each model chunk recompute fully, the others store everything (Megatron's block
+        # method; torchtitan's every-N-th layer AC): per_layer is the stage's average layer.
+        share = plan.recompute_share(model)
+        per_layer = share * per_layer + (1 - share) * _activations(model, s, b, t, plan.sp, "none", act, kernel)
     acts = flight * layers * per_layer
     # Recomputation rebuilds one layer's discarded activations just before its backward; that
     # working set (one layer, one micro-batch) is live at the peak (Chen et al. 2016, "Training Deep

@@ -161,13 +161,14 @@ STACKS: dict[str, Stack] = Catalogue("stack", {
                 "gradients and Adam state); configs.py L298-313 (async TP off, needs compile); configs.py L216 and "
                 "torch.distributed.pipelining.schedules.get_schedule_class (GPipe, 1F1B, Interleaved1F1B, "
                 "LoopedBFS, InterleavedZeroBubble, ZBVZeroBubble, DualPipeV); torchtitan/distributed/"
-                "activation_checkpoint.py L333-337 (selective layer / op, full, none); torch.compile of model and "
+                "activation_checkpoint.py L333-337 (selective op, full, none; the older layer SAC, every N-th block fully, "
+                "is full with recompute_layers: models/llama3/parallelize_llama.py L281-289 @820504e); torch.compile of model and "
                 "loss (Inductor fuses pointwise ops and reductions)"),
         grad_reduce_dtype="fp32", param_gather_dtype="bf16", recipe="bf16-compute-fp32-adam", optimizer_shard="dp_cp",
         overlap_grad_reduce=(0, 1, 2, 3), overlap_param_gather=(1, 2, 3), overlap_tp_comm=False, tp_overlap=True,
         tp_overlap_needs=("compile",),
         schedules=("gpipe", "1f1b", "interleaved", "looped-bfs", "interleaved-zb", "zbv", "dualpipev"),
-        recompute=("none", "selective", "op", "full"), pp_zero=(0, 3), pp_fsdp_reshard=False, modes=("eager", "compile"),
+        recompute=("none", "op", "full"), pp_zero=(0, 3), pp_fsdp_reshard=False, modes=("eager", "compile"),
         fused={"eager": ("attention",), "compile": ("attention", "rmsnorm", "swiglu", "rope", "cross_entropy")}),
     "deepspeed": Stack(
         key="deepspeed", name="DeepSpeed", version="0.19.5",

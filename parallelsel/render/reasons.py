@@ -54,6 +54,8 @@ ZH: dict[str, str] = {
     "interleave_microbatches": "交错调度要求微批次数 {microbatches} 能被 PP={pp} 整除",
     "ep_needs_moe": "EP={ep} 只适用于 MoE 模型，{model} 是稠密模型",
     "experts_not_divisible": "专家数 {experts} 不能被 EP={ep} 整除",
+    "recompute_not_in_stack": "{stack} 没有 {recompute} 重算策略（它提供：{offered}）",
+    "recompute_layers_exceed_chunk": "重算层数 {recompute_layers} 大于每个模型段的层数 {layers}",
     # memory (parallelsel.core.estimate)
     "memory_exceeds_device": "每卡内存 {bytes:size} > 上限 {capacity:size}[（可用 {usable:size} × (1 − 预留比例 {headroom:pct})）]{stage:stage}",
     "seq_not_divisible_cp": "序列长度 {seq_len} 不是 2×CP 的倍数（CP={cp}）",
@@ -153,6 +155,8 @@ EN: dict[str, str] = {
     "interleave_microbatches": "the interleaved schedule needs the {microbatches} micro-batches divisible by PP={pp}",
     "ep_needs_moe": "EP={ep} applies to MoE models only; {model} is dense",
     "experts_not_divisible": "{experts} experts are not divisible by EP={ep}",
+    "recompute_not_in_stack": "{stack} has no {recompute} recomputation policy (it offers: {offered})",
+    "recompute_layers_exceed_chunk": "recompute_layers={recompute_layers} exceeds the {layers} layers of a model chunk",
     "memory_exceeds_device": "memory per GPU {bytes:size} > limit {capacity:size}[ (usable {usable:size} × (1 − headroom {headroom:pct}))]{stage:stage}",
     "seq_not_divisible_cp": "sequence length {seq_len} is not a multiple of 2×CP (CP={cp})",
     "gpipe_dominated": "GPipe: the same bubble as 1F1B with more activations in flight (dominated)",
@@ -298,7 +302,7 @@ STAGES_EN: dict[str, str] = {"considered": "enumerated", "passed_constraints": "
 WORDS: dict[str, dict[str, Mapping]] = {
     "zh": {
         "stage": {None: "", "first": "（首段）", "last": "（末段）"},
-        "recompute": {"none": "不重算", "selective": "选择性重算", "full": "完全重算"},
+        "recompute": {"none": "不重算", "selective": "选择性重算", "op": "算子级选择性重算", "full": "完全重算"},
         "where": {True: "跨节点", False: "在节点内"},
         "schedule": {"gpipe": "GPipe", "1f1b": "1F1B", "interleaved": "交错 1F1B", "zb-h1": "ZB-H1", "looped-bfs": "Looped BFS",
                      "interleaved-zb": "交错零气泡", "zbv": "ZBV（V 形）", "dualpipev": "DualPipeV（V 形）"},
@@ -311,7 +315,8 @@ WORDS: dict[str, dict[str, Mapping]] = {
     },
     "en": {
         "stage": {None: "", "first": " (first stage)", "last": " (last stage)"},
-        "recompute": {"none": "no recompute", "selective": "selective recompute", "full": "full recompute"},
+        "recompute": {"none": "no recompute", "selective": "selective recompute", "op": "op-level selective recompute",
+                      "full": "full recompute"},
         "where": {True: "across nodes", False: "within a node"},
         "schedule": {"gpipe": "GPipe", "1f1b": "1F1B", "interleaved": "interleaved 1F1B", "zb-h1": "ZB-H1",
                      "looped-bfs": "Looped BFS", "interleaved-zb": "interleaved zero bubble", "zbv": "ZBV (V-shaped)",
