@@ -129,10 +129,11 @@ of early buckets overlap the rest of the backward pass; the last bucket cannot (
 bucketing and overlapping computation with communication)."""
 
 
-def _link(cluster: Cluster, total: int, size: int, stride: int, ring: bool = True) -> Link:
+def _link(cluster: Cluster, total: int, size: int, stride: int, ring: bool = True, spread: bool = True) -> Link:
     # The link the groups of (size, stride) among `total` ranks are priced on: the one placement
     # rule (parallelsel.core.placement), cached per shape, without argument checks (search hot path).
-    return group_link(cluster, total, size, stride, ring)
+    # spread=False: point-to-point traffic (CP sends, all-to-all), one port per crossing hop.
+    return group_link(cluster, total, size, stride, ring, spread)
 
 
 def _item(strategy, op, nbytes, calls, group, link, overlappable, phase, units=1) -> Traffic:
@@ -317,7 +318,7 @@ def _cp_items(st: _Step) -> list[Traffic]:
         return []
     x = 2 * st.tokens * st.shape.kv_dim * st.recipe.activation / plan.tp
     hops = (4 if plan.recompute == "full" else 3) * (plan.cp - 1)
-    link = _link(st.cluster, st.ranks, plan.cp, plan.tp)
+    link = _link(st.cluster, st.ranks, plan.cp, plan.tp, spread=False)
     return [_item("CP", "p2p", x, st.layers * st.m * hops, 2, link, False, "forward")]
 
 
@@ -331,5 +332,5 @@ def _ep_items(st: _Step) -> list[Traffic]:
         return []
     x = st.tokens * st.shape.hidden * st.model.top_k * st.recipe.activation / (plan.tp if plan.sp else 1)
     calls = st.layers * st.m * (6 if plan.recompute == "full" else 4)
-    return [_item("EP", "all-to-all", x, calls, plan.ep, _link(st.cluster, st.ranks, plan.ep, plan.tp), False,
+    return [_item("EP", "all-to-all", x, calls, plan.ep, _link(st.cluster, st.ranks, plan.ep, plan.tp, spread=False), False,
                   "forward")]
