@@ -48,7 +48,9 @@ class Device:
 
     ``fp8_flops``: dense FP8 tensor-core FLOP/s from the datasheet (0: the part has no FP8 tensor
     cores, so an FP8 recipe is refused); ``fp8_efficiency``: the share of it a large FP8 GEMM reaches,
-    as ``gemm_efficiency`` is for 16-bit. ``source``: where the numbers come from (datasheet, the
+    as ``gemm_efficiency`` is for 16-bit. ``attention_efficiency``: the share of ``peak_flops`` the fused
+    attention kernel reaches during a training step (0: :data:`parallelsel.core.kernels.FLASH_SHARE` of
+    ``gemm_efficiency``, the A100 measurement). ``source``: where the numbers come from (datasheet, the
     nvidia-smi report of its memory, the measurements behind the efficiencies).
     """
 
@@ -63,6 +65,7 @@ class Device:
     memory_efficiency: float = 0.85
     fp8_flops: float = 0.0
     fp8_efficiency: float = 0.8
+    attention_efficiency: float = 0.0
     source: str = ""
 
     def __post_init__(self):
@@ -75,6 +78,10 @@ class Device:
         store(self, "fp8_flops", positive_number("fp8_flops", self.fp8_flops, allow_zero=True))
         store(self, "hbm_bandwidth", positive_number("hbm_bandwidth", self.hbm_bandwidth))
         store(self, "sms", positive_int("sms", self.sms, maximum=MAX_SMS))
+        store(self, "attention_efficiency", positive_number("attention_efficiency", self.attention_efficiency,
+                                                            allow_zero=True))
+        if self.attention_efficiency > 1:
+            raise ParallelselError(f"attention_efficiency={self.attention_efficiency!r}: must be in [0, 1]")
         for f in ("gemm_efficiency", "memory_efficiency", "fp8_efficiency"):
             value = positive_number(f, getattr(self, f))
             if value > 1:
@@ -224,6 +231,13 @@ the FP8 GEMMs of a 5B model's layer at 1.58-1.90x their BF16 time on H200, i.e. 
 and scaling that :mod:`parallelsel.core.kernels` charges separately."""
 _FP8 = {k: v * TRAINING_SHARE for k, v in MAMF_FP8.items()}
 
+FA2_HOPPER = 335 / 989 * TRAINING_SHARE
+"""Fused attention on Hopper parts: FlashAttention-2 -- the kernel PyTorch's SDPA ran there until
+FlashAttention-3 -- reaches "up to 335 TFLOPs/s" forward + backward on H100 (Dao 2023, §4.1: the A100 code
+"using no special instructions to make use of new hardware features such as TMA and 4th-gen Tensor
+Cores"), 34% of the SXM5's 989, against 50-73% of peak on A100; times :data:`TRAINING_SHARE` for the
+sustained clock of a training step, as every other kernel ceiling here."""
+
 POWER_CAPPED_H100 = (835e12 + 989e12) / 2
 """Dense BF16 peak taken for the 500 W, 96 GB HBM2e H100 of Meta's Grand Teton servers, on which
 torchtitan's published benchmarks ran. No datasheet exists for that part; torchtitan's benchmark notes
@@ -269,13 +283,13 @@ DEVICES: dict[str, Device] = Catalogue("device", {
     # dense; NVLink 4 (900 GB/s); 132 SMs; 700 W. nvidia-smi reports 81559MiB for "NVIDIA H100 80GB HBM3".
     "h100-sxm-80gb": Device("H100-SXM-80GB", 81559 * MiB, 989e12, intra="nvlink4", inter="ib-ndr",
                             hbm_bandwidth=3.35e12, sms=132, gemm_efficiency=_GEMM["h100"],
-                            memory_efficiency=_HBM_SHARE, fp8_flops=1979e12, fp8_efficiency=_FP8["h100"],
+                            memory_efficiency=_HBM_SHARE, fp8_flops=1979e12, fp8_efficiency=_FP8["h100"], attention_efficiency=FA2_HOPPER,
                             source=f"{_H100}: SXM5 80 GB HBM3, 3.35 TB/s, 989 BF16 / 1,979 FP8 TFLOPS dense, 700 W; "
                                    "DGX H100 User Guide; nvidia-smi 81559 MiB: modal-labs/modal-client PR #2797"),
     # H100 PCIe: 114 SMs at a lower clock, 756 BF16 / 1,513 FP8 dense, 80 GB HBM2e at 2.0 TB/s, 300-350 W.
     "h100-pcie-80gb": Device("H100-PCIe-80GB", 81559 * MiB, 756e12, intra="pcie5", inter="ib-ndr",
                              hbm_bandwidth=2.0e12, sms=114, gemm_efficiency=_GEMM["h100"],
-                             memory_efficiency=_HBM_SHARE, fp8_flops=1513e12, fp8_efficiency=_FP8["h100"],
+                             memory_efficiency=_HBM_SHARE, fp8_flops=1513e12, fp8_efficiency=_FP8["h100"], attention_efficiency=FA2_HOPPER,
                              source=f"{_H100}: PCIe 80 GB HBM2e, 2.0 TB/s, 756 BF16 / 1,513 FP8 TFLOPS dense, "
                                     "300-350 W (NVIDIA product brief PB-11133-001: 350 W maximum); torchtitan "
                                     "tools/utils.py L168-169 (756e12); memory.total as the SXM5 (assumed)"),
@@ -283,7 +297,7 @@ DEVICES: dict[str, Device] = Catalogue("device", {
     # NVLink-bridged pairs, PCIe between pairs (PCIe 5.0 assumed for the node).
     "h100-nvl-94gb": Device("H100-NVL-94GB", 94 * 10**9, 835e12, intra="pcie5", inter="ib-ndr",
                             hbm_bandwidth=3.9e12, sms=132, gemm_efficiency=_GEMM["h100"],
-                            memory_efficiency=_HBM_SHARE, fp8_flops=1670e12, fp8_efficiency=_FP8["h100"],
+                            memory_efficiency=_HBM_SHARE, fp8_flops=1670e12, fp8_efficiency=_FP8["h100"], attention_efficiency=FA2_HOPPER,
                             source="torchtitan tools/utils.py L166-167 @b5bcd76 (835e12 BF16); 94 GB HBM3, "
                                    "3.9 TB/s, 350-400 W (third-party spec pages); FP8 taken as 2 x BF16 as on "
                                    "every Hopper part; memory.total taken as 94e9 bytes (assumed)"),
@@ -291,7 +305,7 @@ DEVICES: dict[str, Device] = Catalogue("device", {
     "h100-hbm2e-96gb": Device("H100-HBM2e-96GB-500W", 95 * GiB, POWER_CAPPED_H100, intra="nvlink4", inter="ib-ndr",
                               hbm_bandwidth=2.4e12, sms=132, gemm_efficiency=_GEMM["h100"],
                               memory_efficiency=_HBM_SHARE, fp8_flops=2 * POWER_CAPPED_H100,
-                              fp8_efficiency=_FP8["h100"],
+                              fp8_efficiency=_FP8["h100"], attention_efficiency=FA2_HOPPER,
                               source="torchtitan benchmarks/llama3_h100_202412_torchtitan.md @b5bcd76: Grand Teton, "
                                      "8 x H100 per host, NVLink, 96 GB HBM2e at 2.4 TB/s, 500 W power limit, "
                                      "400 Gb/s RDMA per GPU; docs/performance.md @877991a: 95 GB (memory.total "
@@ -299,7 +313,7 @@ DEVICES: dict[str, Device] = Catalogue("device", {
     # H800 SXM: H100 SXM compute and memory, NVLink cut to 400 GB/s total (200 each way).
     "h800-sxm-80gb": Device("H800-SXM-80GB", 81559 * MiB, 989e12, intra="nvlink4-h800", inter="ib-ndr",
                             hbm_bandwidth=3.35e12, sms=132, gemm_efficiency=_GEMM["h100"],
-                            memory_efficiency=_HBM_SHARE, fp8_flops=1979e12, fp8_efficiency=_FP8["h100"],
+                            memory_efficiency=_HBM_SHARE, fp8_flops=1979e12, fp8_efficiency=_FP8["h100"], attention_efficiency=FA2_HOPPER,
                             source="H100 SXM5 compute, 80 GB HBM3 at 3.35 TB/s, NVLink 400 GB/s total (third-party "
                                    "comparisons: philisun.com H800 vs H100; no NVIDIA datasheet found); NCCL "
                                    "issue #1374 (H800 all-reduce 215 GB/s bus bandwidth); memory.total as the H100 "
@@ -307,7 +321,7 @@ DEVICES: dict[str, Device] = Catalogue("device", {
     # H20: 148 BF16 / 296 FP8 dense, 96 GB HBM3 at 4.0 TB/s, NVLink 900 GB/s, 400 W; 78 SMs.
     "h20-96gb": Device("H20-96GB", 97871 * MiB, 148e12, intra="nvlink4", inter="ib-ndr", hbm_bandwidth=4.0e12,
                        sms=78, gemm_efficiency=_GEMM["h100"], memory_efficiency=_HBM_SHARE, fp8_flops=296e12,
-                       fp8_efficiency=_FP8["h100"],
+                       fp8_efficiency=_FP8["h100"], attention_efficiency=FA2_HOPPER,
                        source="torchtitan tools/utils.py L175-183 @b5bcd76 (148e12 BF16, citing Tom's Hardware); "
                               "96 GB HBM3, 4.0 TB/s, 296 FP8, 400 W, NVLink 900 GB/s (third-party spec page "
                               "willitrunai.com); 78 SMs and memory.total 97871 MiB assumed"),
@@ -316,7 +330,7 @@ DEVICES: dict[str, Device] = Catalogue("device", {
     # public, none of which could be tied to a citable page.
     "h200-141gb": Device("H200-141GB", 143771 * MiB, 989e12, intra="nvlink4", inter="ib-ndr", hbm_bandwidth=4.8e12,
                          sms=132, gemm_efficiency=_GEMM["h100"], memory_efficiency=_HBM_SHARE, fp8_flops=1979e12,
-                         fp8_efficiency=_FP8["h100"],
+                         fp8_efficiency=_FP8["h100"], attention_efficiency=FA2_HOPPER,
                          source="NVIDIA H200 Tensor Core GPU datasheet (SXM): 141 GB HBM3e, 4.8 TB/s, 989 BF16 / "
                                 "1,979 FP8 dense; DGX H200 User Guide; nvidia-smi 143771 MiB assumed (no citable "
                                 "nvidia-smi output found)"),

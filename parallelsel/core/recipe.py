@@ -11,6 +11,9 @@ from dataclasses import dataclass
 
 from ._check import Catalogue, ParallelselError, positive_number, store
 
+GEMM_PRECISIONS = ("bf16", "fp8")
+"""Precisions the linear layers' matmuls may run in (:attr:`Recipe.gemm`)."""
+
 MAX_BYTES_PER_VALUE = 1024.0
 """Largest bytes per parameter or activation element accepted (fp32 Adam needs 16 in all)."""
 
@@ -20,6 +23,14 @@ class Recipe:
     """Bytes per parameter: ``weights`` (compute copy), ``grads``, ``optimizer`` (K in ZeRO's notation).
 
     ``activation`` is the bytes per activation element (Korthikanti et al. 2022 assume 16-bit).
+    ``gemm``: the precision the linear layers' matmuls run in, ``"bf16"`` or ``"fp8"`` (Transformer
+    Engine / torchao float8 with tensorwise scaling). Under FP8 the attention core and the output
+    layer (LM head) stay in bf16: Megatron-Core's ``fp8_dot_product_attention`` and ``fp8_output_proj``
+    default off (``transformer_config.py`` L635-641 @d98e8a6), TE runs "attention computations ... in
+    high precision by default" (TE ``docs/features/low_precision_training/introduction/introduction.rst``
+    @4a221f3a), and torchao's ``Float8Linear`` replaces only ``nn.Linear`` modules, torchtitan
+    filtering ``output`` (``docs/float8.md``). :mod:`parallelsel.core.kernels` times the FP8 GEMMs at
+    the device's FP8 rate and charges the casts; :mod:`parallelsel.core.memory` the FP8 weight copies.
     """
 
     name: str
@@ -27,10 +38,16 @@ class Recipe:
     grads: float
     optimizer: float
     activation: float = 2.0
+    gemm: str = "bf16"
+    source: str = ""
 
     def __post_init__(self):
         if not isinstance(self.name, str):
             raise ParallelselError(f"name={self.name!r}: must be a string")
+        if self.gemm not in GEMM_PRECISIONS:
+            raise ParallelselError(f"gemm={self.gemm!r}: must be one of {', '.join(GEMM_PRECISIONS)}")
+        if not isinstance(self.source, str):
+            raise ParallelselError(f"source={self.source!r}: must be a string")
         for f in ("weights", "grads", "activation"):
             store(self, f, positive_number(f, getattr(self, f), maximum=MAX_BYTES_PER_VALUE))
         store(self, "optimizer", positive_number("optimizer", self.optimizer, allow_zero=True, maximum=MAX_BYTES_PER_VALUE))
@@ -51,6 +68,14 @@ RECIPES: dict[str, Recipe] = Catalogue("recipe", {
     # torchtitan FSDP2 / DDP with bf16 compute: parameters, gradients and Adam moments stay fp32 (FSDP2's
     # MixedPrecisionPolicy casts to bf16 only for the all-gather and the compute; autocast likewise), no master copy: 4 + 4 + 8.
     "bf16-compute-fp32-adam": Recipe("bf16 compute, fp32 params + Adam", 4, 4, 8),
+    # DeepSeek-V3 (DeepSeek-AI 2024, §3.3.2 "Low-Precision Optimizer States"): AdamW moments in BF16, master weights
+    # and the gradients used for accumulation kept in FP32: 2 + 4 + (4 + 2 + 2).
+    "bf16-adam-bf16-moments": Recipe("bf16 + Adam, bf16 moments, fp32 master and grads", 2, 4, 8),
+    # FP8 linear layers (Transformer Engine under Megatron-Core; torchao float8 under torchtitan), states as the
+    # stack keeps them for bf16: Megatron's bf16 weights, fp32 main grads, fp32 master + Adam (2 + 4 + 12) ...
+    "fp8-adam-fp32grad": Recipe("FP8 GEMMs + bf16 weights, fp32 grads + Adam", 2, 4, 12, gemm="fp8"),
+    # ... and torchtitan's fp32 parameters, gradients and Adam moments (4 + 4 + 8).
+    "fp8-compute-fp32-adam": Recipe("FP8 GEMMs, fp32 params + Adam", 4, 4, 8, gemm="fp8"),
     # Dettmers et al. 2022 (8-bit optimizers): momentum and variance in 1 byte each, fp32 master kept: 2 + 2 + 6.
     "bf16-adam8bit": Recipe("bf16 + 8-bit Adam", 2, 2, 6),
     # SGD with momentum in fp32: weights, grads, momentum: 4 + 4 + 4.
@@ -63,7 +88,17 @@ RECIPE_SOURCES: dict[str, str] = {
     "fp32-adam": "fp32 weights, gradients, Adam momentum and variance: 4 + 4 + 8",
     "bf16-compute-fp32-adam": "torchtitan configs.py L94-100 (mixed_precision_param bf16, reduce fp32) with "
                               "PyTorch FSDP2 MixedPrecisionPolicy / torch.autocast: fp32 states 4 + 4 + 8, bf16 compute",
+    "bf16-adam-bf16-moments": "DeepSeek-AI 2024 (DeepSeek-V3 technical report) §3.3.2: BF16 first and second "
+                              "moments of AdamW, FP32 master weights and gradients: 2 + 4 + 8",
+    "fp8-adam-fp32grad": "Megatron-Core --fp8-format / --fp8-recipe with Transformer Engine (transformer_config.py "
+                         "L587-641 @d98e8a6): FP8 linear GEMMs, attention and output layer in bf16; states 2 + 4 + 12",
+    "fp8-compute-fp32-adam": "torchtitan --model.converters=float8 (torchao Float8Linear, tensorwise scaling; "
+                             "docs/float8.md @820504e): FP8 linear GEMMs, SDPA and the output layer in bf16; "
+                             "FSDP2 fp32 states 4 + 4 + 8",
     "bf16-adam8bit": "Dettmers et al. 2022 (8-bit Optimizers via Block-wise Quantization): 2 + 2 + 6",
     "sgd-momentum": "fp32 SGD with momentum: 4 + 4 + 4",
 }
-"""Where each :data:`RECIPES` preset's bytes per parameter come from."""
+"""Where each :data:`RECIPES` preset's bytes per parameter come from (also each record's ``source``)."""
+
+for _key, _recipe in RECIPES.items():
+    object.__setattr__(_recipe, "source", RECIPE_SOURCES[_key])

@@ -56,6 +56,7 @@ ZH: dict[str, str] = {
     "experts_not_divisible": "专家数 {experts} 不能被 EP={ep} 整除",
     "recompute_not_in_stack": "{stack} 没有 {recompute} 重算策略（它提供：{offered}）",
     "recompute_layers_exceed_chunk": "重算层数 {recompute_layers} 大于每个模型段的层数 {layers}",
+    "fp8_not_supported": "{device} 没有 FP8 张量核心，不能用 {recipe}",
     # memory (parallelsel.core.estimate)
     "memory_exceeds_device": "每卡内存 {bytes:size} > 上限 {capacity:size}[（可用 {usable:size} × (1 − 预留比例 {headroom:pct})）]{stage:stage}",
     "seq_not_divisible_cp": "序列长度 {seq_len} 不是 2×CP 的倍数（CP={cp}）",
@@ -157,6 +158,7 @@ EN: dict[str, str] = {
     "experts_not_divisible": "{experts} experts are not divisible by EP={ep}",
     "recompute_not_in_stack": "{stack} has no {recompute} recomputation policy (it offers: {offered})",
     "recompute_layers_exceed_chunk": "recompute_layers={recompute_layers} exceeds the {layers} layers of a model chunk",
+    "fp8_not_supported": "{device} has no FP8 tensor cores for {recipe}",
     "memory_exceeds_device": "memory per GPU {bytes:size} > limit {capacity:size}[ (usable {usable:size} × (1 − headroom {headroom:pct}))]{stage:stage}",
     "seq_not_divisible_cp": "sequence length {seq_len} is not a multiple of 2×CP (CP={cp})",
     "gpipe_dominated": "GPipe: the same bubble as 1F1B with more activations in flight (dominated)",
