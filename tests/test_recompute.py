@@ -62,7 +62,9 @@ def test_policies_order_by_memory_and_by_time():
     mem = {r: ps.memory.activations_per_layer(L8, 2, recompute=r) for r in ps.core.model.RECOMPUTE}
     assert mem["none"] > mem["selective"] > mem["op"] > mem["full"]
     t = {r: compute_time(L8, 2, 8192, H100, recompute=r).total for r in ps.core.model.RECOMPUTE}
-    assert t["none"] < t["selective"] < t["op"] < t["full"]
+    # Core-attention recompute re-runs the attention forward, op-level SAC three matmuls and the memory-bound
+    # work: which costs more depends on the sequence and the part; both cost less than the whole layer.
+    assert t["none"] < t["selective"] < t["full"] and t["none"] < t["op"] < t["full"]
 
 
 def test_op_recompute_flops_are_the_unsaved_matmuls():

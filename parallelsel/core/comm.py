@@ -27,7 +27,7 @@ from typing import NamedTuple
 from ._check import ParallelselError, choice, positive_int, positive_number
 from .hardware import Cluster, Link
 from .memory import fsdp_units as _wrap, layer_shape, stage_params
-from .stacks import effective_zero
+from .stacks import STACKS, effective_zero, wire_bytes
 from .placement import group_link
 
 __all__ = ["DDP_BUCKET_BYTES", "OPS", "Traffic", "bus_factor", "collective_time", "traffic"]
@@ -146,6 +146,7 @@ class _Step(NamedTuple):
 
     model: object
     recipe: object
+    stack: object  # stacks.Stack: the dtypes its collectives run in
     plan: object
     cluster: Cluster
     shape: object  # memory.layer_shape(model)
@@ -181,7 +182,8 @@ def traffic(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
     stage, optimizer-step time.
     """
     sh = layer_shape(workload.model)
-    step = _Step(workload.model, workload.recipe, plan, cluster, sh, max(1, plan.microbatches(workload)),
+    step = _Step(workload.model, workload.recipe, STACKS[workload.stack], plan, cluster, sh,
+                 max(1, plan.microbatches(workload)),
                  plan.micro_batch * (workload.seq_len // plan.cp), -(-sh.layers // plan.pp), plan.gpus)
     return tuple(item for items in (_dp_items, _tp_items, _pp_items, _cp_items, _ep_items) for item in items(step))
 
@@ -221,7 +223,12 @@ def _dp_items(st: _Step) -> list[Traffic]:
 def _dp_group_items(st: _Step, n_params, size: int, stride: int, per: int, tag: str, units) -> list[Traffic]:
     """One data-parallel group's collectives (``tag`` names the experts' group).
 
-    * ZeRO-0 (DP): one all-reduce of the gradients (recipe.grads x Ψ bytes) per step, overlapped with
+    Bytes per element are the stack's (:func:`parallelsel.core.stacks.wire_bytes`): gradients reduced in
+    fp32 on Megatron-Core and torchtitan (and DDP under autocast), in bf16 on DeepSpeed; parameters
+    gathered in bf16. With CP the group is DP x CP (every stack shards and reduces over it), an
+    HSDP shard group ``shard`` DP ranks x CP.
+
+    * ZeRO-0 (DP): one all-reduce of the gradients (Ψ x reduce bytes) per step, overlapped with
       the last micro-batch's backward (gradients accumulate locally before it), in DDP buckets.
     * ZeRO-1: reduce-scatter of the gradients and all-gather of the updated weights once per step --
       the same volume as the all-reduce (Rajbhandari et al. 2020 §7.2.1). ZeRO-2: the gradients are
@@ -232,12 +239,13 @@ def _dp_group_items(st: _Step, n_params, size: int, stride: int, per: int, tag: 
       dp/shard replicas (stride: one shard group).
     """
     plan, cluster, zero = st.plan, st.cluster, effective_zero(st.plan)
-    g_bytes, w_bytes = st.recipe.grads * n_params, st.recipe.weights * n_params
+    g_wire, w_wire = wire_bytes(st.stack, st.recipe)
+    g_bytes, w_bytes = g_wire * n_params, w_wire * n_params
     buckets = max(1, -(-int(g_bytes) // DDP_BUCKET_BYTES))
     if zero == 0:
         return [_item("DP" + tag, "all-reduce", g_bytes, 1, size, _link(cluster, st.ranks, size, stride), True,
                       "backward", buckets)]
-    shard = size if plan.shard is None else max(1, min(size, plan.shard // per))
+    shard = size if plan.shard is None else max(1, min(size, plan.shard * plan.cp // per))
     link = _link(cluster, st.ranks, shard, stride)
     if zero in (1, 2):
         kind = ("FSDP" if plan.zero == 3 else "ZeRO") + tag
@@ -268,7 +276,7 @@ def _fsdp_items(st: _Step, kind: str, g_bytes, w_bytes, shard: int, link: Link, 
     plan, m = st.plan, st.m
     n_units = sum(u.count for u in units)
     root = sum(u.params * u.count for u in units if not u.reshard_after_forward)
-    held = st.recipe.weights * (0.0 if experts else root) if plan.reshard_after_forward else w_bytes
+    held = wire_bytes(st.stack, st.recipe)[1] * (0.0 if experts else root) if plan.reshard_after_forward else w_bytes
     out = [_item(kind, "all-gather", w_bytes, m, shard, link, True, "forward", n_units)]
     if w_bytes - held > 0:
         out.append(_item(kind, "all-gather", w_bytes - held, m, shard, link, True, "backward",
@@ -281,16 +289,23 @@ def _tp_items(st: _Step) -> list[Traffic]:
     """Tensor (and sequence) parallel: per layer and micro-batch, two all-reduces of b·s·h activations
     in forward and two in backward (Shoeybi et al. 2019 §3, Figure 4); with SP each becomes an
     all-gather plus a reduce-scatter of the same total volume (Korthikanti et al. 2022 §4.2.2);
-    full recomputation repeats the forward ones. On the critical path."""
+    full recomputation repeats the forward ones; op-level SAC repeats the all-gathers (not in its save
+    list, ``parallelize_llama.py`` L218-227 @820504e) but keeps the reduce-scatter outputs. Under an FP8
+    recipe the SP all-gather feeding a Float8Linear sends FP8 (torchtitan ``docs/float8.md`` @820504e:
+    float8 all-gather of TP inputs by default with tensorwise scaling). On the critical path."""
     plan = st.plan
     if plan.tp <= 1:
         return []
     x = st.tokens * st.shape.hidden * st.recipe.activation
-    calls = st.layers * st.m * (6 if plan.recompute == "full" else 4)
+    share = plan.recompute_share(st.model)
+    redo = {"full": 2 * share, "op": 2 * share}.get(plan.recompute, 0.0)
+    calls = round(st.layers * st.m * (4 + redo))
     link = _link(st.cluster, st.ranks, plan.tp, 1)
     if plan.sp:
-        return [_item("TP", "all-gather", x, calls, plan.tp, link, False, "forward"),
-                _item("TP", "reduce-scatter", x, calls, plan.tp, link, False, "forward")]
+        rs_calls = calls if plan.recompute != "op" else st.layers * st.m * 4
+        ag = x / st.recipe.activation if st.recipe.gemm == "fp8" else x
+        return [_item("TP", "all-gather", ag, calls, plan.tp, link, False, "forward"),
+                _item("TP", "reduce-scatter", x, rs_calls, plan.tp, link, False, "forward")]
     return [_item("TP", "all-reduce", x, calls, plan.tp, link, False, "forward")]
 
 

@@ -49,7 +49,8 @@ class Workload:
     ``stack``: the framework the job runs on, a key of :data:`parallelsel.core.stacks.STACKS`
     (``"megatron-core"``, ``"torchtitan"``, ``"deepspeed"``; default
     :data:`~parallelsel.core.stacks.DEFAULT_STACK`, Megatron-Core): the dtype of each collective, the
-    model-state bytes, what overlaps and which operators are fused follow it. ``compile``: the model
+    model-state bytes (``recipe`` defaults to the stack's: 18 bytes a parameter on Megatron-Core, 16 on
+    torchtitan and DeepSpeed), what overlaps and which operators are fused follow it. ``compile``: the model
     runs under ``torch.compile`` (refused on a stack that does not offer it).
     """
 
@@ -66,8 +67,9 @@ class Workload:
 
         if not isinstance(self.model, Transformer):
             raise ParallelselError(f"model={self.model!r}: must be a Transformer (e.g. ps.MODELS['llama3-8b'])")
-        if self.recipe is None:
-            object.__setattr__(self, "recipe", RECIPES["bf16-adam"])
+        choice("stack", self.stack, tuple(STACKS))
+        if self.recipe is None:  # the stack's own bf16 mixed-precision states (Stack.recipe)
+            object.__setattr__(self, "recipe", RECIPES[STACKS[self.stack].recipe])
         if not isinstance(self.recipe, Recipe):
             raise ParallelselError(f"recipe={self.recipe!r}: must be a Recipe (e.g. ps.RECIPES['bf16-adam'])")
         store(self, "global_batch", positive_int("global_batch", self.global_batch, maximum=MAX_GLOBAL_BATCH))
@@ -75,7 +77,6 @@ class Workload:
             object.__setattr__(self, "seq_len", self.model.seq_len)
         store(self, "seq_len", positive_int("seq_len", self.seq_len, maximum=SHAPE_LIMITS["seq_len"]))
         choice("attention", self.attention, ATTENTION)
-        choice("stack", self.stack, tuple(STACKS))
         store(self, "compile", flag("compile", self.compile))
         STACKS[self.stack].mode(self.compile)  # raises if the stack has no compiled mode
 

@@ -31,6 +31,9 @@ class Recipe:
     @4a221f3a), and torchao's ``Float8Linear`` replaces only ``nn.Linear`` modules, torchtitan
     filtering ``output`` (``docs/float8.md``). :mod:`parallelsel.core.kernels` times the FP8 GEMMs at
     the device's FP8 rate and charges the casts; :mod:`parallelsel.core.memory` the FP8 weight copies.
+    ``gather_bytes``: bytes per parameter of the ZeRO-3/FSDP weight all-gather when the recipe fixes
+    it (FSDP2's float8 all-gather: 1); 0 leaves it to the stack's gather dtype
+    (:func:`parallelsel.core.stacks.wire_bytes`).
     """
 
     name: str
@@ -39,6 +42,7 @@ class Recipe:
     optimizer: float
     activation: float = 2.0
     gemm: str = "bf16"
+    gather_bytes: float = 0.0
     source: str = ""
 
     def __post_init__(self):
@@ -48,6 +52,8 @@ class Recipe:
             raise ParallelselError(f"gemm={self.gemm!r}: must be one of {', '.join(GEMM_PRECISIONS)}")
         if not isinstance(self.source, str):
             raise ParallelselError(f"source={self.source!r}: must be a string")
+        store(self, "gather_bytes", positive_number("gather_bytes", self.gather_bytes, allow_zero=True,
+                                                    maximum=MAX_BYTES_PER_VALUE))
         for f in ("weights", "grads", "activation"):
             store(self, f, positive_number(f, getattr(self, f), maximum=MAX_BYTES_PER_VALUE))
         store(self, "optimizer", positive_number("optimizer", self.optimizer, allow_zero=True, maximum=MAX_BYTES_PER_VALUE))
@@ -75,7 +81,10 @@ RECIPES: dict[str, Recipe] = Catalogue("recipe", {
     # stack keeps them for bf16: Megatron's bf16 weights, fp32 main grads, fp32 master + Adam (2 + 4 + 12) ...
     "fp8-adam-fp32grad": Recipe("FP8 GEMMs + bf16 weights, fp32 grads + Adam", 2, 4, 12, gemm="fp8"),
     # ... and torchtitan's fp32 parameters, gradients and Adam moments (4 + 4 + 8).
-    "fp8-compute-fp32-adam": Recipe("FP8 GEMMs, fp32 params + Adam", 4, 4, 8, gemm="fp8"),
+    # torchtitan's published float8 runs cast the weights to FP8 before FSDP's all-gather
+    # (--float8.enable_fsdp_float8_all_gather: "communicate in float8 to save bandwidth", docs/float8.md).
+    "fp8-compute-fp32-adam": Recipe("FP8 GEMMs + FP8 all-gather, fp32 params + Adam", 4, 4, 8, gemm="fp8",
+                                    gather_bytes=1.0),
     # Dettmers et al. 2022 (8-bit optimizers): momentum and variance in 1 byte each, fp32 master kept: 2 + 2 + 6.
     "bf16-adam8bit": Recipe("bf16 + 8-bit Adam", 2, 2, 6),
     # SGD with momentum in fp32: weights, grads, momentum: 4 + 4 + 4.
@@ -94,7 +103,8 @@ RECIPE_SOURCES: dict[str, str] = {
                          "L587-641 @d98e8a6): FP8 linear GEMMs, attention and output layer in bf16; states 2 + 4 + 12",
     "fp8-compute-fp32-adam": "torchtitan --model.converters=float8 (torchao Float8Linear, tensorwise scaling; "
                              "docs/float8.md @820504e): FP8 linear GEMMs, SDPA and the output layer in bf16; "
-                             "FSDP2 fp32 states 4 + 4 + 8",
+                             "FSDP2 fp32 states 4 + 4 + 8; weights all-gathered in FP8 (enable_fsdp_float8_all_gather, "
+                             "as torchtitan benchmarks/llama3-8b_h200_202506_trainy-whitefiber.md runs it)",
     "bf16-adam8bit": "Dettmers et al. 2022 (8-bit Optimizers via Block-wise Quantization): 2 + 2 + 6",
     "sgd-momentum": "fp32 SGD with momentum: 4 + 4 + 4",
 }

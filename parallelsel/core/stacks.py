@@ -36,7 +36,7 @@ from ._check import Catalogue, ParallelselError, choice
 from .reasons import Reason
 
 __all__ = ["DEFAULT_STACK", "DTYPE_BYTES", "EXEC_MODES", "FUSIBLE_OPS", "STACKS", "Stack", "effective_zero",
-           "pp_zero_reason", "pp_zero_stack", "stack_fused", "stack_of"]
+           "pp_zero_reason", "pp_zero_stack", "stack_fused", "stack_of", "state_shards", "wire_bytes"]
 
 DTYPE_BYTES = MappingProxyType({"fp32": 4, "bf16": 2})
 """Bytes per element of the dtypes a collective or a state buffer is kept in (IEEE 754 binary32; bfloat16)."""
@@ -206,6 +206,37 @@ def stack_fused(workload) -> tuple[str, ...]:
 def stack_of(workload) -> Stack:
     """The :class:`Stack` record a workload runs on."""
     return STACKS[workload.stack]
+
+
+def wire_bytes(stack: Stack, recipe) -> tuple[float, float]:
+    """``(gradient reduce, parameter gather)`` bytes per element on the wire for ``recipe`` on ``stack``.
+
+    A stack's collective dtypes are those of its bf16 mixed-precision training (:class:`Stack`); a
+    collective never runs narrower than the recipe computes in (``recipe.activation``: an fp32
+    recipe sends fp32 everywhere, as the recorded torch runs in ``tests/data`` do).
+
+    Examples:
+        >>> from parallelsel.core.recipe import RECIPES
+        >>> wire_bytes(STACKS["torchtitan"], RECIPES["bf16-compute-fp32-adam"])   # FSDP2: fp32 reduce, bf16 gather
+        (4.0, 2.0)
+        >>> wire_bytes(STACKS["deepspeed"], RECIPES["bf16-adam"]), wire_bytes(STACKS["deepspeed"], RECIPES["fp32-adam"])
+        ((2.0, 2.0), (4.0, 4.0))
+    """
+    gather = float(max(recipe.activation, DTYPE_BYTES[stack.param_gather_dtype]))
+    if getattr(recipe, "gather_bytes", 0.0):
+        gather = float(recipe.gather_bytes)   # an FP8 recipe that all-gathers FP8 weights (Recipe.gather_bytes)
+    return float(max(recipe.activation, DTYPE_BYTES[stack.grad_reduce_dtype])), gather
+
+
+def state_shards(stack: Stack, plan) -> int:
+    """Ranks ZeRO/FSDP shards a plan's model state over on ``stack``: the shard group (all of DP, or
+    HSDP's ``shard``) times CP where the stack shards over DP x CP -- Megatron-Core's distributed
+    optimizer (``distributed_data_parallel.py`` L289, the ``intra_dp_cp`` group), torchtitan's
+    ``fsdp`` mesh (``dp_shard x cp``, ``parallel_dims.py``), DeepSpeed's ZeRO over DP x sequence
+    parallel (``utils/groups.py`` L845-851). 1 without ZeRO."""
+    if plan.zero == 0:
+        return 1
+    return plan.shard_size * (plan.cp if stack.optimizer_shard == "dp_cp" else 1)
 
 
 def pp_zero_stack(plan) -> Reason | None:
