@@ -424,10 +424,14 @@ def _lower_bound(workload: Workload, plan: Plan, cluster: Cluster) -> float:
     :func:`parallelsel.core.estimate.estimate` gives total = compute + exposed communication +
     bubble_overhead x (compute + critical-path communication) >= compute x (1 + bubble_overhead),
     and no kernel runs faster than the device's matmul ceiling (:mod:`parallelsel.core.kernels`), so
-    compute >= FLOPs per GPU / (peak x gemm_efficiency).
+    compute >= FLOPs per GPU / (peak x gemm_efficiency) -- the FP8 ceiling where the recipe runs FP8 GEMMs.
     """
     flops = workload.model.flops_per_token(plan.recompute, workload.seq_len, plan.recompute_share(workload.model)) * workload.tokens
-    compute = flops / (cluster.device.peak_flops * cluster.device.gemm_efficiency * plan.gpus)
+    d = cluster.device
+    rate = d.peak_flops * d.gemm_efficiency
+    if workload.recipe.gemm == "fp8":  # FP8 GEMMs may run faster than the 16-bit ceiling
+        rate = max(rate, d.fp8_flops * d.fp8_efficiency)
+    compute = flops / (rate * plan.gpus)
     return compute * (1 + bubble_overhead_for(plan, plan.microbatches(workload)))
 
 

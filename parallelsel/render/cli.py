@@ -149,6 +149,7 @@ def _model_args(p: argparse.ArgumentParser) -> None:
     from ..core.model import MODELS, SHAPE_LIMITS
     from ..core.plan import MAX_GLOBAL_BATCH
     from ..core.recipe import RECIPES
+    from ..core.stacks import DEFAULT_STACK, STACKS
 
     lim = SHAPE_LIMITS
     g = p.add_argument_group(HELP["group_model"])
@@ -164,6 +165,8 @@ def _model_args(p: argparse.ArgumentParser) -> None:
                    help=HELP["recipe"].format(keys=keys_text(RECIPES)))
     g.add_argument("--global-batch", type=_integer(1, MAX_GLOBAL_BATCH), metavar="N", help=HELP["global_batch"])
     g.add_argument("--attention", default="flash", choices=ATTENTION, help=HELP["attention"])
+    g.add_argument("--stack", choices=tuple(STACKS), help=HELP["stack"].format(default=DEFAULT_STACK))
+    g.add_argument("--compile", action="store_true", help=HELP["compile"])
 
 
 def _cluster_args(p: argparse.ArgumentParser) -> None:
@@ -190,6 +193,7 @@ def _plan_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--zero", type=_integer(0, 3), help=HELP["zero"])
     g.add_argument("--micro-batch", type=_integer(1, 4096), help=HELP["micro_batch"])
     g.add_argument("--recompute", choices=RECOMPUTE, help=HELP["recompute"])
+    g.add_argument("--recompute-layers", type=_integer(1, 2**17), metavar="K", help=HELP["recompute_layers"])
 
 
 def _measured_args(p: argparse.ArgumentParser, plan_flag: bool) -> None:
@@ -326,8 +330,9 @@ def _workload(a, cluster):
         batch = cluster.gpus  # one sequence per GPU; reported as an assumption
     if a.attention not in ATTENTION:
         raise ParallelselError(f"--attention {a.attention!r}: must be one of {', '.join(ATTENTION)}")
+    extra = {"stack": a.stack} if getattr(a, "stack", None) else {}
     return Workload(_model(a), recipe=preset("--recipe", a.recipe, RECIPES), global_batch=batch,
-                    attention=a.attention)
+                    attention=a.attention, compile=bool(getattr(a, "compile", False)), **extra)
 
 
 def _cluster(a, need: int | None = None):
@@ -403,7 +408,7 @@ def _cmd_matrix(a, out) -> None:
 
 def _fixed(a) -> dict:
     fixed = {}
-    for k in ("dp", "tp", "pp", "cp", "ep", "zero", "micro_batch", "recompute"):
+    for k in ("dp", "tp", "pp", "cp", "ep", "zero", "micro_batch", "recompute", "recompute_layers"):
         v = getattr(a, k, None)
         if v is not None:
             fixed[k] = v
@@ -421,7 +426,8 @@ def _plan_json(p, lang: str = "zh") -> dict:
     """A plan's fields, with its label rendered in ``lang``."""
     return {"label": plan_label(p, lang), "dp": p.dp, "tp": p.tp, "pp": p.pp, "ep": p.ep, "cp": getattr(p, "cp", 1),
             "zero": p.zero, "shard": p.shard_size, "micro_batch": p.micro_batch, "sp": p.sp,
-            "recompute": p.recompute, "schedule": p.schedule, "chunks": p.chunks}
+            "recompute": p.recompute, "recompute_layers": p.recompute_layers, "schedule": p.schedule,
+            "chunks": p.chunks}
 
 
 def _result_json(x, lang: str = "zh") -> dict:
@@ -453,7 +459,8 @@ def _pinned_plan(a, c):
     cp = a.cp or 1
     dp = a.dp if a.dp is not None else max(1, c.gpus // (tp * pp * cp))
     return Plan(dp=dp, tp=tp, pp=pp, cp=cp, ep=a.ep or 1, zero=a.zero or 0, micro_batch=a.micro_batch or 1,
-                recompute=a.recompute or "none")
+                recompute=a.recompute or ("full" if a.recompute_layers else "none"),
+                recompute_layers=a.recompute_layers)
 
 
 def _cmd_why(a, w, c, out) -> None:
@@ -593,7 +600,8 @@ def _cmd_memory(a, out) -> None:
         dp = a.dp
     plan = Plan(dp=dp, tp=tp, pp=pp, zero=0 if a.zero is None else a.zero,
                 micro_batch=1 if a.micro_batch is None else a.micro_batch, sp=a.sp,
-                recompute="none" if a.recompute is None else a.recompute, schedule=a.schedule, chunks=a.chunks,
+                recompute=a.recompute or ("full" if a.recompute_layers else "none"),
+                recompute_layers=a.recompute_layers, schedule=a.schedule, chunks=a.chunks,
                 cp=cp, ep=1 if a.ep is None else a.ep)
     hard = constraint_violations(w, plan, c)
     if hard:

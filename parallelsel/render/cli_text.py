@@ -35,6 +35,8 @@ HELP = {
     "seq_len": "序列长度（默认：模型的 seq_len）",
     "recipe": "精度与优化器：{keys}（默认 bf16-adam）",
     "global_batch": "全局批量，即每步的序列数（不给则按每卡 1 条估算，并标明“未说明”）",
+    "stack": "训练框架：megatron-core / torchtitan / deepspeed（默认 {default}）；通信精度、重算策略与算子融合随之而定",
+    "compile": "模型在 torch.compile 下运行（逐点算子融合；--stack 须支持）",
     "attention": "注意力内核：flash（融合内核，不存 s×s 分数；默认）/ standard（Korthikanti 的记账）",
     # cluster
     "device": "设备预设：{keys}（默认 {default}）",
@@ -52,7 +54,8 @@ HELP = {
     "ep": "专家并行度（MoE，取自 DP 组）",
     "zero": "ZeRO 阶段 0-3（3 = FSDP FULL_SHARD）",
     "micro_batch": "微批次大小",
-    "recompute": "重算：none / selective / full",
+    "recompute": "重算策略：none / selective（Megatron 核心注意力）/ op（torchtitan 算子级选择性重算）/ full",
+    "recompute_layers": "只对每个模型段的前 K 层做完全重算（Megatron --recompute-num-layers；torchtitan 每 N 层一次）",
     # calibration
     "measured_step": "实测的每步秒数",
     "measured_mfu": "实测的 MFU（0-1 之间的比例）",
