@@ -181,3 +181,16 @@ def test_build_without_npm_ships_a_manifest_that_says_so(tmp_path):
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["pyodide"] is None and (out / manifest["wheel"]).is_file()
     assert not (out / "pyodide").exists()
+
+
+def test_stack_and_compile_fields_become_the_cli_flags():
+    from parallelsel.render import calculator
+
+    form = {"model": "llama3-8b", "nodes": "1", "gpus_per_node": "8", "global_batch": "16", "device": "h100-hbm2e-96gb",
+            "stack": "torchtitan", "compile": "on", "recipe": "fp8-compute-fp32-adam"}
+    out = calculator.run(form)
+    assert out["ok"] and out["argv"][-3:] == ["--stack", "torchtitan", "--compile"]
+    assert calculator.run({**form, "compile": ""})["argv"][-1] == "torchtitan"
+    # A stack without a compiled mode refuses --compile with the CLI's one line.
+    bad = calculator.run({**form, "stack": "megatron-core", "recipe": ""})
+    assert not bad["ok"] and "compile" in bad["error"]
