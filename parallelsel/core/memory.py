@@ -90,6 +90,14 @@ of fused kernels, memory spikes of the optimizer step, the estimate's own error)
 job whose memory you have not measured."""
 
 
+EAGER_LOSS_BYTES = 8
+"""Extra bytes per logit at the peak of an eager (unfused) cross-entropy's backward: ``log_softmax``'s
+backward (PyTorch ``aten::_log_softmax_backward_data``) reads the fp32 gradient of its output, which
+``nll_loss``'s backward materialises dense (4 bytes a logit), and writes the fp32 gradient of its input
+(4 more) while the saved output is still alive. A fused loss (torch.compile, Megatron's vocab-parallel
+cross-entropy) works in place."""
+
+
 def communicators(plan) -> int:
     """Process groups (NCCL communicators) each rank of ``plan`` creates and runs collectives on, as
     Megatron-LM's ``parallel_state`` and PyTorch's DeviceMesh create one group per dimension:
@@ -694,6 +702,11 @@ def _stage_breakdown(workload, plan, i: int) -> MemoryBreakdown:
         extra += flight * (s * b * sh.hidden / (t if sp else 1))
     if i == p - 1:
         extra += _inflight(plan.schedule, p, m, v, p - 1) * _logits(model, s, b, t, sp, act)
+        if stack.mode(workload.compile) == "eager" and "cross_entropy" not in stack.fused_ops(workload.compile):
+            # Eager F.cross_entropy(logits.float()) (torchtitan's loss): besides the fp32 log-softmax output the
+            # loss keeps (the 4 bytes per logit above), its backward holds the dense fp32 gradient of that output
+            # and the fp32 gradient of its input at once: 8 more bytes per logit, live for one micro-batch.
+            extra += EAGER_LOSS_BYTES * s * b * model.vocab / t
 
     gather = 0.0
     if zero == 3 and n > 1:
