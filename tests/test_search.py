@@ -153,17 +153,9 @@ def test_result_is_a_sequence_of_ranked_plans():
 
 
 def test_moe_search_uses_expert_parallelism_where_it_helps():
-    """Mixtral 8x7B on 64 A100s in nodes with four HDR HCAs for eight GPUs: the best plan shards experts
-    (EP > 1), and it beats the best plan without EP. On DGX A100 nodes (one HCA per GPU) NCCL's eight
-    rings a node make FSDP's gathers of the experts as cheap: the two tie."""
-    from parallelsel.core.search import TIE
-
+    """Mixtral 8x7B on 64 A100s: the best plan shards experts (EP > 1), and it beats the best plan without EP."""
     w = ps.Workload(ps.MODELS["mixtral-8x7b"], global_batch=256)
-    rails = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=8)
-    ranked = search(w, rails, top=10)
-    t_ep, t_no = (min(x.estimate.step.total for x in ranked if (x.plan.ep > 1) == e) for e in (True, False))
-    assert abs(t_ep - t_no) <= TIE * min(t_ep, t_no)
-    c = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=8, inter=ps.LINKS["ib-hdr-4hca"])
+    c = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=8)
     best = search(w, c, top=1).best
     no_ep = search(w, c, top=1, fixed={"ep": 1}).best
     assert best.plan.ep > 1 and ps.MODELS["mixtral-8x7b"].experts % best.plan.ep == 0

@@ -28,7 +28,9 @@ from ._check import ParallelselError, choice, positive_int, positive_number
 from .hardware import Cluster, Link
 from .memory import fsdp_units as _wrap, layer_shape, stage_params
 from .stacks import STACKS, effective_zero, wire_bytes
+from .kernels import layer_gemms
 from .placement import group_link
+from .plan import tp_overlap_on
 
 __all__ = ["DDP_BUCKET_BYTES", "OPS", "Traffic", "bus_factor", "collective_time", "traffic"]
 
@@ -102,7 +104,9 @@ class Traffic:
     (calls x one call); ``overlappable``: whether it can run under computation; ``phase``:
     "forward" or "backward", the pass it runs beside -- an item with one call per step runs beside
     one micro-batch's pass, an item with one call per micro-batch beside all of them; ``units``:
-    pieces it is issued in (gradient buckets or FSDP units), of which the last cannot be hidden.
+    pieces it is issued in (gradient buckets or FSDP units), of which the last cannot be hidden;
+    ``hidden``: seconds of a critical-path item that run under the GEMMs they are paired with (TP
+    overlap, ``_tp_items``), so ``time - hidden`` is exposed.
     """
 
     strategy: str
@@ -115,6 +119,7 @@ class Traffic:
     overlappable: bool
     phase: str = "backward"
     units: int = 1
+    hidden: float = 0.0
 
     @property
     def sent(self) -> float:
@@ -136,9 +141,9 @@ def _link(cluster: Cluster, total: int, size: int, stride: int, ring: bool = Tru
     return group_link(cluster, total, size, stride, ring, spread)
 
 
-def _item(strategy, op, nbytes, calls, group, link, overlappable, phase, units=1) -> Traffic:
+def _item(strategy, op, nbytes, calls, group, link, overlappable, phase, units=1, hidden=0.0) -> Traffic:
     return Traffic(strategy, op, nbytes, calls, group, link.name, calls * _time(op, nbytes, group, link),
-                   overlappable, phase, units)
+                   overlappable, phase, units, hidden)
 
 
 class _Step(NamedTuple):
@@ -147,6 +152,7 @@ class _Step(NamedTuple):
     model: object
     recipe: object
     stack: object  # stacks.Stack: the dtypes its collectives run in
+    overlap_tp: bool  # TP collectives overlap GEMMs (plan.tp_overlap_on)
     plan: object
     cluster: Cluster
     shape: object  # memory.layer_shape(model)
@@ -182,7 +188,7 @@ def traffic(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
     stage, optimizer-step time.
     """
     sh = layer_shape(workload.model)
-    step = _Step(workload.model, workload.recipe, STACKS[workload.stack], plan, cluster, sh,
+    step = _Step(workload.model, workload.recipe, STACKS[workload.stack], tp_overlap_on(workload, plan), plan, cluster, sh,
                  max(1, plan.microbatches(workload)),
                  plan.micro_batch * (workload.seq_len // plan.cp), -(-sh.layers // plan.pp), plan.gpus)
     return tuple(item for items in (_dp_items, _tp_items, _pp_items, _cp_items, _ep_items) for item in items(step))
@@ -292,7 +298,8 @@ def _tp_items(st: _Step) -> list[Traffic]:
     full recomputation repeats the forward ones; op-level SAC repeats the all-gathers (not in its save
     list, ``parallelize_llama.py`` L218-227 @820504e) but keeps the reduce-scatter outputs. Under an FP8
     recipe the SP all-gather feeding a Float8Linear sends FP8 (torchtitan ``docs/float8.md`` @820504e:
-    float8 all-gather of TP inputs by default with tensorwise scaling). On the critical path."""
+    float8 all-gather of TP inputs by default with tensorwise scaling). On the critical path, except what TP
+    overlap hides (``_tp_hidden``)."""
     plan = st.plan
     if plan.tp <= 1:
         return []
@@ -303,10 +310,45 @@ def _tp_items(st: _Step) -> list[Traffic]:
     link = _link(st.cluster, st.ranks, plan.tp, 1)
     if plan.sp:
         rs_calls = calls if plan.recompute != "op" else st.layers * st.m * 4
-        ag = x / st.recipe.activation if st.recipe.gemm == "fp8" else x
-        return [_item("TP", "all-gather", ag, calls, plan.tp, link, False, "forward"),
-                _item("TP", "reduce-scatter", x, rs_calls, plan.tp, link, False, "forward")]
+        ag_bytes = x / st.recipe.activation if st.recipe.gemm == "fp8" else x
+        ag, rs = (_tp_hidden(st, ag_bytes, link)[0], _tp_hidden(st, x, link)[1]) if st.overlap_tp else (0.0, 0.0)
+        return [_item("TP", "all-gather", ag_bytes, calls, plan.tp, link, False, "forward", hidden=ag),
+                _item("TP", "reduce-scatter", x, rs_calls, plan.tp, link, False, "forward", hidden=rs)]
     return [_item("TP", "all-reduce", x, calls, plan.tp, link, False, "forward")]
+
+
+def _tp_hidden(st: _Step, x: float, link: Link) -> tuple[float, float]:
+    """Seconds per step of the TP all-gathers and reduce-scatters that run under GEMMs with TP overlap.
+
+    The pairing is Transformer Engine's default for Megatron-Core's ``--tp-comm-overlap``
+    (``transformer_engine/pytorch/module/base.py`` ``initialize_ub``; Megatron-LM
+    ``megatron/core/model_parallel_config.py`` L265-339: ``tp_comm_overlap_ag``/``_rs`` and the bulk
+    wgrad/dgrad overlaps on by default), the same GEMMs torchtitan's async TP fuses (Inductor's
+    micro-pipelined all-gather->matmul and matmul->reduce-scatter): forward, the all-gather of the
+    sequence-parallel input runs under the QKV and FC1 GEMMs (split into tp chunks, ring exchange)
+    and the reduce-scatters under the attention-projection and FC2 GEMMs (pipelined); backward, the
+    all-gather of the output gradient runs under the projection and FC2 input-gradient GEMMs and the
+    reduce-scatter of the input gradient under the QKV and FC1 weight-gradient GEMMs (bulk);
+    recomputed forwards pair as the forward. A collective of C seconds beside a GEMM of G hides
+    min(C, G) less one of its tp chunks (C / tp: the chunk that starts the ring or ends the pipeline
+    has no GEMM beside it). Not modelled, so this is an upper bound of the gain: the SMs (or copy
+    engines) the communication takes from the GEMM, and the efficiency the ring-exchange and
+    pipelined pairs lose by running their GEMM as tp GEMMs of 1/tp of the rows each.
+    """
+    tp, dev = st.plan.tp, st.cluster.device
+    g = {k.name: k for k in layer_gemms(st.model, st.tokens, tp, st.plan.ep)}
+    c_ag, c_rs = _time("all-gather", x, tp, link), _time("reduce-scatter", x, tp, link)
+
+    def hid(c: float, gemm) -> float:
+        return max(0.0, min(c, gemm.time(dev)) - c / tp)
+
+    forwards = 2 if st.plan.recompute == "full" else 1
+    ag = forwards * (hid(c_ag, g["qkv"]) + hid(c_ag, g["fc1"])) + hid(c_ag, g["proj"].backward[0]) \
+        + hid(c_ag, g["fc2"].backward[0])
+    rs = forwards * (hid(c_rs, g["proj"]) + hid(c_rs, g["fc2"])) + hid(c_rs, g["qkv"].backward[1]) \
+        + hid(c_rs, g["fc1"].backward[1])
+    # Each item holds 2 x forwards + 2 calls per layer and micro-batch, the ones paired above.
+    return st.layers * st.m * ag, st.layers * st.m * rs
 
 
 def _pp_items(st: _Step) -> list[Traffic]:

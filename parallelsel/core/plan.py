@@ -122,6 +122,10 @@ class Plan:
     model chunk with virtual stages) and torchtitan's layer SAC ``selective_ac_option="N"`` (full AC on
     every N-th block, the others none: k = floor(layers of the stage / N); ``parallelize_llama.py``
     L281-289 @820504e). Megatron's ``uniform`` method with k = 1 is plain ``"full"``.
+    ``tp_overlap``: TP collectives overlap the GEMMs beside them -- Megatron-Core's ``--tp-comm-overlap``
+    (Transformer Engine userbuffers; needs ``sp``), torchtitan's async TP (needs ``compile``);
+    None takes the workload's stack default (off on all three: ``Stack.overlap_tp_comm``). Priced by
+    :func:`parallelsel.core.comm.traffic` from the GEMM each collective hides under.
     """
 
     dp: int = 1
@@ -139,6 +143,7 @@ class Plan:
     reshard_after_forward: bool = True
     no_sync: bool = False
     recompute_layers: int | None = None
+    tp_overlap: bool | None = None
 
     def __post_init__(self):
         # Fast enough for the search to build every plan it tries through here (about 2 µs).
@@ -175,6 +180,8 @@ class Plan:
                 raise ParallelselError(f"recompute_layers={self.recompute_layers}: needs recompute='full' (Megatron "
                                        f"--recompute-num-layers goes with full granularity; torchtitan's every-N-th "
                                        f"layer AC is full AC), got recompute={self.recompute!r}")
+        if self.tp_overlap is not None:
+            store(self, "tp_overlap", flag("tp_overlap", self.tp_overlap))
 
     def _check_fsdp_options(self) -> None:
         for f in ("reshard_after_forward", "no_sync"):
@@ -250,6 +257,8 @@ def label_parts(p: Mapping) -> list[tuple[str, str]]:
         parts.append(("sp", "SP"))
     if p.get("ep", 1) > 1:
         parts.append(("ep", f"EP{p['ep']}"))
+    if p.get("tp_overlap") and p["tp"] > 1:
+        parts.append(("tp_overlap", "tp-overlap"))
     parts.append(("micro_batch", f"mb{p['micro_batch']}"))
     if p.get("recompute", "none") != "none":
         parts.append(("recompute", p["recompute"]))
@@ -375,6 +384,30 @@ def recompute_violations(workload: Workload, plan: Plan) -> list[Reason]:
     return out
 
 
+def tp_overlap_on(workload: Workload, plan: Plan) -> bool:
+    """Whether ``plan``'s TP collectives overlap GEMMs: ``plan.tp_overlap``, or the stack's default when None."""
+    on = STACKS[workload.stack].overlap_tp_comm if plan.tp_overlap is None else plan.tp_overlap
+    return bool(on) and plan.tp > 1
+
+
+def tp_overlap_violations(workload: Workload, plan: Plan) -> list[Reason]:
+    """TP overlap as the workload's stack offers it: Megatron-Core's ``--tp-comm-overlap`` asserts
+    sequence parallelism (``megatron/training/arguments.py`` L1441-1442); torchtitan's async TP
+    raises without ``torch.compile`` of the model (``torchtitan/config/configs.py`` L307-313);
+    DeepSpeed has no TP/GEMM overlap (:data:`parallelsel.core.stacks.STACKS`)."""
+    if not tp_overlap_on(workload, plan):
+        return []
+    st = STACKS[workload.stack]
+    if not st.tp_overlap:
+        return [Reason("tp_overlap_not_offered", {"stack": st.key})]
+    out = []
+    if "sp" in st.tp_overlap_needs and not plan.sp:
+        out.append(Reason("tp_overlap_needs_sp", {"stack": st.key, "tp": plan.tp}))
+    if "compile" in st.tp_overlap_needs and not workload.compile:
+        out.append(Reason("tp_overlap_needs_compile", {"stack": st.key}))
+    return out
+
+
 def constraint_violations(workload: Workload, plan: Plan, cluster: Cluster | None = None) -> list[Reason]:
     """Every hard constraint (other than memory) that ``plan`` violates, as :class:`~parallelsel.core.reasons.Reason`
     objects (``str(reason)`` is the sentence; :mod:`parallelsel.render.reasons` writes it).
@@ -382,7 +415,7 @@ def constraint_violations(workload: Workload, plan: Plan, cluster: Cluster | Non
     The rules (each written once, above): the cluster's GPU count, heads, KV groups (GQA) and FFN
     width over TP, layers over PP x virtual chunks, the global batch into dp x micro_batch x
     micro-batches (and micro-batches over PP when interleaved), the sequence over 2 x CP, experts over EP,
-    and a recomputation policy the stack offers.
+    and a recomputation policy and TP overlap as the stack offers them.
 
     >>> import parallelsel as ps
     >>> bad = constraint_violations(ps.Workload(ps.MODELS["gpt3-175b"], global_batch=8), ps.Plan(dp=16, tp=7))
@@ -394,7 +427,7 @@ def constraint_violations(workload: Workload, plan: Plan, cluster: Cluster | Non
             + pp_violations(m, plan.pp, plan.chunks)
             + batch_violations(workload.global_batch, plan.dp, plan.micro_batch, plan.schedule, plan.pp)
             + cp_violations(workload.seq_len, plan.cp) + ep_violations(m, plan.ep)
-            + recompute_violations(workload, plan))
+            + recompute_violations(workload, plan) + tp_overlap_violations(workload, plan))
 
 
 _PLAN_PARTS = (
@@ -404,6 +437,7 @@ _PLAN_PARTS = (
     (r"sp", lambda g: {"sp": True}),
     (r"no-reshard|shard_grad_op", lambda g: {"reshard_after_forward": False}),
     (r"no[_-]sync", lambda g: {"no_sync": True}),
+    (r"tp[_-]overlap", lambda g: {"tp_overlap": True}),
     (r"mb(\d+)", lambda g: {"micro_batch": int(g[0])}),
     (r"rl(\d+)", lambda g: {"recompute_layers": int(g[0])}),
     (r"interleaved(?:[×x*]?(\d+))?", lambda g: {"schedule": "interleaved", **({"chunks": int(g[0])} if g[0] else {})}),
@@ -415,7 +449,7 @@ def parse_plan(text: str) -> Plan:
     """The :class:`Plan` a label names: the inverse of :meth:`Plan.label`, also in plain ASCII.
 
     Parts are separated by ``·``, spaces or commas, case-insensitive: ``DP16``, ``TP4``, ``PP2``,
-    ``CP2``, ``EP8``, ``ZeRO-3`` (or ``ZeRO3``, ``FSDP`` = ZeRO-3), ``ZeRO-3/shard8`` (HSDP), ``no-reshard``
+    ``CP2``, ``EP8``, ``tp-overlap``, ``ZeRO-3`` (or ``ZeRO3``, ``FSDP`` = ZeRO-3), ``ZeRO-3/shard8`` (HSDP), ``no-reshard``
     (or ``SHARD_GRAD_OP``: ``reshard_after_forward=False``), ``no_sync``, ``SP``, ``mb2``,
     a recomputation (its mode code, e.g. ``selective``/``op``/``full``, and ``rl<k>`` for ``recompute_layers``;
     :func:`parallelsel.render.reasons.read_plan` also reads the words a worded label prints) and a schedule (``1f1b``,
