@@ -66,7 +66,7 @@ _MLM = ("NVIDIA/Megatron-LM README.md § Performance Benchmarking (images/model_
 
 def _mlm(name, heads, hidden, layers, tp, pp, gpus, batch, tflops):
     chunks = 4 if pp > 1 and layers % (pp * 4) == 0 else 1
-    plan = dict(dp=gpus // (tp * pp), tp=tp, pp=pp, zero=1, micro_batch=1, sp=tp > 1,
+    plan = dict(dp=gpus // (tp * pp), tp=tp, pp=pp, zero=1, micro_batch=1, sp=tp > 1, tp_overlap=tp > 1,
                 schedule="interleaved" if chunks > 1 else "1f1b", chunks=chunks)
     return StackRun(f"Megatron-Core GPT {name} ({gpus} H100)", "megatron-core", (layers, hidden, heads), "h100-sxm-80gb",
                     gpus, plan, batch, 4096, "tflops", tflops, _MLM, vocab=131072, notes=MEGATRON_ASSUMED)
