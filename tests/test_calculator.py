@@ -237,3 +237,14 @@ def test_field_rules_are_the_cli_flags_rules():
     assert rules["gpus_per_node"]["max"] == MAX_GPUS_PER_NODE and rules["headroom"]["kind"] == "number"
     out = calculator.run({"model": "llama2-7b", "nodes": "4-"})
     assert not out["ok"] and out["field"] == "nodes" and "'4-'" in out["error"]
+def test_stack_and_compile_fields_become_the_cli_flags():
+    from parallelsel.render import calculator
+
+    form = {"model": "llama3-8b", "nodes": "1", "gpus_per_node": "8", "global_batch": "16", "device": "h100-hbm2e-96gb",
+            "stack": "torchtitan", "compile": "on", "recipe": "fp8-compute-fp32-adam"}
+    out = calculator.run(form)
+    assert out["ok"] and out["argv"][-3:] == ["--stack", "torchtitan", "--compile"]
+    assert calculator.run({**form, "compile": ""})["argv"][-1] == "torchtitan"
+    # A stack without a compiled mode refuses --compile with the CLI's one line.
+    bad = calculator.run({**form, "stack": "megatron-core", "recipe": ""})
+    assert not bad["ok"] and "compile" in bad["error"]

@@ -51,8 +51,8 @@ def test_matrix_json(capsys):
         if zh_row["best"] is None:
             continue
         zh_plan, en_plan = zh_row["best"]["plan"], en_row["best"]["plan"]
-        assert {"label", "dp", "tp", "pp", "ep", "cp", "zero", "shard", "micro_batch", "sp", "recompute", "schedule",
-                "chunks"} == set(zh_plan)
+        assert {"label", "dp", "tp", "pp", "ep", "cp", "zero", "shard", "micro_batch", "sp", "recompute",
+                "recompute_layers", "schedule", "chunks"} == set(zh_plan)
         assert {k: v for k, v in zh_plan.items() if k != "label"} == {k: v for k, v in en_plan.items() if k != "label"}
         assert not re.search(r"[\u4e00-\u9fff]", en_plan["label"])
         assert parse_plan(en_plan["label"]) == parse_plan(zh_plan["label"])
@@ -301,3 +301,24 @@ def test_fixes_are_reasons_with_text(capsys):
                  "DP16·TP4·PP1·ZeRO-3", "--json", "--lang", "en"]) == 0
     fixes = json.loads(capsys.readouterr().out)["fixes"]
     assert fixes and all(f["text"] and not re.search(r"[\u4e00-\u9fff]", f["text"]) for f in fixes)
+
+
+def test_stack_compile_fp8_and_recompute_flags(capsys):
+    # torchtitan's Table 1 row as flags: op-level SAC, torch.compile, Float8 on its 500 W H100s.
+    args = ["memory", "--model", "llama3-8b", "--gpus", "8", "--zero", "3", "--global-batch", "16", "--micro-batch", "2",
+            "--device", "h100-hbm2e-96gb", "--stack", "torchtitan", "--json"]
+    assert main(args + ["--recompute", "op"]) == 0
+    eager = json.loads(capsys.readouterr().out)
+    assert main(args + ["--recompute", "op", "--compile", "--recipe", "fp8-compute-fp32-adam"]) == 0
+    fast = json.loads(capsys.readouterr().out)
+    assert fast["step_s"] < eager["step_s"]
+    assert main(args + ["--recompute-layers", "16"]) == 0
+    layered = json.loads(capsys.readouterr().out)
+    plan = parse_plan(layered["plan"])
+    assert plan.recompute == "full" and plan.recompute_layers == 16
+
+
+def test_a_policy_the_stack_lacks_is_one_line_and_exit_2(capsys):
+    assert main(["memory", "--model", "llama3-8b", "--gpus", "8", "--recompute", "op", "--stack", "megatron-core"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "op" in err

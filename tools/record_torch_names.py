@@ -76,7 +76,7 @@ def main() -> None:
             out["names"][name] = {"exists": False, "error": f"{type(e).__name__}: {e}"}
             continue
         out["names"][name] = {"exists": True, "params": params(obj) if callable(obj) else None}
-    path = Path(__file__).resolve().parent.parent / "tests" / "data" / "torch_names.json"
+    path = Path(__file__).resolve().parent.parent / "parallelsel" / "course" / "data" / "torch_names.json"
     path.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(path, sum(v["exists"] for v in out["names"].values()), "of", len(NAMES), "exist")
 

@@ -171,6 +171,7 @@ def _plan_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--zero", type=_integer(0, 3), help=HELP["zero"])
     g.add_argument("--micro-batch", type=_integer(1, 4096), help=HELP["micro_batch"])
     g.add_argument("--recompute", choices=RECOMPUTE, help=HELP["recompute"])
+    g.add_argument("--recompute-layers", type=_integer(1, 2**17), metavar="K", help=HELP["recompute_layers"])
 
 
 def _measured_args(p: argparse.ArgumentParser, plan_flag: bool) -> None:
@@ -390,7 +391,7 @@ def _cmd_matrix(a, out) -> None:
 
 def _fixed(a) -> dict:
     fixed = {}
-    for k in ("dp", "tp", "pp", "cp", "ep", "zero", "micro_batch", "recompute"):
+    for k in ("dp", "tp", "pp", "cp", "ep", "zero", "micro_batch", "recompute", "recompute_layers"):
         v = getattr(a, k, None)
         if v is not None:
             fixed[k] = v
@@ -408,7 +409,8 @@ def _plan_json(p, lang: str = "zh") -> dict:
     """A plan's fields, with its label rendered in ``lang``."""
     return {"label": plan_label(p, lang), "dp": p.dp, "tp": p.tp, "pp": p.pp, "ep": p.ep, "cp": getattr(p, "cp", 1),
             "zero": p.zero, "shard": p.shard_size, "micro_batch": p.micro_batch, "sp": p.sp,
-            "recompute": p.recompute, "schedule": p.schedule, "chunks": p.chunks}
+            "recompute": p.recompute, "recompute_layers": p.recompute_layers, "schedule": p.schedule,
+            "chunks": p.chunks}
 
 
 def _result_json(x, lang: str = "zh") -> dict:
@@ -440,7 +442,8 @@ def _pinned_plan(a, c):
     cp = a.cp or 1
     dp = a.dp if a.dp is not None else max(1, c.gpus // (tp * pp * cp))
     return Plan(dp=dp, tp=tp, pp=pp, cp=cp, ep=a.ep or 1, zero=a.zero or 0, micro_batch=a.micro_batch or 1,
-                recompute=a.recompute or "none")
+                recompute=a.recompute or ("full" if a.recompute_layers else "none"),
+                recompute_layers=a.recompute_layers)
 
 
 def _cmd_why(a, w, c, out) -> None:
@@ -584,7 +587,8 @@ def _cmd_memory(a, out) -> None:
         dp = a.dp
     plan = Plan(dp=dp, tp=tp, pp=pp, zero=0 if a.zero is None else a.zero,
                 micro_batch=1 if a.micro_batch is None else a.micro_batch, sp=a.sp,
-                recompute="none" if a.recompute is None else a.recompute, schedule=a.schedule, chunks=a.chunks,
+                recompute=a.recompute or ("full" if a.recompute_layers else "none"),
+                recompute_layers=a.recompute_layers, schedule=a.schedule, chunks=a.chunks,
                 cp=cp, ep=1 if a.ep is None else a.ep)
     hard = constraint_violations(w, plan, c)
     if hard:

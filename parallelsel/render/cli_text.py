@@ -54,7 +54,8 @@ HELP = {
     "ep": "专家并行度（MoE，取自 DP 组）",
     "zero": "ZeRO 阶段 0-3（3 = FSDP FULL_SHARD）",
     "micro_batch": "微批次大小",
-    "recompute": "重算：none / selective / full",
+    "recompute": "重算策略：none / selective（Megatron 核心注意力）/ op（torchtitan 算子级选择性重算）/ full",
+    "recompute_layers": "只对每个模型段的前 K 层做完全重算（Megatron --recompute-num-layers；torchtitan 每 N 层一次）",
     # calibration
     "measured_step": "实测的每步秒数",
     "measured_mfu": "实测的 MFU（0-1 之间的比例）",
