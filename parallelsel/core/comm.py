@@ -236,7 +236,8 @@ def _dp_group_items(st: _Step, n_params, size: int, stride: int, per: int, tag: 
     if zero == 0:
         return [_item("DP" + tag, "all-reduce", g_bytes, 1, size, _link(cluster, st.ranks, size, stride), True,
                       "backward", buckets)]
-    shard = size if plan.shard is None else max(1, min(size, plan.shard // per))
+    # An HSDP shard group of ``plan.shard`` DP ranks spans plan.shard x cp ranks (see memory.py).
+    shard = size if plan.shard is None else max(1, min(size, plan.shard * plan.cp // per))
     link = _link(cluster, st.ranks, shard, stride)
     if zero in (1, 2):
         kind = ("FSDP" if plan.zero == 3 else "ZeRO") + tag

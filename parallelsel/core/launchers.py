@@ -1,10 +1,16 @@
 """Hand a plan to the launcher that will run it: Megatron-LM arguments, a torchtitan TOML section, a DeepSpeed JSON config.
 
-Each export sets only the options a launcher has for what a :class:`~parallelsel.Plan` decides (degrees,
-ZeRO/FSDP, micro-batch and global batch, sequence parallelism, recomputation, schedule); the model's
-own shape, data and optimizer settings stay the user's. A plan that a launcher cannot express is
+Each export carries everything the launcher needs to run the plan as the library models it: degrees,
+ZeRO/FSDP, micro-batch and global batch, sequence parallelism, recomputation, schedule and stage split
+(in the launcher's own counting), the model's shape and sequence length (MoE experts and top-k), the
+recipe's precision and optimizer, the overlap the estimate assumes, and what the launcher's validator
+demands around them (Megatron-FSDP's checkpoint format, ``CUDA_DEVICE_MAX_CONNECTIONS``). It starts with
+a comment header (:func:`header`: parallelsel version, plan, model, cluster, stack, launcher and the
+commit or version whose options were checked). A plan or recipe a launcher cannot run as modelled is
 refused: :func:`refusals` lists why, as ``(code, values)`` pairs, and :func:`export` raises
-:class:`LauncherError` carrying them.
+:class:`LauncherError` carrying them. Every export of a fixed set of plans was fed to the launchers' own
+parsers and validators (``tools/record_launchers.py``; verdicts in ``tests/data/launcher_verdicts.json``).
+:func:`read_config` is the way back: the plan a launcher's file describes.
 
 Option names are the launchers' own, checked against their source at these commits:
 
@@ -44,16 +50,66 @@ Option names are the launchers' own, checked against their source at these commi
 from __future__ import annotations
 
 import json
+import re
+import shlex
+from dataclasses import dataclass
 
 from ._check import ParallelselError, choice
+from .model import RECOMPUTE
 from .plan import Plan, Workload
 
-__all__ = ["LAUNCHERS", "LauncherError", "export", "options", "refusals"]
+__all__ = ["LAUNCHERS", "LAUNCHER_SOURCES", "LaunchConfig", "LauncherError", "export", "header", "options",
+           "read_config", "recipe_key", "refusals", "sniff"]
 
 LAUNCHERS = ("megatron", "torchtitan", "deepspeed")
 
+LAUNCHER_SOURCES = {
+    "megatron": {"name": "Megatron-LM", "checked": "NVIDIA/Megatron-LM d98e8a64", "stack": "megatron-core",
+                 "files": "megatron/training/arguments.py (parse_args, validate_args)"},
+    "torchtitan": {"name": "torchtitan", "checked": "pytorch/torchtitan 238fa995", "stack": "torchtitan",
+                   "files": "torchtitan/config/job_config.py, distributed/parallel_dims.py, "
+                            "distributed/pipeline_parallel.py"},
+    "deepspeed": {"name": "DeepSpeed", "checked": "deepspeed 0.19.8", "stack": "deepspeed",
+                  "files": "deepspeed/runtime/config.py (DeepSpeedConfig)"},
+}
+"""Each launcher: its name, the commit or release whose options the exports were checked against
+(``tools/record_launchers.py`` runs exactly these), the :data:`parallelsel.STACKS` key of the stack it
+runs, and the files that read the options. torchtitan 238fa995 is the last commit that reads TOML
+job files (commit 9810191b moved the job config to Python; the 0.3.0 release reads command-line
+overrides only)."""
+
 _TORCH_SCHEDULES = {"gpipe": "GPipe", "1f1b": "1F1B", "interleaved": "Interleaved1F1B"}
 """Our schedule kinds -> torch.distributed.pipelining schedule class names that torchtitan accepts."""
+
+# Recipes (parallelsel.core.recipe.RECIPES keys) each launcher runs, and the options that give them.
+# Megatron-LM validate_args: --bf16 sets bf16 parameters and, unless --grad-reduce-in-bf16, accumulates
+# and reduces gradients in fp32 (main_grads, 4 bytes); without --bf16 parameters are fp32. Its
+# optimizers are adam (default) and sgd; the optimizer keeps fp32 master weights and moments.
+_MEGATRON_RECIPES = {
+    "bf16-adam": {"--bf16": True, "--grad-reduce-in-bf16": True, "--optimizer": "adam"},
+    "bf16-adam-fp32grad": {"--bf16": True, "--optimizer": "adam"},
+    "fp32-adam": {"--optimizer": "adam"},
+    "sgd-momentum": {"--optimizer": "sgd"},
+}
+# torchtitan job_config.py [training]: dtype float32 keeps fp32 parameters and optimizer state, and
+# FSDP's mixed_precision_param casts the compute copy (bfloat16 by default); gradients are reduced in
+# mixed_precision_reduce = float32. Optimizers: Adam and AdamW (components/optimizer.py).
+# Sharded (FSDP) or replicated, that is 4 + 4 + 8 = 16 bytes per parameter, the total of both bf16 Adam
+# recipes (2 + 2 + 12, 2 + 4 + 12 less the fp32 master copy kept as the parameter itself).
+_TORCHTITAN_RECIPES = {
+    "bf16-adam": {"training": {"mixed_precision_param": "bfloat16"}, "optimizer": {"name": "AdamW"}},
+    "bf16-adam-fp32grad": {"training": {"mixed_precision_param": "bfloat16"}, "optimizer": {"name": "AdamW"}},
+    "fp32-adam": {"training": {"mixed_precision_param": "float32"}, "optimizer": {"name": "AdamW"}},
+}
+# DeepSpeed runtime/config.py: bf16.enabled, data_types.grad_accum_dtype ("fp32" or "bf16"), optimizer
+# type "Adam" (DEEPSPEED_OPTIMIZERS has no plain SGD).
+_DEEPSPEED_RECIPES = {
+    "bf16-adam": {"bf16": {"enabled": True}, "data_types": {"grad_accum_dtype": "bf16"}, "optimizer": {"type": "Adam"}},
+    "bf16-adam-fp32grad": {"bf16": {"enabled": True}, "data_types": {"grad_accum_dtype": "fp32"},
+                           "optimizer": {"type": "Adam"}},
+    "fp32-adam": {"bf16": {"enabled": False}, "optimizer": {"type": "Adam"}},
+}
+_RECIPES = {"megatron": _MEGATRON_RECIPES, "torchtitan": _TORCHTITAN_RECIPES, "deepspeed": _DEEPSPEED_RECIPES}
 
 
 class LauncherError(ParallelselError):
@@ -66,19 +122,26 @@ class LauncherError(ParallelselError):
                          + "; ".join(f"{c} {v}" for c, v in self.reasons))
 
 
-def _ep(plan: Plan) -> int:
-    return plan.ep
+def recipe_key(recipe) -> str | None:
+    """The :data:`parallelsel.RECIPES` key of ``recipe`` (None for a recipe not in the catalogue)."""
+    from .recipe import RECIPES
 
-
-def _cp(plan: Plan) -> int:
-    return plan.cp
+    return next((k for k, r in RECIPES.items() if r == recipe), None)
 
 
 def refusals(workload: Workload, plan: Plan, launcher: str) -> tuple[tuple[str, dict], ...]:
-    """Why ``launcher`` cannot run ``plan`` (empty when it can), each as ``(code, values)``; rules in the module docstring."""
+    """Why ``launcher`` cannot run ``plan`` as the library models it (empty when it can), each as ``(code, values)``.
+
+    Rules in the module docstring; besides the degrees and schedules, a recipe the launcher has no
+    options for (``launcher_recipe``) and a recomputation policy it does not implement
+    (``launcher_recompute``) are refused rather than exported as something else.
+    """
     choice("launcher", launcher, LAUNCHERS)
     out: list[tuple[str, dict]] = []
     sharded_part = plan.zero > 0 and plan.shard is not None and plan.shard < plan.dp
+    key = recipe_key(workload.recipe)
+    if key not in _RECIPES[launcher]:
+        out.append(("launcher_recipe", {"recipe": key or workload.recipe.name, "supported": list(_RECIPES[launcher])}))
     # PyTorch FSDP's options (Plan docstring): torchtitan maps reshard_after_forward=False to
     # fsdp_reshard_after_forward="never" and has no switch to skip the per-micro-batch gradient sync;
     # DeepSpeed asserts no_sync is incompatible with ZeRO-2/3 (DeepSpeedEngine.no_sync) and has no
@@ -91,26 +154,36 @@ def refusals(workload: Workload, plan: Plan, launcher: str) -> tuple[tuple[str, 
             out.append(("launcher_schedule", {"schedule": plan.schedule, "supported": ["1f1b", "interleaved"]}))
         if sharded_part and plan.zero >= 2:
             out.append(("launcher_hsdp_zero", {"zero": plan.zero, "shard": plan.shard, "supported_zero": [1]}))
+        if plan.recompute not in ("none", "selective", "full"):
+            out.append(("launcher_recompute", {"recompute": plan.recompute, "supported": ["none", "selective", "full"]}))
     elif launcher == "torchtitan":
         if plan.pp > 1 and plan.schedule not in _TORCH_SCHEDULES:
             out.append(("launcher_schedule", {"schedule": plan.schedule, "supported": list(_TORCH_SCHEDULES)}))
-        if plan.zero == 1:
-            out.append(("launcher_zero", {"zero": 1, "supported": [0, 2, 3]}))
+        if plan.zero in (1, 2):
+            # FSDP2 either reshards after forward (ZeRO-3) or keeps the gathered weights until backward
+            # and gathers again each micro-batch ("never"); neither is ZeRO-1/2's whole weights.
+            out.append(("launcher_zero", {"zero": plan.zero, "supported": [0, 3]}))
         if plan.tp > 1 and not plan.sp:
             out.append(("launcher_tp_without_sp", {"tp": plan.tp}))
         if plan.zero == 0 and plan.dp > 1 and plan.gpus != plan.dp:
             out.append(("launcher_ddp_multi_dim", {"dp": plan.dp, "tp": plan.tp, "pp": plan.pp}))
+        # torchtitan's "selective" is op-level SAC (saves matmul outputs, activation_checkpoint.py);
+        # Korthikanti's selective recomputation of the attention core is not one of its modes.
+        ok = ["none", "full"] + (["op"] if "op" in RECOMPUTE else [])
+        if plan.recompute not in ok:
+            out.append(("launcher_recompute", {"recompute": plan.recompute, "supported": ok}))
     else:
         if plan.pp > 1:
             out.append(("launcher_pp_in_code", {"pp": plan.pp}))
-        if plan.tp > 1:
-            out.append(("launcher_tp_in_code", {"tp": plan.tp}))
+        if plan.tp > 1 and plan.sp:
+            # AutoTP (tensor_parallel.autotp_size) shards the linear layers only: no sequence parallelism.
+            out.append(("launcher_tp_sp", {"tp": plan.tp}))
         if plan.recompute != "none":
             out.append(("launcher_recompute_in_code", {"recompute": plan.recompute}))
         if sharded_part:
             out.append(("launcher_hsdp", {"shard": plan.shard, "dp": plan.dp}))
-        if _ep(plan) > 1 or _cp(plan) > 1:
-            out.append(("launcher_ep_cp_in_code", {"ep": _ep(plan), "cp": _cp(plan)}))
+        if plan.ep > 1 or plan.cp > 1:
+            out.append(("launcher_ep_cp_in_code", {"ep": plan.ep, "cp": plan.cp}))
     return tuple(out)
 
 
@@ -130,26 +203,49 @@ def options(workload: Workload, plan: Plan, launcher: str) -> dict:
 
 
 def _megatron(workload: Workload, plan: Plan) -> dict:
-    """Megatron-LM flags (``arguments.py``): sizes, batches, SP, recomputation, distributed optimizer or Megatron-FSDP."""
+    """Megatron-LM flags (``arguments.py``): model shape, sizes, batches, SP, recomputation, ZeRO, precision, overlap."""
     m = workload.model
-    o: dict = {"--tensor-model-parallel-size": plan.tp, "--pipeline-model-parallel-size": plan.pp}
+    o: dict = {"--num-layers": m.layers, "--hidden-size": m.hidden, "--num-attention-heads": m.heads,
+               "--ffn-hidden-size": m.ffn_hidden}
+    if m.kv_heads != m.heads:
+        o["--group-query-attention"] = True
+        o["--num-query-groups"] = m.kv_heads
+    o["--seq-length"] = workload.seq_len
+    o["--max-position-embeddings"] = max(workload.seq_len, m.seq_len)
+    o["--position-embedding-type"] = "rope" if m.position == "rotary" else "learned_absolute"
+    if m.position == "rotary":
+        o["--no-rope-fusion"] = True  # the fused RoPE kernel needs Transformer Engine; same numbers without it
+    o["--normalization"] = "RMSNorm" if m.norm == "rmsnorm" else "LayerNorm"
+    if m.gated_mlp:
+        o["--swiglu"] = True
+    if not m.bias:
+        o["--disable-bias-linear"] = True
+    if not m.tied_embeddings:
+        o["--untie-embeddings-and-output-weights"] = True
+    o["--tokenizer-type"] = "NullTokenizer"
+    o["--vocab-size"] = m.vocab
+    if m.is_moe:
+        o["--num-experts"] = m.experts
+        o["--moe-router-topk"] = m.top_k
+    o["--tensor-model-parallel-size"] = plan.tp
+    o["--pipeline-model-parallel-size"] = plan.pp
     if plan.pp > 1 and plan.schedule == "interleaved" and plan.chunks > 1:
         o["--num-layers-per-virtual-pipeline-stage"] = m.layers // (plan.pp * plan.chunks)
-    if _cp(plan) > 1:
-        o["--context-parallel-size"] = _cp(plan)
-    if _ep(plan) > 1:
-        o["--expert-model-parallel-size"] = _ep(plan)
-        o["--num-experts"] = m.experts
+    if plan.cp > 1:
+        o["--context-parallel-size"] = plan.cp
+    if plan.ep > 1:
+        o["--expert-model-parallel-size"] = plan.ep
     o["--micro-batch-size"] = plan.micro_batch
     o["--global-batch-size"] = workload.global_batch
     if plan.sp and plan.tp > 1:
         o["--sequence-parallel"] = True
     if plan.recompute == "selective":
-        o["--recompute-granularity"] = "selective"
+        o["--recompute-granularity"] = "selective"  # --recompute-modules defaults to core_attn
     elif plan.recompute == "full":
         o["--recompute-granularity"] = "full"
         o["--recompute-method"] = "uniform"
         o["--recompute-num-layers"] = 1
+    o.update(_MEGATRON_RECIPES[recipe_key(workload.recipe)])
     if plan.zero == 1:
         o["--use-distributed-optimizer"] = True
         if plan.shard is not None and plan.shard < plan.dp:
@@ -157,44 +253,89 @@ def _megatron(workload: Workload, plan: Plan) -> dict:
     elif plan.zero >= 2:
         o["--use-megatron-fsdp"] = True
         o["--data-parallel-sharding-strategy"] = {2: "optim_grads", 3: "optim_grads_params"}[plan.zero]
+        o["--ckpt-format"] = "fsdp_dtensor"  # validate_args: "Megatron-FSDP requires the fsdp_dtensor checkpointing format"
+    # The estimate hides DP/ZeRO traffic behind compute (parallelsel.core.estimate); Megatron does so
+    # only when asked (overlap_grad_reduce / overlap_param_gather default False).
+    if plan.dp * plan.cp > 1:
+        o["--overlap-grad-reduce"] = True
+        if plan.zero >= 1:
+            o["--overlap-param-gather"] = True
     return o
 
 
+def megatron_env(plan: Plan) -> dict:
+    """Environment a Megatron-LM launch needs (``validate_args``): CUDA_DEVICE_MAX_CONNECTIONS=1 with TP or CP on
+    GPUs before Blackwell, and not 1 with Megatron-FSDP (``None`` = unset)."""
+    if plan.zero >= 2:
+        return {"CUDA_DEVICE_MAX_CONNECTIONS": None}
+    if plan.tp > 1 or plan.cp > 1:
+        return {"CUDA_DEVICE_MAX_CONNECTIONS": "1"}
+    return {}
+
+
+_TORCHTITAN_FLAVORS = {"Llama-3 8B": ("llama3", "8B"), "Llama-3 70B": ("llama3", "70B"),
+                       "Llama-3 405B": ("llama3", "405B")}
+"""Model presets that are torchtitan flavors (torchtitan/models/llama3/__init__.py ``llama3_args``)."""
+
+
 def _torchtitan(workload: Workload, plan: Plan) -> dict:
-    """torchtitan's ``[parallelism]``, ``[training]`` and ``[activation_checkpoint]`` sections (``job_config.py``)."""
+    """torchtitan's job sections (``job_config.py``): model flavor, parallelism, training, optimizer, activation checkpoint."""
     b, B = plan.micro_batch, workload.global_batch
     if plan.zero == 0:
         replicate, shard = plan.dp, 1
     else:
         shard = plan.shard_size
         replicate = plan.dp // shard
+    out: dict = {}
+    flavor = _TORCHTITAN_FLAVORS.get(workload.model.name)
+    if flavor:
+        out["model"] = {"name": flavor[0], "flavor": flavor[1]}
     par: dict = {"data_parallel_replicate_degree": replicate, "data_parallel_shard_degree": shard}
-    if plan.zero == 2:
-        par["fsdp_reshard_after_forward"] = "never"
-    elif plan.zero == 3:
-        par["fsdp_reshard_after_forward"] = "always" if plan.reshard_after_forward else "never"
+    if plan.zero == 3:
+        # With PP torchtitan's "default" keeps the weights for the step (apply_fsdp: reshard_after_forward
+        # = not pp_enabled), which is what the library models (parallelsel.core.stacks).
+        par["fsdp_reshard_after_forward"] = ("default" if plan.pp > 1 else
+                                             "always" if plan.reshard_after_forward else "never")
     par["tensor_parallel_degree"] = plan.tp
     par["pipeline_parallel_degree"] = plan.pp
     if plan.pp > 1:
         par["pipeline_parallel_schedule"] = _TORCH_SCHEDULES[plan.schedule]
         par["pipeline_parallel_layers_per_stage"] = workload.model.layers // (plan.pp * plan.chunks)
+        # torchtitan counts the embedding and the output as one layer each unless told otherwise
+        # (pipeline_parallel.py: stages = ceil((layers + first_less + last_less) / layers_per_stage)).
+        par["pipeline_parallel_first_stage_less_layers"] = 0
+        par["pipeline_parallel_last_stage_less_layers"] = 0
         par["pipeline_parallel_microbatch_size"] = b
-    par["context_parallel_degree"] = _cp(plan)
-    par["expert_parallel_degree"] = _ep(plan)
+    par["context_parallel_degree"] = plan.cp
+    par["expert_parallel_degree"] = plan.ep
+    out["parallelism"] = par
     # Without PP, local_batch_size is one micro-batch and the trainer accumulates
     # global / (local x dp) of them; with PP the pipeline takes all of a rank's micro-batches at once.
     local = b if plan.pp == 1 else B // plan.dp
-    return {"parallelism": par,
-            "training": {"local_batch_size": local, "global_batch_size": B, "seq_len": workload.seq_len},
-            "activation_checkpoint": ({"mode": "selective", "selective_ac_option": "op"}
-                                      if plan.recompute == "selective" else {"mode": plan.recompute})}
+    rec = _TORCHTITAN_RECIPES[recipe_key(workload.recipe)]
+    out["training"] = {"local_batch_size": local, "global_batch_size": B, "seq_len": workload.seq_len,
+                       **rec["training"]}
+    out["optimizer"] = dict(rec["optimizer"])
+    if plan.recompute == "op":
+        out["activation_checkpoint"] = {"mode": "selective", "selective_ac_option": "op"}
+    else:
+        out["activation_checkpoint"] = {"mode": plan.recompute}
+    return out
 
 
 def _deepspeed(workload: Workload, plan: Plan) -> dict:
-    """DeepSpeed's JSON config (``runtime/constants.py``, ``runtime/zero/config.py``): batches, bf16, ZeRO stage."""
-    return {"train_batch_size": workload.global_batch, "train_micro_batch_size_per_gpu": plan.micro_batch,
-            "gradient_accumulation_steps": plan.microbatches(workload),
-            "bf16": {"enabled": True}, "zero_optimization": {"stage": plan.zero}}
+    """DeepSpeed's JSON config (``runtime/constants.py``, ``runtime/zero/config.py``): batches, precision, optimizer,
+    ZeRO stage with overlapped communication, AutoTP degree."""
+    o = {"train_batch_size": workload.global_batch, "train_micro_batch_size_per_gpu": plan.micro_batch,
+         "gradient_accumulation_steps": plan.microbatches(workload)}
+    o.update(json.loads(json.dumps(_DEEPSPEED_RECIPES[recipe_key(workload.recipe)])))
+    zero: dict = {"stage": plan.zero}
+    if plan.zero >= 1:
+        zero["overlap_comm"] = True  # the estimate hides ZeRO traffic behind compute
+    o["zero_optimization"] = zero
+    if plan.tp > 1:
+        o["tensor_parallel"] = {"autotp_size": plan.tp}
+    return o
 
 
 def _toml_value(v) -> str:
@@ -205,17 +346,43 @@ def _toml_value(v) -> str:
     return str(v)
 
 
-def export(workload: Workload, plan: Plan, launcher: str) -> str:
-    """``plan`` as Megatron-LM command-line arguments, a torchtitan TOML fragment or a DeepSpeed JSON config."""
+def header(workload: Workload, plan: Plan, launcher: str, cluster=None) -> list[str]:
+    """The export's header as ``key: value`` lines (ASCII): what wrote it, for which plan, model, cluster and launcher."""
+    from . import VERSION
+
+    src = LAUNCHER_SOURCES[launcher]
+    m = workload.model
+    moe = f", experts {m.experts} top-{m.top_k}" if m.is_moe else ""
+    lines = [f"parallelsel {VERSION} export for {src['name']}",
+             f"plan: {plan.label()}",
+             f"model: {m.name} (layers {m.layers}, hidden {m.hidden}, heads {m.heads}, kv_heads {m.kv_heads}, "
+             f"ffn {m.ffn_hidden}, vocab {m.vocab}{moe}), seq_len {workload.seq_len}, global batch "
+             f"{workload.global_batch}, recipe {recipe_key(workload.recipe) or workload.recipe.name}"]
+    if cluster is not None:
+        lines.append(f"cluster: {cluster.nodes} x {cluster.gpus_per_node} {cluster.device.name}, "
+                     f"intra {cluster.intra.name}, inter {cluster.inter.name}")
+    lines += [f"stack: {src['stack']}",
+              f"launcher: {src['name']}, options checked against {src['checked']} ({src['files']})"]
+    return lines
+
+
+def export(workload: Workload, plan: Plan, launcher: str, cluster=None) -> str:
+    """``plan`` as a Megatron-LM launch script, a torchtitan TOML job file or a DeepSpeed JSON config, after a
+    ``#`` comment header (:func:`header`; DeepSpeed reads its config with hjson, which allows comments)."""
     o = options(workload, plan, launcher)
+    head = "".join(f"# {line}\n" for line in header(workload, plan, launcher, cluster))
     if launcher == "megatron":
-        parts = [k if v is True else f"{k} {v}" for k, v in o.items()]
-        return " \\\n".join(parts) + "\n"
+        env = "".join(f"export {k}={v}\n" if v is not None else f"unset {k}\n" for k, v in megatron_env(plan).items())
+        gpn = cluster.gpus_per_node if cluster is not None else min(8, plan.gpus)
+        gpn = gpn if plan.gpus % gpn == 0 else 1
+        parts = [f"torchrun --nnodes {plan.gpus // gpn} --nproc-per-node {gpn} pretrain_gpt.py"]
+        parts += [f"  {k}" if v is True else f"  {k} {v}" for k, v in o.items()]
+        return head + env + " \\\n".join(parts) + "\n"
     if launcher == "torchtitan":
         out = []
         for section, kv in o.items():
             out.append(f"[{section}]")
             out.extend(f"{k} = {_toml_value(v)}" for k, v in kv.items())
             out.append("")
-        return "\n".join(out)
-    return json.dumps(o, indent=2) + "\n"
+        return head + "\n".join(out)
+    return head + json.dumps(o, indent=2) + "\n"

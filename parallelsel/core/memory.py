@@ -599,7 +599,11 @@ def _stage_breakdown(workload, plan, i: int) -> MemoryBreakdown:
     sp = plan.sp and t > 1
 
     dense, expert = _stage_params(model, t, p, e, i)
-    n = plan.shard_size
+    # ZeRO shards over the ranks that hold the same weights: the DP group times CP (Megatron-LM's
+    # distributed optimizer uses the data-parallel group "with context parallel",
+    # megatron/core/parallel_state.py get_data_parallel_group(with_context_parallel=True); torchtitan's
+    # FSDP mesh is dp_shard x cp, torchtitan/distributed/parallel_dims.py "dp_shard_cp").
+    n = plan.shard_size * (plan.cp if plan.zero else 1)
     zero = effective_zero(plan)  # the stack's semantics (PP with FSDP runs as torchtitan runs it)
     st = _states(dense, recipe, n, zero)
     if expert:
