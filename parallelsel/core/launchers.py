@@ -386,3 +386,279 @@ def export(workload: Workload, plan: Plan, launcher: str, cluster=None) -> str:
             out.append("")
         return head + "\n".join(out)
     return head + json.dumps(o, indent=2) + "\n"
+
+
+# -- the way back: the plan a launcher's file describes ----------------------------------------------
+@dataclass(frozen=True)
+class LaunchConfig:
+    """What a launcher's file says: ``plan`` fields, the job (global batch, sequence length, recipe key),
+    the model shape it gives (Transformer fields; empty when the file names none), the world size when the
+    file states it (``torchrun --nnodes --nproc-per-node``), and ``notes``: ``(code, values)`` for settings
+    that change what runs (a launcher default that differs from the model, a missing option its validator
+    demands)."""
+
+    launcher: str
+    plan: dict
+    global_batch: int | None
+    seq_len: int | None
+    recipe: str | None
+    model: dict
+    world: int | None
+    notes: tuple = ()
+
+
+def sniff(text: str) -> str:
+    """Which launcher's file ``text`` is: JSON (DeepSpeed), TOML sections (torchtitan), else Megatron flags."""
+    body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#")).strip()
+    if body.startswith("{"):
+        return "deepspeed"
+    if re.search(r"^\s*\[[A-Za-z_]+\]\s*$", body, re.M):
+        return "torchtitan"
+    if "--" in body:
+        return "megatron"
+    raise ParallelselError("FILE: neither a DeepSpeed JSON config, a torchtitan TOML job file nor Megatron-LM flags")
+
+
+def read_config(text: str, launcher: str | None = None, world: int | None = None, layers: int | None = None) -> LaunchConfig:
+    """The job ``text`` describes (a Megatron-LM launch script or flags file, a torchtitan TOML, a DeepSpeed JSON).
+
+    ``world`` (GPUs) fills in a size the file leaves to the launcher (Megatron's DP from the world size,
+    torchtitan's ``data_parallel_shard_degree = -1``); ``layers`` lets torchtitan's layers per stage be read
+    as virtual stages when the file names no model flavor.
+    """
+    launcher = launcher or sniff(text)
+    choice("launcher", launcher, LAUNCHERS)
+    return {"megatron": _read_megatron, "torchtitan": _read_torchtitan, "deepspeed": _read_deepspeed}[launcher](
+        text, world, layers)
+
+
+def _bad(what: str, value, rule: str):
+    raise ParallelselError(f"{what}={value!r}: {rule}")
+
+
+def _int(name: str, v) -> int:
+    try:
+        out = int(v)
+    except (TypeError, ValueError):
+        _bad(name, v, "must be an integer")
+    if isinstance(v, bool) or out != float(v):
+        _bad(name, v, "must be an integer")
+    return out
+
+
+def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchConfig:
+    env: dict = {}
+    joined = re.sub(r"\\\n", " ", "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#")))
+    tokens: list[str] = []
+    for line in joined.splitlines():
+        try:
+            words = shlex.split(line, comments=True)
+        except ValueError as exc:
+            _bad("FILE", line.strip()[:60], f"cannot be read as shell words ({exc})")
+        if len(words) >= 2 and words[0] in ("export", "unset"):
+            for w in words[1:]:
+                k, _, v = w.partition("=")
+                env[k] = v if words[0] == "export" else None
+            continue
+        tokens += words
+    flags: dict = {}
+    nodes = nproc = None
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t.startswith("--"):
+            k, eq, v = t.partition("=")
+            if not eq:
+                if i + 1 < len(tokens) and not tokens[i + 1].startswith("--"):
+                    v = tokens[i + 1]
+                    i += 1
+                else:
+                    v = True
+            if k in ("--nnodes", "--nproc-per-node", "--nproc_per_node") and "pretrain" not in " ".join(flags):
+                if k == "--nnodes":
+                    nodes = _int(k, str(v).split(":")[-1])
+                else:
+                    nproc = _int(k, v)
+            else:
+                flags[k] = v
+        i += 1
+    if not flags:
+        _bad("FILE", text.strip()[:60], "has no Megatron-LM flags (--tensor-model-parallel-size ...)")
+    if nodes is not None and nproc is not None:
+        world = nodes * nproc
+    g = lambda k, d=None: flags.get(k, d)  # noqa: E731
+    tp, pp = _int("--tensor-model-parallel-size", g("--tensor-model-parallel-size", 1)), \
+        _int("--pipeline-model-parallel-size", g("--pipeline-model-parallel-size", 1))
+    cp, ep = _int("--context-parallel-size", g("--context-parallel-size", 1)), \
+        _int("--expert-model-parallel-size", g("--expert-model-parallel-size", 1))
+    n_layers = _int("--num-layers", g("--num-layers")) if g("--num-layers") is not None else layers
+    plan: dict = {"tp": tp, "pp": pp, "cp": cp, "ep": ep,
+                  "micro_batch": _int("--micro-batch-size", g("--micro-batch-size", 1)),
+                  "sp": bool(g("--sequence-parallel")) and tp > 1}
+    if world is not None:
+        if world % (tp * pp * cp):
+            _bad("world size", world, f"must be divisible by TP x PP x CP = {tp * pp * cp}")
+        plan["dp"] = world // (tp * pp * cp)
+    vp = g("--num-layers-per-virtual-pipeline-stage")
+    if vp is not None and pp > 1:
+        if n_layers is None:
+            _bad("--num-layers-per-virtual-pipeline-stage", vp, "needs --num-layers to count virtual stages")
+        plan.update(schedule="interleaved", chunks=n_layers // pp // _int("--num-layers-per-virtual-pipeline-stage", vp))
+    gran = g("--recompute-granularity")
+    if gran is not None:
+        choice("--recompute-granularity", gran, ("full", "selective"))
+        plan["recompute"] = gran
+    notes: list = []
+    if g("--use-megatron-fsdp"):
+        strategy = g("--data-parallel-sharding-strategy", "no_shard")
+        choice("--data-parallel-sharding-strategy", strategy, ("no_shard", "optim", "optim_grads", "optim_grads_params"))
+        plan["zero"] = {"no_shard": 0, "optim": 1, "optim_grads": 2, "optim_grads_params": 3}[strategy]
+        if g("--ckpt-format") != "fsdp_dtensor":
+            notes.append(("launcher_missing_option", {"option": "--ckpt-format fsdp_dtensor"}))
+    elif g("--use-distributed-optimizer"):
+        plan["zero"] = 1
+        inst = _int("--num-distributed-optimizer-instances", g("--num-distributed-optimizer-instances", 1))
+        if inst > 1 and "dp" in plan:
+            plan["shard"] = plan["dp"] // inst
+    if (tp > 1 or cp > 1) and plan.get("zero", 0) < 2 and env.get("CUDA_DEVICE_MAX_CONNECTIONS", "") != "1" \
+            and env:
+        notes.append(("launcher_missing_option", {"option": "CUDA_DEVICE_MAX_CONNECTIONS=1"}))
+    if plan.get("dp", 1) * cp > 1 and not g("--overlap-grad-reduce"):
+        notes.append(("launcher_no_overlap", {"option": "--overlap-grad-reduce"}))
+    bf16 = bool(g("--bf16"))
+    opt = g("--optimizer", "adam")
+    recipe = ("sgd-momentum" if opt == "sgd" and not bf16 else
+              None if opt not in ("adam", "sgd") or opt == "sgd" else
+              "fp32-adam" if not bf16 else "bf16-adam" if g("--grad-reduce-in-bf16") else "bf16-adam-fp32grad")
+    if not bf16 and not g("--fp16"):
+        notes.append(("launcher_fp32_params", {"option": "--bf16"}))
+    model: dict = {}
+    for flag, field in (("--num-layers", "layers"), ("--hidden-size", "hidden"), ("--num-attention-heads", "heads"),
+                        ("--ffn-hidden-size", "ffn_hidden"), ("--vocab-size", "vocab"), ("--num-experts", "experts"),
+                        ("--moe-router-topk", "top_k")):
+        if g(flag) is not None:
+            model[field] = _int(flag, g(flag))
+    if g("--group-query-attention") and g("--num-query-groups") is not None:
+        model["kv_heads"] = _int("--num-query-groups", g("--num-query-groups"))
+    if g("--num-experts") is not None and g("--moe-router-topk") is None:
+        model["top_k"] = 2  # Megatron-LM's default moe_router_topk (transformer_config.py)
+        notes.append(("launcher_default", {"option": "--moe-router-topk", "value": 2}))
+    seq = _int("--seq-length", g("--seq-length")) if g("--seq-length") is not None else None
+    gb = _int("--global-batch-size", g("--global-batch-size")) if g("--global-batch-size") is not None else None
+    return LaunchConfig("megatron", plan, gb, seq, recipe, model, world, tuple(notes))
+
+
+def _read_torchtitan(text: str, world: int | None, layers: int | None) -> LaunchConfig:
+    import tomllib
+
+    try:
+        cfg = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        _bad("FILE", "TOML", f"cannot be parsed ({exc})")
+    par, tr = cfg.get("parallelism", {}), cfg.get("training", {})
+    ac = cfg.get("activation_checkpoint", {})
+    rep = _int("data_parallel_replicate_degree", par.get("data_parallel_replicate_degree", 1))
+    shard = _int("data_parallel_shard_degree", par.get("data_parallel_shard_degree", -1))
+    tp = _int("tensor_parallel_degree", par.get("tensor_parallel_degree", 1))
+    pp = _int("pipeline_parallel_degree", par.get("pipeline_parallel_degree", 1))
+    cp = _int("context_parallel_degree", par.get("context_parallel_degree", 1))
+    ep = _int("expert_parallel_degree", par.get("expert_parallel_degree", 1))
+    if shard < 0:  # parallel_dims.py: -1 takes the ranks left over
+        if world is None:
+            _bad("data_parallel_shard_degree", shard, "-1 needs the world size (give --gpus or --nodes)")
+        shard = world // (rep * cp * tp * pp)
+    plan: dict = {"dp": rep * shard, "tp": tp, "pp": pp, "cp": cp, "ep": ep, "sp": tp > 1}
+    if shard > 1:
+        plan["zero"] = 3
+        if rep > 1:
+            plan["shard"] = shard
+        if pp == 1 and par.get("fsdp_reshard_after_forward", "default") == "never":
+            plan["reshard_after_forward"] = False
+    local = _int("local_batch_size", tr.get("local_batch_size", 8))
+    flavor = (cfg.get("model", {}).get("name"), cfg.get("model", {}).get("flavor"))
+    model: dict = {}
+    for name, key in _TORCHTITAN_FLAVORS.items():
+        if key == flavor:
+            from .model import MODELS
+
+            m = next(m for m in MODELS.values() if m.name == name)
+            model = {"preset": next(k for k, v in MODELS.items() if v is m)}
+            layers = m.layers
+    if pp > 1:
+        sched = par.get("pipeline_parallel_schedule", "1F1B")
+        kinds = {v: k for k, v in _TORCH_SCHEDULES.items()}
+        if sched not in kinds:
+            _bad("pipeline_parallel_schedule", sched, f"parallelsel models {', '.join(kinds)}")
+        plan["schedule"] = kinds[sched]
+        plan["micro_batch"] = _int("pipeline_parallel_microbatch_size", par.get("pipeline_parallel_microbatch_size", 1))
+        lps = par.get("pipeline_parallel_layers_per_stage")
+        if lps is not None and layers is not None:
+            first = _int("first_stage_less_layers", par.get("pipeline_parallel_first_stage_less_layers", 1))
+            last = _int("last_stage_less_layers", par.get("pipeline_parallel_last_stage_less_layers", 1))
+            stages = -(-(layers + first + last) // _int("pipeline_parallel_layers_per_stage", lps))
+            plan["chunks"] = max(1, stages // pp)
+            if first or last:
+                return_notes = [("launcher_stage_weights", {"first": first, "last": last})]
+            else:
+                return_notes = []
+        else:
+            plan["chunks"] = 2 if kinds[sched] == "interleaved" else 1  # pipeline_llm's default stages per rank
+            return_notes = []
+        if plan["chunks"] == 1 and plan["schedule"] == "interleaved":
+            plan["schedule"] = "1f1b"
+    else:
+        plan["micro_batch"] = local
+        return_notes = []
+    mode = ac.get("mode", "selective")  # job_config.py ActivationCheckpoint.mode default
+    if mode == "selective":
+        opt = str(ac.get("selective_ac_option", "2"))
+        if opt != "op" or "op" not in RECOMPUTE:
+            _bad("activation_checkpoint.selective_ac_option", opt,
+                 "parallelsel models 'op' only as recompute='op'; use mode 'full' or 'none'")
+        plan["recompute"] = "op"
+    else:
+        choice("activation_checkpoint.mode", mode, ("none", "full"))
+        plan["recompute"] = mode
+    gb = tr.get("global_batch_size", -1)
+    gb = None if gb is None or _int("global_batch_size", gb) < 0 else _int("global_batch_size", gb)
+    if gb is None:
+        gb = local * plan["dp"]  # train.py: defaults to local_batch_size x DP degree
+    mpp = tr.get("mixed_precision_param", "bfloat16")
+    recipe = "bf16-adam" if mpp == "bfloat16" else "fp32-adam"
+    seq = _int("seq_len", tr.get("seq_len", 2048))
+    return LaunchConfig("torchtitan", plan, gb, seq, recipe, model, world, tuple(return_notes))
+
+
+def _read_deepspeed(text: str, world: int | None, layers: int | None) -> LaunchConfig:
+    body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    try:
+        cfg = json.loads(body)
+    except json.JSONDecodeError as exc:
+        _bad("FILE", "JSON", f"cannot be parsed ({exc})")
+    tp = _int("tensor_parallel.autotp_size", cfg.get("tensor_parallel", {}).get("autotp_size", 1) or 1)
+    mb = cfg.get("train_micro_batch_size_per_gpu")
+    gas = cfg.get("gradient_accumulation_steps")
+    tb = cfg.get("train_batch_size")
+    dp = None if world is None else world // tp
+    if tb is not None and mb is not None and gas is not None:
+        dp = _int("train_batch_size", tb) // (_int("train_micro_batch_size_per_gpu", mb) *
+                                              _int("gradient_accumulation_steps", gas))
+    elif world is None:
+        _bad("FILE", "DeepSpeed config", "needs train_batch_size, train_micro_batch_size_per_gpu and "
+             "gradient_accumulation_steps, or the world size (--gpus)")
+    if mb is None:
+        mb = _int("train_batch_size", tb) // (dp * _int("gradient_accumulation_steps", gas or 1))
+    if tb is None:
+        tb = _int("train_micro_batch_size_per_gpu", mb) * _int("gradient_accumulation_steps", gas or 1) * dp
+    plan = {"dp": dp, "tp": tp, "micro_batch": _int("train_micro_batch_size_per_gpu", mb),
+            "zero": _int("zero_optimization.stage", cfg.get("zero_optimization", {}).get("stage", 0))}
+    bf16 = bool(cfg.get("bf16", {}).get("enabled", False))
+    grad = cfg.get("data_types", {}).get("grad_accum_dtype")
+    opt = str(cfg.get("optimizer", {}).get("type", "Adam")).lower()
+    recipe = None if opt not in ("adam", "adamw") else (
+        "fp32-adam" if not bf16 else "bf16-adam-fp32grad" if grad == "fp32" else "bf16-adam")
+    notes = []
+    if plan["zero"] >= 1 and not cfg.get("zero_optimization", {}).get("overlap_comm", False):
+        notes.append(("launcher_no_overlap", {"option": "zero_optimization.overlap_comm"}))
+    return LaunchConfig("deepspeed", plan, _int("train_batch_size", tb), None, recipe, {}, world if world else
+                        dp * tp, tuple(notes))
