@@ -152,6 +152,10 @@ def refusals(workload: Workload, plan: Plan, launcher: str) -> tuple[tuple[str, 
     if launcher == "megatron":
         if plan.pp > 1 and plan.schedule not in ("1f1b", "interleaved"):
             out.append(("launcher_schedule", {"schedule": plan.schedule, "supported": ["1f1b", "interleaved"]}))
+        if plan.pp > 1 and plan.zero >= 2:
+            # The library prices FSDP with PP as torchtitan runs it (parallelsel.core.stacks); Megatron-LM's
+            # PP shards only the optimizer state (--use-distributed-optimizer).
+            out.append(("launcher_pp_zero", {"pp": plan.pp, "zero": plan.zero, "supported_zero": [0, 1]}))
         if sharded_part and plan.zero >= 2:
             out.append(("launcher_hsdp_zero", {"zero": plan.zero, "shard": plan.shard, "supported_zero": [1]}))
         if plan.recompute not in ("none", "selective", "full"):
@@ -175,9 +179,13 @@ def refusals(workload: Workload, plan: Plan, launcher: str) -> tuple[tuple[str, 
     else:
         if plan.pp > 1:
             out.append(("launcher_pp_in_code", {"pp": plan.pp}))
-        if plan.tp > 1 and plan.sp:
-            # AutoTP (tensor_parallel.autotp_size) shards the linear layers only: no sequence parallelism.
-            out.append(("launcher_tp_sp", {"tp": plan.tp}))
+        if plan.tp > 1:
+            # DeepSpeedConfig accepts tensor_parallel.autotp_size, but deepspeed.initialize builds the config
+            # with mpu=None, so its batch assertion (config.py _batch_assertion) counts every rank as DP:
+            # train_batch_size = micro x accumulation x world, not the plan's micro x accumulation x dp
+            # (deepspeed/__init__.py initialize, runtime/config.py DeepSpeedConfig.__init__). AutoTP also
+            # has no sequence parallelism.
+            out.append(("launcher_tp_batch", {"tp": plan.tp}))
         if plan.recompute != "none":
             out.append(("launcher_recompute_in_code", {"recompute": plan.recompute}))
         if sharded_part:
@@ -325,7 +333,7 @@ def _torchtitan(workload: Workload, plan: Plan) -> dict:
 
 def _deepspeed(workload: Workload, plan: Plan) -> dict:
     """DeepSpeed's JSON config (``runtime/constants.py``, ``runtime/zero/config.py``): batches, precision, optimizer,
-    ZeRO stage with overlapped communication, AutoTP degree."""
+    ZeRO stage with overlapped communication."""
     o = {"train_batch_size": workload.global_batch, "train_micro_batch_size_per_gpu": plan.micro_batch,
          "gradient_accumulation_steps": plan.microbatches(workload)}
     o.update(json.loads(json.dumps(_DEEPSPEED_RECIPES[recipe_key(workload.recipe)])))
@@ -333,8 +341,6 @@ def _deepspeed(workload: Workload, plan: Plan) -> dict:
     if plan.zero >= 1:
         zero["overlap_comm"] = True  # the estimate hides ZeRO traffic behind compute
     o["zero_optimization"] = zero
-    if plan.tp > 1:
-        o["tensor_parallel"] = {"autotp_size": plan.tp}
     return o
 
 

@@ -28,8 +28,9 @@ def refusal_text(launcher: str, code: str, values: dict) -> str:
                 f"请用 ZeRO-2/3（FSDP）")
     if code == "launcher_pp_in_code":
         return f"{name} 的流水线段数（PP{v['pp']}）在模型代码里设（PipelineModule），不在 JSON 配置里"
-    if code == "launcher_tp_in_code":
-        return f"{name} 的 JSON 配置不设 Megatron 式 TP（TP{v['tp']}）；用 --export megatron（Megatron-DeepSpeed）"
+    if code in ("launcher_tp_in_code", "launcher_tp_batch"):
+        return (f"{name} 的 AutoTP（tensor_parallel.autotp_size）会把每张卡都算作 DP 来核对全局批量，"
+                f"TP{v['tp']} 的方案批量会变；用 --export megatron（Megatron-DeepSpeed）")
     if code == "launcher_recompute_in_code":
         return f"{name} 的重算（{v['recompute']}）在模型代码里调用 deepspeed.checkpointing，不是 JSON 开关"
     if code == "launcher_hsdp":
