@@ -61,6 +61,8 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "data" / "launcher_verdicts.json"
 sys.path.insert(0, str(ROOT))
 
+DEVICE = "h100-sxm-80gb"
+
 # (name, model preset, GPUs, GPUs per node, global batch, seq_len or None, recipe, plan label, launchers)
 PLANS = [
     ("dense-ddp", "gpt2-1.5b", 8, 8, 64, None, "bf16-adam", "DP8 mb2", ("megatron", "torchtitan", "deepspeed")),
@@ -125,12 +127,13 @@ def cases():
     for name, model, gpus, gpn, batch, seq, recipe, label, launchers in PLANS:
         w = ps.Workload(ps.MODELS[model], recipe=ps.RECIPES[recipe], global_batch=batch, seq_len=seq)
         plan = read_plan(label)
-        c = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=max(1, gpus // gpn), gpus_per_node=min(gpn, gpus))
+        c = ps.Cluster(ps.DEVICES[DEVICE], nodes=max(1, gpus // gpn), gpus_per_node=min(gpn, gpus))
         assert plan.gpus == gpus, (name, plan.gpus, gpus)
         for launcher in launchers:
             bad = refusals(w, plan, launcher)
             assert not bad, (name, launcher, bad)
-            out.append({"name": name, "launcher": launcher, "model": model, "gpus": gpus, "gpus_per_node": gpn,
+            out.append({"name": name, "launcher": launcher, "model": model, "device": DEVICE, "gpus": gpus,
+                        "gpus_per_node": gpn,
                         "global_batch": batch, "seq_len": w.seq_len, "recipe": recipe, "plan": plan.label(),
                         "expected": {"dp": plan.dp, "tp": plan.tp, "pp": plan.pp, "cp": plan.cp, "ep": plan.ep,
                                      "chunks": plan.chunks, "micro_batch": plan.micro_batch,
