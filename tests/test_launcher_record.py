@@ -90,3 +90,25 @@ def test_what_the_launchers_read_matches_the_recipe_and_the_overlap():
             assert r["overlap_grad_reduce"] == (r["dp"] * r["cp"] > 1)
         elif e["launcher"] == "deepspeed":
             assert r["bf16"] == e["recipe"].startswith("bf16")
+
+
+@pytest.mark.parametrize("e", ENTRIES, ids=lambda e: f"{e['launcher']}-{e['name']}")
+def test_cli_check_gives_back_every_exported_plan(e, tmp_path, capsys):
+    from parallelsel.render.cli import main
+
+    w, plan, c = _inputs(e)
+    f = tmp_path / {"megatron": "launch.sh", "torchtitan": "job.toml", "deepspeed": "ds.json"}[e["launcher"]]
+    f.write_text(e["export"])
+    args = ["check", str(f), "--json", "--device", e["device"], "--gpus", str(e["gpus"]),
+            "--gpus-per-node", str(min(e["gpus_per_node"], e["gpus"])), "--recipe", e["recipe"]]
+    if e["launcher"] != "megatron":  # Megatron's script carries the shape; the others name a flavor or nothing
+        args += ["--model", e["model"], "--seq-len", str(e["seq_len"])]
+    assert main(args) == 0, capsys.readouterr().err
+    got = json.loads(capsys.readouterr().out)
+    p = got["plan"]
+    assert ps.Plan(dp=p["dp"], tp=p["tp"], pp=p["pp"], cp=p["cp"], ep=p["ep"], zero=p["zero"],
+                   shard=None if p["shard"] == p["dp"] or not p["zero"] else p["shard"], micro_batch=p["micro_batch"],
+                   sp=p["sp"], recompute=p["recompute"], schedule=p["schedule"], chunks=p["chunks"]) == plan
+    assert got["global_batch"] == w.global_batch and got["model"]["layers"] == w.model.layers
+    assert got["model"]["params"] == w.model.params or e["launcher"] == "megatron"
+    assert got["step_s"] > 0 and 0 < got["mfu"] < 1

@@ -76,7 +76,7 @@ PLANS = [
     ("dense-zero2-16", "llama2-7b", 16, 8, 128, None, "bf16-adam", "DP16 ZeRO-2 mb1", ("megatron", "deepspeed")),
     ("dense-zero3-16", "llama2-7b", 16, 8, 128, None, "bf16-adam", "DP16 ZeRO-3 mb2", ("deepspeed",)),
     ("tp-sp-selective", "llama3-8b", 8, 8, 64, None, "bf16-adam", "DP4 TP2 SP mb1 selective", ("megatron",)),
-    ("tp-nosp", "gpt2-1.5b", 8, 8, 64, None, "bf16-adam", "DP4 TP2 mb2", ("megatron",)),
+    ("tp-nosp", "llama2-7b", 8, 8, 64, None, "bf16-adam", "DP4 TP2 mb1 full", ("megatron",)),
     ("tp-zero3-sp", "llama3-70b", 64, 8, 512, None, "bf16-adam", "DP16 TP4 ZeRO-3 SP mb1 selective",
      ("megatron",)),
     ("tp-zero3-sp-full", "llama3-70b", 64, 8, 512, None, "bf16-adam", "DP16 TP4 ZeRO-3 SP mb1 full",
@@ -121,6 +121,7 @@ def cases():
     """Every (entry inputs, export text) of the fixed set, exported by this checkout's parallelsel."""
     import parallelsel as ps
     from parallelsel.core.launchers import export, refusals
+    from parallelsel.core.plan import constraint_violations
     from parallelsel.render.reasons import read_plan
 
     out = []
@@ -129,6 +130,7 @@ def cases():
         plan = read_plan(label)
         c = ps.Cluster(ps.DEVICES[DEVICE], nodes=max(1, gpus // gpn), gpus_per_node=min(gpn, gpus))
         assert plan.gpus == gpus, (name, plan.gpus, gpus)
+        assert not constraint_violations(w, plan, c), (name, constraint_violations(w, plan, c))
         for launcher in launchers:
             bad = refusals(w, plan, launcher)
             assert not bad, (name, launcher, bad)

@@ -544,6 +544,11 @@ def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchCo
                         ("--moe-router-topk", "top_k")):
         if g(flag) is not None:
             model[field] = _int(flag, g(flag))
+    if model:
+        model.update(gated_mlp=bool(g("--swiglu")), bias=not g("--disable-bias-linear"),
+                     tied_embeddings=not g("--untie-embeddings-and-output-weights"),
+                     norm="rmsnorm" if g("--normalization") == "RMSNorm" else "layernorm",
+                     position="rotary" if g("--position-embedding-type", "learned_absolute") == "rope" else "learned")
     if g("--group-query-attention") and g("--num-query-groups") is not None:
         model["kv_heads"] = _int("--num-query-groups", g("--num-query-groups"))
     if g("--num-experts") is not None and g("--moe-router-topk") is None:
