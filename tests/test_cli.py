@@ -32,7 +32,7 @@ def test_matrix_human(capsys):
 def test_matrix_json(capsys):
     assert main(["matrix", "--model", "gpt2-1.5b", "--global-batch", "512", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert set(data) == {"model", "cluster", "unknown", "rows"}
+    assert set(data) == {"model", "stack", "cluster", "unknown", "rows"}
     assert data["unknown"] == ["interconnect"]
     assert [r["strategy"] for r in data["rows"]] == ["DP", "FSDP", "TP", "PP"]
     assert set(data["rows"][0]) == {"strategy", "verdict", "verdict_code", "reasons", "best"}
@@ -72,7 +72,7 @@ def test_plan_human_and_json(capsys):
     assert "枚举" in out and "内存放不下" in out and "放得下：每卡" in out
     assert main(args + ["--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert set(data) == {"model", "cluster", "global_batch", "considered", "funnel", "excluded", "results", "seconds",
+    assert set(data) == {"model", "stack", "cluster", "global_batch", "considered", "funnel", "excluded", "results", "seconds",
                          "closest_miss"}
     assert len(data["results"]) == 3 and data["results"][0]["rank"] == 1
     assert {"plan", "dp", "tp", "pp", "zero", "micro_batch", "step_s", "memory_bytes", "why"} <= set(data["results"][0])

@@ -13,7 +13,8 @@ The time model, with every assumption named:
   counting). With ``efficiency=`` given, the flat model instead: FLOPs per GPU / (peak x efficiency);
 * communication that can overlap (DP/ZeRO/FSDP) hides behind the pass it runs beside, up to
   :data:`OVERLAP_FRACTION` of that pass, and never hides its last bucket or unit; TP, EP and PP
-  communication sits on the critical path and is fully exposed;
+  communication sits on the critical path and is exposed, except the part of TP's that TP overlap
+  (``Plan.tp_overlap``) runs under its GEMMs (:attr:`parallelsel.core.comm.Traffic.hidden`);
 * bubble = bubble_overhead(p, m, v) x the per-stage critical-path time (compute plus TP/EP
   communication), Narayanan et al. 2021 §2.2; ZB-H1 keeps a third of the 1F1B bubble.
 
@@ -257,9 +258,10 @@ def _overlap(items, phase_compute: dict[str, float], m: int) -> tuple[dict[str, 
         if it.overlappable:
             pools.setdefault(it.phase, []).append(it)
         else:
-            exposed[it.strategy] = exposed.get(it.strategy, 0.0) + it.time
+            bare = it.time - it.hidden  # TP overlap hides part of it under its GEMMs
+            exposed[it.strategy] = exposed.get(it.strategy, 0.0) + bare
             if it.op != "p2p":
-                critical += it.time
+                critical += bare
     for phase, pool in pools.items():
         busy = sum(it.time for it in pool)
         if busy <= 0:

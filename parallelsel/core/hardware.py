@@ -120,7 +120,8 @@ class Link:
     def share(self, senders: int) -> float:
         """Bandwidth each of ``senders`` GPUs of one node gets at once: ``bandwidth`` per GPU for a
         per-GPU link; ``nics x bandwidth / senders`` for NICs a node shares (never more than the
-        node's NICs together)."""
+        node's NICs together). :mod:`parallelsel.core.placement` multiplies it by the rings NCCL
+        runs over the node boundary."""
         if self.per == "gpu":
             return self.bandwidth
         return self.nics * self.bandwidth / max(1, senders)
@@ -165,6 +166,12 @@ class Cluster:
         """Total number of devices."""
         return self.nodes * self.gpus_per_node
 
+    @property
+    def nics_per_node(self) -> int:
+        """Network ports (HCAs/NICs) per node on the inter-node link: one per GPU for a per-GPU
+        (rail-optimised) link, ``inter.nics`` for NICs the node shares."""
+        return self.gpus_per_node if self.inter.per == "gpu" else self.inter.nics
+
 
 # Presets. Memory is what the driver reports as the card's total (nvidia-smi ``memory.total``, in
 # MiB; the vendor's "80 GB" is a marketing capacity, and H100 reports less than A100 80GB); peak_flops
@@ -172,8 +179,7 @@ class Cluster:
 #
 # Usual links (intra, inter): the NVLink generation of the SXM part (NVIDIA's datasheets) and the NIC
 # of NVIDIA's reference server for it -- DGX-1 V100: four 100 Gb/s EDR InfiniBand ports for eight
-# GPUs (DGX-1 with Tesla V100 System Architecture whitepaper; ``ib-edr`` is one port per GPU, twice
-# DGX-1's share: pass ``inter=`` for a DGX-1);
+# GPUs (DGX-1 with Tesla V100 System Architecture whitepaper: ``ib-edr-4hca``);
 # DGX A100: eight ConnectX-6 HDR 200 Gb/s (DGX A100 User Guide); DGX H100 and DGX H200: eight
 # ConnectX-7 NDR 400 Gb/s (DGX H100/H200 User Guide). The RTX 4090 has no NVLink (Ada whitepaper:
 # PCIe 4.0 x16 only); consumer-GPU servers have no reference design, so commodity 25 GbE is assumed.
@@ -201,7 +207,7 @@ DEVICES: dict[str, Device] = Catalogue("device", {
     # NVIDIA Tesla V100 SXM2 datasheet: 32 GB HBM2 at 900 GB/s, 125 TFLOPS FP16 tensor; NVLink 2 (300 GB/s);
     # 80 SMs (Volta whitepaper). nvidia-smi reports 32510MiB on "Tesla V100-SXM2" 32 GB (deepspeedai/DeepSpeed issue
     # #192, driver 396.37).
-    "v100-32gb": Device("V100-32GB", 32510 * MiB, 125e12, intra="nvlink2", inter="ib-edr", hbm_bandwidth=900e9,
+    "v100-32gb": Device("V100-32GB", 32510 * MiB, 125e12, intra="nvlink2", inter="ib-edr-4hca", hbm_bandwidth=900e9,
                         sms=80, gemm_efficiency=_GEMM["assumed"], memory_efficiency=_HBM_SHARE),
     # NVIDIA A100 datasheet (2021): 40/80 GB HBM2/HBM2e at 1,555/2,039 GB/s (SXM), 312 TFLOPS BF16 dense; NVLink 3
     # (600 GB/s); 108 SMs (A100 whitepaper). nvidia-smi reports 40960MiB and 81920MiB (modal-labs/modal-client PR #2797).
@@ -254,6 +260,11 @@ LINKS: dict[str, Link] = Catalogue("link", {
     "ib-edr": Link("InfiniBand EDR 100Gb/s", 12.5e9, 5e-6, efficiency=_IB_HDR),
     "ib-hdr": Link("InfiniBand HDR 200Gb/s", 25e9, 5e-6, efficiency=_IB_HDR),
     "ib-ndr": Link("InfiniBand NDR 400Gb/s", 50e9, 5e-6, efficiency=_IB_NDR),
+    # Nodes with four HCAs for eight GPUs (shared, two GPUs per HCA): DGX-1 (four EDR 100 Gb/s ports;
+    # DGX-1 with Tesla V100 System Architecture whitepaper) and the 4 x HDR A100 servers of
+    # nccl-tests #119 / NVIDIA/nccl #1048.
+    "ib-edr-4hca": Link("InfiniBand EDR 100Gb/s x4 per node", 12.5e9, 5e-6, per="node", nics=4, efficiency=_IB_HDR),
+    "ib-hdr-4hca": Link("InfiniBand HDR 200Gb/s x4 per node", 25e9, 5e-6, per="node", nics=4, efficiency=_IB_HDR),
     # Commodity Ethernet: NICs that all GPUs of a node share, per="node"; one NIC per node unless
     # stated (an assumption for a generic server: pass dataclasses.replace(link, nics=2) for two).
     "eth-25g": Link("Ethernet 25GbE", 25e9 / 8, 30e-6, per="node", nics=1, efficiency=_ROCE),
@@ -284,8 +295,10 @@ LINK_SOURCES: dict[str, str] = {
     "pcie4": "PCI-SIG PCIe 4.0: 16 GT/s x16, about 32 GB/s each way",
     "pcie5": "PCI-SIG PCIe 5.0: 32 GT/s x16, about 64 GB/s each way",
     "ib-edr": "InfiniBand EDR 100 Gb/s per port, one port per GPU assumed",
-    "ib-hdr": "InfiniBand HDR 200 Gb/s per port, one HCA per GPU as in DGX A100",
-    "ib-ndr": "InfiniBand NDR 400 Gb/s per port, one HCA per GPU as in DGX H100",
+    "ib-hdr": "InfiniBand HDR 200 Gb/s per port, one HCA per GPU as in DGX A100 (eight ConnectX-6 per node)",
+    "ib-ndr": "InfiniBand NDR 400 Gb/s per port, one HCA per GPU as in DGX H100 (eight ConnectX-7 per node)",
+    "ib-edr-4hca": "InfiniBand EDR 100 Gb/s, four ports per 8-GPU node as in DGX-1 (System Architecture whitepaper)",
+    "ib-hdr-4hca": "InfiniBand HDR 200 Gb/s, four HCAs per 8-GPU node (NVIDIA/nccl-tests issue #119, NVIDIA/nccl #1048)",
     "eth-25g": "IEEE 802.3by 25 GbE, one NIC per node shared by its GPUs assumed",
     "eth-100g": "IEEE 802.3 100 GbE, one NIC per node shared by its GPUs assumed",
 }

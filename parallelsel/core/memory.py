@@ -26,7 +26,7 @@ Examples:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -34,7 +34,7 @@ from ._check import ParallelselError, choice, flag, positive_int, positive_numbe
 from .model import ATTENTION, RECOMPUTE, Transformer
 from .pipeline import KINDS, peak_inflight
 from .recipe import RECIPES, Recipe
-from .stacks import effective_zero
+from .stacks import STACKS, effective_zero, state_shards, wire_bytes
 
 __all__ = [
     "ALLOCATOR_OVERHEAD",
@@ -599,11 +599,8 @@ def _stage_breakdown(workload, plan, i: int) -> MemoryBreakdown:
     sp = plan.sp and t > 1
 
     dense, expert = _stage_params(model, t, p, e, i)
-    # ZeRO shards over the ranks that hold the same weights: the DP group times CP (Megatron-LM's
-    # distributed optimizer uses the data-parallel group "with context parallel",
-    # megatron/core/parallel_state.py get_data_parallel_group(with_context_parallel=True); torchtitan's
-    # FSDP mesh is dp_shard x cp, torchtitan/distributed/parallel_dims.py "dp_shard_cp").
-    n = plan.shard_size * (plan.cp if plan.zero else 1)
+    stack = STACKS[workload.stack]
+    n = state_shards(stack, plan)  # DP (x CP where the stack shards over it)
     zero = effective_zero(plan)  # the stack's semantics (PP with FSDP runs as torchtitan runs it)
     st = _states(dense, recipe, n, zero)
     if expert:
@@ -635,7 +632,8 @@ def _stage_breakdown(workload, plan, i: int) -> MemoryBreakdown:
             # Gradient accumulation without sync (FSDP2 set_requires_gradient_sync(False)): every
             # unit's gradient stays unsharded on each rank until the last micro-batch's reduce-scatter.
             st = States(st.params, recipe.grads * (dense + expert), st.optimizer)
-        gather = _gather_peak(model, recipe, t, p, e, i, True, plan.reshard_after_forward, not plan.no_sync)
+        gathered = replace(recipe, weights=wire_bytes(stack, recipe)[1])  # unsharded in the gather dtype
+        gather = _gather_peak(model, gathered, t, p, e, i, True, plan.reshard_after_forward, not plan.no_sync)
     rest = st.total + acts + extra + gather
     return MemoryBreakdown(st.params, st.grads, st.optimizer, acts, extra, gather, ALLOCATOR_OVERHEAD * rest,
                            "first" if i == 0 else "last", flight)
@@ -645,12 +643,13 @@ def breakdown(workload, plan) -> MemoryBreakdown:
     """Per-device memory of ``plan`` on its most loaded pipeline stage (first or last), in bytes.
 
     Model states (:func:`model_states`) of the stage's parameters (:func:`stage_params`: split by
-    TP and PP, experts also by EP) sharded by ZeRO over ``plan.shard_size`` ranks; activations
+    TP and PP, experts also by EP) sharded by ZeRO over the ranks the workload's stack shards over
+    (:func:`parallelsel.core.stacks.state_shards`: DP x CP); activations
     (:func:`activations_per_layer`) x layers on the stage x micro-batches in flight
     (:func:`inflight_microbatches`), plus, with recomputation, one layer's rebuilt activations;
     the embedding dropout mask on the first stage and the logits on the last
     (Korthikanti et al. 2022 §4.3); the FSDP gather peak (:func:`gather_peak`, with the plan's
-    ``reshard_after_forward``) under ZeRO-3, and with ``no_sync`` the stage's gradients unsharded; and
+    ``reshard_after_forward``, weights in the stack's gather dtype) under ZeRO-3, and with ``no_sync`` the stage's gradients unsharded; and
     :data:`ALLOCATOR_OVERHEAD`. The first and last stages are both computed; the larger is returned.
     """
     first = _stage_breakdown(workload, plan, 0)

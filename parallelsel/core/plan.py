@@ -20,6 +20,7 @@ from .hardware import MAX_GPUS, Cluster
 from .model import ATTENTION, RECOMPUTE, SHAPE_LIMITS, Transformer
 from .reasons import Reason
 from .recipe import Recipe
+from .stacks import DEFAULT_STACK, STACKS
 
 SCHEDULES = ("gpipe", "1f1b", "interleaved", "zb-h1")
 """Pipeline schedules a Plan may name (the one list; :mod:`parallelsel.core.pipeline` simulates more kinds)."""
@@ -44,6 +45,13 @@ class Workload:
     ``attention`` is ``"flash"`` (default: a fused kernel, as every current training stack uses) or
     ``"standard"`` (the s x s scores are stored, Korthikanti et al. 2022's accounting); see
     :func:`parallelsel.core.memory.activations_per_layer`.
+
+    ``stack``: the framework the job runs on, a key of :data:`parallelsel.core.stacks.STACKS`
+    (``"megatron-core"``, ``"torchtitan"``, ``"deepspeed"``; default
+    :data:`~parallelsel.core.stacks.DEFAULT_STACK`, Megatron-Core): the dtype of each collective, the
+    model-state bytes (``recipe`` defaults to the stack's: 18 bytes a parameter on Megatron-Core, 16 on
+    torchtitan and DeepSpeed), what overlaps and which operators are fused follow it. ``compile``: the model
+    runs under ``torch.compile`` (refused on a stack that does not offer it).
     """
 
     model: Transformer
@@ -51,14 +59,17 @@ class Workload:
     global_batch: int = 1
     seq_len: int | None = None
     attention: str = "flash"
+    stack: str = DEFAULT_STACK
+    compile: bool = False
 
     def __post_init__(self):
         from .recipe import RECIPES  # local: avoids a cycle at import time
 
         if not isinstance(self.model, Transformer):
             raise ParallelselError(f"model={self.model!r}: must be a Transformer (e.g. ps.MODELS['llama3-8b'])")
-        if self.recipe is None:
-            object.__setattr__(self, "recipe", RECIPES["bf16-adam"])
+        choice("stack", self.stack, tuple(STACKS))
+        if self.recipe is None:  # the stack's own bf16 mixed-precision states (Stack.recipe)
+            object.__setattr__(self, "recipe", RECIPES[STACKS[self.stack].recipe])
         if not isinstance(self.recipe, Recipe):
             raise ParallelselError(f"recipe={self.recipe!r}: must be a Recipe (e.g. ps.RECIPES['bf16-adam'])")
         store(self, "global_batch", positive_int("global_batch", self.global_batch, maximum=MAX_GLOBAL_BATCH))
@@ -66,6 +77,8 @@ class Workload:
             object.__setattr__(self, "seq_len", self.model.seq_len)
         store(self, "seq_len", positive_int("seq_len", self.seq_len, maximum=SHAPE_LIMITS["seq_len"]))
         choice("attention", self.attention, ATTENTION)
+        store(self, "compile", flag("compile", self.compile))
+        STACKS[self.stack].mode(self.compile)  # raises if the stack has no compiled mode
 
     @property
     def tokens(self) -> int:
@@ -99,6 +112,11 @@ class Plan:
 
     With PP both follow the stack that runs FSDP with PP (:mod:`parallelsel.core.stacks`: torchtitan keeps
     weights and gradients unsharded for the step), so they change nothing there.
+
+    ``tp_overlap``: TP collectives overlap the GEMMs beside them -- Megatron-Core's ``--tp-comm-overlap``
+    (Transformer Engine userbuffers; needs ``sp``), torchtitan's async TP (needs ``compile``);
+    None takes the workload's stack default (off on all three: ``Stack.overlap_tp_comm``). Priced by
+    :func:`parallelsel.core.comm.traffic` from the GEMM each collective hides under.
     """
 
     dp: int = 1
@@ -115,6 +133,7 @@ class Plan:
     cp: int = 1
     reshard_after_forward: bool = True
     no_sync: bool = False
+    tp_overlap: bool | None = None
 
     def __post_init__(self):
         # Fast enough for the search to build every plan it tries through here (about 2 µs).
@@ -145,6 +164,8 @@ class Plan:
             raise ParallelselError(f"ep={self.ep}: must divide dp={self.dp} (experts are spread over DP ranks)")
         if self.reshard_after_forward is not True or self.no_sync is not False:
             self._check_fsdp_options()
+        if self.tp_overlap is not None:
+            store(self, "tp_overlap", flag("tp_overlap", self.tp_overlap))
 
     def _check_fsdp_options(self) -> None:
         for f in ("reshard_after_forward", "no_sync"):
@@ -210,6 +231,8 @@ def label_parts(p: Mapping) -> list[tuple[str, str]]:
         parts.append(("sp", "SP"))
     if p.get("ep", 1) > 1:
         parts.append(("ep", f"EP{p['ep']}"))
+    if p.get("tp_overlap") and p["tp"] > 1:
+        parts.append(("tp_overlap", "tp-overlap"))
     parts.append(("micro_batch", f"mb{p['micro_batch']}"))
     if p.get("recompute", "none") != "none":
         parts.append(("recompute", p["recompute"]))
@@ -315,13 +338,38 @@ def ep_violations(model: Transformer, ep: int) -> list[Reason]:
     return []
 
 
+def tp_overlap_on(workload: Workload, plan: Plan) -> bool:
+    """Whether ``plan``'s TP collectives overlap GEMMs: ``plan.tp_overlap``, or the stack's default when None."""
+    on = STACKS[workload.stack].overlap_tp_comm if plan.tp_overlap is None else plan.tp_overlap
+    return bool(on) and plan.tp > 1
+
+
+def tp_overlap_violations(workload: Workload, plan: Plan) -> list[Reason]:
+    """TP overlap as the workload's stack offers it: Megatron-Core's ``--tp-comm-overlap`` asserts
+    sequence parallelism (``megatron/training/arguments.py`` L1441-1442); torchtitan's async TP
+    raises without ``torch.compile`` of the model (``torchtitan/config/configs.py`` L307-313);
+    DeepSpeed has no TP/GEMM overlap (:data:`parallelsel.core.stacks.STACKS`)."""
+    if not tp_overlap_on(workload, plan):
+        return []
+    st = STACKS[workload.stack]
+    if not st.tp_overlap:
+        return [Reason("tp_overlap_not_offered", {"stack": st.key})]
+    out = []
+    if "sp" in st.tp_overlap_needs and not plan.sp:
+        out.append(Reason("tp_overlap_needs_sp", {"stack": st.key, "tp": plan.tp}))
+    if "compile" in st.tp_overlap_needs and not workload.compile:
+        out.append(Reason("tp_overlap_needs_compile", {"stack": st.key}))
+    return out
+
+
 def constraint_violations(workload: Workload, plan: Plan, cluster: Cluster | None = None) -> list[Reason]:
     """Every hard constraint (other than memory) that ``plan`` violates, as :class:`~parallelsel.core.reasons.Reason`
     objects (``str(reason)`` is the sentence; :mod:`parallelsel.render.reasons` writes it).
 
     The rules (each written once, above): the cluster's GPU count, heads, KV groups (GQA) and FFN
     width over TP, layers over PP x virtual chunks, the global batch into dp x micro_batch x
-    micro-batches (and micro-batches over PP when interleaved), the sequence over 2 x CP, experts over EP.
+    micro-batches (and micro-batches over PP when interleaved), the sequence over 2 x CP, experts over EP,
+    TP overlap as the stack offers it.
 
     >>> import parallelsel as ps
     >>> bad = constraint_violations(ps.Workload(ps.MODELS["gpt3-175b"], global_batch=8), ps.Plan(dp=16, tp=7))
@@ -332,7 +380,7 @@ def constraint_violations(workload: Workload, plan: Plan, cluster: Cluster | Non
     return (cluster_violations(plan.gpus, cluster) + tp_violations(m, plan.tp)
             + pp_violations(m, plan.pp, plan.chunks)
             + batch_violations(workload.global_batch, plan.dp, plan.micro_batch, plan.schedule, plan.pp)
-            + cp_violations(workload.seq_len, plan.cp) + ep_violations(m, plan.ep))
+            + cp_violations(workload.seq_len, plan.cp) + ep_violations(m, plan.ep) + tp_overlap_violations(workload, plan))
 
 
 _PLAN_PARTS = (
@@ -342,6 +390,7 @@ _PLAN_PARTS = (
     (r"sp", lambda g: {"sp": True}),
     (r"no-reshard|shard_grad_op", lambda g: {"reshard_after_forward": False}),
     (r"no[_-]sync", lambda g: {"no_sync": True}),
+    (r"tp[_-]overlap", lambda g: {"tp_overlap": True}),
     (r"mb(\d+)", lambda g: {"micro_batch": int(g[0])}),
     (r"interleaved(?:[×x*]?(\d+))?", lambda g: {"schedule": "interleaved", **({"chunks": int(g[0])} if g[0] else {})}),
 )
@@ -352,7 +401,7 @@ def parse_plan(text: str) -> Plan:
     """The :class:`Plan` a label names: the inverse of :meth:`Plan.label`, also in plain ASCII.
 
     Parts are separated by ``·``, spaces or commas, case-insensitive: ``DP16``, ``TP4``, ``PP2``,
-    ``CP2``, ``EP8``, ``ZeRO-3`` (or ``ZeRO3``, ``FSDP`` = ZeRO-3), ``ZeRO-3/shard8`` (HSDP), ``no-reshard``
+    ``CP2``, ``EP8``, ``tp-overlap``, ``ZeRO-3`` (or ``ZeRO3``, ``FSDP`` = ZeRO-3), ``ZeRO-3/shard8`` (HSDP), ``no-reshard``
     (or ``SHARD_GRAD_OP``: ``reshard_after_forward=False``), ``no_sync``, ``SP``, ``mb2``,
     a recomputation (its mode code, e.g. ``selective``/``full``;
     :func:`parallelsel.render.reasons.read_plan` also reads the words a worded label prints) and a schedule (``1f1b``,

@@ -48,6 +48,9 @@ RECIPES: dict[str, Recipe] = Catalogue("recipe", {
     "bf16-adam-fp32grad": Recipe("bf16 + Adam, fp32 grads", 2, 4, 12),
     # Pure fp32 Adam: weights, grads, momentum, variance, no master copy: 4 + 4 + 8.
     "fp32-adam": Recipe("fp32 Adam", 4, 4, 8, activation=4),
+    # torchtitan FSDP2 / DDP with bf16 compute: parameters, gradients and Adam moments stay fp32 (FSDP2's
+    # MixedPrecisionPolicy casts to bf16 only for the all-gather and the compute; autocast likewise), no master copy: 4 + 4 + 8.
+    "bf16-compute-fp32-adam": Recipe("bf16 compute, fp32 params + Adam", 4, 4, 8),
     # Dettmers et al. 2022 (8-bit optimizers): momentum and variance in 1 byte each, fp32 master kept: 2 + 2 + 6.
     "bf16-adam8bit": Recipe("bf16 + 8-bit Adam", 2, 2, 6),
     # SGD with momentum in fp32: weights, grads, momentum: 4 + 4 + 4.
@@ -58,6 +61,8 @@ RECIPE_SOURCES: dict[str, str] = {
     "bf16-adam": "Rajbhandari et al. 2020 (ZeRO) §3.1: 2 + 2 + 12 bytes per parameter",
     "bf16-adam-fp32grad": "Megatron-LM's fp32 gradient accumulation (main_grad): 2 + 4 + 12",
     "fp32-adam": "fp32 weights, gradients, Adam momentum and variance: 4 + 4 + 8",
+    "bf16-compute-fp32-adam": "torchtitan configs.py L94-100 (mixed_precision_param bf16, reduce fp32) with "
+                              "PyTorch FSDP2 MixedPrecisionPolicy / torch.autocast: fp32 states 4 + 4 + 8, bf16 compute",
     "bf16-adam8bit": "Dettmers et al. 2022 (8-bit Optimizers via Block-wise Quantization): 2 + 2 + 6",
     "sgd-momentum": "fp32 SGD with momentum: 4 + 4 + 4",
 }

@@ -44,7 +44,7 @@ __all__ = ["main", "gpt_like", "build_parser"]
 DEFAULT_DEVICE = "a100-80gb"
 DEFAULT_SEQ = 2048
 DEFAULT_GPUS_PER_NODE = 8
-PRESET_KINDS = ("models", "devices", "links", "recipes")
+PRESET_KINDS = ("models", "devices", "links", "recipes", "stacks")
 LAUNCHER_CHOICES = ("megatron", "torchtitan", "deepspeed")
 MIN_PARAMS = 1e8
 MAX_PARAMS = 1e15
@@ -150,6 +150,7 @@ def _model_args(p: argparse.ArgumentParser) -> None:
     from ..core.model import MODELS, SHAPE_LIMITS
     from ..core.plan import MAX_GLOBAL_BATCH
     from ..core.recipe import RECIPES
+    from ..core.stacks import DEFAULT_STACK, STACKS
 
     lim = SHAPE_LIMITS
     g = p.add_argument_group(HELP["group_model"])
@@ -161,8 +162,11 @@ def _model_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--ffn-hidden", type=_integer(1, lim["ffn_hidden"]), help=HELP["ffn_hidden"])
     g.add_argument("--vocab", type=_integer(1, lim["vocab"]), help=HELP["vocab"])
     g.add_argument("--seq-len", type=_integer(1, lim["seq_len"]), metavar="N", help=HELP["seq_len"])
-    g.add_argument("--recipe", type=_key, default="bf16-adam", metavar="KEY",
+    g.add_argument("--recipe", type=_key, default=None, metavar="KEY",
                    help=HELP["recipe"].format(keys=keys_text(RECIPES)))
+    g.add_argument("--stack", type=_key, default=DEFAULT_STACK, metavar="KEY",
+                   help=HELP["stack"].format(keys=keys_text(STACKS), default=DEFAULT_STACK))
+    g.add_argument("--compile", action="store_true", help=HELP["compile"])
     g.add_argument("--global-batch", type=_integer(1, MAX_GLOBAL_BATCH), metavar="N", help=HELP["global_batch"])
     g.add_argument("--attention", default="flash", choices=ATTENTION, help=HELP["attention"])
 
@@ -330,14 +334,20 @@ def _workload(a, cluster):
     from ..core._check import preset
     from ..core.plan import Workload
     from ..core.recipe import RECIPES
+    from ..core.stacks import STACKS
 
     batch = a.global_batch
     if batch is None:
         batch = cluster.gpus  # one sequence per GPU; reported as an assumption
     if a.attention not in ATTENTION:
         raise ParallelselError(f"--attention {a.attention!r}: must be one of {', '.join(ATTENTION)}")
-    return Workload(_model(a), recipe=preset("--recipe", a.recipe, RECIPES), global_batch=batch,
-                    attention=a.attention)
+    stack = preset("--stack", a.stack, STACKS).key
+    recipe = None if a.recipe is None else preset("--recipe", a.recipe, RECIPES)
+    if a.compile and "compile" not in STACKS[stack].modes:
+        raise ParallelselError(f"--compile with --stack {stack}: {stack} does not run the model under torch.compile "
+                               f"(its modes: {', '.join(STACKS[stack].modes)})")
+    return Workload(_model(a), recipe=recipe, global_batch=batch, attention=a.attention, stack=stack,
+                    compile=a.compile)
 
 
 def _cluster(a, need: int | None = None):
@@ -400,7 +410,7 @@ def _cmd_matrix(a, out) -> None:
         unknown.append("interconnect")
     rows = selection_matrix(w, c, unknown=unknown, headroom=_headroom_arg(a))
     if a.json:
-        data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "unknown": unknown, "rows": [
+        data = {"model": _model_json(w.model), "stack": w.stack, "cluster": _cluster_json(c), "unknown": unknown, "rows": [
             {"strategy": r.strategy, "verdict": verdict_word(r.verdict), "verdict_code": r.verdict.code,
              "reasons": _reasons_json(r.reasons, a.lang),
              "best": None if r.best is None else {"plan": _plan_json(r.best.plan, a.lang),
@@ -477,7 +487,7 @@ def _cmd_why(a, w, c, out) -> None:
     if a.export:
         return _export(a, w, c, p, out) if x.fits else _refuse_export(p, e, x)
     if a.json:
-        data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "global_batch": w.global_batch,
+        data = {"model": _model_json(w.model), "stack": w.stack, "cluster": _cluster_json(c), "global_batch": w.global_batch,
                 "plan": _plan_json(p, a.lang), "fits": x.fits, "uses_all_gpus": x.gpus_match,
                 "reasons": _reasons_json(e.reasons, a.lang), "verdict": _reasons_json(x.verdict, a.lang),
                 "memory_bytes": e.memory.total, "capacity_bytes": c.device.memory,
@@ -562,7 +572,7 @@ def _cmd_plan(a, out) -> None:
         me = estimate(w, r.closest_miss, c, headroom=_headroom_arg(a))
         miss = (me, fixes(w, c, r.closest_miss, headroom=_headroom_arg(a)))
     if a.json:
-        data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "global_batch": w.global_batch,
+        data = {"model": _model_json(w.model), "stack": w.stack, "cluster": _cluster_json(c), "global_batch": w.global_batch,
                 **({"calibration": _calibration_json(cal, a.lang)} if cal is not None else {}), "considered": r.considered,
                 "funnel": [{"stage": s, "plans": n} for s, n in r.funnel()], "excluded": dict(r.excluded),
                 "results": [_result_json(x, a.lang) for x in r.results], "seconds": r.seconds,
@@ -637,7 +647,7 @@ def _cmd_memory(a, out) -> None:
     e = estimate(w, plan, c, headroom=_headroom_arg(a))
     mem = e.memory
     if a.json:
-        data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "plan": plan_label(plan, a.lang), "fits": e.fits,
+        data = {"model": _model_json(w.model), "stack": w.stack, "cluster": _cluster_json(c), "plan": plan_label(plan, a.lang), "fits": e.fits,
                 "reasons": _reasons_json(e.reasons, a.lang), "capacity_bytes": c.device.memory, "usable_bytes": e.usable,
                 "headroom": e.headroom, "margin": e.margin, "total_bytes": mem.total,
                 "components_bytes": mem.as_dict(), "stage": mem.stage, "step_s": e.step.total,
@@ -652,10 +662,12 @@ def _cmd_presets(a, out) -> None:
     from ..core.hardware import DEVICE_SOURCES, DEVICES, LINK_SOURCES, LINKS
     from ..core.model import MODEL_SOURCES, MODELS
     from ..core.recipe import RECIPE_SOURCES, RECIPES
+    from ..core.stacks import STACKS
     from .cli_text import presets_text
 
     catalogues = {"models": (MODELS, MODEL_SOURCES), "devices": (DEVICES, DEVICE_SOURCES),
-                  "links": (LINKS, LINK_SOURCES), "recipes": (RECIPES, RECIPE_SOURCES)}
+                  "links": (LINKS, LINK_SOURCES), "recipes": (RECIPES, RECIPE_SOURCES),
+                  "stacks": (STACKS, {k: s.source for k, s in STACKS.items()})}
     kinds = [a.kind] if a.kind else list(PRESET_KINDS)
     if not a.json:
         out.write(presets_text({k: catalogues[k] for k in kinds}))
@@ -667,6 +679,13 @@ def _cmd_presets(a, out) -> None:
         "links": lambda k, x: {"key": k, "name": x.name, "bandwidth_bytes_per_s": x.bandwidth, "latency_s": x.latency},
         "recipes": lambda k, r: {"key": k, "name": r.name, "weights_bytes": r.weights, "grads_bytes": r.grads,
                                  "optimizer_bytes": r.optimizer, "activation_bytes": r.activation},
+        "stacks": lambda k, x: {"key": k, "name": x.name, "version": x.version, "recipe": x.recipe,
+                                "grad_reduce_dtype": x.grad_reduce_dtype, "param_gather_dtype": x.param_gather_dtype,
+                                "model_state_bytes": x.model_state_bytes, "optimizer_shard": x.optimizer_shard,
+                                "overlap_grad_reduce": list(x.overlap_grad_reduce),
+                                "overlap_param_gather": list(x.overlap_param_gather),
+                                "overlap_tp_comm": x.overlap_tp_comm, "schedules": list(x.schedules),
+                                "recompute": list(x.recompute), "modes": list(x.modes)},
     }
     data = {kind: [{**as_json[kind](k, v), "source": catalogues[kind][1][k]} for k, v in catalogues[kind][0].items()]
             for kind in kinds}

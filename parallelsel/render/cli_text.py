@@ -33,7 +33,9 @@ HELP = {
     "ffn_hidden": "FFN 宽度（默认 4×hidden）",
     "vocab": "词表大小（默认 51200）",
     "seq_len": "序列长度（默认：模型的 seq_len）",
-    "recipe": "精度与优化器：{keys}（默认 bf16-adam）",
+    "recipe": "精度与优化器：{keys}（默认：--stack 所选框架栈自己的 bf16 混合精度配方）",
+    "stack": "训练框架栈（决定集合通信的数据类型、模型状态字节、默认重叠）：{keys}（默认 {default}）",
+    "compile": "用 torch.compile 运行模型（只有提供编译模式的框架栈可选）",
     "global_batch": "全局批量，即每步的序列数（不给则按每卡 1 条估算，并标明“未说明”）",
     "attention": "注意力内核：flash（融合内核，不存 s×s 分数；默认）/ standard（Korthikanti 的记账）",
     # cluster
@@ -274,12 +276,16 @@ def _preset_rows(kind: str, catalogue) -> tuple[list[str], list[list]]:
     if kind == "links":
         return (["键", "名称", "每卡单向带宽", "延迟"],
                 [[k, x.name, fmt_rate(x.bandwidth), fmt_time(x.latency)] for k, x in catalogue.items()])
+    if kind == "stacks":
+        return (["键", "名称", "版本", "梯度归约 / 参数收集", "配方"],
+                [[k, x.name, x.version, f"{x.grad_reduce_dtype} / {x.param_gather_dtype}", x.recipe]
+                 for k, x in catalogue.items()])
     return (["键", "名称", "每参数字节（权重 + 梯度 + 优化器）"],
             [[k, r.name, f"{r.weights:g} + {r.grads:g} + {r.optimizer:g} = {r.per_param:g}"] for k, r in catalogue.items()])
 
 
 PRESET_TITLES = {"models": "模型 --model", "devices": "设备 --device", "links": "互联 --intra / --inter",
-                 "recipes": "配方 --recipe"}
+                 "recipes": "配方 --recipe", "stacks": "框架栈 --stack"}
 
 
 def presets_text(catalogues: dict) -> str:

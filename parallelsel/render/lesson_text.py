@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from parallelsel.course.lesson import COLLECTIVES, paper_cases
 
-__all__ = ["CASE_NAMES", "FOUR_COLUMNS", "FOUR_COLUMN_CELLS", "StrategyFacts", "named_paper_cases", "verdict_word", "FOUR_COLUMN_HEADERS", "REFERENCE_LABELS_ZH", "REFERENCE_UNITS_ZH",
+__all__ = ["CASE_NAMES", "FOUR_COLUMNS", "FOUR_COLUMN_CELLS", "StrategyFacts", "MODEL_NAMES", "named_paper_cases", "verdict_word", "FOUR_COLUMN_HEADERS", "REFERENCE_LABELS_ZH", "REFERENCE_UNITS_ZH",
            "VERDICT_WORDS", "reference_label", "reference_unit"]
 
 FOUR_COLUMN_HEADERS = ("策略", "解决的瓶颈", "主要通信", "适用条件", "代价")
@@ -120,9 +120,19 @@ FOUR_COLUMNS: tuple[StrategyFacts, ...] = tuple(
 :data:`parallelsel.course.lesson.COLLECTIVES`."""
 
 
+MODEL_NAMES = {"Wide-2x24576": "宽层 2×24576"}
+"""The lesson's names for the models :mod:`parallelsel.course.lesson` names in ASCII (case 3's wide layer)."""
+
+
 def named_paper_cases():
-    """:func:`parallelsel.course.lesson.paper_cases` with each case id replaced by the lesson's name for it."""
-    return [(CASE_NAMES[case], w, c) for case, w, c in paper_cases()]
+    """:func:`parallelsel.course.lesson.paper_cases` as the pages show them: each case id replaced by the lesson's
+    name for it, and a model with a lesson name (:data:`MODEL_NAMES`) carrying that name."""
+    out = []
+    for case, w, c in paper_cases():
+        if w.model.name in MODEL_NAMES:
+            w = replace(w, model=replace(w.model, name=MODEL_NAMES[w.model.name]))
+        out.append((CASE_NAMES[case], w, c))
+    return out
 
 
 def verdict_word(verdict) -> str:

@@ -100,5 +100,5 @@ def why_list(result: SearchResult, limit: int | None = None) -> str:
     out = []
     for r in result.results[:limit]:
         out.append(f"{r.rank}. **{plan_label(r.plan)}**")
-        out.extend(f"    - {w}" for w in r.why)
+        out.extend(f"    - {text(w)}" for w in r.why)
     return "\n".join(out) + "\n"

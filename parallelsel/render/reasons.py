@@ -57,6 +57,9 @@ ZH: dict[str, str] = {
     # memory (parallelsel.core.estimate)
     "memory_exceeds_device": "每卡内存 {bytes:size} > 上限 {capacity:size}[（可用 {usable:size} × (1 − 预留比例 {headroom:pct})）]{stage:stage}",
     "seq_not_divisible_cp": "序列长度 {seq_len} 不是 2×CP 的倍数（CP={cp}）",
+    "tp_overlap_not_offered": "框架栈 {stack} 不提供 TP 通信与 GEMM 的重叠",
+    "tp_overlap_needs_sp": "{stack} 的 TP 通信重叠要求开启序列并行（SP），TP={tp} 的方案没有开",
+    "tp_overlap_needs_compile": "{stack} 的异步 TP 要求用 torch.compile 编译模型（Workload(compile=True)）",
     # search: plans left out without being timed, and the closest miss when nothing fits
     "gpipe_dominated": "GPipe：气泡与 1F1B 相同、在途激活更多（被支配）",
     "closest_miss": "最接近的是 {plan:plan}：每卡 {bytes:size}，比上限 {budget:size} 多 {gap:size}",
@@ -155,6 +158,9 @@ EN: dict[str, str] = {
     "experts_not_divisible": "{experts} experts are not divisible by EP={ep}",
     "memory_exceeds_device": "memory per GPU {bytes:size} > limit {capacity:size}[ (usable {usable:size} × (1 − headroom {headroom:pct}))]{stage:stage}",
     "seq_not_divisible_cp": "sequence length {seq_len} is not a multiple of 2×CP (CP={cp})",
+    "tp_overlap_not_offered": "stack {stack} does not overlap TP communication with GEMMs",
+    "tp_overlap_needs_sp": "TP communication overlap on {stack} needs sequence parallelism (SP), off in this TP={tp} plan",
+    "tp_overlap_needs_compile": "async TP on {stack} needs the model under torch.compile (Workload(compile=True))",
     "gpipe_dominated": "GPipe: the same bubble as 1F1B with more activations in flight (dominated)",
     "closest_miss": "the closest is {plan:plan}: {bytes:size} per GPU, {gap:size} over the limit {budget:size}",
     "fits_memory": ("fits: {bytes:size} per GPU ≤ limit = usable {usable:size} × (1 − headroom {headroom:pct}) (margin {margin:pct1}; "
@@ -264,6 +270,9 @@ TITLES_ZH: dict[str, str] = {
     "ranked_below_top": "排名在前 {top} 之后",
     "pp_zero2_no_stack": "PP 配 ZeRO-2（没有框架这样跑）",
     "seq_not_divisible_cp": "序列长度不是 2×CP 的倍数",
+    "tp_overlap_not_offered": "框架栈不提供 TP 通信重叠",
+    "tp_overlap_needs_sp": "TP 通信重叠需要 SP",
+    "tp_overlap_needs_compile": "异步 TP 需要 torch.compile",
     "gpipe_dominated": "GPipe：气泡与 1F1B 相同、在途激活更多（被支配）",
 }
 
@@ -285,6 +294,9 @@ TITLES_EN: dict[str, str] = {
     "ranked_below_top": "ranked below the top {top}",
     "pp_zero2_no_stack": "PP with ZeRO-2 (no stack runs it)",
     "seq_not_divisible_cp": "sequence not a multiple of 2×CP",
+    "tp_overlap_not_offered": "the stack has no TP communication overlap",
+    "tp_overlap_needs_sp": "TP communication overlap needs SP",
+    "tp_overlap_needs_compile": "async TP needs torch.compile",
     "gpipe_dominated": "GPipe: 1F1B's bubble with more in flight (dominated)",
 }
 

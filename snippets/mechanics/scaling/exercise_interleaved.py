@@ -1,6 +1,7 @@
 # Exercise: at the largest P of the page and its fixed B, what does the interleaved schedule buy back, and what does it cost?
 # --8<-- [start:givens]
 import parallelsel as ps
+from parallelsel.render.reasons import plan_label
 
 cluster = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=128, gpus_per_node=8,
                      intra=ps.LINKS["nvlink4"], inter=ps.LINKS["ib-ndr"])
@@ -11,7 +12,6 @@ print(f"P={plain.gpus}，B={workload.global_batch}，计划 {plan_label(plain)}�
 # --8<-- [end:givens]
 from parallelsel.core.estimate import scaling_efficiency
 from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_time, markdown_table
-from parallelsel.render.reasons import plan_label
 
 rows = []
 for plan in (plain, plain.with_(schedule="interleaved", chunks=V)):
