@@ -28,6 +28,7 @@ import argparse
 import contextvars
 import json
 import math
+import os
 import sys
 from dataclasses import replace
 
@@ -210,7 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--lang", choices=LANGS, default="zh", help=HELP["lang"])
     parser = _Parser(prog="parallelsel", description=HELP["prog"])
     parser.add_argument("--version", action="version", version=f"parallelsel {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="{matrix,plan,bubble,memory,presets}", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="{matrix,plan,check,bubble,memory,presets}", parser_class=_Parser)
     sub.required = True
 
     def command(name):
@@ -220,6 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
     _model_args(m)
     _cluster_args(m)
     _plan_parser(command("plan"))
+    _check_parser(command("check"))
     _bubble_parser(sub, common)
     _memory_parser(command("memory"))
     pr = command("presets")
@@ -235,6 +237,14 @@ def _plan_parser(pl: argparse.ArgumentParser) -> None:
     pl.add_argument("--why", nargs="?", const="", metavar="PLAN", help=HELP["why"])
     pl.add_argument("--export", choices=LAUNCHER_CHOICES, help=HELP["export"])
     _measured_args(pl, plan_flag=True)
+
+
+def _check_parser(ck: argparse.ArgumentParser) -> None:
+    ck.add_argument("file", metavar="FILE", help=HELP["file"])
+    ck.add_argument("--launcher", choices=LAUNCHER_CHOICES, help=HELP["launcher"])
+    _model_args(ck)
+    _cluster_args(ck)
+    ck.add_argument("--top", type=_integer(1, 1000), default=10, metavar="N", help=HELP["top"])
 
 
 def _bubble_parser(sub, common) -> None:
@@ -455,7 +465,7 @@ def _cmd_why(a, w, c, out) -> None:
     e, p = x.estimate, x.plan
     fx = fixes(w, c, p, headroom=h) if x.gpus_match and not e.fits else ()
     if a.export:
-        return _export(a, w, p, out) if x.fits else _refuse_export(p, e, x)
+        return _export(a, w, c, p, out) if x.fits else _refuse_export(p, e, x)
     if a.json:
         data = {"model": _model_json(w.model), "stack": w.stack, "cluster": _cluster_json(c), "global_batch": w.global_batch,
                 "plan": _plan_json(p, a.lang), "fits": x.fits, "uses_all_gpus": x.gpus_match,
@@ -477,15 +487,40 @@ def _refuse_export(p, e, x) -> None:
     raise ParallelselError(f"--export: plan {plan_label(p, 'en')} cannot run here: " + join(x.verdict, "en"))
 
 
-def _export(a, w, p, out) -> None:
+EXPORT_SEARCH_TOP = 300
+"""How many ranked plans ``plan --export L`` looks through for the best one L can run when the top one cannot."""
+
+
+def _export(a, w, c, p, out) -> None:
     from ..core.launchers import export, refusals
     from .launchers import refusals_text
 
     bad = refusals(w, p, a.export)
     if bad:
         raise ParallelselError(f"--export {a.export}: plan {plan_label(p, 'en')} cannot be launched: "
-                               + refusals_text(a.export, bad))
-    out.write(export(w, p, a.export))
+                               + refusals_text(a.export, bad, "en"))
+    out.write(export(w, p, a.export, c))
+
+
+def _export_best(a, w, c, r, out) -> None:
+    """``plan --export L``: the top plan, or else the best plan L can run, saying on stderr which and why."""
+    from ..core.launchers import export, refusals
+    from ..core.search import search
+    from .launchers import fallback_text, refusals_text
+
+    top = r.best
+    bad = refusals(w, top.plan, a.export)
+    if not bad:
+        out.write(export(w, top.plan, a.export, c))
+        return
+    wide = r if len(r.results) >= EXPORT_SEARCH_TOP else search(w, c, top=EXPORT_SEARCH_TOP, fixed=_fixed(a),
+                                                                headroom=_headroom_arg(a))
+    chosen = next((x for x in wide.results if not refusals(w, x.plan, a.export)), None)
+    if chosen is None:
+        raise ParallelselError(f"--export {a.export}: none of the {len(wide.results)} best plans can be launched; the "
+                               f"top one {plan_label(top.plan, 'en')}: " + refusals_text(a.export, bad, "en"))
+    sys.stderr.write(f"parallelsel plan: {fallback_text(a.export, top, bad, chosen, a.lang)}\n")
+    out.write(export(w, chosen.plan, a.export, c))
 
 
 def _cmd_plan(a, out) -> None:
@@ -509,7 +544,7 @@ def _cmd_plan(a, out) -> None:
         if r.best is None:
             raise ParallelselError("--export: no plan fits, so there is nothing to export (run without --export "
                                    "to see the closest miss)")
-        return _export(a, w, r.best.plan, out)
+        return _export_best(a, w, c, r, out)
     miss = None
     if not r.results and r.closest_miss is not None:
         from ..core.estimate import estimate
@@ -640,7 +675,83 @@ def _cmd_presets(a, out) -> None:
     out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
-_COMMANDS = {"matrix": _cmd_matrix, "plan": _cmd_plan, "bubble": _cmd_bubble, "memory": _cmd_memory,
+def _check_job(a):
+    """The workload, cluster, plan and launcher file ``check`` judges: the file's settings, the CLI's options for the rest."""
+    from ..core._check import preset
+    from ..core.launchers import read_config
+    from ..core.model import MODELS, Transformer
+    from ..core.plan import Plan, Workload
+    from ..core.recipe import RECIPES
+
+    with open(a.file, encoding="utf-8") as f:
+        text = f.read()
+    first = read_config(text, a.launcher, world=None, layers=None) if a.launcher != "megatron" else None
+    given = any(getattr(a, k) is not None for k in ("model", "params", "layers", "hidden", "heads"))
+    cfg0 = first or read_config(text, a.launcher, world=a.gpus)
+    if given:
+        m = _model(a)
+    elif "preset" in cfg0.model:
+        m = MODELS[cfg0.model["preset"]]
+    elif {"layers", "hidden", "heads"} <= cfg0.model.keys():
+        seq = cfg0.seq_len or a.seq_len or DEFAULT_SEQ
+        m = Transformer(seq_len=seq, name=os.path.basename(a.file), **{"vocab": 51200, **cfg0.model})
+    else:
+        raise ParallelselError(f"{a.file}: names no model shape; give --model KEY (or --layers --hidden --heads)")
+    world = a.gpus if a.gpus is not None else (a.nodes * (a.gpus_per_node or DEFAULT_GPUS_PER_NODE)
+                                               if a.nodes is not None else cfg0.world)
+    cfg = read_config(text, cfg0.launcher, world=world, layers=m.layers)
+    if "dp" not in cfg.plan:
+        raise ParallelselError(f"{a.file}: the data-parallel size follows from the world size, which the file does not "
+                               f"state (no torchrun --nnodes/--nproc-per-node): give --gpus N")
+    plan = Plan(**cfg.plan)
+    c = _cluster(a, need=plan.gpus)
+    if a.global_batch is not None and cfg.global_batch is not None and a.global_batch != cfg.global_batch:
+        raise ParallelselError(f"--global-batch {a.global_batch}: the file says {cfg.global_batch}; give one of them")
+    if cfg.recipe is None:
+        raise ParallelselError(f"{a.file}: its optimizer/precision is none of the recipes the library prices "
+                               f"({', '.join(RECIPES)})")
+    recipe = preset("--recipe", a.recipe, RECIPES) if a.recipe != "bf16-adam" else RECIPES[cfg.recipe]
+    seq = cfg.seq_len or a.seq_len or m.seq_len
+    if seq != m.seq_len:
+        m = replace(m, seq_len=seq)
+    w = Workload(m, recipe=recipe, global_batch=cfg.global_batch or a.global_batch or plan.dp, seq_len=seq,
+                 attention=a.attention)
+    return w, c, plan, cfg
+
+
+def _cmd_check(a, out) -> None:
+    from ..core.plan import constraint_violations
+    from ..core.search import explain, fixes
+    from .cli_text import check_text
+    from .launchers import refusal_text
+    from .reasons import join
+
+    w, c, plan, cfg = _check_job(a)
+    hard = constraint_violations(w, plan, c)
+    if hard:
+        raise ParallelselError(f"{a.file}: plan {plan_label(plan, 'en')}: " + join(hard, "en"))
+    h = _headroom_arg(a)
+    x = explain(w, c, plan, top=a.top, headroom=h)
+    e = x.estimate
+    fx = fixes(w, c, plan, headroom=h) if x.gpus_match and not e.fits else ()
+    notes = [{"code": code, "values": v, "text": refusal_text(cfg.launcher, code, v, a.lang)} for code, v in cfg.notes]
+    best = x.best
+    if a.json:
+        data = {"launcher": cfg.launcher, "model": _model_json(w.model), "cluster": _cluster_json(c),
+                "global_batch": w.global_batch, "recipe": cfg.recipe, "plan": _plan_json(plan, a.lang),
+                "notes": notes, "fits": e.fits, "reasons": _reasons_json(e.reasons, a.lang),
+                "memory_bytes": e.memory.total, "components_bytes": e.memory.as_dict(), "budget_bytes": e.budget,
+                "capacity_bytes": c.device.memory, "step_s": e.step.total, "tokens_per_s": e.step.tokens_per_s,
+                "mfu": e.step.mfu, "decomposition_s": e.step.decomposition, "exposed_s": dict(e.step.exposed),
+                "rank": x.rank, "best": None if best is None else _result_json(best, a.lang),
+                "step_vs_best": None if best is None or not e.fits else e.step.total / best.estimate.step.total,
+                "verdict": _reasons_json(x.verdict, a.lang), "fixes": _fixes_json(fx, a.lang)}
+        out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        return
+    out.write(check_text(w, c, x, fx, cfg, notes, a.lang))
+
+
+_COMMANDS = {"matrix": _cmd_matrix, "plan": _cmd_plan, "check": _cmd_check, "bubble": _cmd_bubble, "memory": _cmd_memory,
              "presets": _cmd_presets}
 
 
