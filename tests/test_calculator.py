@@ -230,7 +230,7 @@ def test_results_html_has_the_tables_python_markdown_reads_in_the_cli_text(case)
 def test_field_rules_are_the_cli_flags_rules():
     rules = calculator.field_rules()
     assert set(rules) == (set(calculator.FIELDS) | set(calculator.SHAPE_FIELDS)) - {"model", "device", "recipe", "intra",
-                                                                                    "inter", "attention"}
+                                                                                    "inter", "attention", "stack"}
     from parallelsel.core.hardware import MAX_GPUS, MAX_GPUS_PER_NODE
 
     assert rules["nodes"] == {"kind": "integer", "min": 1, "max": MAX_GPUS, "flag": "--nodes"}

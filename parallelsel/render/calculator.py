@@ -149,7 +149,7 @@ _LIST = re.compile(r"^( *)(?:(-)|(\d+)\.) (.*)$")
 
 
 def text_html(text: str) -> str:
-    """The CLI's text output (plain lines, Markdown pipe tables, ``-`` and ``1.`` lists) as HTML in the site's own
+    r"""The CLI's text output (plain lines, Markdown pipe tables, ``-`` and ``1.`` lists) as HTML in the site's own
     look: each table in Material's table wrappers, lists as lists, other lines as paragraphs; every text escaped.
 
     Examples:
