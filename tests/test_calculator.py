@@ -230,10 +230,21 @@ def test_results_html_has_the_tables_python_markdown_reads_in_the_cli_text(case)
 def test_field_rules_are_the_cli_flags_rules():
     rules = calculator.field_rules()
     assert set(rules) == (set(calculator.FIELDS) | set(calculator.SHAPE_FIELDS)) - {"model", "device", "recipe", "intra",
-                                                                                    "inter", "attention"}
+                                                                                    "inter", "attention", "stack"}
     from parallelsel.core.hardware import MAX_GPUS, MAX_GPUS_PER_NODE
 
     assert rules["nodes"] == {"kind": "integer", "min": 1, "max": MAX_GPUS, "flag": "--nodes"}
     assert rules["gpus_per_node"]["max"] == MAX_GPUS_PER_NODE and rules["headroom"]["kind"] == "number"
     out = calculator.run({"model": "llama2-7b", "nodes": "4-"})
     assert not out["ok"] and out["field"] == "nodes" and "'4-'" in out["error"]
+def test_stack_and_compile_fields_become_the_cli_flags():
+    from parallelsel.render import calculator
+
+    form = {"model": "llama3-8b", "nodes": "1", "gpus_per_node": "8", "global_batch": "16", "device": "h100-hbm2e-96gb",
+            "stack": "torchtitan", "compile": "on", "recipe": "fp8-compute-fp32-adam"}
+    out = calculator.run(form)
+    assert out["ok"] and out["argv"][-3:] == ["--stack", "torchtitan", "--compile"]
+    assert calculator.run({**form, "compile": ""})["argv"][-1] == "torchtitan"
+    # A stack without a compiled mode refuses --compile with the CLI's one line.
+    bad = calculator.run({**form, "stack": "megatron-core", "recipe": ""})
+    assert not bad["ok"] and "compile" in bad["error"]

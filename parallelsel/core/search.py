@@ -55,11 +55,17 @@ from .placement import group_reasons
 from .plan import (MICRO_BATCHES, SCHEDULES, Plan, Workload, batch_violations, constraint_violations, cp_violations,
                    divisors, ep_violations, pp_violations, tp_violations)
 from .reasons import Reason
-from .stacks import pp_zero_reason
+from .stacks import STACKS, pp_zero_reason
 
 __all__ = ["EXCLUSIONS", "Explanation", "Fix", "Ranked", "SearchResult", "explain", "fixes", "search"]
 
 RECOMPUTES = RECOMPUTE  # lightest first: the order in which the search tries them
+
+
+def stack_recomputes(workload: Workload) -> tuple[str, ...]:
+    """The recomputation policies the workload's stack offers (:data:`parallelsel.core.stacks.STACKS`), lightest first."""
+    offered = STACKS[workload.stack].recompute
+    return tuple(r for r in RECOMPUTES if r in offered)
 CHUNKS = (2, 4)
 TIE = 0.034
 """Step times within this relative difference count as a tie: the step-time model's mean absolute
@@ -289,7 +295,7 @@ def _knobs(space: _Space, tp: int, pp: int, dp: int):
            for sh in ([space.fixed["shard"]] if "shard" in space.fixed
                       else _shards(z, dp, tp, e, space.cluster.gpus_per_node))]
     sps = space.allowed("sp", (False, True) if tp > 1 else (False,))
-    return (zse, sps, space.allowed("micro_batch", MICRO_BATCHES), space.allowed("recompute", RECOMPUTES),
+    return (zse, sps, space.allowed("micro_batch", MICRO_BATCHES), space.allowed("recompute", stack_recomputes(space.workload)),
             _schedules(space.fixed, pp, m))
 
 
@@ -429,10 +435,14 @@ def _lower_bound(workload: Workload, plan: Plan, cluster: Cluster) -> float:
     :func:`parallelsel.core.estimate.estimate` gives total = compute + exposed communication +
     bubble_overhead x (compute + critical-path communication) >= compute x (1 + bubble_overhead),
     and no kernel runs faster than the device's matmul ceiling (:mod:`parallelsel.core.kernels`), so
-    compute >= FLOPs per GPU / (peak x gemm_efficiency).
+    compute >= FLOPs per GPU / (peak x gemm_efficiency) -- the FP8 ceiling where the recipe runs FP8 GEMMs.
     """
-    flops = workload.model.flops_per_token(plan.recompute, workload.seq_len) * workload.tokens
-    compute = flops / (cluster.device.peak_flops * cluster.device.gemm_efficiency * plan.gpus)
+    flops = workload.model.flops_per_token(plan.recompute, workload.seq_len, plan.recompute_share(workload.model)) * workload.tokens
+    d = cluster.device
+    rate = d.peak_flops * d.gemm_efficiency
+    if workload.recipe.gemm == "fp8":  # FP8 GEMMs may run faster than the 16-bit ceiling
+        rate = max(rate, d.fp8_flops * d.fp8_efficiency)
+    compute = flops / (rate * plan.gpus)
     return compute * (1 + bubble_overhead_for(plan, plan.microbatches(workload)))
 
 
@@ -515,8 +525,9 @@ def explain(workload: Workload, cluster: Cluster, plan: Plan, top: int = 10,
     dominated = None
     if e.fits and plan.recompute != "none":
         lighter = RECOMPUTES[:RECOMPUTES.index(plan.recompute)]
+        lighter = tuple(r for r in lighter if r in stack_recomputes(workload))
         for rc in lighter:
-            q = plan.with_(recompute=rc)
+            q = plan.with_(recompute=rc, recompute_layers=None)
             if breakdown(workload, q).total <= budget(cluster.device, q, headroom):
                 dominated = q
                 break
@@ -576,7 +587,7 @@ def fixes(workload: Workload, cluster: Cluster, plan: Plan, headroom: float = DE
     if workload.recipe != RECIPES["bf16-adam8bit"]:
         keep("recipe", {"recipe": "bf16-adam8bit"}, _replace_recipe(workload, RECIPES["bf16-adam8bit"]), plan, cluster)
     if plan.recompute != "full":
-        keep("recompute", {"recompute": "full"}, workload, plan.with_(recompute="full"), cluster)
+        keep("recompute", {"recompute": "full"}, workload, plan.with_(recompute="full", recompute_layers=None), cluster)
     if plan.zero != 3 and plan.dp > 1:
         keep("zero", {"zero": 3}, workload, plan.with_(zero=3), cluster)
     if plan.tp > 1 and not plan.sp:

@@ -29,14 +29,17 @@ from collections.abc import Callable, Mapping
 
 from .cli import main as cli_main
 
-__all__ = ["FIELDS", "SHAPE_FIELDS", "CUSTOM", "argv", "cli", "field_rules", "run", "text_html"]
+__all__ = ["FIELDS", "ON", "SHAPE_FIELDS", "SWITCHES", "CUSTOM", "argv", "cli", "field_rules", "run", "text_html"]
 
 # form field name -> CLI flag (the page's <input>/<select> names; DESIGN.md fixes the first six)
 FIELDS = {
     "model": "--model", "device": "--device", "nodes": "--nodes", "gpus_per_node": "--gpus-per-node",
     "global_batch": "--global-batch", "seq_len": "--seq-len", "recipe": "--recipe", "headroom": "--headroom",
-    "intra": "--intra", "inter": "--inter", "attention": "--attention",
+    "intra": "--intra", "inter": "--inter", "attention": "--attention", "stack": "--stack",
 }
+SWITCHES = {"compile": "--compile"}
+"""Form fields that are CLI switches: any of :data:`ON` turns the flag on, anything else leaves it off."""
+ON = ("on", "true", "1", "yes")
 SHAPE_FIELDS = {"layers": "--layers", "hidden": "--hidden", "heads": "--heads", "kv_heads": "--kv-heads",
                 "ffn_hidden": "--ffn-hidden", "vocab": "--vocab"}
 CUSTOM = "custom"
@@ -59,6 +62,9 @@ def argv(form: Mapping[str, object]) -> list[str]:
         if not value or (name == "model" and value == CUSTOM):
             continue
         out += [flag, value]
+    for name, flag in SWITCHES.items():
+        if str(form.get(name) or "").strip().lower() in ON:
+            out.append(flag)
     for name, flag in SHAPE_FIELDS.items():
         value = str(form.get(name) or "").strip()
         if value:
@@ -96,7 +102,8 @@ def _memory_flags(plan: Mapping[str, object]) -> list[str]:
     # One ranked plan of `plan --json` as the flags `parallelsel memory` takes.
     flags = []
     for key, flag in (("dp", "--dp"), ("tp", "--tp"), ("pp", "--pp"), ("zero", "--zero"),
-                      ("micro_batch", "--micro-batch"), ("recompute", "--recompute"), ("schedule", "--schedule"),
+                      ("micro_batch", "--micro-batch"), ("recompute", "--recompute"),
+                      ("recompute_layers", "--recompute-layers"), ("schedule", "--schedule"),
                       ("chunks", "--chunks")):
         if plan.get(key) is not None:
             flags += [flag, str(plan[key])]
@@ -142,7 +149,7 @@ _LIST = re.compile(r"^( *)(?:(-)|(\d+)\.) (.*)$")
 
 
 def text_html(text: str) -> str:
-    """The CLI's text output (plain lines, Markdown pipe tables, ``-`` and ``1.`` lists) as HTML in the site's own
+    r"""The CLI's text output (plain lines, Markdown pipe tables, ``-`` and ``1.`` lists) as HTML in the site's own
     look: each table in Material's table wrappers, lists as lists, other lines as paragraphs; every text escaped.
 
     Examples:

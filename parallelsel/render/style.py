@@ -42,6 +42,11 @@ COLORS = {
     "bound": "#8A4B08",  # text marking a region where a limit binds (e.g. communication-bound)
     "cp_group": "#1B6F6A",  # placement diagram: rank 0's context-parallel group
     "pp_group": "#6A3D9A",  # placement diagram: rank 0's pipeline group
+    # the selection matrix's verdicts (decision-flow chart, render/decision_flow.py)
+    "infeasible": "#E45756",
+    "not_preferred": "#F58518",
+    "need_info": "#4C78A8",
+    "feasible": "#54A24B",
 }
 
 # Line/bar series in order, for charts whose series are not one of the named quantities above: the one
@@ -194,11 +199,32 @@ _FONT = re.compile(r"font-family: ([^;\"]*)")
 _FONT_DECL = re.compile(r"font-family: [^;\"]*; |; font-family: [^;\"]*(?=\")|font-family: [^;\"]*(?=\")")
 
 
+PHONE_LABEL_PX = 8.5
+"""Smallest chart text, in CSS pixels, a narrow screen may shrink a chart's labels to (8 px plus rounding margin)."""
+
+_VIEWBOX_WIDTH = re.compile(r'viewBox="[-\d.]+ [-\d.]+ ([\d.]+) [\d.]+"')
+_FONT_SIZE = re.compile(r"font-size: ?([\d.]+)px")
+
+
+def narrow_min_width(svg: str) -> float | None:
+    """The narrowest a chart may be drawn (CSS px) so that its smallest label stays :data:`PHONE_LABEL_PX` tall:
+    matplotlib writes sizes in viewBox units (points), so the chart's width in px is viewBox width x label px / font.
+    None when the SVG names no font size. docs/assets/extra.css applies it on narrow screens only (the chart then
+    scrolls inside its own box instead of shrinking its text)."""
+    box, sizes = _VIEWBOX_WIDTH.search(svg), [float(f) for f in _FONT_SIZE.findall(svg)]
+    if not box or not sizes:
+        return None
+    return float(box.group(1)) * PHONE_LABEL_PX / min(sizes)
+
+
 def figure_html(svg: str, caption: str) -> str:
-    """Wrap an inline SVG in a captioned figure; the caption doubles as the accessible name."""
+    """Wrap an inline SVG in a captioned figure; the caption doubles as the accessible name. The SVG carries the
+    width below which narrow screens scroll it rather than shrink it (:func:`narrow_min_width`, as ``--ps-min-w``)."""
     if not caption:
         raise ValueError("caption='': every chart needs a caption (it is its alt text)")
-    svg = svg.replace("<svg ", f'<svg role="img" aria-label="{_escape(caption)}" ', 1)
+    least = narrow_min_width(svg)
+    style = f' style="--ps-min-w: {least:.0f}px"' if least else ""
+    svg = svg.replace("<svg ", f'<svg role="img" aria-label="{_escape(caption)}"{style} ', 1)
     return f'<figure class="ps-chart">\n{svg}\n<figcaption>{_escape(caption)}</figcaption>\n</figure>\n'
 
 
