@@ -79,7 +79,7 @@ print(f"""<form id="calc-form" class="ps-calc" data-assets="../../assets/calcula
 <div class="ps-calc-shape" hidden>{shape}</div>
 {field("seq_len", "序列长度 seq_len", number("seq_len", placeholder="模型的默认值"))}
 {field("global_batch", "全局批量（序列数）", number("global_batch", placeholder="不填：未知"))}
-{field("recipe", "精度与优化器", f'<select name="recipe">{options(ps.RECIPES, defaults.recipe)}</select>')}
+{field("recipe", "精度与优化器", f'<select name="recipe">{options(ps.RECIPES, defaults.recipe, None if defaults.recipe else "按训练框架的默认")}</select>')}
 {field("attention", "注意力内核 attention", f'<select name="attention">{attention}</select>')}
 {field("stack", "训练框架 stack", f'<select name="stack">{stacks}</select>')}
 {field("compile", "执行方式", '<select name="compile"><option value="">框架默认（eager 或 TE）</option><option value="on">torch.compile</option></select>')}
