@@ -279,10 +279,11 @@ def recomputed_gemm_share(model, name: str) -> float:
     (:func:`parallelsel.core.model.op_saved_matmuls`), grouped as this module fuses them (``qkv`` = wq, wk,
     wv; ``proj`` = wo; ``fc1`` = w1 and w3 when gated; ``fc2`` = w2).
 
-    >>> import parallelsel as ps
-    >>> m = ps.MODELS["llama3-8b"]
-    >>> recomputed_gemm_share(m, "qkv"), recomputed_gemm_share(m, "proj"), recomputed_gemm_share(m, "fc1")
-    (0.16666666666666666, 1.0, 0.5)
+    Examples:
+        >>> import parallelsel as ps
+        >>> m = ps.MODELS["llama3-8b"]
+        >>> recomputed_gemm_share(m, "qkv"), recomputed_gemm_share(m, "proj"), recomputed_gemm_share(m, "fc1")
+        (0.16666666666666666, 1.0, 0.5)
     """
     from .model import block_matmuls, op_saved_matmuls
 

@@ -355,9 +355,10 @@ def op_saved_bytes(model: Transformer, s: int, b: int, t: int = 1, sp: bool = Fa
     two reduce-scatter outputs (h / t each). A standard (unfused) attention is not an SDPA op: nothing of
     it is saved. An MoE block saves top_k copies of its experts' saved outputs.
 
-    >>> import parallelsel as ps
-    >>> sorted(op_saved_bytes(ps.MODELS["llama3-8b"], 1, 1))
-    ['input', 'sdpa', 'w1', 'w2', 'wq', 'wv']
+    Examples:
+        >>> import parallelsel as ps
+        >>> sorted(op_saved_bytes(ps.MODELS["llama3-8b"], 1, 1))
+        ['input', 'sdpa', 'w1', 'w2', 'wq', 'wv']
     """
     from .model import block_matmuls, op_saved_matmuls
 
