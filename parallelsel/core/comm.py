@@ -277,7 +277,7 @@ def _fsdp_items(st: _Step, kind: str, g_bytes, w_bytes, shard: int, link: Link, 
     backward, but every micro-batch's forward still gathers (PyTorch reshards after backward). With
     ``no_sync`` (FSDP2 ``set_requires_gradient_sync(False)``) the gradients are reduce-scattered
     once per step, on the last micro-batch. Checked call by call against a recorded torch run
-    (tests/data/torch_fsdp_accumulation.json).
+    (parallelsel/course/data/torch_fsdp_accumulation.json).
     """
     plan, m = st.plan, st.m
     n_units = sum(u.count for u in units)

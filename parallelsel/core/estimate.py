@@ -173,6 +173,15 @@ def _flops(model, recompute: str, s: int, share: float = 1.0) -> tuple[float, fl
             model.model_flops_per_token(s))
 
 
+def _timed_tokens(workload: Workload, plan: Plan) -> float:
+    """Tokens the timed step processes: the micro-batches it runs (at least one) x dp x micro_batch
+    sequences, never more than the global batch. A global batch that dp x micro_batch does not divide
+    (a ``batch_not_divisible`` plan) runs only the whole micro-batches; counting the remainder as
+    trained would raise the throughput and MFU above what the timed work does."""
+    sequences = min(workload.global_batch, max(1, plan.microbatches(workload)) * plan.dp * plan.micro_batch)
+    return sequences * workload.seq_len
+
+
 def _compute(workload: Workload, plan: Plan, device, eff, mem) -> tuple[float, dict[str, float]]:
     """Compute seconds per step on one GPU, and the forward / backward windows overlapped traffic can hide in.
 
@@ -180,7 +189,7 @@ def _compute(workload: Workload, plan: Plan, device, eff, mem) -> tuple[float, d
     the micro-batches, plus one optimizer step over the parameters this GPU updates). A number: the
     flat model, FLOPs per GPU / (peak x eff), FLOPs split evenly over GPUs.
     """
-    tokens, m = workload.tokens, max(1, plan.microbatches(workload))
+    tokens, m = _timed_tokens(workload, plan), max(1, plan.microbatches(workload))
     if eff is not None:
         forward, train, _ = _flops(workload.model, plan.recompute, workload.seq_len,
                                    plan.recompute_share(workload.model))
@@ -295,6 +304,7 @@ def _step_time(workload: Workload, plan: Plan, cluster: Cluster, compute: float,
                items) -> StepTime:
     """Compute + exposed communication + bubble, with throughput and MFU."""
     m = max(1, plan.microbatches(workload))
+    tokens = _timed_tokens(workload, plan)
     exposed, by_phase, critical = _overlap(items, phase_compute, m)
     comm_exposed = sum(exposed.values())
     bubble = bubble_overhead_for(plan, m) * (compute + critical)
@@ -306,8 +316,8 @@ def _step_time(workload: Workload, plan: Plan, cluster: Cluster, compute: float,
         communication_total=sum(it.time for it in items),
         bubble=bubble,
         total=total,
-        tokens_per_s=workload.tokens / total,
-        mfu=model_flops * workload.tokens / (total * cluster.device.peak_flops * plan.gpus),
+        tokens_per_s=tokens / total,
+        mfu=model_flops * tokens / (total * cluster.device.peak_flops * plan.gpus),
         exposed=tuple(exposed.items()),
         forward=phase_compute["forward"],
         critical=critical,

@@ -66,7 +66,8 @@ class Device:
     fp8_flops: float = 0.0
     fp8_efficiency: float = 0.8
     attention_efficiency: float = 0.0
-    source: str = ""
+    source: str = field(default="", compare=False)
+    """Where the record's numbers come from (paper and table, datasheet, measurement); every preset names one."""
 
     def __post_init__(self):
         if not isinstance(self.name, str):
@@ -114,6 +115,8 @@ class Link:
     per: str = "gpu"
     nics: int = 1
     efficiency: float = 1.0
+    source: str = field(default="", compare=False)
+    """Where the record's numbers come from (paper and table, datasheet, measurement); every preset names one."""
 
     def __post_init__(self):
         if not isinstance(self.name, str):
@@ -357,52 +360,45 @@ _IB_NDR = 47 / 50           # midpoint of 46-48 GB/s
 _ROCE = 600 / 800
 LINKS: dict[str, Link] = Catalogue("link", {
     # NVLink 2 (V100 SXM2): 300 GB/s total = 150 GB/s each way; achieved share assumed as NVLink 3's.
-    "nvlink2": Link("NVLink2", 150e9, 3e-6, efficiency=_NVLINK3),
+    "nvlink2": Link("NVLink2", 150e9, 3e-6, efficiency=_NVLINK3,
+                    source="NVIDIA V100 datasheet: NVLink 300 GB/s total, 150 GB/s each way"),
     # NVLink 3 (A100 SXM): 600 GB/s total = 300 GB/s each way.
-    "nvlink3": Link("NVLink3", 300e9, 3e-6, efficiency=_NVLINK3),
+    "nvlink3": Link("NVLink3", 300e9, 3e-6, efficiency=_NVLINK3,
+                    source="NVIDIA A100 datasheet: NVLink 600 GB/s total, 300 GB/s each way"),
     # NVLink 4 (H100 SXM): 900 GB/s total = 450 GB/s each way. A ring reaches about 80% (an assumption:
     # nccl-tests #290's 476 GB/s all-reduce uses NVLink SHARP, in-switch reduction, not a ring).
-    "nvlink4": Link("NVLink4", 450e9, 3e-6, efficiency=0.8),
+    "nvlink4": Link("NVLink4", 450e9, 3e-6, efficiency=0.8,
+                    source="NVIDIA H100 datasheet: NVLink 900 GB/s total, 450 GB/s each way"),
     # H800: NVLink 4 with 8 of H100's 18 links, 400 GB/s total = 200 GB/s each way; achieved share as NVLink 4's.
-    "nvlink4-h800": Link("NVLink4 (H800)", 200e9, 3e-6, efficiency=0.8),
+    "nvlink4-h800": Link("NVLink4 (H800)", 200e9, 3e-6, efficiency=0.8,
+                         source="H800: 8 NVLink 4 links, 400 GB/s total, 200 GB/s each way (third-party comparisons; NCCL issue #1374)"),
     # PCIe 4.0 / 5.0 x16: 32 / 64 GB/s each way (nominal); about 80% after TLP headers (assumed).
-    "pcie4": Link("PCIe4 x16", 32e9, 5e-6, efficiency=0.8),
-    "pcie5": Link("PCIe5 x16", 64e9, 5e-6, efficiency=0.8),
+    "pcie4": Link("PCIe4 x16", 32e9, 5e-6, efficiency=0.8,
+                  source="PCI-SIG PCIe 4.0: 16 GT/s x16, about 32 GB/s each way"),
+    "pcie5": Link("PCIe5 x16", 64e9, 5e-6, efficiency=0.8,
+                  source="PCI-SIG PCIe 5.0: 32 GT/s x16, about 64 GB/s each way"),
     # InfiniBand with one HCA per GPU, per="gpu" (DGX-1: EDR 100 Gb/s; DGX A100 user guide: eight
     # single-port ConnectX-6 HDR 200 Gb/s adapters for the compute fabric; DGX H100 user guide: eight
     # ConnectX-7 NDR 400 Gb/s). EDR's achieved share assumed as HDR's.
-    "ib-edr": Link("InfiniBand EDR 100Gb/s", 12.5e9, 5e-6, efficiency=_IB_HDR),
-    "ib-hdr": Link("InfiniBand HDR 200Gb/s", 25e9, 5e-6, efficiency=_IB_HDR),
-    "ib-ndr": Link("InfiniBand NDR 400Gb/s", 50e9, 5e-6, efficiency=_IB_NDR),
+    "ib-edr": Link("InfiniBand EDR 100Gb/s", 12.5e9, 5e-6, efficiency=_IB_HDR,
+                   source="InfiniBand EDR 100 Gb/s per port, one port per GPU assumed"),
+    "ib-hdr": Link("InfiniBand HDR 200Gb/s", 25e9, 5e-6, efficiency=_IB_HDR,
+                   source="InfiniBand HDR 200 Gb/s per port, one HCA per GPU as in DGX A100 (eight ConnectX-6 per node)"),
+    "ib-ndr": Link("InfiniBand NDR 400Gb/s", 50e9, 5e-6, efficiency=_IB_NDR,
+                   source="InfiniBand NDR 400 Gb/s per port, one HCA per GPU as in DGX H100 (eight ConnectX-7 per node)"),
     # Nodes with four HCAs for eight GPUs (shared, two GPUs per HCA): DGX-1 (four EDR 100 Gb/s ports;
     # DGX-1 with Tesla V100 System Architecture whitepaper) and the 4 x HDR A100 servers of
     # nccl-tests #119 / NVIDIA/nccl #1048.
-    "ib-edr-4hca": Link("InfiniBand EDR 100Gb/s x4 per node", 12.5e9, 5e-6, per="node", nics=4, efficiency=_IB_HDR),
-    "ib-hdr-4hca": Link("InfiniBand HDR 200Gb/s x4 per node", 25e9, 5e-6, per="node", nics=4, efficiency=_IB_HDR),
+    "ib-edr-4hca": Link("InfiniBand EDR 100Gb/s x4 per node", 12.5e9, 5e-6, per="node", nics=4, efficiency=_IB_HDR,
+                        source="InfiniBand EDR 100 Gb/s, four ports per 8-GPU node as in DGX-1 (System Architecture whitepaper)"),
+    "ib-hdr-4hca": Link("InfiniBand HDR 200Gb/s x4 per node", 25e9, 5e-6, per="node", nics=4, efficiency=_IB_HDR,
+                        source="InfiniBand HDR 200 Gb/s, four HCAs per 8-GPU node (NVIDIA/nccl-tests issue #119, NVIDIA/nccl #1048)"),
     # Commodity Ethernet: NICs that all GPUs of a node share, per="node"; one NIC per node unless
     # stated (an assumption for a generic server: pass dataclasses.replace(link, nics=2) for two).
-    "eth-25g": Link("Ethernet 25GbE", 25e9 / 8, 30e-6, per="node", nics=1, efficiency=_ROCE),
-    "eth-100g": Link("Ethernet 100GbE", 100e9 / 8, 20e-6, per="node", nics=1, efficiency=_ROCE),
+    "eth-25g": Link("Ethernet 25GbE", 25e9 / 8, 30e-6, per="node", nics=1, efficiency=_ROCE,
+                    source="IEEE 802.3by 25 GbE, one NIC per node shared by its GPUs assumed"),
+    "eth-100g": Link("Ethernet 100GbE", 100e9 / 8, 20e-6, per="node", nics=1, efficiency=_ROCE,
+                     source="IEEE 802.3 100 GbE, one NIC per node shared by its GPUs assumed"),
 })
 
-DEVICE_SOURCES: dict[str, str] = {k: d.source for k, d in DEVICES.items()}
-"""Where each :data:`DEVICES` preset's memory (the datasheet, and the nvidia-smi ``memory.total`` it is
-set to), FLOP/s and usual links come from."""
 
-LINK_SOURCES: dict[str, str] = {
-    "nvlink2": "NVIDIA V100 datasheet: NVLink 300 GB/s total, 150 GB/s each way",
-    "nvlink3": "NVIDIA A100 datasheet: NVLink 600 GB/s total, 300 GB/s each way",
-    "nvlink4": "NVIDIA H100 datasheet: NVLink 900 GB/s total, 450 GB/s each way",
-    "nvlink4-h800": "H800: 8 NVLink 4 links, 400 GB/s total, 200 GB/s each way (third-party comparisons; NCCL issue #1374)",
-    "pcie4": "PCI-SIG PCIe 4.0: 16 GT/s x16, about 32 GB/s each way",
-    "pcie5": "PCI-SIG PCIe 5.0: 32 GT/s x16, about 64 GB/s each way",
-    "ib-edr": "InfiniBand EDR 100 Gb/s per port, one port per GPU assumed",
-    "ib-hdr": "InfiniBand HDR 200 Gb/s per port, one HCA per GPU as in DGX A100 (eight ConnectX-6 per node)",
-    "ib-ndr": "InfiniBand NDR 400 Gb/s per port, one HCA per GPU as in DGX H100 (eight ConnectX-7 per node)",
-    "ib-edr-4hca": "InfiniBand EDR 100 Gb/s, four ports per 8-GPU node as in DGX-1 (System Architecture whitepaper)",
-    "ib-hdr-4hca": "InfiniBand HDR 200 Gb/s, four HCAs per 8-GPU node (NVIDIA/nccl-tests issue #119, NVIDIA/nccl #1048)",
-    "eth-25g": "IEEE 802.3by 25 GbE, one NIC per node shared by its GPUs assumed",
-    "eth-100g": "IEEE 802.3 100 GbE, one NIC per node shared by its GPUs assumed",
-}
-"""Where each :data:`LINKS` preset's bandwidth comes from; the achieved shares and latencies are cited beside
-:data:`LINKS` (nccl-tests measurements)."""

@@ -542,7 +542,7 @@ def fsdp_units(model: Transformer, tp: int = 1, pp: int = 1, ep: int = 1, stage:
     keeps its parameters from forward to backward), so its weights stay gathered for the whole pass.
     Its reduce-scatter runs after the last block's backward, so the head's gradients, computed first,
     are held through the blocks' backward (``early_grads``; seen in the recorded torch run,
-    tests/data/torch_fsdp_accumulation.json).
+    parallelsel/course/data/torch_fsdp_accumulation.json).
 
     Examples:
         >>> import parallelsel as ps

@@ -10,7 +10,8 @@ layer norm (2h) that eq. 2 leaves out.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 
 from ._check import Catalogue, ParallelselError, choice, flag, positive_int, store
 
@@ -122,6 +123,8 @@ class Transformer:
     top_k: int = 1
     name: str = "custom"
     architecture: str = "gpt"
+    source: str = field(default="", compare=False)
+    """Where the record's numbers come from (paper and table, datasheet, measurement); every preset names one."""
 
     def __post_init__(self):
         choice("architecture", self.architecture, tuple(ARCHITECTURES))
@@ -303,50 +306,88 @@ class Transformer:
         return self.flops_per_token("none", seq_len)
 
 
+MIN_PARAMS = 1e8
+MAX_PARAMS = 1e15
+"""The range of :func:`gpt_like` (the CLI's ``--params``): from GPT-2 small's size (below it the 51200-token embedding
+alone outweighs the layers)
+to a thousand times Llama 3 405B."""
+
+
+def gpt_like(params: float, seq_len: int = 2048, vocab: int = 51200):
+    """A GPT-shaped :class:`Transformer` of roughly ``params`` parameters whose heads allow TP.
+
+    Derivation: a GPT layer has about 12 h^2 parameters (Narayanan et al. 2021, eq. 2) and large
+    GPT models keep h / l near 128 (GPT-3 175B: 12288 / 96; 13B: 5120 / 40; 6.7B: 4096 / 32,
+    Brown et al. 2020, Table 2.1). So 12 l h^2 = 12 h^3 / 128 gives h = (128 N / 12)^(1/3). Heads
+    are 128 wide, and their number is rounded to a multiple of 8 (to a power of two below 8), so
+    that TP = 2, 4 and 8 -- a node of eight GPUs -- divide the heads: Megatron-LM requires the
+    heads to divide by the TP size (Shoeybi et al. 2019 §3). Then l = round((N - V h) / (12 h^2)),
+    at least 1, so the embedding (V h) is counted. For N = 175e9 this returns GPT-3's shape, and
+    for 70e9 72 heads (a plain rounding would give 71, a prime: no TP at all).
+
+    Examples:
+        >>> m = gpt_like(175e9)
+        >>> m.layers, m.hidden, m.heads
+        (96, 12288, 96)
+        >>> gpt_like(70e9).heads % 8
+        0
+    """
+    n = float(params) if not isinstance(params, bool) and isinstance(params, (int, float)) else math.nan
+    if not (math.isfinite(n) and MIN_PARAMS <= n <= MAX_PARAMS):
+        raise ParallelselError(f"params={params!r}: must be a finite number between {MIN_PARAMS:g} and {MAX_PARAMS:g}")
+    heads = (128 * n / 12) ** (1 / 3) / 128
+    if heads >= 8:
+        heads = 8 * max(1, round(heads / 8))
+    else:
+        heads = 2 ** max(0, round(math.log2(max(heads, 1.0))))
+    h = 128 * heads
+    layers = max(1, int(round((n - vocab * h) / (12 * h * h))))
+    return Transformer(layers=layers, hidden=h, heads=heads, seq_len=seq_len, vocab=vocab, tied_embeddings=True,
+                       position="learned", bias=True, norm="layernorm", name=f"GPT-like ~{n / 1e9:g}B")
+
+
 _ATTN_MM = ("wq", "wk", "wv", "wo")
 
 
-def _gpt(name, layers, hidden, heads, seq_len=2048, vocab=51200):
+def _gpt(name, layers, hidden, heads, seq_len=2048, vocab=51200, source=""):
     return Transformer(
         layers=layers, hidden=hidden, heads=heads, seq_len=seq_len, vocab=vocab, tied_embeddings=True,
-        position="learned", bias=True, norm="layernorm", name=name,
+        position="learned", bias=True, norm="layernorm", name=name, source=source,
     )
 
 
-def _llama(name, layers, hidden, heads, ffn, vocab, seq_len, kv_heads=None, experts=1, top_k=1):
+def _llama(name, layers, hidden, heads, ffn, vocab, seq_len, kv_heads=None, experts=1, top_k=1, source=""):
     return Transformer(
         layers=layers, hidden=hidden, heads=heads, kv_heads=kv_heads, ffn_hidden=ffn, vocab=vocab, seq_len=seq_len,
         gated_mlp=True, tied_embeddings=False, position="rotary", bias=False, norm="rmsnorm",
-        experts=experts, top_k=top_k, name=name, architecture="llama",
+        experts=experts, top_k=top_k, name=name, architecture="llama", source=source,
     )
 
 
 MODELS: dict[str, Transformer] = Catalogue("model", {
     # Radford et al. 2019 (GPT-2 XL): 48 layers, d=1600, 25 heads, 1024 context, 50257 vocab -> 1,557,611,200.
-    "gpt2-1.5b": _gpt("GPT-2 1.5B", 48, 1600, 25, seq_len=1024, vocab=50257),
+    "gpt2-1.5b": _gpt("GPT-2 1.5B", 48, 1600, 25, seq_len=1024, vocab=50257,
+                      source="Radford et al. 2019, Language Models are Unsupervised Multitask Learners (GPT-2 XL)"),
     # Brown et al. 2020, Table 2.1 (GPT-3 175B); vocab padded to 51200 as in Narayanan et al. 2021 §5.1.
-    "gpt3-175b": _gpt("GPT-3 175B", 96, 12288, 96),
+    "gpt3-175b": _gpt("GPT-3 175B", 96, 12288, 96,
+                      source=("Brown et al. 2020, Table 2.1; vocabulary padded to 51200 as in Narayanan et al. 2021 "
+                              "§5.1")),
     # Touvron et al. 2023 (Llama 2), Table 1 and the released configs.
-    "llama2-7b": _llama("Llama-2 7B", 32, 4096, 32, 11008, 32000, 4096),
-    "llama2-13b": _llama("Llama-2 13B", 40, 5120, 40, 13824, 32000, 4096),
-    "llama2-70b": _llama("Llama-2 70B", 80, 8192, 64, 28672, 32000, 4096, kv_heads=8),
+    "llama2-7b": _llama("Llama-2 7B", 32, 4096, 32, 11008, 32000, 4096,
+                        source="Touvron et al. 2023 (Llama 2), Table 1 and the released config.json"),
+    "llama2-13b": _llama("Llama-2 13B", 40, 5120, 40, 13824, 32000, 4096,
+                         source="Touvron et al. 2023 (Llama 2), Table 1 and the released config.json"),
+    "llama2-70b": _llama("Llama-2 70B", 80, 8192, 64, 28672, 32000, 4096, kv_heads=8,
+                         source="Touvron et al. 2023 (Llama 2), Table 1 and the released config.json"),
     # Llama 3 Herd of Models (Dubey et al. 2024), Table 3.
-    "llama3-8b": _llama("Llama-3 8B", 32, 4096, 32, 14336, 128256, 8192, kv_heads=8),
-    "llama3-70b": _llama("Llama-3 70B", 80, 8192, 64, 28672, 128256, 8192, kv_heads=8),
-    "llama3-405b": _llama("Llama-3 405B", 126, 16384, 128, 53248, 128256, 8192, kv_heads=8),
+    "llama3-8b": _llama("Llama-3 8B", 32, 4096, 32, 14336, 128256, 8192, kv_heads=8,
+                        source="Dubey et al. 2024 (The Llama 3 Herd of Models), Table 3"),
+    "llama3-70b": _llama("Llama-3 70B", 80, 8192, 64, 28672, 128256, 8192, kv_heads=8,
+                         source="Dubey et al. 2024 (The Llama 3 Herd of Models), Table 3"),
+    "llama3-405b": _llama("Llama-3 405B", 126, 16384, 128, 53248, 128256, 8192, kv_heads=8,
+                          source="Dubey et al. 2024 (The Llama 3 Herd of Models), Table 3"),
     # Jiang et al. 2024 (Mixtral of Experts): 8 experts, top-2, 32 layers, d=4096, GQA 8.
-    "mixtral-8x7b": _llama("Mixtral 8x7B", 32, 4096, 32, 14336, 32000, 4096, kv_heads=8, experts=8, top_k=2),
+    "mixtral-8x7b": _llama("Mixtral 8x7B", 32, 4096, 32, 14336, 32000, 4096, kv_heads=8, experts=8, top_k=2,
+                           source="Jiang et al. 2024 (Mixtral of Experts), Table 1"),
 })
 
-MODEL_SOURCES: dict[str, str] = {
-    "gpt2-1.5b": "Radford et al. 2019, Language Models are Unsupervised Multitask Learners (GPT-2 XL)",
-    "gpt3-175b": "Brown et al. 2020, Table 2.1; vocabulary padded to 51200 as in Narayanan et al. 2021 §5.1",
-    "llama2-7b": "Touvron et al. 2023 (Llama 2), Table 1 and the released config.json",
-    "llama2-13b": "Touvron et al. 2023 (Llama 2), Table 1 and the released config.json",
-    "llama2-70b": "Touvron et al. 2023 (Llama 2), Table 1 and the released config.json",
-    "llama3-8b": "Dubey et al. 2024 (The Llama 3 Herd of Models), Table 3",
-    "llama3-70b": "Dubey et al. 2024 (The Llama 3 Herd of Models), Table 3",
-    "llama3-405b": "Dubey et al. 2024 (The Llama 3 Herd of Models), Table 3",
-    "mixtral-8x7b": "Jiang et al. 2024 (Mixtral of Experts), Table 1",
-}
-"""Where each :data:`MODELS` preset's shape comes from (``parallelsel presets models`` prints it)."""

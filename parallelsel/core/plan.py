@@ -464,9 +464,15 @@ def parse_plan(text: str) -> Plan:
     if not isinstance(text, str) or not text.strip():
         raise ParallelselError(f"plan={text!r}: must be a plan label such as 'DP16·TP4·PP1·ZeRO-3'")
     kw: dict = {}
+    source: dict = {}  # field -> the part that set it, to name both sides of a contradiction
     for raw in re.split(r"[·\s,]+", text.strip()):
-        if raw:
-            kw.update(_plan_part(text, raw))
+        if not raw:
+            continue
+        for name, value in _plan_part(text, raw).items():
+            if name in kw and kw[name] != value:
+                raise ParallelselError(f"plan={text!r}: {source[name]!r} and {raw!r} both set {name} "
+                                       f"({kw[name]!r} vs {value!r}); a label names each field once")
+            kw[name], source[name] = value, raw
     return Plan(**kw)
 
 

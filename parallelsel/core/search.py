@@ -198,6 +198,10 @@ def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
         prod *= fixed.get(k, 1)
     if cluster.gpus % prod:
         raise ParallelselError(f"dp×tp×pp{'×cp' if 'cp' in fixed else ''}={prod}: must divide the cluster's {cluster.gpus} GPUs")
+    interleaving = fixed.get("chunks", 1) > 1 or fixed.get("schedule") == "interleaved"
+    if interleaving and (fixed.get("pp") == 1 or cluster.gpus == prod):  # pp is 1 in every plan left
+        raise ParallelselError(f"fixed={fixed!r}: interleaving needs a pipeline (pp > 1), and these pins leave "
+                               f"pp = 1 on the cluster's {cluster.gpus} GPUs")
     return fixed
 
 
@@ -315,6 +319,10 @@ def _search_group(space: _Space, tally: _Tally, tp: int, cp: int, pp: int, dp: i
         else:
             keep.append(t)
     for sched, chunks in scheds:
+        bad = pp_violations(m, pp, chunks)  # a pinned chunk count must split the layers too
+        if bad:
+            tally.excluded[bad[0].code] += len(keep) * per_zse
+            continue
         if sched == "gpipe" and "schedule" not in space.fixed:
             # Same bubble as 1F1B (Narayanan et al. 2021 §2.2.1) with all m micro-batches in
             # flight instead of at most p: never faster, never smaller, so never timed.
@@ -406,6 +414,9 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
     tally = _Tally()
     for tp, cp, pp, dp in _degrees(space):
         _search_group(space, tally, tp, cp, pp, dp)
+    if tally.considered == 0:  # the pins leave no plan at all: an input error, not an empty answer
+        raise ParallelselError(f"fixed={space.fixed!r}: no plan of dp×tp×pp×cp = {cluster.gpus} GPUs has these values "
+                               f"(tp up to the {workload.model.heads} heads, pp up to the {workload.model.layers} layers)")
     ranked = _rank(_estimate_best(tally.cands, workload, cluster, top, headroom, exhaustive=_exhaustive), top)
     if tally.fitting > len(ranked):
         tally.excluded[BELOW_TOP] += tally.fitting - len(ranked)

@@ -30,12 +30,13 @@ import re
 import string
 from collections.abc import Iterable, Mapping
 
+from parallelsel.core._check import ParallelselError
 from parallelsel.core.plan import label_parts, parse_plan
 from parallelsel.core.reasons import Reason
 from parallelsel.render.units import fmt_count, fmt_pct, fmt_rate, fmt_size, fmt_time
 
-__all__ = ["EN", "LANGS", "STAGES_EN", "STAGES_ZH", "TITLES_EN", "TITLES_ZH", "WORDS", "ZH", "as_json", "join", "plan_label", "read_plan",
-           "stage_title", "text", "title"]
+__all__ = ["EN", "FIX_EN", "FIX_ZH", "LANGS", "STAGES_EN", "STAGES_ZH", "TEMPLATES", "TITLES_EN", "TITLES_ZH", "WORDS", "ZH",
+           "as_json", "fix", "join", "plan_label", "read_plan", "stage_title", "text", "title"]
 
 LANGS = ("zh", "en")
 
@@ -312,9 +313,24 @@ STAGES_ZH: dict[str, str] = {"considered": "枚举", "passed_constraints": "约�
 STAGES_EN: dict[str, str] = {"considered": "enumerated", "passed_constraints": "passed the constraints",
                              "fitting": "fit in memory", "ranked": "top {top}"}
 
+# The single changes that make a plan fit (parallelsel.core.search.fixes), by their code; ``{plan:plan}`` is a label.
+FIX_ZH: dict[str, str] = {
+    "recipe": "改用 8-bit Adam（--recipe {recipe}）", "recompute": "完全重算（--recompute {recompute}）",
+    "zero": "ZeRO-{zero}（--zero {zero}）", "sp": "开启序列并行",
+    "micro_batch": "微批次 {micro_batch}（--micro-batch {micro_batch}）",
+    "gpus": "加到 {gpus} 卡（{nodes} 节点），最快的是 {plan:plan}",
+}
+FIX_EN: dict[str, str] = {
+    "recipe": "switch to 8-bit Adam (--recipe {recipe})", "recompute": "full recomputation (--recompute {recompute})",
+    "zero": "ZeRO-{zero} (--zero {zero})", "sp": "turn on sequence parallelism",
+    "micro_batch": "micro-batch {micro_batch} (--micro-batch {micro_batch})",
+    "gpus": "grow to {gpus} GPUs ({nodes} nodes); the fastest plan there is {plan:plan}",
+}
+
 # -- words ---------------------------------------------------------------------------------------
 WORDS: dict[str, dict[str, Mapping]] = {
     "zh": {
+        "verdict": {"infeasible": "不可行", "feasible": "可行", "not_preferred": "不优先", "need_info": "需更多信息"},
         "stage": {None: "", "first": "（首段）", "last": "（末段）"},
         "recompute": {"none": "不重算", "selective": "选择性重算", "op": "算子级选择性重算", "full": "完全重算"},
         "where": {True: "跨节点", False: "在节点内"},
@@ -328,6 +344,8 @@ WORDS: dict[str, dict[str, Mapping]] = {
                  "both": "：省下的内存换来了更大的微批次和更少的重算"},
     },
     "en": {
+        "verdict": {"infeasible": "infeasible", "feasible": "feasible", "not_preferred": "not preferred",
+                    "need_info": "needs more information"},
         "stage": {None: "", "first": " (first stage)", "last": " (last stage)"},
         "recompute": {"none": "no recompute", "selective": "selective recompute", "op": "op-level selective recompute",
                       "full": "full recompute"},
@@ -348,7 +366,7 @@ WORDS: dict[str, dict[str, Mapping]] = {
 
 _NUMBER_SPECS = {  # value, language -> text
     "size": lambda v, lang: fmt_size(v),
-    "secs": lambda v, lang: fmt_time(v, 2, lang),  # as the tables print a step time
+    "secs": lambda v, lang: fmt_time(v, lang=lang),  # to the model's precision (units.places), as the tables
     "rate": lambda v, lang: fmt_rate(v),
     "count": lambda v, lang: fmt_count(v),
     "pct": lambda v, lang: fmt_pct(v, 0),
@@ -358,7 +376,13 @@ _NUMBER_SPECS = {  # value, language -> text
     "g": lambda v, lang: f"{v:g}",
 }
 
-_TABLES = {"zh": (ZH, TITLES_ZH), "en": (EN, TITLES_EN)}
+TEMPLATES: dict[str, dict[str, dict[str, str]]] = {
+    "zh": {"reason": ZH, "title": TITLES_ZH, "stage": STAGES_ZH, "fix": FIX_ZH},
+    "en": {"reason": EN, "title": TITLES_EN, "stage": STAGES_EN, "fix": FIX_EN},
+}
+"""The one template table: per language, a sentence per reason code (``reason``), a category title per exclusion
+code (``title``), a name per funnel stage (``stage``) and a sentence per single change (``fix``).
+``tests/test_reasons.py`` checks that every code the library can emit has each language's template."""
 
 
 def plan_label(plan, lang: str = "zh") -> str:
@@ -378,12 +402,21 @@ def read_plan(text: str):
         >>> read_plan(plan_label(Plan(dp=2, recompute="full"))) == Plan(dp=2, recompute="full")
         True
     """
-    if isinstance(text, str):
-        words = sorted(((w, mode) for lang in WORDS.values() for mode, w in lang["recompute"].items()),
-                       key=lambda x: -len(x[0]))
-        for word, mode in words:
-            text = text.replace(word, mode)
-    return parse_plan(text)
+    if not isinstance(text, str):
+        return parse_plan(text)
+    words = sorted(((w, mode) for lang in WORDS.values() for mode, w in lang["recompute"].items()),
+                   key=lambda x: -len(x[0]))
+    coded, used = text, {}
+    for word, mode in words:
+        if word in coded:
+            coded, used[mode] = coded.replace(word, mode), word
+    try:
+        return parse_plan(coded)
+    except ParallelselError as e:  # name the label and its parts as the user wrote them
+        msg = str(e).replace(f"plan={coded!r}", f"plan={text!r}", 1)
+        for mode, word in used.items():
+            msg = msg.replace(f"{mode!r} and", f"{word!r} and").replace(f"and {mode!r} both", f"and {word!r} both")
+        raise ParallelselError(msg) from None
 
 
 class _Formatter(string.Formatter):
@@ -430,7 +463,7 @@ def _check_lang(lang: str) -> None:
 def text(reason: Reason, lang: str = "zh") -> str:
     """The sentence for ``reason`` in ``lang`` ("zh" or "en")."""
     _check_lang(lang)
-    table = _TABLES[lang][0]
+    table = TEMPLATES[lang]["reason"]
     if reason.code not in table:
         raise KeyError(f"reason code {reason.code!r} has no {lang} sentence in parallelsel/render/reasons.py")
     return _fill(table[reason.code], reason.values, lang)
@@ -439,7 +472,7 @@ def text(reason: Reason, lang: str = "zh") -> str:
 def title(code: str, values: Mapping | None = None, lang: str = "zh") -> str:
     """The short category name of ``code`` (a row of the search's exclusion table)."""
     _check_lang(lang)
-    table = _TABLES[lang][1]
+    table = TEMPLATES[lang]["title"]
     if code not in table:
         raise KeyError(f"reason code {code!r} has no {lang} category title in parallelsel/render/reasons.py")
     return _fill(table[code], values or {}, lang)
@@ -448,7 +481,16 @@ def title(code: str, values: Mapping | None = None, lang: str = "zh") -> str:
 def stage_title(stage: str, top: int, lang: str = "zh") -> str:
     """The name of a stage of the search's funnel (``considered`` ... ``ranked``)."""
     _check_lang(lang)
-    return (STAGES_ZH if lang == "zh" else STAGES_EN)[stage].format(top=top)
+    return TEMPLATES[lang]["stage"][stage].format(top=top)
+
+
+def fix(code: str, values: Mapping, lang: str = "zh") -> str:
+    """The sentence of one single change that makes a plan fit (a :class:`parallelsel.core.search.Fix`'s code and values)."""
+    _check_lang(lang)
+    table = TEMPLATES[lang]["fix"]
+    if code not in table:
+        raise KeyError(f"fix code {code!r} has no {lang} sentence in parallelsel/render/reasons.py")
+    return _fill(table[code], values, lang)
 
 
 def join(reasons: Iterable[Reason], lang: str = "zh", sep: str | None = None) -> str:
