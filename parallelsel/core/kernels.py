@@ -324,8 +324,12 @@ def _compute(model, b, s, device, tp, pp, cp, ep, sp, recompute, attention, shar
     ce = FUSED_BYTES["cross_entropy"][0 if "cross_entropy" in fused else 1] * tokens * v / rate
     logits = head.time(device) + ce
     logits_bwd = sum(d.time(device) for d in head.backward) + BACKWARD_BYTES * ce
-    g_redo = {"full": g_fwd, "op": sum(_gemm_seconds(g, device, fp8) * recomputed_gemm_share(model, g.name)
-                                        for g in gemms) if recompute == "op" else 0.0}.get(recompute, 0.0)
+    if recompute == "full":
+        g_redo = g_fwd
+    elif recompute == "op":
+        g_redo = sum(_gemm_seconds(g, device, fp8) * recomputed_gemm_share(model, g.name) for g in gemms)
+    else:
+        g_redo = 0.0
     a_redo = a_fwd if recompute in ("full", "selective") else 0.0
     m_redo = m_fwd if recompute in ("full", "op") else 0.0
     g_redo, a_redo, m_redo = share * g_redo, share * a_redo, share * m_redo
