@@ -33,7 +33,7 @@ __all__ = ["FIELDS", "SHAPE_FIELDS", "CUSTOM", "argv", "cli", "run"]
 FIELDS = {
     "model": "--model", "device": "--device", "nodes": "--nodes", "gpus_per_node": "--gpus-per-node",
     "global_batch": "--global-batch", "seq_len": "--seq-len", "recipe": "--recipe", "headroom": "--headroom",
-    "intra": "--intra", "inter": "--inter", "attention": "--attention",
+    "intra": "--intra", "inter": "--inter", "attention": "--attention", "stack": "--stack",
 }
 SHAPE_FIELDS = {"layers": "--layers", "hidden": "--hidden", "heads": "--heads", "kv_heads": "--kv-heads",
                 "ffn_hidden": "--ffn-hidden", "vocab": "--vocab"}
