@@ -38,7 +38,7 @@ print(figure_html(svg, f"TP 超过一个节点的卡数（{cluster.gpus_per_node
                   f"每次集合通信从 {fmt_time(t_in)} 变为 {fmt_time(t_out)}（环更长、每步的延迟更大），"  # markdown-exec: hide
                   f"DP 度减半使每卡的微批次和 TP 调用从每步 {n_in:,.0f} 次变为 {n_out:,.0f} 次；步时从 TP{DEGREES[inside]} 的 "  # markdown-exec: hide
                   f"{fmt_time(steps[inside].total)} 变为 TP{DEGREES[inside + 1]} 的 {fmt_time(steps[inside + 1].total)}"))  # markdown-exec: hide
-print("每步的计算 / 暴露的通信：" + "；".join(f"TP{t} {fmt_time(st.compute, 2)} / {fmt_time(st.communication, 2)}"
+print("每步的计算 / 暴露的通信：" + "；".join(f"TP{t} {fmt_time(st.compute)} / {fmt_time(st.communication)}"
                                           for t, st in zip(DEGREES, steps)))
 # What the page says: compute grows a little as the per-GPU matrices shrink; the exposed communication is what jumps
 # once TP leaves the node.
