@@ -32,7 +32,7 @@ def test_matrix_human(capsys):
 def test_matrix_json(capsys):
     assert main(["matrix", "--model", "gpt2-1.5b", "--global-batch", "512", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert set(data) == {"model", "cluster", "unknown", "rows"}
+    assert set(data) == {"model", "stack", "cluster", "unknown", "rows"}
     assert data["unknown"] == ["interconnect"]
     assert [r["strategy"] for r in data["rows"]] == ["DP", "FSDP", "TP", "PP"]
     assert set(data["rows"][0]) == {"strategy", "verdict", "verdict_code", "reasons", "best"}
@@ -51,8 +51,8 @@ def test_matrix_json(capsys):
         if zh_row["best"] is None:
             continue
         zh_plan, en_plan = zh_row["best"]["plan"], en_row["best"]["plan"]
-        assert {"label", "dp", "tp", "pp", "ep", "cp", "zero", "shard", "micro_batch", "sp", "recompute", "schedule",
-                "chunks"} == set(zh_plan)
+        assert {"label", "dp", "tp", "pp", "ep", "cp", "zero", "shard", "micro_batch", "sp", "recompute",
+                "recompute_layers", "schedule", "chunks"} == set(zh_plan)
         assert {k: v for k, v in zh_plan.items() if k != "label"} == {k: v for k, v in en_plan.items() if k != "label"}
         assert not re.search(r"[\u4e00-\u9fff]", en_plan["label"])
         assert parse_plan(en_plan["label"]) == parse_plan(zh_plan["label"])
@@ -72,7 +72,7 @@ def test_plan_human_and_json(capsys):
     assert "枚举" in out and "内存放不下" in out and "放得下：每卡" in out
     assert main(args + ["--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert set(data) == {"model", "cluster", "global_batch", "considered", "funnel", "excluded", "results", "seconds",
+    assert set(data) == {"model", "stack", "cluster", "global_batch", "considered", "funnel", "excluded", "results", "seconds",
                          "closest_miss"}
     assert len(data["results"]) == 3 and data["results"][0]["rank"] == 1
     assert {"plan", "dp", "tp", "pp", "zero", "micro_batch", "step_s", "memory_bytes", "why"} <= set(data["results"][0])
@@ -301,3 +301,24 @@ def test_fixes_are_reasons_with_text(capsys):
                  "DP16·TP4·PP1·ZeRO-3", "--json", "--lang", "en"]) == 0
     fixes = json.loads(capsys.readouterr().out)["fixes"]
     assert fixes and all(f["text"] and not re.search(r"[\u4e00-\u9fff]", f["text"]) for f in fixes)
+
+
+def test_stack_compile_fp8_and_recompute_flags(capsys):
+    # torchtitan's Table 1 row as flags: op-level SAC, torch.compile, Float8 on its 500 W H100s.
+    args = ["memory", "--model", "llama3-8b", "--gpus", "8", "--zero", "3", "--global-batch", "16", "--micro-batch", "2",
+            "--device", "h100-hbm2e-96gb", "--stack", "torchtitan", "--json"]
+    assert main(args + ["--recompute", "op"]) == 0
+    eager = json.loads(capsys.readouterr().out)
+    assert main(args + ["--recompute", "op", "--compile", "--recipe", "fp8-compute-fp32-adam"]) == 0
+    fast = json.loads(capsys.readouterr().out)
+    assert fast["step_s"] < eager["step_s"]
+    assert main(args + ["--recompute-layers", "16"]) == 0
+    layered = json.loads(capsys.readouterr().out)
+    plan = parse_plan(layered["plan"])
+    assert plan.recompute == "full" and plan.recompute_layers == 16
+
+
+def test_a_policy_the_stack_lacks_is_one_line_and_exit_2(capsys):
+    assert main(["memory", "--model", "llama3-8b", "--gpus", "8", "--recompute", "op", "--stack", "megatron-core"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "op" in err

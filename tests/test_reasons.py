@@ -206,8 +206,9 @@ def test_the_chinese_scan_sees_literals_and_docstrings(tmp_path):
 
 
 def test_times_over_two_days_read_in_the_sentences_language():
-    # 340,000 s / 86,400 s per day = 3.935 days; 66,100 s / 3,600 s per hour = 18.36 h.
+    # 340,000 s / 86,400 s per day = 3.935 days; 66,100 s / 3,600 s per hour = 18.36 h; printed to the model's
+    # precision (units.places: at most one decimal above 1).
     r = Reason("costlier_per_gpu", {"gpu_seconds": 340_000.0, "ratio": 13.7, "best_strategy": "PP",
                                     "best_gpu_seconds": 66_100.0})
-    assert rr.text(r, "en") == "GPU-seconds per step (step × GPUs used) 3.94 days are 13.7 times the cheapest (PP, 18.36 h)"
-    assert "3.94 天" in rr.text(r, "zh")
+    assert rr.text(r, "en") == "GPU-seconds per step (step × GPUs used) 3.9 days are 13.7 times the cheapest (PP, 18.4 h)"
+    assert "3.9 天" in rr.text(r, "zh")

@@ -15,7 +15,52 @@ from dataclasses import dataclass, field
 
 from ._check import Catalogue, ParallelselError, choice, flag, positive_int, store
 
-RECOMPUTE = ("none", "selective", "full")
+RECOMPUTE = ("none", "selective", "op", "full")
+"""Activation recomputation policies, lightest first, as the frameworks define them:
+
+* ``"none"``: every activation a layer's backward needs is stored.
+* ``"selective"``: Megatron-Core's ``--recompute-granularity selective`` with its default
+  ``recompute_modules=["core_attn"]`` (``megatron/core/transformer/transformer_config.py`` L532-582,
+  L1940-1941 @d98e8a6): the attention core is recomputed (Korthikanti et al. 2022 §5).
+* ``"op"``: torchtitan's op-level selective activation checkpointing (``selective_ac_option="op"``;
+  ``torchtitan/models/llama3/parallelize_llama.py`` L218-268 @820504e): inside each checkpointed block
+  the outputs of matmuls (``aten.mm``), of the fused attention (SDPA) and of reduce-scatters are saved,
+  except every second matmul; everything else is recomputed (:func:`op_saved_matmuls`).
+* ``"full"``: the whole layer is recomputed from its input (Megatron ``full``; torchtitan ``full``:
+  ``ptd_checkpoint_wrapper`` on every block, ``parallelize_llama.py`` L237-238 @820504e). With
+  ``Plan(recompute_layers=k)`` only k layers of each pipeline model chunk are (see :mod:`parallelsel.core.plan`).
+"""
+
+
+def block_matmuls(model) -> tuple[tuple[str, int, int], ...]:
+    """The weight matmuls of one transformer block in the order its forward calls them, as
+    ``(name, in_features, out_features)`` (unsharded; an MoE block lists one expert's, which each of
+    top_k experts runs per token).
+
+    Attention: ``wq``, ``wk``, ``wv`` then ``wo`` (torchtitan ``models/llama3/model.py`` L238 and L263
+    @820504e). MLP: gated ``w2(F.silu(w1(x)) * w3(x))`` evaluates ``w1``, ``w3``, then ``w2``
+    (``model.py`` L302); non-gated ``fc1`` then ``fc2``.
+
+    >>> [n for n, _, _ in block_matmuls(MODELS["llama3-8b"])]
+    ['wq', 'wk', 'wv', 'wo', 'w1', 'w3', 'w2']
+    """
+    h, kv, f = model.hidden, model.kv_dim, model.ffn_hidden
+    attn = (("wq", h, h), ("wk", h, kv), ("wv", h, kv), ("wo", h, h))
+    mlp = (("w1", h, f), ("w3", h, f), ("w2", f, h)) if model.gated_mlp else (("fc1", h, f), ("fc2", f, h))
+    return attn + mlp
+
+
+def op_saved_matmuls(model) -> tuple[str, ...]:
+    """The matmuls whose outputs torchtitan's op-level SAC saves: "Saves output of all compute ops,
+    except every second mm" -- a per-block counter of ``aten.mm`` calls, and an mm whose count is even
+    is PREFER_RECOMPUTE (``parallelize_llama.py`` L254-268 @820504e; the same rule for ``mm`` and
+    ``linear`` in ``torchtitan/distributed/activation_checkpoint.py`` L241-274 @b5bcd76). So the 1st,
+    3rd, 5th, ... matmul of :func:`block_matmuls` is saved.
+
+    >>> op_saved_matmuls(MODELS["llama3-8b"])
+    ('wq', 'wv', 'w1', 'w2')
+    """
+    return tuple(name for i, (name, _, _) in enumerate(block_matmuls(model)) if i % 2 == 0)
 
 SHAPE_LIMITS = {"layers": 2**17, "hidden": 2**20, "heads": 2**16, "ffn_hidden": 2**22, "seq_len": 2**27,
                 "vocab": 2**24, "experts": 2**16, "top_k": 2**16}
@@ -197,23 +242,42 @@ class Transformer:
             "logits": 2.0 * self.vocab * h,
         }
 
-    def flops_per_token(self, recompute: str = "none", seq_len: int | None = None) -> float:
+    def flops_per_token(self, recompute: str = "none", seq_len: int | None = None,
+                        recompute_share: float = 1.0) -> float:
         """Training FLOPs per token (forward + backward = 3 x forward).
 
         Backward costs twice the forward (Kaplan et al. 2020 §2.1; Narayanan et al. 2021 §5.1).
         For the GPT shape with recompute="none" this is 72 l h^2 + 12 l s h + 6 V h; with
         recompute="full" the layers' forward runs once more, giving Narayanan et al. eq. 3:
         96 l h^2 (1 + s/(6h)) + 6 V h per token. "selective" re-runs only the attention-score
-        part (Korthikanti et al. 2022 §5).
+        part (Korthikanti et al. 2022 §5); "op" re-runs the matmuls torchtitan's op-level SAC does not
+        save (every second one, :func:`op_saved_matmuls`), not the attention. ``recompute_share``: the
+        share of the layers that recompute (``Plan(recompute_layers=k)``: k of each chunk's layers).
         """
         choice("recompute", recompute, RECOMPUTE)
         fw = self.forward_flops_per_token(seq_len)
         total = 3.0 * (fw["layers"] + fw["attention"] + fw["logits"])
+        return total + recompute_share * self.recompute_flops_per_token(recompute, seq_len)
+
+    def recompute_flops_per_token(self, recompute: str = "none", seq_len: int | None = None) -> float:
+        """Forward FLOPs per token that ``recompute`` runs a second time, all layers recomputing.
+
+        >>> m = MODELS["llama3-8b"]
+        >>> m.recompute_flops_per_token("op") == 2 * 32 * (4096 * 1024 + 4096 * 4096 + 4096 * 14336)
+        True
+        """
+        choice("recompute", recompute, RECOMPUTE)
+        fw = self.forward_flops_per_token(seq_len)
         if recompute == "full":
-            total += fw["layers"] + fw["attention"]
-        elif recompute == "selective":
-            total += fw["attention"]
-        return total
+            return fw["layers"] + fw["attention"]
+        if recompute == "selective":
+            return fw["attention"]
+        if recompute == "op":
+            saved = op_saved_matmuls(self)
+            redo = sum(i * o for name, i, o in block_matmuls(self) if name not in saved and name not in _ATTN_MM)
+            redo_attn = sum(i * o for name, i, o in block_matmuls(self) if name not in saved and name in _ATTN_MM)
+            return 2.0 * self.layers * (redo_attn + self.top_k * redo)
+        return 0.0
 
     def stage_forward_flops(self, split, seq_len: int | None = None) -> list[float]:
         """Forward FLOPs per token of each pipeline stage, stage ``i`` holding ``split[i]`` layers.
@@ -277,6 +341,9 @@ def gpt_like(params: float, seq_len: int = 2048, vocab: int = 51200):
     layers = max(1, int(round((n - vocab * h) / (12 * h * h))))
     return Transformer(layers=layers, hidden=h, heads=heads, seq_len=seq_len, vocab=vocab, tied_embeddings=True,
                        position="learned", bias=True, norm="layernorm", name=f"GPT-like ~{n / 1e9:g}B")
+
+
+_ATTN_MM = ("wq", "wk", "wv", "wo")
 
 
 def _gpt(name, layers, hidden, heads, seq_len=2048, vocab=51200, source=""):

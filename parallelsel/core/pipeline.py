@@ -610,11 +610,16 @@ def zb_h1_bubble_time(stages: int, forward: float, backward: float, weight: floa
     1F1B bubble ``(p-1)(T_F+T_B+T_W)`` to ``(p-1)(T_F+T_B-T_W)`` -- a third of it when
     ``T_F = T_B = T_W``. ``backward`` here is the input-gradient pass only. The handcrafted schedule
     reaches it when ``m >= p`` (with fewer micro-batches there are too few W to fill the drain) and
-    ``T_W <= T_B`` (the idle can never drop below the ``(p-1)T_F`` the last stage waits for its
-    first input); :func:`simulate` measures the other cases.
+    ``T_W <= min(T_F, T_B)``: the idle never drops below ``(p-1) max(T_F, T_B)`` (the last stage waits
+    ``(p-1)T_F`` for its first input, the first stage ``(p-1)T_B`` for its first gradient), which the
+    event simulator shows whenever ``T_W`` exceeds either; a larger ``weight`` is refused (the form would
+    go below that floor, even below zero) and :func:`simulate` measures those cases.
     """
     p = positive_int("stages", stages)
     tf = positive_number("forward", forward)
     tb = positive_number("backward", backward)
     tw = positive_number("weight", weight, allow_zero=True)
+    if tw > min(tf, tb):  # outside the form's validity (see above)
+        raise ParallelselError(f"weight={weight!r}: the ZB-H1 closed form holds for weight <= min(forward, backward) "
+                               f"= {min(tf, tb)!r}; simulate() measures the other cases")
     return (p - 1) * (tf + tb - tw)

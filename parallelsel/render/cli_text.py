@@ -33,7 +33,9 @@ HELP = {
     "ffn_hidden": "FFN 宽度（默认 4×hidden）",
     "vocab": "词表大小（默认 51200）",
     "seq_len": "序列长度（默认：模型的 seq_len）",
-    "recipe": "精度与优化器：{keys}（默认 bf16-adam）",
+    "recipe": "精度与优化器：{keys}（默认：--stack 所选框架栈自己的 bf16 混合精度配方）",
+    "stack": "训练框架栈（决定集合通信的数据类型、模型状态字节、默认重叠）：{keys}（默认 {default}）",
+    "compile": "用 torch.compile 运行模型（只有提供编译模式的框架栈可选）",
     "global_batch": "全局批量，即每步的序列数（不给则按每卡 1 条估算，并标明“未说明”）",
     "attention": "注意力内核：flash（融合内核，不存 s×s 分数；默认）/ standard（Korthikanti 的记账）",
     # cluster
@@ -52,7 +54,8 @@ HELP = {
     "ep": "专家并行度（MoE，取自 DP 组）",
     "zero": "ZeRO 阶段 0-3（3 = FSDP FULL_SHARD）",
     "micro_batch": "微批次大小",
-    "recompute": "重算：none / selective / full",
+    "recompute": "重算策略：none / selective（Megatron 核心注意力）/ op（torchtitan 算子级选择性重算）/ full",
+    "recompute_layers": "只对每个模型段的前 K 层做完全重算（Megatron --recompute-num-layers；torchtitan 每 N 层一次）",
     # calibration
     "measured_step": "实测的每步秒数",
     "measured_mfu": "实测的 MFU（0-1 之间的比例）",
@@ -71,7 +74,13 @@ HELP = {
     "top": "输出前 N 名（默认 10，至多 1000）",
     "why": ("解释一个方案，如 \"DP16·TP4·PP1·ZeRO-3\"（不给 PLAN 时用 --dp/--tp/--pp 等固定的值）："
             "能否运行、为何被排除、排第几"),
-    "export": "把第一名（或 --why 的方案）输出为 Megatron-LM 参数、torchtitan TOML 或 DeepSpeed JSON",
+    "export": ("把第一名（或 --why 的方案）输出为 Megatron-LM 启动脚本、torchtitan TOML 或 DeepSpeed JSON（带注释头）；"
+               "第一名该启动器跑不了时，导出它能跑的最好方案，并在 stderr 说明"),
+    "check": "评估一个已有作业：Megatron 启动脚本/参数、torchtitan TOML 或 DeepSpeed JSON",
+    "check_description": ("检查 check：读入启动器的配置文件，还原它描述的方案，判断放不放得下（内存分项）、步时与 MFU、"
+                          "暴露的通信、本库的首选与差距，以及单改一项的修法。文件没写的（模型、集群）用与 plan 相同的选项补上。"),
+    "file": "配置文件（Megatron 启动脚本或参数文件、torchtitan .toml、DeepSpeed .json）",
+    "launcher": "文件属于哪个启动器（默认按内容判断）",
     "bubble": "流水线气泡：公式与模拟",
     "bubble_description": ("流水线气泡 pipeline bubble：闭式 (p-1)/(v·m+p-1) 与事件模拟，可输出甘特图 SVG。"
                            "模拟的规模上限：p×m×v ≤ {max_passes}（几秒内算完）。"),
@@ -340,12 +349,16 @@ def _preset_rows(kind: str, catalogue) -> tuple[list[str], list[list]]:
     if kind == "links":
         return (["键", "名称", "每卡单向带宽", "延迟"],
                 [[k, x.name, fmt_rate(x.bandwidth), fmt_time(x.latency)] for k, x in catalogue.items()])
+    if kind == "stacks":
+        return (["键", "名称", "版本", "梯度归约 / 参数收集", "配方"],
+                [[k, x.name, x.version, f"{x.grad_reduce_dtype} / {x.param_gather_dtype}", x.recipe]
+                 for k, x in catalogue.items()])
     return (["键", "名称", "每参数字节（权重 + 梯度 + 优化器）"],
             [[k, r.name, f"{r.weights:g} + {r.grads:g} + {r.optimizer:g} = {r.per_param:g}"] for k, r in catalogue.items()])
 
 
 PRESET_TITLES = {"models": "模型 --model", "devices": "设备 --device", "links": "互联 --intra / --inter",
-                 "recipes": "配方 --recipe"}
+                 "recipes": "配方 --recipe", "stacks": "框架栈 --stack"}
 
 
 def presets_text(catalogues: dict) -> str:
@@ -355,4 +368,43 @@ def presets_text(catalogues: dict) -> str:
         headers, rows = _preset_rows(kind, cat)
         out.append(f"{PRESET_TITLES[kind]}\n\n" + markdown_table(headers + ["来源"],
                    [row + [v.source] for row, v in zip(rows, cat.values())]) + "\n")
+    return "".join(out)
+
+
+_LAUNCHER_NAMES = {"megatron": "Megatron-LM", "torchtitan": "torchtitan", "deepspeed": "DeepSpeed"}
+
+
+def check_text(w, c, x, fx, cfg, notes, lang: str = "zh") -> str:
+    """``parallelsel check FILE``: the plan the file describes, memory, step and MFU, what is exposed, the library's pick
+    and the distance to it, single-change fixes, and what the file's settings mean for the launcher."""
+    e, p = x.estimate, x.plan
+    mem = e.memory
+    out = [header(w, c), f"\n{_LAUNCHER_NAMES[cfg.launcher]} 配置描述的方案：{plan_label(p, lang)}\n"]
+    out.extend(f"  - 注意：{n['text']}\n" for n in notes)
+    rows = [[MEMORY_PARTS[k], fmt_bytes(v)] for k, v in mem.as_dict().items()]
+    rows.append(["合计", fmt_bytes(mem.total)])
+    rows.append([f"上限（可用 ×(1 − 预留比例 {e.headroom:g})）", fmt_bytes(e.budget)])
+    out.append("\n" + markdown_table(["每卡内存（GiB）", "大小"], rows, align="lr") + "\n")
+    if e.fits:
+        out.append("放得下\n")
+    else:
+        out.append("放不下：" + join(e.reasons, lang) + "\n")
+        out.extend(f"  - 可行的改法：{fix_text(f, lang)}\n" for f in fx)
+        if x.gpus_match and not fx:
+            out.append("  - 单独改一项（8-bit Adam、完全重算、ZeRO-3、序列并行、微批次 1、加卡）都放不下\n")
+    s = e.step
+    out.append(f"步时 {fmt_time(s.total, 2)}（计算 {fmt_time(s.compute, 2)}，暴露的通信 {fmt_time(s.communication, 2)}，"
+               f"气泡 {fmt_time(s.bubble, 2)}），{s.tokens_per_s:,.0f} tokens/s，MFU {fmt_pct(s.mfu)}\n")
+    exposed = [(k, v) for k, v in s.exposed if v > 0]
+    if exposed:
+        out.append("暴露的通信：" + "，".join(f"{k} {fmt_time(v, 2)}" for k, v in exposed) + "\n")
+    if x.best is not None:
+        b = x.best
+        if x.rank == 1:
+            out.append(f"本库的首选就是这个方案\n")
+        else:
+            ratio = f"，本作业是它的 {s.total / b.estimate.step.total:.2f} 倍" if e.fits else ""
+            rank = f"（本作业排第 {x.rank}）" if x.rank is not None else ""
+            out.append(f"本库的首选：{plan_label(b.plan, lang)}，步时 {fmt_time(b.estimate.step.total, 2)}{ratio}{rank}\n")
+    out.extend(f"  - {text(y, lang)}\n" for y in x.verdict if y.code not in {r.code for r in e.reasons})
     return "".join(out)

@@ -63,8 +63,8 @@ FOUR_COLUMN_CELLS: dict[str, tuple[str, str, str, str, str]] = {
         '专家并行 (EP)',
         'MoE 模型的专家参数：把 E 个专家分到 e 卡，每卡只存 E/e 个',
         '每个 MoE 层前向 2 次 all-to-all（分发 dispatch、合并 combine）、反向 2 次，每次 b·s·h·k 个激活（k 为 top-k），每卡收发 (e−1)/e 之',
-        'MoE 模型且专家数能被 e 整除；路由负载均衡（辅助损失、容量因子）',
-        'all-to-all 在关键路径上、对拓扑敏感；token 路由不均导致 straggler 与丢 token',
+        'MoE 模型且专家数能被 e 整除；路由负载均衡（辅助损失或路由偏置）',
+        'all-to-all 在关键路径上、对拓扑敏感（要与另一微批次的计算重叠才藏得住）；路由不均时最忙的专家拖慢整层，不丢 token 时还要按最坏情况留激活内存',
     ),
 }
 

@@ -64,7 +64,7 @@ def matrix_table(rows: Sequence[MatrixRow], reasons: bool | str = True, lang: st
     for r in rows:
         e = r.best
         line = [r.strategy, verdict_word(r.verdict, lang), _best(r, lang), fmt_bytes(e.memory.total) if e else "—",
-                fmt_pct(e.margin) if e else "—", fmt_time(e.step.total, 2, lang) if e else "—"]
+                fmt_pct(e.margin) if e else "—", fmt_time(e.step.total, lang=lang) if e else "—"]
         if reasons:
             line.append(text(headline(r), lang) if reasons == "short" else join(r.reasons, lang))
         body.append(line)
@@ -102,7 +102,7 @@ def top_table(result: SearchResult, lang: str = "zh") -> str:
     rows = []
     for r in result.results:
         st, mem = r.estimate.step, r.estimate.memory
-        rows.append([r.rank, plan_label(r.plan, lang), fmt_time(st.total, 2, lang), f"{st.tokens_per_s:,.0f}",
+        rows.append([r.rank, plan_label(r.plan, lang), fmt_time(st.total, lang=lang), f"{st.tokens_per_s:,.0f}",
                      fmt_pct(st.mfu), fmt_bytes(mem.total), fmt_pct(r.estimate.margin)])
     return markdown_table(list(HEADERS[lang]["top"]), rows, align="rlrrrrr")
 
