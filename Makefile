@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml requirements/constraints.txt scripts/setup.sh package-l
 	@touch $(STAMP)
 
 # serve: --dirty rebuilds re-render only the edited page (a prose edit is served in about a second); an edit of
-# the library, a snippet or a hook re-renders every page (hooks/dirty_serve.py), and the cache in
+# the library, a snippet or a hook re-renders every page (hooks/exec_blocks.py on_files), and the cache in
 # hooks/exec_blocks.py (each block's output and the notebook, keyed on their source, the library's bytes and the
 # tool versions) re-runs exactly the blocks whose inputs changed. Never stale. --dirty needs --no-strict (MkDocs
 # refuses the pair): warnings show in the log; `make build` and `make test` stay strict and full.

@@ -276,7 +276,7 @@ def bench_serve(snap: Path, n_edits: int, rows: list, notes: list, *, with_libra
     page = snap / "docs" / EDIT_PAGE
     original = page.read_bytes()
     warm = (snap / ".cache" / "exec").is_dir()
-    srv = Server(snap, dirty=True)  # as `make serve` runs it: --dirty --no-strict, hooks/dirty_serve.py
+    srv = Server(snap, dirty=True)  # as `make serve` runs it: --dirty --no-strict, hooks/exec_blocks.py on_files
     try:
         startup = srv.wait_ready()
         notes.append(f"make serve: start-up build took {startup:.1f} s ({'snippet cache already warm' if warm else 'cold: fills the cache'})")

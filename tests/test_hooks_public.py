@@ -84,11 +84,12 @@ def test_no_test_reads_the_clock():
 
 
 def test_dirty_serve_rerenders_every_page_only_when_what_pages_run_changed(tmp_path):
-    """hooks/dirty_serve.py: a prose edit leaves the other pages' HTML alone; a library edit removes it all."""
+    """hooks/exec_blocks.py under `make serve --dirty`: a prose edit leaves the other pages' HTML alone; a library
+    edit removes it all, so every page re-renders."""
     import importlib.util
     from types import SimpleNamespace
 
-    spec = importlib.util.spec_from_file_location("dirty_serve_under_test", REPO / "hooks" / "dirty_serve.py")
+    spec = importlib.util.spec_from_file_location("exec_blocks_under_test", REPO / "hooks" / "exec_blocks.py")
     hook = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(hook)
     (tmp_path / "parallelsel").mkdir()
