@@ -113,3 +113,21 @@ def test_single_stage_refusals_are_marked_as_a_type_mismatch():
     assert odd and all(e["kind"] in ("gpipe", "1f1b") and e["chunks"] > 1 and "one stage per rank" in e["refused"]["why"]
                        for e in odd)
     assert all("why" not in e["refused"] for e in SETTINGS if "refused" in e and e not in odd)
+
+
+def test_the_validation_pages_schedule_agreement_counts_every_rank():
+    """parallelsel.course.torch_records.schedule_agreement, which the validation page prints: for each kind every rank
+    torch ran is equal and every setting torch refused is refused by the library too; a changed order is counted."""
+    from parallelsel.course.torch_records import library_orders, schedule_agreement
+
+    for kind in DATA["classes"]:
+        entries = [e for e in SETTINGS if e["kind"] == kind]
+        a = schedule_agreement(kind, entries)
+        assert (a.equal, a.both) == (a.ranks, a.refused) and a.ran + a.refused == len(entries) and a.ran > 0
+        assert all(isinstance(ours, ValueError) for _, ours in a.refusals)
+    ran = next(e for e in SETTINGS if e["kind"] == "1f1b" and "ranks" in e)
+    changed = {**ran, "ranks": [list(reversed(o)) for o in ran["ranks"]]}
+    assert schedule_agreement("1f1b", [changed]).equal == 0
+    refused = next(e for e in SETTINGS if "refused" in e)
+    assert isinstance(library_orders(refused["kind"], refused["stages"], refused["microbatches"], refused["chunks"]),
+                      ValueError)
