@@ -63,9 +63,15 @@ def env_hash(library: Path) -> str:
     h = hashlib.sha256(sys.version.encode())
     for name in _PACKAGES:
         h.update(f"{name}={metadata.version(name)}".encode())
-    for path in sorted(library.rglob("*")):
+    return tree_hash(library, h)
+
+
+def tree_hash(folder: Path, h=None) -> str:
+    """sha256 of every file under ``folder`` (path and bytes), ``__pycache__`` aside."""
+    h = h or hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
         if path.is_file() and "__pycache__" not in path.parts:
-            h.update(path.relative_to(library).as_posix().encode() + b"\0" + path.read_bytes())
+            h.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
     return h.hexdigest()
 
 
@@ -168,7 +174,7 @@ def on_startup(command, dirty=False, **kwargs):
 def on_files(files, config, **kwargs):
     if _state["dirty"]:  # `make serve`: what the pages run changed, so every page re-renders
         root = Path(config.config_file_path).resolve().parent
-        now = "".join(env_hash(root / name) for name in ("parallelsel", "snippets", "hooks"))
+        now = "".join(tree_hash(root / name) for name in ("parallelsel", "snippets", "hooks"))
         if _state["inputs"] not in (None, now):
             for f in files.documentation_pages():
                 if os.path.isfile(f.abs_dest_path):
