@@ -11,11 +11,11 @@ multiply to the plan's GPU count.
 from __future__ import annotations
 
 import ast
-import json
 import tomllib
-from pathlib import Path
 
 import pytest
+
+from parallelsel.course.torch_records import record
 
 import parallelsel as ps
 from parallelsel.core._check import ParallelselError
@@ -23,7 +23,7 @@ from parallelsel.core.launchers import export
 from parallelsel.core.search import search
 from parallelsel.render.plan_code import METHOD_OWNERS, torch_code
 
-RECORD = json.loads((Path(__file__).resolve().parent.parent / "parallelsel" / "course" / "data" / "torch_names.json").read_text(encoding="utf-8"))
+RECORD = record("torch_names.json")
 NAMES = RECORD["names"]
 W70 = ps.Workload(ps.MODELS["llama3-70b"], global_batch=512)
 PLANS = [
