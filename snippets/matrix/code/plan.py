@@ -16,6 +16,7 @@ assert chosen.plan.gpus == cluster.gpus
 rows = [[r.rank, plan_label(r.plan), fmt_time(r.estimate.step.total, 1), fmt_pct(r.estimate.step.mfu, 0)]
         for r in (first, chosen)]
 print(markdown_table(["名次", "方案", "步时", "MFU"], rows, align="rlrr"))
-print(f"\n本页用第 {chosen.rank} 名：{plan_label(chosen.plan)}。第 1 名不用流水线，它的代码就是下面去掉流水线那两段；"
+print(f"\n本页用第 {chosen.rank} 名：{plan_label(chosen.plan)}，因为它三种并行都用到了。第 1 名不用流水线："
+      "它的代码是把下面的网格换成 dp × tp 两维、再去掉流水线那两段（②、⑤）；"
       f"两者步时相差 {fmt_pct(chosen.estimate.step.total / first.estimate.step.total - 1, 0)}，"
       "在步时模型的误差量级之内。")
