@@ -1,6 +1,6 @@
 """The code the 从方案到代码 page prints (render/plan_code.py) parses and uses only torch names that exist.
 
-The independent reference is ``tests/data/torch_names.json``: what torch 2.13.0 itself answered when
+The independent reference is ``parallelsel/course/data/torch_names.json``: what torch 2.13.0 itself answered when
 ``tools/record_torch_names.py`` imported each name and read its signature. Every ``from torch... import``,
 every call of an imported name (with each keyword it passes), every ``torch.*`` attribute and every method called
 on the device mesh must be in that record with ``exists: true``; keywords must be among the recorded parameters.
@@ -23,7 +23,7 @@ from parallelsel.core.launchers import export
 from parallelsel.core.search import search
 from parallelsel.render.plan_code import METHOD_OWNERS, torch_code
 
-RECORD = json.loads((Path(__file__).resolve().parent / "data" / "torch_names.json").read_text(encoding="utf-8"))
+RECORD = json.loads((Path(__file__).resolve().parent.parent / "parallelsel" / "course" / "data" / "torch_names.json").read_text(encoding="utf-8"))
 NAMES = RECORD["names"]
 W70 = ps.Workload(ps.MODELS["llama3-70b"], global_batch=512)
 PLANS = [

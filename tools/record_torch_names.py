@@ -1,6 +1,6 @@
 """Record which torch names the generated plan code (parallelsel/render/plan_code.py) may use, and their parameters.
 
-Not run by ``make test`` (it needs torch); the tests read only its output, ``tests/data/torch_names.json``.
+Not run by ``make test`` (it needs torch); the tests read only its output, ``parallelsel/course/data/torch_names.json``.
 How it was run (the file records the torch version it saw)::
 
     /work/launchers-venv/bin/python tools/record_torch_names.py   # any venv with torch 2.13.0+cpu
@@ -76,7 +76,7 @@ def main() -> None:
             out["names"][name] = {"exists": False, "error": f"{type(e).__name__}: {e}"}
             continue
         out["names"][name] = {"exists": True, "params": params(obj) if callable(obj) else None}
-    path = Path(__file__).resolve().parent.parent / "tests" / "data" / "torch_names.json"
+    path = Path(__file__).resolve().parent.parent / "parallelsel" / "course" / "data" / "torch_names.json"
     path.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(path, sum(v["exists"] for v in out["names"].values()), "of", len(NAMES), "exist")
 

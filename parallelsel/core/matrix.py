@@ -40,6 +40,7 @@ from .pipeline import bubble_fraction
 from .placement import group_reasons, placement
 from .plan import MICRO_BATCHES, Plan, Workload, batch_violations, constraint_violations, divisors
 from .reasons import Reason
+from .stacks import STACKS
 
 __all__ = ["BUBBLE_LIMIT", "FACTS", "MatrixRow", "RULES", "Rule", "SLOWER", "Verdict", "selection_matrix"]
 
@@ -200,6 +201,8 @@ def _try(strategy: str, workload: Workload, cluster: Cluster, headroom: float = 
     for degree in _degrees(strategy, workload, cluster):
         trial.tried.add(degree)
         for plan in _plans(strategy, degree):
+            if plan.recompute not in STACKS[workload.stack].recompute:
+                continue  # a policy the stack does not offer is not one of its settings
             hard = constraint_violations(workload, plan, cluster)
             if hard:
                 trial.failed.setdefault(degree, tuple(hard))
@@ -261,8 +264,8 @@ def _infeasible_reasons(t: _Trial, workload: Workload, cluster: Cluster) -> list
             return [Reason("pp_layer_exceeds_device", {"bytes": layer, "params": m.layer_params,
                                                        "bytes_per_param": r.per_param, "capacity": cap})]
     top = max(t.passed)
-    return [Reason(f"{t.strategy.lower()}_exceeds_device", {"degree": top, "plan": p.as_dict(), "bytes": mem.total,
-                                                            "capacity": cap})] + _next_limit(t, top)
+    return [Reason("pp_exceeds_device" if t.strategy == "PP" else "tp_exceeds_device",  # literal: tests/test_reasons.py
+                   {"degree": top, "plan": p.as_dict(), "bytes": mem.total, "capacity": cap})] + _next_limit(t, top)
 
 
 def _fsdp_infeasible(c: Estimate, workload: Workload) -> list[Reason]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from parallelsel.course.lesson import COLLECTIVES, paper_cases
+from parallelsel.render.reasons import WORDS
 
 __all__ = ["CASE_NAMES", "FOUR_COLUMNS", "FOUR_COLUMN_CELLS", "StrategyFacts", "MODEL_NAMES", "named_paper_cases", "verdict_word", "FOUR_COLUMN_HEADERS", "REFERENCE_LABELS_ZH", "REFERENCE_UNITS_ZH",
            "VERDICT_WORDS", "reference_label", "reference_unit"]
@@ -73,8 +74,9 @@ CASE_NAMES = {"fits_one_gpu": "模型可单卡", "state_exceeds_gpu": "状态超
 
 
 
-VERDICT_WORDS: dict[str, str] = {"infeasible": "不可行", "feasible": "可行", "not_preferred": "不优先", "need_info": "需更多信息"}
-"""Verdict code (:class:`parallelsel.core.matrix.Verdict` values) -> the lesson's word."""
+VERDICT_WORDS: dict[str, str] = WORDS["zh"]["verdict"]
+"""Verdict code (:class:`parallelsel.core.matrix.Verdict` values) -> the lesson's word (the template table's
+``verdict`` words, :data:`parallelsel.render.reasons.WORDS`, which also has them in English)."""
 
 # -- the validation page: published figures' labels and units (parallelsel.course.references, ASCII) in Chinese ----------
 REFERENCE_LABELS_ZH = {
@@ -135,6 +137,7 @@ def named_paper_cases():
     return out
 
 
-def verdict_word(verdict) -> str:
-    """The lesson's word for a :class:`parallelsel.core.matrix.Verdict` (or its code): 不可行, 可行, 不优先, 需更多信息."""
-    return VERDICT_WORDS[getattr(verdict, "value", verdict)]
+def verdict_word(verdict, lang: str = "zh") -> str:
+    """The lesson's word for a :class:`parallelsel.core.matrix.Verdict` (or its code): 不可行, 可行, 不优先, 需更多信息
+    (``lang="en"``: infeasible, feasible, not preferred, needs more information)."""
+    return WORDS[lang]["verdict"][getattr(verdict, "value", verdict)]

@@ -1,7 +1,7 @@
 """A plan as PyTorch code: the device mesh, the pipeline split, the TP plan, FSDP per block, the pipeline stage and schedule.
 
 The code is generated from a :class:`~parallelsel.Plan` and a :class:`~parallelsel.Workload`; it is a skeleton that
-parses (``ast``) and uses only names that exist in the torch version recorded in ``tests/data/torch_names.json``
+parses (``ast``) and uses only names that exist in the torch version recorded in ``parallelsel/course/data/torch_names.json``
 (``tools/record_torch_names.py`` imports each of them and records its parameters; the test
 ``tests/test_plan_code.py`` checks every import, call and keyword of the generated code against that record).
 The model itself is the reader's: the code assumes a Llama-style module with torchtitan's attribute names
