@@ -1,6 +1,6 @@
 """The library beside PyTorch 2.13 as recorded from the real engine: the records, and what agrees.
 
-Three JSON records in ``parallelsel/course/data/`` (package data, so the validation page and the tests read the same
+JSON records in ``parallelsel/course/data/`` (package data, so the validation page and the tests read the same
 files from an installed package; each written by ``tools/record_torch_*.py`` from a multi-process gloo run, its
 ``how`` field says how):
 
@@ -8,8 +8,8 @@ files from an installed package; each written by ``tools/record_torch_*.py`` fro
   (or torch's refusal) over a grid of stages, micro-batches and chunks;
 * ``torch_ddp_fsdp.json``: DDP and FSDP2 bytes per rank and collectives per step for a small Llama-shaped model;
 * ``torch_fsdp_accumulation.json``: FSDP2 over several micro-batches, with and without resharding and gradient sync;
-* ``torch_names.json``: every torch name the generated code of :mod:`parallelsel.render.plan_code` may use, with its
-  parameters (``tools/record_torch_names.py``).
+* ``torch_names.json``: whether each torch name the generated plan code may use exists, and its parameters
+  (``tools/record_torch_names.py``; read by the code page and ``tests/test_plan_code.py``).
 
 The functions here compare the library with a record and return numbers and flags; :mod:`parallelsel.render` and the
 validation page word them.

@@ -2,7 +2,7 @@
 from parallelsel.course.torch_records import record
 from parallelsel.render.tables import markdown_table
 
-record = record("torch_names.json")
+record = record("torch_names.json")  # package data: parallelsel/course/data/torch_names.json
 rows = [[f"`{name}`", "有" if v["exists"] else "无", "、".join(f"`{p}`" for p in (v.get("params") or [])[:5]) or "—"]
         for name, v in sorted(record["names"].items())]
 assert all(v["exists"] for v in record["names"].values())
