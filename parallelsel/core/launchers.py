@@ -94,11 +94,9 @@ _MEGATRON_RECIPES = {
 # torchtitan job_config.py [training]: dtype float32 keeps fp32 parameters and optimizer state, and
 # FSDP's mixed_precision_param casts the compute copy (bfloat16 by default); gradients are reduced in
 # mixed_precision_reduce = float32. Optimizers: Adam and AdamW (components/optimizer.py).
-# Sharded (FSDP) or replicated, that is 4 + 4 + 8 = 16 bytes per parameter, the total of both bf16 Adam
-# recipes (2 + 2 + 12, 2 + 4 + 12 less the fp32 master copy kept as the parameter itself).
+# That is the torchtitan stack's recipe, bf16-compute-fp32-adam (4 + 4 + 8 bytes per parameter).
 _TORCHTITAN_RECIPES = {
-    "bf16-adam": {"training": {"mixed_precision_param": "bfloat16"}, "optimizer": {"name": "AdamW"}},
-    "bf16-adam-fp32grad": {"training": {"mixed_precision_param": "bfloat16"}, "optimizer": {"name": "AdamW"}},
+    "bf16-compute-fp32-adam": {"training": {"mixed_precision_param": "bfloat16"}, "optimizer": {"name": "AdamW"}},
     "fp32-adam": {"training": {"mixed_precision_param": "float32"}, "optimizer": {"name": "AdamW"}},
 }
 # DeepSpeed runtime/config.py: bf16.enabled, data_types.grad_accum_dtype ("fp32" or "bf16"), optimizer
@@ -138,6 +136,11 @@ def refusals(workload: Workload, plan: Plan, launcher: str) -> tuple[tuple[str, 
     """
     choice("launcher", launcher, LAUNCHERS)
     out: list[tuple[str, dict]] = []
+    stack = LAUNCHER_SOURCES[launcher]["stack"]
+    if workload.stack != stack:
+        # The estimate follows the workload's stack (dtypes, overlap, state bytes): priced for another one,
+        # the plan is not what this launcher would run.
+        out.append(("launcher_stack", {"stack": workload.stack, "launcher_stack": stack}))
     sharded_part = plan.zero > 0 and plan.shard is not None and plan.shard < plan.dp
     key = recipe_key(workload.recipe)
     if key not in _RECIPES[launcher]:
@@ -149,6 +152,8 @@ def refusals(workload: Workload, plan: Plan, launcher: str) -> tuple[tuple[str, 
     fsdp_opts = [o for o, on in (("reshard_after_forward", not plan.reshard_after_forward), ("no_sync", plan.no_sync))
                  if on and plan.pp == 1 and not (launcher == "torchtitan" and o == "reshard_after_forward")]
     out += [("launcher_fsdp_option", {"option": o}) for o in fsdp_opts]
+    if plan.tp_overlap and plan.tp > 1 and launcher == "deepspeed":
+        out.append(("launcher_tp_overlap", {"tp": plan.tp}))
     if launcher == "megatron":
         if plan.pp > 1 and plan.schedule not in ("1f1b", "interleaved"):
             out.append(("launcher_schedule", {"schedule": plan.schedule, "supported": ["1f1b", "interleaved"]}))
@@ -247,6 +252,8 @@ def _megatron(workload: Workload, plan: Plan) -> dict:
     o["--global-batch-size"] = workload.global_batch
     if plan.sp and plan.tp > 1:
         o["--sequence-parallel"] = True
+        if plan.tp_overlap:
+            o["--tp-comm-overlap"] = True  # Transformer Engine userbuffers; validate_args: needs --sequence-parallel
     if plan.recompute == "selective":
         o["--recompute-granularity"] = "selective"  # --recompute-modules defaults to core_attn
     elif plan.recompute == "full":
@@ -305,6 +312,8 @@ def _torchtitan(workload: Workload, plan: Plan) -> dict:
         par["fsdp_reshard_after_forward"] = ("default" if plan.pp > 1 else
                                              "always" if plan.reshard_after_forward else "never")
     par["tensor_parallel_degree"] = plan.tp
+    if plan.tp_overlap and plan.tp > 1:
+        par["enable_async_tensor_parallel"] = True  # job_config.py: effective only with compile
     par["pipeline_parallel_degree"] = plan.pp
     if plan.pp > 1:
         par["pipeline_parallel_schedule"] = _TORCH_SCHEDULES[plan.schedule]
@@ -324,6 +333,8 @@ def _torchtitan(workload: Workload, plan: Plan) -> dict:
     out["training"] = {"local_batch_size": local, "global_batch_size": B, "seq_len": workload.seq_len,
                        **rec["training"]}
     out["optimizer"] = dict(rec["optimizer"])
+    if workload.compile:
+        out["compile"] = {"enable": True, "components": ["model", "loss"]}
     if plan.recompute == "op":
         out["activation_checkpoint"] = {"mode": "selective", "selective_ac_option": "op"}
     else:
@@ -367,7 +378,10 @@ def header(workload: Workload, plan: Plan, launcher: str, cluster=None) -> list[
     if cluster is not None:
         lines.append(f"cluster: {cluster.nodes} x {cluster.gpus_per_node} {cluster.device.name}, "
                      f"intra {cluster.intra.name}, inter {cluster.inter.name}")
-    lines += [f"stack: {src['stack']}",
+    from .stacks import STACKS
+
+    st = STACKS[workload.stack]
+    lines += [f"stack: {st.key} (facts of {st.name} {st.version})" + (", torch.compile" if workload.compile else ""),
               f"launcher: {src['name']}, options checked against {src['checked']} ({src['files']})"]
     return lines
 
@@ -411,6 +425,7 @@ class LaunchConfig:
     model: dict
     world: int | None
     notes: tuple = ()
+    compile: bool = False
 
 
 def sniff(text: str) -> str:
@@ -501,6 +516,8 @@ def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchCo
     plan: dict = {"tp": tp, "pp": pp, "cp": cp, "ep": ep,
                   "micro_batch": _int("--micro-batch-size", g("--micro-batch-size", 1)),
                   "sp": bool(g("--sequence-parallel")) and tp > 1}
+    if g("--tp-comm-overlap"):
+        plan["tp_overlap"] = True
     if world is not None:
         if world % (tp * pp * cp):
             _bad("world size", world, f"must be divisible by TP x PP x CP = {tp * pp * cp}")
@@ -579,6 +596,8 @@ def _read_torchtitan(text: str, world: int | None, layers: int | None) -> Launch
             _bad("data_parallel_shard_degree", shard, "-1 needs the world size (give --gpus or --nodes)")
         shard = world // (rep * cp * tp * pp)
     plan: dict = {"dp": rep * shard, "tp": tp, "pp": pp, "cp": cp, "ep": ep, "sp": tp > 1}
+    if par.get("enable_async_tensor_parallel") and tp > 1:
+        plan["tp_overlap"] = True
     if shard > 1:
         plan["zero"] = 3
         if rep > 1:
@@ -635,9 +654,10 @@ def _read_torchtitan(text: str, world: int | None, layers: int | None) -> Launch
     if gb is None:
         gb = local * plan["dp"]  # train.py: defaults to local_batch_size x DP degree
     mpp = tr.get("mixed_precision_param", "bfloat16")
-    recipe = "bf16-adam" if mpp == "bfloat16" else "fp32-adam"
+    recipe = "bf16-compute-fp32-adam" if mpp == "bfloat16" else "fp32-adam"
     seq = _int("seq_len", tr.get("seq_len", 2048))
-    return LaunchConfig("torchtitan", plan, gb, seq, recipe, model, world, tuple(return_notes))
+    return LaunchConfig("torchtitan", plan, gb, seq, recipe, model, world, tuple(return_notes),
+                        compile=bool(cfg.get("compile", {}).get("enable", False)))
 
 
 def _read_deepspeed(text: str, world: int | None, layers: int | None) -> LaunchConfig:

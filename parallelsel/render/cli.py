@@ -164,7 +164,7 @@ def _model_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--seq-len", type=_integer(1, lim["seq_len"]), metavar="N", help=HELP["seq_len"])
     g.add_argument("--recipe", type=_key, default=None, metavar="KEY",
                    help=HELP["recipe"].format(keys=keys_text(RECIPES)))
-    g.add_argument("--stack", type=_key, default=DEFAULT_STACK, metavar="KEY",
+    g.add_argument("--stack", type=_key, default=None, metavar="KEY",
                    help=HELP["stack"].format(keys=keys_text(STACKS), default=DEFAULT_STACK))
     g.add_argument("--compile", action="store_true", help=HELP["compile"])
     g.add_argument("--global-batch", type=_integer(1, MAX_GLOBAL_BATCH), metavar="N", help=HELP["global_batch"])
@@ -330,6 +330,17 @@ def _model(a):
     return m
 
 
+def _stack_arg(a) -> str:
+    """--stack, else the stack of the launcher --export names, else the default stack."""
+    from ..core.launchers import LAUNCHER_SOURCES
+    from ..core.stacks import DEFAULT_STACK
+
+    if a.stack is not None:
+        return a.stack
+    export = getattr(a, "export", None)
+    return LAUNCHER_SOURCES[export]["stack"] if export else DEFAULT_STACK
+
+
 def _workload(a, cluster):
     from ..core._check import preset
     from ..core.plan import Workload
@@ -341,7 +352,7 @@ def _workload(a, cluster):
         batch = cluster.gpus  # one sequence per GPU; reported as an assumption
     if a.attention not in ATTENTION:
         raise ParallelselError(f"--attention {a.attention!r}: must be one of {', '.join(ATTENTION)}")
-    stack = preset("--stack", a.stack, STACKS).key
+    stack = preset("--stack", _stack_arg(a), STACKS).key
     recipe = None if a.recipe is None else preset("--recipe", a.recipe, RECIPES)
     if a.compile and "compile" not in STACKS[stack].modes:
         raise ParallelselError(f"--compile with --stack {stack}: {stack} does not run the model under torch.compile "
@@ -727,12 +738,17 @@ def _check_job(a):
     if cfg.recipe is None:
         raise ParallelselError(f"{a.file}: its optimizer/precision is none of the recipes the library prices "
                                f"({', '.join(RECIPES)})")
-    recipe = preset("--recipe", a.recipe, RECIPES) if a.recipe != "bf16-adam" else RECIPES[cfg.recipe]
+    recipe = preset("--recipe", a.recipe, RECIPES) if a.recipe is not None else RECIPES[cfg.recipe]
     seq = cfg.seq_len or a.seq_len or m.seq_len
     if seq != m.seq_len:
         m = replace(m, seq_len=seq)
+    from ..core.launchers import LAUNCHER_SOURCES
+
+    stack = LAUNCHER_SOURCES[cfg.launcher]["stack"]
+    if a.stack is not None and a.stack != stack:
+        raise ParallelselError(f"--stack {a.stack}: a {cfg.launcher} file runs on {stack}")
     w = Workload(m, recipe=recipe, global_batch=cfg.global_batch or a.global_batch or plan.dp, seq_len=seq,
-                 attention=a.attention)
+                 attention=a.attention, stack=stack, compile=cfg.compile)
     return w, c, plan, cfg
 
 
