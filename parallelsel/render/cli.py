@@ -713,9 +713,10 @@ def _check_job(a):
 
     with open(a.file, encoding="utf-8") as f:
         text = f.read()
-    first = read_config(text, a.launcher, world=None, layers=None) if a.launcher != "megatron" else None
+    world_arg = a.gpus if a.gpus is not None else (a.nodes * (a.gpus_per_node or DEFAULT_GPUS_PER_NODE)
+                                                   if a.nodes is not None else None)
     given = any(getattr(a, k) is not None for k in ("model", "params", "layers", "hidden", "heads"))
-    cfg0 = first or read_config(text, a.launcher, world=a.gpus)
+    cfg0 = read_config(text, a.launcher, world=world_arg)
     if given:
         m = _model(a)
     elif "preset" in cfg0.model:
@@ -725,8 +726,7 @@ def _check_job(a):
         m = Transformer(seq_len=seq, name=os.path.basename(a.file), **{"vocab": 51200, **cfg0.model})
     else:
         raise ParallelselError(f"{a.file}: names no model shape; give --model KEY (or --layers --hidden --heads)")
-    world = a.gpus if a.gpus is not None else (a.nodes * (a.gpus_per_node or DEFAULT_GPUS_PER_NODE)
-                                               if a.nodes is not None else cfg0.world)
+    world = world_arg if world_arg is not None else cfg0.world
     cfg = read_config(text, cfg0.launcher, world=world, layers=m.layers)
     if "dp" not in cfg.plan:
         raise ParallelselError(f"{a.file}: the data-parallel size follows from the world size, which the file does not "
@@ -768,6 +768,14 @@ def _cmd_check(a, out) -> None:
     e = x.estimate
     fx = fixes(w, c, plan, headroom=h) if x.gpus_match and not e.fits else ()
     notes = [{"code": code, "values": v, "text": refusal_text(cfg.launcher, code, v, a.lang)} for code, v in cfg.notes]
+    for n in notes:  # a note whose option has a price: the same job with it set, as the stack runs it by default
+        if n["code"] == "launcher_fp32_params":
+            from ..core.estimate import estimate
+            from ..core.recipe import RECIPES
+            from ..core.stacks import STACKS
+
+            fixed = estimate(replace(w, recipe=RECIPES[STACKS[w.stack].recipe]), plan, c, headroom=h)
+            n.update(fix_fits=fixed.fits, fix_memory_bytes=fixed.memory.total, fix_step_s=fixed.step.total)
     best = x.best
     if a.json:
         data = {"launcher": cfg.launcher, "model": _model_json(w.model), "cluster": _cluster_json(c),

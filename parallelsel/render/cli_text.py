@@ -307,7 +307,11 @@ def check_text(w, c, x, fx, cfg, notes, lang: str = "zh") -> str:
     e, p = x.estimate, x.plan
     mem = e.memory
     out = [header(w, c), f"\n{_LAUNCHER_NAMES[cfg.launcher]} 配置描述的方案：{plan_label(p, lang)}\n"]
-    out.extend(f"  - 注意：{n['text']}\n" for n in notes)
+    for n in notes:
+        out.append(f"  - 注意：{n['text']}\n")
+        if "fix_step_s" in n:
+            out.append(f"    加上 {n['values']['option']}：每卡 {fmt_bytes(n['fix_memory_bytes'])}"
+                       f"（{'放得下' if n['fix_fits'] else '仍放不下'}），步时 {fmt_time(n['fix_step_s'], 2)}\n")
     rows = [[MEMORY_PARTS[k], fmt_bytes(v)] for k, v in mem.as_dict().items()]
     rows.append(["合计", fmt_bytes(mem.total)])
     rows.append([f"上限（可用 ×(1 − 预留比例 {e.headroom:g})）", fmt_bytes(e.budget)])
