@@ -83,3 +83,15 @@ def test_export_falls_back_to_the_best_plan_the_launcher_runs(capsys):
     cfg = read_config(out, world=16, layers=ps.MODELS["llama3-8b"].layers)
     assert ps.Plan(**cfg.plan).label() != top["plan"]
     assert out.startswith("# parallelsel ") and "# stack: torchtitan" in out
+
+
+def test_plan_with_pinned_ep(capsys):
+    """``plan --ep N`` searches only plans with EP N (it used to fail: the pinned EP was checked against DP 1)."""
+    assert main(["plan", "--model", "mixtral-8x7b", "--nodes", "4", "--global-batch", "256", "--ep", "8", "--top", "5",
+                 "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)["results"]
+    assert res and all(r["ep"] == 8 and r["dp"] % 8 == 0 for r in res)
+    for model, ep, words in (("llama3-8b", 2, "MoE"), ("mixtral-8x7b", 3, "experts")):
+        assert main(["plan", "--model", model, "--nodes", "1", "--ep", str(ep)]) == 2
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and f"ep={ep}" in err and words in err
