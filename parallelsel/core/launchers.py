@@ -57,6 +57,7 @@ from dataclasses import dataclass
 from ._check import ParallelselError, choice
 from .model import RECOMPUTE
 from .plan import Plan, Workload
+from .stacks import STACKS
 
 __all__ = ["LAUNCHERS", "LAUNCHER_SOURCES", "LaunchConfig", "LauncherError", "export", "header", "options",
            "read_config", "recipe_key", "refusals", "sniff"]
@@ -154,50 +155,68 @@ def refusals(workload: Workload, plan: Plan, launcher: str) -> tuple[tuple[str, 
     out += [("launcher_fsdp_option", {"option": o}) for o in fsdp_opts]
     if plan.tp_overlap and plan.tp > 1 and launcher == "deepspeed":
         out.append(("launcher_tp_overlap", {"tp": plan.tp}))
-    if launcher == "megatron":
-        if plan.pp > 1 and plan.schedule not in ("1f1b", "interleaved"):
-            out.append(("launcher_schedule", {"schedule": plan.schedule, "supported": ["1f1b", "interleaved"]}))
-        if plan.pp > 1 and plan.zero >= 2:
-            # The library prices FSDP with PP as torchtitan runs it (parallelsel.core.stacks); Megatron-LM's
-            # PP shards only the optimizer state (--use-distributed-optimizer).
-            out.append(("launcher_pp_zero", {"pp": plan.pp, "zero": plan.zero, "supported_zero": [0, 1]}))
-        if sharded_part and plan.zero >= 2:
-            out.append(("launcher_hsdp_zero", {"zero": plan.zero, "shard": plan.shard, "supported_zero": [1]}))
-        if plan.recompute not in ("none", "selective", "full"):
-            out.append(("launcher_recompute", {"recompute": plan.recompute, "supported": ["none", "selective", "full"]}))
-    elif launcher == "torchtitan":
-        if plan.pp > 1 and plan.schedule not in _TORCH_SCHEDULES:
-            out.append(("launcher_schedule", {"schedule": plan.schedule, "supported": list(_TORCH_SCHEDULES)}))
-        if plan.zero in (1, 2):
-            # FSDP2 either reshards after forward (ZeRO-3) or keeps the gathered weights until backward
-            # and gathers again each micro-batch ("never"); neither is ZeRO-1/2's whole weights.
-            out.append(("launcher_zero", {"zero": plan.zero, "supported": [0, 3]}))
-        if plan.tp > 1 and not plan.sp:
-            out.append(("launcher_tp_without_sp", {"tp": plan.tp}))
-        if plan.zero == 0 and plan.dp > 1 and plan.gpus != plan.dp:
-            out.append(("launcher_ddp_multi_dim", {"dp": plan.dp, "tp": plan.tp, "pp": plan.pp}))
-        # torchtitan's "selective" is op-level SAC (saves matmul outputs, activation_checkpoint.py);
-        # Korthikanti's selective recomputation of the attention core is not one of its modes.
-        ok = ["none", "full"] + (["op"] if "op" in RECOMPUTE else [])
-        if plan.recompute not in ok:
-            out.append(("launcher_recompute", {"recompute": plan.recompute, "supported": ok}))
-    else:
-        if plan.pp > 1:
-            out.append(("launcher_pp_in_code", {"pp": plan.pp}))
-        if plan.tp > 1:
-            # DeepSpeedConfig accepts tensor_parallel.autotp_size, but deepspeed.initialize builds the config
-            # with mpu=None, so its batch assertion (config.py _batch_assertion) counts every rank as DP:
-            # train_batch_size = micro x accumulation x world, not the plan's micro x accumulation x dp
-            # (deepspeed/__init__.py initialize, runtime/config.py DeepSpeedConfig.__init__). AutoTP also
-            # has no sequence parallelism.
-            out.append(("launcher_tp_batch", {"tp": plan.tp}))
-        if plan.recompute != "none":
-            out.append(("launcher_recompute_in_code", {"recompute": plan.recompute}))
-        if sharded_part:
-            out.append(("launcher_hsdp", {"shard": plan.shard, "dp": plan.dp}))
-        if plan.ep > 1 or plan.cp > 1:
-            out.append(("launcher_ep_cp_in_code", {"ep": plan.ep, "cp": plan.cp}))
+    out += {"megatron": _refuse_megatron, "torchtitan": _refuse_torchtitan, "deepspeed": _refuse_deepspeed}[launcher](
+        plan, STACKS[stack], sharded_part)
     return tuple(out)
+
+
+def _refuse_megatron(plan: Plan, stack, sharded_part: bool) -> list:
+    """Megatron-LM's refusals (schedules and recomputation modes from the megatron-core stack's facts)."""
+    out: list = []
+    if plan.pp > 1 and plan.schedule not in stack.schedules:
+        out.append(("launcher_schedule", {"schedule": plan.schedule, "supported": list(stack.schedules)}))
+    if plan.pp > 1 and plan.zero >= 2:
+        # The library prices FSDP with PP as torchtitan runs it (parallelsel.core.stacks); Megatron-LM's
+        # PP shards only the optimizer state (--use-distributed-optimizer).
+        out.append(("launcher_pp_zero", {"pp": plan.pp, "zero": plan.zero, "supported_zero": [0, 1]}))
+    if sharded_part and plan.zero >= 2:
+        out.append(("launcher_hsdp_zero", {"zero": plan.zero, "shard": plan.shard, "supported_zero": [1]}))
+    offered = stack.recompute
+    if plan.recompute not in offered:
+        out.append(("launcher_recompute", {"recompute": plan.recompute, "supported": list(offered)}))
+    return out
+
+
+def _refuse_torchtitan(plan: Plan, stack, sharded_part: bool) -> list:
+    """torchtitan's refusals (job_config.py, parallelize.py, activation_checkpoint.py)."""
+    out: list = []
+    if plan.pp > 1 and plan.schedule not in _TORCH_SCHEDULES:
+        out.append(("launcher_schedule", {"schedule": plan.schedule, "supported": list(_TORCH_SCHEDULES)}))
+    if plan.zero in (1, 2):
+        # FSDP2 either reshards after forward (ZeRO-3) or keeps the gathered weights until backward
+        # and gathers again each micro-batch ("never"); neither is ZeRO-1/2's whole weights.
+        out.append(("launcher_zero", {"zero": plan.zero, "supported": [0, 3]}))
+    if plan.tp > 1 and not plan.sp:
+        out.append(("launcher_tp_without_sp", {"tp": plan.tp}))
+    if plan.zero == 0 and plan.dp > 1 and plan.gpus != plan.dp:
+        out.append(("launcher_ddp_multi_dim", {"dp": plan.dp, "tp": plan.tp, "pp": plan.pp}))
+    # torchtitan's "selective" is op-level SAC (saves matmul outputs, activation_checkpoint.py);
+    # Korthikanti's selective recomputation of the attention core is not one of its modes.
+    ok = ["none", "full"] + (["op"] if "op" in RECOMPUTE else [])
+    if plan.recompute not in ok:
+        out.append(("launcher_recompute", {"recompute": plan.recompute, "supported": ok}))
+    return out
+
+
+def _refuse_deepspeed(plan: Plan, stack, sharded_part: bool) -> list:
+    """DeepSpeed's refusals: what its JSON config cannot set, or sets with another meaning."""
+    out: list = []
+    if plan.pp > 1:
+        out.append(("launcher_pp_in_code", {"pp": plan.pp}))
+    if plan.tp > 1:
+        # DeepSpeedConfig accepts tensor_parallel.autotp_size, but deepspeed.initialize builds the config
+        # with mpu=None, so its batch assertion (config.py _batch_assertion) counts every rank as DP:
+        # train_batch_size = micro x accumulation x world, not the plan's micro x accumulation x dp
+        # (deepspeed/__init__.py initialize, runtime/config.py DeepSpeedConfig.__init__). AutoTP also
+        # has no sequence parallelism.
+        out.append(("launcher_tp_batch", {"tp": plan.tp}))
+    if plan.recompute != "none":
+        out.append(("launcher_recompute_in_code", {"recompute": plan.recompute}))
+    if sharded_part:
+        out.append(("launcher_hsdp", {"shard": plan.shard, "dp": plan.dp}))
+    if plan.ep > 1 or plan.cp > 1:
+        out.append(("launcher_ep_cp_in_code", {"ep": plan.ep, "cp": plan.cp}))
+    return out
 
 
 def options(workload: Workload, plan: Plan, launcher: str) -> dict:
@@ -215,8 +234,8 @@ def options(workload: Workload, plan: Plan, launcher: str) -> dict:
     return {"megatron": _megatron, "torchtitan": _torchtitan, "deepspeed": _deepspeed}[launcher](workload, plan)
 
 
-def _megatron(workload: Workload, plan: Plan) -> dict:
-    """Megatron-LM flags (``arguments.py``): model shape, sizes, batches, SP, recomputation, ZeRO, precision, overlap."""
+def _megatron_model(workload: Workload) -> dict:
+    """Megatron-LM's model flags: shape, sequence length, position, norm, MLP, bias, tying, vocabulary, MoE."""
     m = workload.model
     o: dict = {"--num-layers": m.layers, "--hidden-size": m.hidden, "--num-attention-heads": m.heads,
                "--ffn-hidden-size": m.ffn_hidden}
@@ -240,6 +259,13 @@ def _megatron(workload: Workload, plan: Plan) -> dict:
     if m.is_moe:
         o["--num-experts"] = m.experts
         o["--moe-router-topk"] = m.top_k
+    return o
+
+
+def _megatron(workload: Workload, plan: Plan) -> dict:
+    """Megatron-LM flags (``arguments.py``): model shape, sizes, batches, SP, recomputation, ZeRO, precision, overlap."""
+    m = workload.model
+    o = _megatron_model(workload)
     o["--tensor-model-parallel-size"] = plan.tp
     o["--pipeline-model-parallel-size"] = plan.pp
     if plan.pp > 1 and plan.schedule == "interleaved" and plan.chunks > 1:
@@ -378,8 +404,6 @@ def header(workload: Workload, plan: Plan, launcher: str, cluster=None) -> list[
     if cluster is not None:
         lines.append(f"cluster: {cluster.nodes} x {cluster.gpus_per_node} {cluster.device.name}, "
                      f"intra {cluster.intra.name}, inter {cluster.inter.name}")
-    from .stacks import STACKS
-
     st = STACKS[workload.stack]
     lines += [f"stack: {st.key} (facts of {st.name} {st.version})" + (", torch.compile" if workload.compile else ""),
               f"launcher: {src['name']}, options checked against {src['checked']} ({src['files']})"]
@@ -467,7 +491,10 @@ def _int(name: str, v) -> int:
     return out
 
 
-def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchConfig:
+def _megatron_words(text: str) -> tuple[dict, dict, int | None]:
+    """A launch script's environment lines, its Megatron flags (``--flag value``; a bare switch is True) and the
+    world size its ``torchrun --nnodes --nproc-per-node`` gives (None without them)."""
+    world = None
     env: dict = {}
     joined = re.sub(r"\\\n", " ", "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#")))
     tokens: list[str] = []
@@ -507,6 +534,33 @@ def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchCo
         _bad("FILE", text.strip()[:60], "has no Megatron-LM flags (--tensor-model-parallel-size ...)")
     if nodes is not None and nproc is not None:
         world = nodes * nproc
+    return env, flags, world
+
+
+def _megatron_model_fields(g, notes: list) -> dict:
+    """The Transformer fields Megatron's model flags give (``g`` reads a flag); appends a note for a default taken."""
+    model: dict = {}
+    for flag, field in (("--num-layers", "layers"), ("--hidden-size", "hidden"), ("--num-attention-heads", "heads"),
+                        ("--ffn-hidden-size", "ffn_hidden"), ("--vocab-size", "vocab"), ("--num-experts", "experts"),
+                        ("--moe-router-topk", "top_k")):
+        if g(flag) is not None:
+            model[field] = _int(flag, g(flag))
+    if model:
+        model.update(gated_mlp=bool(g("--swiglu")), bias=not g("--disable-bias-linear"),
+                     tied_embeddings=not g("--untie-embeddings-and-output-weights"),
+                     norm="rmsnorm" if g("--normalization") == "RMSNorm" else "layernorm",
+                     position="rotary" if g("--position-embedding-type", "learned_absolute") == "rope" else "learned")
+    if g("--group-query-attention") and g("--num-query-groups") is not None:
+        model["kv_heads"] = _int("--num-query-groups", g("--num-query-groups"))
+    if g("--num-experts") is not None and g("--moe-router-topk") is None:
+        model["top_k"] = 2  # Megatron-LM's default moe_router_topk (transformer_config.py)
+        notes.append(("launcher_default", {"option": "--moe-router-topk", "value": 2}))
+    return model
+
+
+def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchConfig:
+    env, flags, stated = _megatron_words(text)
+    world = stated if stated is not None else world
     g = lambda k, d=None: flags.get(k, d)  # noqa: E731
     tp, pp = _int("--tensor-model-parallel-size", g("--tensor-model-parallel-size", 1)), \
         _int("--pipeline-model-parallel-size", g("--pipeline-model-parallel-size", 1))
@@ -555,25 +609,39 @@ def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchCo
               "fp32-adam" if not bf16 else "bf16-adam" if g("--grad-reduce-in-bf16") else "bf16-adam-fp32grad")
     if not bf16 and not g("--fp16"):
         notes.append(("launcher_fp32_params", {"option": "--bf16"}))
-    model: dict = {}
-    for flag, field in (("--num-layers", "layers"), ("--hidden-size", "hidden"), ("--num-attention-heads", "heads"),
-                        ("--ffn-hidden-size", "ffn_hidden"), ("--vocab-size", "vocab"), ("--num-experts", "experts"),
-                        ("--moe-router-topk", "top_k")):
-        if g(flag) is not None:
-            model[field] = _int(flag, g(flag))
-    if model:
-        model.update(gated_mlp=bool(g("--swiglu")), bias=not g("--disable-bias-linear"),
-                     tied_embeddings=not g("--untie-embeddings-and-output-weights"),
-                     norm="rmsnorm" if g("--normalization") == "RMSNorm" else "layernorm",
-                     position="rotary" if g("--position-embedding-type", "learned_absolute") == "rope" else "learned")
-    if g("--group-query-attention") and g("--num-query-groups") is not None:
-        model["kv_heads"] = _int("--num-query-groups", g("--num-query-groups"))
-    if g("--num-experts") is not None and g("--moe-router-topk") is None:
-        model["top_k"] = 2  # Megatron-LM's default moe_router_topk (transformer_config.py)
-        notes.append(("launcher_default", {"option": "--moe-router-topk", "value": 2}))
+    model = _megatron_model_fields(g, notes)
     seq = _int("--seq-length", g("--seq-length")) if g("--seq-length") is not None else None
     gb = _int("--global-batch-size", g("--global-batch-size")) if g("--global-batch-size") is not None else None
     return LaunchConfig("megatron", plan, gb, seq, recipe, model, world, tuple(notes))
+
+
+def _torchtitan_stages(par: dict, plan: dict, layers: int | None, local: int) -> list:
+    """Schedule, micro-batch and virtual stages from ``[parallelism]`` into ``plan``, counted as ``pipeline_llm``
+    counts them (embedding and output weigh ``first/last_stage_less_layers`` layers); returns the notes."""
+    pp = plan["pp"]
+    if pp == 1:
+        plan["micro_batch"] = local
+        return []
+    sched = par.get("pipeline_parallel_schedule", "1F1B")
+    kinds = {v: k for k, v in _TORCH_SCHEDULES.items()}
+    if sched not in kinds:
+        _bad("pipeline_parallel_schedule", sched, f"parallelsel models {', '.join(kinds)}")
+    plan["schedule"] = kinds[sched]
+    plan["micro_batch"] = _int("pipeline_parallel_microbatch_size", par.get("pipeline_parallel_microbatch_size", 1))
+    lps = par.get("pipeline_parallel_layers_per_stage")
+    notes = []
+    if lps is not None and layers is not None:
+        first = _int("first_stage_less_layers", par.get("pipeline_parallel_first_stage_less_layers", 1))
+        last = _int("last_stage_less_layers", par.get("pipeline_parallel_last_stage_less_layers", 1))
+        stages = -(-(layers + first + last) // _int("pipeline_parallel_layers_per_stage", lps))
+        plan["chunks"] = max(1, stages // pp)
+        if first or last:
+            notes.append(("launcher_stage_weights", {"first": first, "last": last}))
+    else:
+        plan["chunks"] = 2 if kinds[sched] == "interleaved" else 1  # pipeline_llm's default stages per rank
+    if plan["chunks"] == 1 and plan["schedule"] == "interleaved":
+        plan["schedule"] = "1f1b"
+    return notes
 
 
 def _read_torchtitan(text: str, world: int | None, layers: int | None) -> LaunchConfig:
@@ -614,31 +682,7 @@ def _read_torchtitan(text: str, world: int | None, layers: int | None) -> Launch
             m = next(m for m in MODELS.values() if m.name == name)
             model = {"preset": next(k for k, v in MODELS.items() if v is m)}
             layers = m.layers
-    if pp > 1:
-        sched = par.get("pipeline_parallel_schedule", "1F1B")
-        kinds = {v: k for k, v in _TORCH_SCHEDULES.items()}
-        if sched not in kinds:
-            _bad("pipeline_parallel_schedule", sched, f"parallelsel models {', '.join(kinds)}")
-        plan["schedule"] = kinds[sched]
-        plan["micro_batch"] = _int("pipeline_parallel_microbatch_size", par.get("pipeline_parallel_microbatch_size", 1))
-        lps = par.get("pipeline_parallel_layers_per_stage")
-        if lps is not None and layers is not None:
-            first = _int("first_stage_less_layers", par.get("pipeline_parallel_first_stage_less_layers", 1))
-            last = _int("last_stage_less_layers", par.get("pipeline_parallel_last_stage_less_layers", 1))
-            stages = -(-(layers + first + last) // _int("pipeline_parallel_layers_per_stage", lps))
-            plan["chunks"] = max(1, stages // pp)
-            if first or last:
-                return_notes = [("launcher_stage_weights", {"first": first, "last": last})]
-            else:
-                return_notes = []
-        else:
-            plan["chunks"] = 2 if kinds[sched] == "interleaved" else 1  # pipeline_llm's default stages per rank
-            return_notes = []
-        if plan["chunks"] == 1 and plan["schedule"] == "interleaved":
-            plan["schedule"] = "1f1b"
-    else:
-        plan["micro_batch"] = local
-        return_notes = []
+    return_notes = _torchtitan_stages(par, plan, layers, local)
     mode = ac.get("mode", "selective")  # job_config.py ActivationCheckpoint.mode default
     if mode == "selective":
         opt = str(ac.get("selective_ac_option", "2"))
