@@ -277,7 +277,7 @@ def _fsdp_items(st: _Step, kind: str, g_bytes, w_bytes, shard: int, link: Link, 
     backward, but every micro-batch's forward still gathers (PyTorch reshards after backward). With
     ``no_sync`` (FSDP2 ``set_requires_gradient_sync(False)``) the gradients are reduce-scattered
     once per step, on the last micro-batch. Checked call by call against a recorded torch run
-    (tests/data/torch_fsdp_accumulation.json).
+    (parallelsel/course/data/torch_fsdp_accumulation.json).
     """
     plan, m = st.plan, st.m
     n_units = sum(u.count for u in units)
@@ -295,18 +295,25 @@ def _tp_items(st: _Step) -> list[Traffic]:
     """Tensor (and sequence) parallel: per layer and micro-batch, two all-reduces of b·s·h activations
     in forward and two in backward (Shoeybi et al. 2019 §3, Figure 4); with SP each becomes an
     all-gather plus a reduce-scatter of the same total volume (Korthikanti et al. 2022 §4.2.2);
-    full recomputation repeats the forward ones. On the critical path, except what TP overlap
-    hides (``_tp_hidden``)."""
+    full recomputation repeats the forward ones; op-level SAC repeats the all-gathers (not in its save
+    list, ``parallelize_llama.py`` L218-227 @820504e) but keeps the reduce-scatter outputs. Under an FP8
+    recipe the SP all-gather feeding a Float8Linear sends FP8 (torchtitan ``docs/float8.md`` @820504e:
+    float8 all-gather of TP inputs by default with tensorwise scaling). On the critical path, except what TP
+    overlap hides (``_tp_hidden``)."""
     plan = st.plan
     if plan.tp <= 1:
         return []
     x = st.tokens * st.shape.hidden * st.recipe.activation
-    calls = st.layers * st.m * (6 if plan.recompute == "full" else 4)
+    share = plan.recompute_share(st.model)
+    redo = {"full": 2 * share, "op": 2 * share}.get(plan.recompute, 0.0)
+    calls = round(st.layers * st.m * (4 + redo))
     link = _link(st.cluster, st.ranks, plan.tp, 1)
     if plan.sp:
-        ag, rs = _tp_hidden(st, x, link) if st.overlap_tp else (0.0, 0.0)
-        return [_item("TP", "all-gather", x, calls, plan.tp, link, False, "forward", hidden=ag),
-                _item("TP", "reduce-scatter", x, calls, plan.tp, link, False, "forward", hidden=rs)]
+        rs_calls = calls if plan.recompute != "op" else st.layers * st.m * 4
+        ag_bytes = x / st.recipe.activation if st.recipe.gemm == "fp8" else x
+        ag, rs = (_tp_hidden(st, ag_bytes, link)[0], _tp_hidden(st, x, link)[1]) if st.overlap_tp else (0.0, 0.0)
+        return [_item("TP", "all-gather", ag_bytes, calls, plan.tp, link, False, "forward", hidden=ag),
+                _item("TP", "reduce-scatter", x, rs_calls, plan.tp, link, False, "forward", hidden=rs)]
     return [_item("TP", "all-reduce", x, calls, plan.tp, link, False, "forward")]
 
 

@@ -44,8 +44,9 @@ Examples:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import lru_cache
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from ._check import ParallelselError, positive_int
 from .hardware import Cluster, Link
@@ -89,6 +90,8 @@ class GroupPlacement:
     link: Link
     inter_share: float
     rings: int = 0
+    most_nodes: int = field(default=0, compare=False)
+    """The most nodes one group touches (counted without listing the groups; 0: count ``nodes``)."""
 
     @property
     def spans_nodes(self) -> bool:
@@ -98,7 +101,7 @@ class GroupPlacement:
     @property
     def nodes_per_group(self) -> int:
         """The most nodes one group touches."""
-        return max((len(n) for n in self.nodes), default=1)
+        return self.most_nodes or max((len(n) for n in self.nodes), default=1)
 
 
 def group_placement(cluster: Cluster, total: int, size: int, stride: int, dim: str = "",
@@ -158,39 +161,142 @@ def groups_on_nodes(total: int, size: int, stride: int, gpus_per_node: int):
     return _groups(total, size, stride, g)
 
 
-@lru_cache(maxsize=4096)
+class _Ranks(Sequence):
+    """The groups of one dimension (or the nodes each spans), computed on demand: a million-GPU DP group
+    held as tuples took gigabytes (issue 33). Indexing, iteration, ``len`` and equality with a tuple of
+    tuples behave as the tuple would."""
+
+    __slots__ = ("total", "size", "stride", "g")
+
+    def __init__(self, total: int, size: int, stride: int, g: int | None):
+        self.total, self.size, self.stride, self.g = total, size, stride, g
+
+    def __len__(self) -> int:
+        return self.total // self.size
+
+    def _item(self, i: int) -> tuple[int, ...]:
+        high, low = divmod(i, self.stride)
+        base = low + self.stride * self.size * high
+        ranks = range(base, base + self.stride * self.size, self.stride)
+        if self.g is None:
+            return tuple(ranks)
+        g = self.g
+        if self.stride < g:  # consecutive ranks step by less than a node: every node between is touched
+            return tuple(range(base // g, ranks[-1] // g + 1))
+        return tuple(r // g for r in ranks)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return tuple(self._item(k) for k in range(len(self))[i])
+        n = len(self)
+        i = i.__index__()
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(i)
+        return self._item(i)
+
+    def __iter__(self):
+        return (self._item(k) for k in range(len(self)))
+
+    def __eq__(self, other):
+        if isinstance(other, _Ranks | tuple | list):
+            return len(self) == len(other) and all(a == tuple(b) for a, b in zip(self, other))
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.total, self.size, self.stride, self.g))
+
+    def __repr__(self):
+        return repr(tuple(self)) if len(self) <= 64 else f"<{len(self)} groups of {self.size} ranks, stride {self.stride}>"
+
+
 def _groups(total: int, size: int, stride: int, g: int):
-    groups, nodes = [], []
-    for high in range(total // (size * stride)):
-        for low in range(stride):
-            base = low + stride * size * high
-            ranks = tuple(base + stride * k for k in range(size))
-            groups.append(ranks)
-            nodes.append(tuple(sorted({rank_node(r, g) for r in ranks})))
-    return tuple(groups), tuple(nodes)
+    return _Ranks(total, size, stride, None), _Ranks(total, size, stride, g)
+
+
+def _last_members(x: int, foot: int, stride: int, span: int) -> int:
+    """How many ranks below ``x`` are the last member of their group (in each footprint of ``foot`` ranks the
+    last ``stride`` ranks, those at offset ``span`` = stride x (size - 1) and above)."""
+    return x // foot * stride + max(0, x % foot - span)
+
+
+def _node_hops(s0: int, s1: int, g: int, foot: int, stride: int, span: int, ring: bool) -> int:
+    """Hops leaving the node whose ranks are ``s0 .. s1 - 1`` (``s1 < s0 + g`` for a partial last node)."""
+    end = s0 + g
+    a = min(s1, max(s0, end - stride))  # ranks from a on send to rank + stride, past the node's end
+    hops = (s1 - a) - (_last_members(s1, foot, stride, span) - _last_members(a, foot, stride, span))
+    if ring:  # last members before s0 + span wrap back to a first member before the node's start
+        b = min(s1, s0 + span)
+        hops += _last_members(b, foot, stride, span) - _last_members(s0, foot, stride, span)
+    return hops
+
+
+def _span_stats(total: int, size: int, stride: int, g: int, ring: bool) -> tuple[int, int, int]:
+    """``(crossing, senders, most_nodes)`` of the groups of ``size`` ranks ``stride`` apart among ``total``
+    ranks on nodes of ``g`` GPUs, counted without listing the groups (the listing grows with the cluster).
+
+    A group whose first rank sits at offset ``o`` in its node spans ``(o + span) // g + 1`` nodes when
+    ``stride < g`` (span = stride x (size-1); every node between is touched), else ``size``. Every rank
+    sends once in its group's ring (all but the last in a chain): to rank + stride, leaving its node when
+    that is past the node's end, or, for the last member, back to the first, leaving when that is before
+    the node's start. Both depend on a node's start modulo the footprint ``size * stride`` only, so the
+    distinct node phases are counted once each.
+    """
+    if size == 1:
+        return 0, 0, 1
+    foot, span = size * stride, stride * (size - 1)
+    heights = total // foot
+    if stride >= g:
+        crossing, most = total // size, size
+    else:
+        # Group bases are low + foot * high (low < stride < g); their offsets in the node repeat with
+        # the period g / gcd(foot, g) in high.
+        period = g // math.gcd(foot, g)
+        threshold = g - span  # offset from which a group leaves its node
+        crossing, most_offset = 0, 0
+        for j in range(min(period, heights)):
+            count = heights // period + (1 if j < heights % period else 0)
+            c = foot * j % g
+            lo_hi = [(c, min(c + stride, g)), (0, max(0, c + stride - g))]  # offsets before and after wrapping
+            crossing += count * sum(max(0, b - max(a, threshold)) for a, b in lo_hi)
+            most_offset = max(most_offset, *(b - 1 for a, b in lo_hi if b > a))
+        most = (most_offset + span) // g + 1
+    # Hops leaving a node: a count over two windows of the node's ranks (see _node_hops), linear in the
+    # node's start between the points where a window edge meets a footprint's last-member boundary (offset
+    # 0 or span). Its largest value over the nodes' starts (every g-th rank) is at a start next to one of
+    # those points, so only those are counted: at most eight per footprint period.
+    full, senders = total // g, 0
+    if total % g:  # a last, partial node
+        senders = _node_hops(full * g, total, g, foot, stride, span, ring)
+    if full:
+        w = min(g, span)
+        residues = {(c - off) % foot for c in (0, span) for off in (g - min(stride, g), g, 0, w)}
+        d = math.gcd(foot, g)
+        if full >= foot // d:  # the nodes' starts modulo foot are every multiple of d
+            starts = {q % foot for r in residues for q in (r // d * d, -(-r // d) * d)}
+        else:  # fewer nodes than phases: fewer than g / d footprints, walk them
+            last = (full - 1) * g
+            starts = {0, last}
+            for k in range(last // foot + 2):
+                for r in residues:
+                    for q in ((k * foot + r) // g * g, -(-(k * foot + r) // g) * g):
+                        if 0 <= q <= last:
+                            starts.add(q)
+        senders = max(senders, *(_node_hops(s0, s0 + g, g, foot, stride, span, ring) for s0 in starts))
+    return crossing, senders, most
 
 
 def _place(cluster: Cluster, total: int, size: int, stride: int, dim: str = "", ring: bool = True,
            spread: bool = True) -> GroupPlacement:
     g = cluster.gpus_per_node
     groups, nodes = _groups(total, size, stride, g)
-    crossing = [i for i, n in enumerate(nodes) if len(n) > 1]
-    # Hops that leave a node, counted at the sending node: a ring over the group's ranks in order
-    # (collectives), or a chain (pipeline sends between adjacent stages).
-    per_node: dict[int, int] = {}
-    hops = size if ring else size - 1
-    for i in crossing:
-        ranks = groups[i]
-        for k in range(hops):
-            a, b = rank_node(ranks[k], g), rank_node(ranks[(k + 1) % size], g)
-            if a != b:
-                per_node[a] = per_node.get(a, 0) + 1
-    senders = max(per_node.values(), default=0)
+    crossing, senders, most = _span_stats(total, size, stride, g, ring)
     rings = 0
     if crossing:
         intra, inter = cluster.intra, cluster.inter
         if ring and spread:
-            share, rings = _ring_share(inter, groups, crossing, g)
+            share, rings = _ring_share(inter, total, size, stride, g)
         else:
             share, rings = inter.share(senders), 1
         # Compared on what collectives reach (Link.achieved); the chosen link keeps its achieved share.
@@ -201,26 +307,49 @@ def _place(cluster: Cluster, total: int, size: int, stride: int, dim: str = "", 
         link = Link(name, bandwidth, max(intra.latency, inter.latency), efficiency=eff)
     else:
         share, link = 0.0, cluster.intra
-    return GroupPlacement(dim, size, stride, groups, nodes, len(crossing), senders, link, share, rings)
+    return GroupPlacement(dim, size, stride, groups, nodes, crossing, senders, link, share, rings, most)
 
 
-def _ring_share(inter: Link, groups, crossing, g: int) -> tuple[float, int]:
+def _ranks_on_nodes(o: int, size: int, stride: int, g: int, j: int) -> int:
+    """How many of the ranks ``o + stride * i`` (i < size) fall on the ``j``-th node counted from the first one's."""
+    lo = max(0, -(-(j * g - o) // stride))
+    hi = min(size - 1, ((j + 1) * g - 1 - o) // stride)
+    return max(0, hi - lo + 1)
+
+
+def _ring_share(inter: Link, total: int, size: int, stride: int, g: int) -> tuple[float, int]:
     """``(line rate, rings)`` one crossing group's collectives get across nodes, as NCCL spreads its
     rings over a node's NICs (module docstring): k rings for the k ranks the group has on its
     sparsest node; each at one HCA's rate (rails), or at the node's NICs' summed rate divided among
-    the dimension's crossing GPUs on that node (shared NICs)."""
-    crossing_gpus: dict[int, int] = {}
-    k = g
-    for i in crossing:
+    the dimension's crossing GPUs on that node (shared NICs).
+
+    Counted without listing the groups (issue 33: a million-GPU cluster): a group's ranks per node depend
+    only on its first rank's offset in its node, and the group bases ``low + size * stride * high`` take at
+    most ``g`` offsets; on a group's inner nodes the count repeats with a period of at most ``stride`` nodes.
+    """
+    if stride >= g:  # every rank of a group on a node of its own: one ring, every GPU of a node sends
+        return inter.share(min(g, total)), 1
+    foot, span = size * stride, stride * (size - 1)
+    heights = total // foot
+    period = g // math.gcd(foot, g)
+    k, local = g, False
+    for o in sorted({(low + foot * j) % g for low in range(stride) for j in range(min(period, heights))}):
+        last = (o + span) // g
+        if last == 0:
+            local = True  # a group inside one node: its GPUs send nothing across
+            continue
+        inner = range(1, min(last, stride + 1))
+        k = min(k, *(_ranks_on_nodes(o, size, stride, g, j) for j in (0, last, *inner)))
+    gpus = min(g, total)
+    if local:  # some groups stay inside a node: count the crossing groups' GPUs on the fullest node
+        nodes = _Ranks(total, size, stride, g)
         on: dict[int, int] = {}
-        for r in groups[i]:
-            node = rank_node(r, g)
-            on[node] = on.get(node, 0) + 1
-        k = min(k, min(on.values()))
-        for node, count in on.items():
-            crossing_gpus[node] = crossing_gpus.get(node, 0) + count
-    per_gpu = inter.share(max(crossing_gpus.values()))
-    return k * per_gpu, k
+        for i, span_nodes in enumerate(nodes):
+            if len(span_nodes) > 1:
+                for r in _Ranks(total, size, stride, None)[i]:
+                    on[r // g] = on.get(r // g, 0) + 1
+        gpus = max(on.values())
+    return k * inter.share(gpus), k
 
 
 def placement(plan, cluster: Cluster) -> dict[str, GroupPlacement]:

@@ -113,6 +113,15 @@ class Plan:
     With PP both follow the stack that runs FSDP with PP (:mod:`parallelsel.core.stacks`: torchtitan keeps
     weights and gradients unsharded for the step), so they change nothing there.
 
+    ``recompute``: a policy of :data:`parallelsel.core.model.RECOMPUTE` (``"none"``, ``"selective"``
+    -- Megatron's core-attention recompute --, ``"op"`` -- torchtitan's op-level SAC --, ``"full"``).
+    ``recompute_layers``: with ``recompute="full"`` only, recompute k layers of each pipeline model
+    chunk fully and store everything for the others (None: all of them). Megatron-Core's
+    ``--recompute-method block --recompute-num-layers k`` ("recompute only the first
+    recompute_num_layers layers per pipeline stage", ``transformer_config.py`` L543-551 @d98e8a6; per
+    model chunk with virtual stages) and torchtitan's layer SAC ``selective_ac_option="N"`` (full AC on
+    every N-th block, the others none: k = floor(layers of the stage / N); ``parallelize_llama.py``
+    L281-289 @820504e). Megatron's ``uniform`` method with k = 1 is plain ``"full"``.
     ``tp_overlap``: TP collectives overlap the GEMMs beside them -- Megatron-Core's ``--tp-comm-overlap``
     (Transformer Engine userbuffers; needs ``sp``), torchtitan's async TP (needs ``compile``);
     None takes the workload's stack default (off on all three: ``Stack.overlap_tp_comm``). Priced by
@@ -133,6 +142,7 @@ class Plan:
     cp: int = 1
     reshard_after_forward: bool = True
     no_sync: bool = False
+    recompute_layers: int | None = None
     tp_overlap: bool | None = None
 
     def __post_init__(self):
@@ -164,6 +174,12 @@ class Plan:
             raise ParallelselError(f"ep={self.ep}: must divide dp={self.dp} (experts are spread over DP ranks)")
         if self.reshard_after_forward is not True or self.no_sync is not False:
             self._check_fsdp_options()
+        if self.recompute_layers is not None:
+            store(self, "recompute_layers", positive_int("recompute_layers", self.recompute_layers))
+            if self.recompute != "full":
+                raise ParallelselError(f"recompute_layers={self.recompute_layers}: needs recompute='full' (Megatron "
+                                       f"--recompute-num-layers goes with full granularity; torchtitan's every-N-th "
+                                       f"layer AC is full AC), got recompute={self.recompute!r}")
         if self.tp_overlap is not None:
             store(self, "tp_overlap", flag("tp_overlap", self.tp_overlap))
 
@@ -180,6 +196,16 @@ class Plan:
     @property
     def gpus(self) -> int:
         return self.dp * self.tp * self.pp * self.cp
+
+    def recompute_share(self, model: Transformer) -> float:
+        """Share of the model's layers that recompute: 1 unless ``recompute_layers`` picks k of each chunk's
+        layers (capped at the chunk's layers), 0 without recomputation."""
+        if self.recompute == "none":
+            return 0.0
+        if self.recompute_layers is None:
+            return 1.0
+        per_chunk = model.layers / (self.pp * self.chunks)
+        return min(1.0, self.recompute_layers / per_chunk)
 
     @property
     def shard_size(self) -> int:
@@ -236,6 +262,8 @@ def label_parts(p: Mapping) -> list[tuple[str, str]]:
     parts.append(("micro_batch", f"mb{p['micro_batch']}"))
     if p.get("recompute", "none") != "none":
         parts.append(("recompute", p["recompute"]))
+        if p.get("recompute_layers") is not None:
+            parts.append(("recompute_layers", f"rl{p['recompute_layers']}"))
     if p["pp"] > 1:
         chunks = p.get("chunks", 1)
         parts.append(("schedule", p["schedule"] + (f"×{chunks}" if chunks > 1 else "")))
@@ -338,6 +366,24 @@ def ep_violations(model: Transformer, ep: int) -> list[Reason]:
     return []
 
 
+def recompute_violations(workload: Workload, plan: Plan) -> list[Reason]:
+    """The recomputation policy must be one the workload's stack offers (:data:`parallelsel.core.stacks.STACKS`
+    ``recompute``: Megatron-Core has no op-level policy, torchtitan no core-attention one, DeepSpeed only
+    full layers), and ``recompute_layers`` at most the layers of a model chunk (Megatron-LM validates
+    ``recompute_num_layers`` in 1..num_layers / PP, ``transformer_config.py`` L1919-1925 @d98e8a6)."""
+    out = []
+    offered = STACKS[workload.stack].recompute
+    if plan.recompute not in offered:
+        out.append(Reason("recompute_not_in_stack", {"recompute": plan.recompute, "stack": workload.stack,
+                                                     "offered": ", ".join(offered)}))
+    if plan.recompute_layers is not None:
+        per_chunk = workload.model.layers // (plan.pp * plan.chunks)
+        if plan.recompute_layers > per_chunk:
+            out.append(Reason("recompute_layers_exceed_chunk", {"recompute_layers": plan.recompute_layers,
+                                                                "layers": per_chunk}))
+    return out
+
+
 def tp_overlap_on(workload: Workload, plan: Plan) -> bool:
     """Whether ``plan``'s TP collectives overlap GEMMs: ``plan.tp_overlap``, or the stack's default when None."""
     on = STACKS[workload.stack].overlap_tp_comm if plan.tp_overlap is None else plan.tp_overlap
@@ -369,7 +415,7 @@ def constraint_violations(workload: Workload, plan: Plan, cluster: Cluster | Non
     The rules (each written once, above): the cluster's GPU count, heads, KV groups (GQA) and FFN
     width over TP, layers over PP x virtual chunks, the global batch into dp x micro_batch x
     micro-batches (and micro-batches over PP when interleaved), the sequence over 2 x CP, experts over EP,
-    TP overlap as the stack offers it.
+    and a recomputation policy and TP overlap as the stack offers them.
 
     >>> import parallelsel as ps
     >>> bad = constraint_violations(ps.Workload(ps.MODELS["gpt3-175b"], global_batch=8), ps.Plan(dp=16, tp=7))
@@ -380,7 +426,8 @@ def constraint_violations(workload: Workload, plan: Plan, cluster: Cluster | Non
     return (cluster_violations(plan.gpus, cluster) + tp_violations(m, plan.tp)
             + pp_violations(m, plan.pp, plan.chunks)
             + batch_violations(workload.global_batch, plan.dp, plan.micro_batch, plan.schedule, plan.pp)
-            + cp_violations(workload.seq_len, plan.cp) + ep_violations(m, plan.ep) + tp_overlap_violations(workload, plan))
+            + cp_violations(workload.seq_len, plan.cp) + ep_violations(m, plan.ep)
+            + recompute_violations(workload, plan) + tp_overlap_violations(workload, plan))
 
 
 _PLAN_PARTS = (
@@ -392,6 +439,7 @@ _PLAN_PARTS = (
     (r"no[_-]sync", lambda g: {"no_sync": True}),
     (r"tp[_-]overlap", lambda g: {"tp_overlap": True}),
     (r"mb(\d+)", lambda g: {"micro_batch": int(g[0])}),
+    (r"rl(\d+)", lambda g: {"recompute_layers": int(g[0])}),
     (r"interleaved(?:[×x*]?(\d+))?", lambda g: {"schedule": "interleaved", **({"chunks": int(g[0])} if g[0] else {})}),
 )
 """The parts of a plan label :func:`parse_plan` reads: a pattern (lower case, whole part) -> the Plan fields it sets."""
@@ -403,7 +451,7 @@ def parse_plan(text: str) -> Plan:
     Parts are separated by ``·``, spaces or commas, case-insensitive: ``DP16``, ``TP4``, ``PP2``,
     ``CP2``, ``EP8``, ``tp-overlap``, ``ZeRO-3`` (or ``ZeRO3``, ``FSDP`` = ZeRO-3), ``ZeRO-3/shard8`` (HSDP), ``no-reshard``
     (or ``SHARD_GRAD_OP``: ``reshard_after_forward=False``), ``no_sync``, ``SP``, ``mb2``,
-    a recomputation (its mode code, e.g. ``selective``/``full``;
+    a recomputation (its mode code, e.g. ``selective``/``op``/``full``, and ``rl<k>`` for ``recompute_layers``;
     :func:`parallelsel.render.reasons.read_plan` also reads the words a worded label prints) and a schedule (``1f1b``,
     ``gpipe``, ``zb-h1``, ``interleaved×4`` or ``interleaved4``). Unnamed fields keep Plan's defaults.
 
@@ -416,9 +464,15 @@ def parse_plan(text: str) -> Plan:
     if not isinstance(text, str) or not text.strip():
         raise ParallelselError(f"plan={text!r}: must be a plan label such as 'DP16·TP4·PP1·ZeRO-3'")
     kw: dict = {}
+    source: dict = {}  # field -> the part that set it, to name both sides of a contradiction
     for raw in re.split(r"[·\s,]+", text.strip()):
-        if raw:
-            kw.update(_plan_part(text, raw))
+        if not raw:
+            continue
+        for name, value in _plan_part(text, raw).items():
+            if name in kw and kw[name] != value:
+                raise ParallelselError(f"plan={text!r}: {source[name]!r} and {raw!r} both set {name} "
+                                       f"({kw[name]!r} vs {value!r}); a label names each field once")
+            kw[name], source[name] = value, raw
     return Plan(**kw)
 
 
@@ -434,5 +488,5 @@ def _plan_part(text: str, raw: str) -> dict:
     if t in SCHEDULES:
         return {"schedule": t}
     raise ParallelselError(f"plan={text!r}: cannot read {raw!r}; parts are DP<n> TP<n> PP<n> EP<n> ZeRO-<0..3>"
-                           f"[/shard<n>] no-reshard no_sync SP mb<n> selective|full and a schedule ({', '.join(SCHEDULES)}; "
+                           f"[/shard<n>] no-reshard no_sync SP mb<n> selective|op|full rl<k> and a schedule ({', '.join(SCHEDULES)}; "
                            f"interleaved×<v>)")

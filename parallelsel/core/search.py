@@ -56,11 +56,17 @@ from .placement import group_reasons
 from .plan import (MICRO_BATCHES, SCHEDULES, Plan, Workload, batch_violations, constraint_violations, cp_violations,
                    divisors, ep_violations, pp_violations, tp_violations)
 from .reasons import Reason
-from .stacks import pp_zero_reason
+from .stacks import STACKS, pp_zero_reason
 
 __all__ = ["EXCLUSIONS", "Explanation", "Fix", "Ranked", "SearchResult", "explain", "fixes", "search"]
 
 RECOMPUTES = RECOMPUTE  # lightest first: the order in which the search tries them
+
+
+def stack_recomputes(workload: Workload) -> tuple[str, ...]:
+    """The recomputation policies the workload's stack offers (:data:`parallelsel.core.stacks.STACKS`), lightest first."""
+    offered = STACKS[workload.stack].recompute
+    return tuple(r for r in RECOMPUTES if r in offered)
 CHUNKS = (2, 4)
 TIE = 0.034
 """Step times within this relative difference count as a tie: the step-time model's mean absolute
@@ -200,6 +206,10 @@ def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
         prod *= fixed.get(k, 1)
     if cluster.gpus % prod:
         raise ParallelselError(f"dp×tp×pp{'×cp' if 'cp' in fixed else ''}={prod}: must divide the cluster's {cluster.gpus} GPUs")
+    interleaving = fixed.get("chunks", 1) > 1 or fixed.get("schedule") == "interleaved"
+    if interleaving and (fixed.get("pp") == 1 or cluster.gpus == prod):  # pp is 1 in every plan left
+        raise ParallelselError(f"fixed={fixed!r}: interleaving needs a pipeline (pp > 1), and these pins leave "
+                               f"pp = 1 on the cluster's {cluster.gpus} GPUs")
     return fixed
 
 
@@ -295,7 +305,7 @@ def _knobs(space: _Space, tp: int, pp: int, dp: int):
            for sh in ([space.fixed["shard"]] if "shard" in space.fixed
                       else _shards(z, dp, tp, e, space.cluster.gpus_per_node))]
     sps = space.allowed("sp", (False, True) if tp > 1 else (False,))
-    return (zse, sps, space.allowed("micro_batch", MICRO_BATCHES), space.allowed("recompute", RECOMPUTES),
+    return (zse, sps, space.allowed("micro_batch", MICRO_BATCHES), space.allowed("recompute", stack_recomputes(space.workload)),
             _schedules(space.fixed, pp, m))
 
 
@@ -319,6 +329,10 @@ def _search_group(space: _Space, tally: _Tally, tp: int, cp: int, pp: int, dp: i
         else:
             keep.append(t)
     for sched, chunks in scheds:
+        bad = pp_violations(m, pp, chunks)  # a pinned chunk count must split the layers too
+        if bad:
+            tally.excluded[bad[0].code] += len(keep) * per_zse
+            continue
         if sched == "gpipe" and "schedule" not in space.fixed:
             # Same bubble as 1F1B (Narayanan et al. 2021 §2.2.1) with all m micro-batches in
             # flight instead of at most p: never faster, never smaller, so never timed.
@@ -410,6 +424,9 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
     tally = _Tally()
     for tp, cp, pp, dp in _degrees(space):
         _search_group(space, tally, tp, cp, pp, dp)
+    if tally.considered == 0:  # the pins leave no plan at all: an input error, not an empty answer
+        raise ParallelselError(f"fixed={space.fixed!r}: no plan of dp×tp×pp×cp = {cluster.gpus} GPUs has these values "
+                               f"(tp up to the {workload.model.heads} heads, pp up to the {workload.model.layers} layers)")
     ranked = _rank(_estimate_best(tally.cands, workload, cluster, top, headroom, exhaustive=_exhaustive), top)
     if tally.fitting > len(ranked):
         tally.excluded[BELOW_TOP] += tally.fitting - len(ranked)
@@ -428,10 +445,14 @@ def _lower_bound(workload: Workload, plan: Plan, cluster: Cluster) -> float:
     :func:`parallelsel.core.estimate.estimate` gives total = compute + exposed communication +
     bubble_overhead x (compute + critical-path communication) >= compute x (1 + bubble_overhead),
     and no kernel runs faster than the device's matmul ceiling (:mod:`parallelsel.core.kernels`), so
-    compute >= FLOPs per GPU / (peak x gemm_efficiency).
+    compute >= FLOPs per GPU / (peak x gemm_efficiency) -- the FP8 ceiling where the recipe runs FP8 GEMMs.
     """
-    flops = workload.model.flops_per_token(plan.recompute, workload.seq_len) * workload.tokens
-    compute = flops / (cluster.device.peak_flops * cluster.device.gemm_efficiency * plan.gpus)
+    flops = workload.model.flops_per_token(plan.recompute, workload.seq_len, plan.recompute_share(workload.model)) * workload.tokens
+    d = cluster.device
+    rate = d.peak_flops * d.gemm_efficiency
+    if workload.recipe.gemm == "fp8":  # FP8 GEMMs may run faster than the 16-bit ceiling
+        rate = max(rate, d.fp8_flops * d.fp8_efficiency)
+    compute = flops / (rate * plan.gpus)
     return compute * (1 + bubble_overhead_for(plan, plan.microbatches(workload)))
 
 
@@ -514,8 +535,9 @@ def explain(workload: Workload, cluster: Cluster, plan: Plan, top: int = 10,
     dominated = None
     if e.fits and plan.recompute != "none":
         lighter = RECOMPUTES[:RECOMPUTES.index(plan.recompute)]
+        lighter = tuple(r for r in lighter if r in stack_recomputes(workload))
         for rc in lighter:
-            q = plan.with_(recompute=rc)
+            q = plan.with_(recompute=rc, recompute_layers=None)
             if breakdown(workload, q).total <= budget(cluster.device, q, headroom):
                 dominated = q
                 break
@@ -575,7 +597,7 @@ def fixes(workload: Workload, cluster: Cluster, plan: Plan, headroom: float = DE
     if workload.recipe != RECIPES["bf16-adam8bit"]:
         keep("recipe", {"recipe": "bf16-adam8bit"}, _replace_recipe(workload, RECIPES["bf16-adam8bit"]), plan, cluster)
     if plan.recompute != "full":
-        keep("recompute", {"recompute": "full"}, workload, plan.with_(recompute="full"), cluster)
+        keep("recompute", {"recompute": "full"}, workload, plan.with_(recompute="full", recompute_layers=None), cluster)
     if plan.zero != 3 and plan.dp > 1:
         keep("zero", {"zero": 3}, workload, plan.with_(zero=3), cluster)
     if plan.tp > 1 and not plan.sp:

@@ -36,7 +36,7 @@ from ._check import Catalogue, ParallelselError, choice
 from .reasons import Reason
 
 __all__ = ["DEFAULT_STACK", "DTYPE_BYTES", "EXEC_MODES", "FUSIBLE_OPS", "STACKS", "Stack", "effective_zero",
-           "pp_zero_reason", "pp_zero_stack", "stack_of", "state_shards", "wire_bytes"]
+           "pp_zero_reason", "pp_zero_stack", "stack_fused", "stack_of", "state_shards", "wire_bytes"]
 
 DTYPE_BYTES = MappingProxyType({"fp32": 4, "bf16": 2})
 """Bytes per element of the dtypes a collective or a state buffer is kept in (IEEE 754 binary32; bfloat16)."""
@@ -46,8 +46,10 @@ EXEC_MODES = ("eager", "compile", "te")
 pointwise ops and reductions into generated kernels), or Transformer Engine modules (fused
 norm+GEMM, fused attention, fused activations)."""
 
-FUSIBLE_OPS = ("attention", "rmsnorm", "swiglu", "rope", "cross_entropy")
-"""The memory-bound operators of a Llama-style layer that a stack may run as one fused kernel."""
+FUSIBLE_OPS = ("attention", "rmsnorm", "swiglu", "rope", "cross_entropy", "fp8_cast")
+"""The memory-bound operators of a Llama-style layer that a stack may run as one fused kernel
+(``fp8_cast``: the scaling and cast of a GEMM input to FP8 fused into the op that produces it);
+:data:`parallelsel.core.kernels.FUSED_BYTES` gives the bytes each moves fused and unfused."""
 
 
 @dataclass(frozen=True)
@@ -151,7 +153,7 @@ STACKS: dict[str, Stack] = Catalogue("stack", {
         overlap_grad_reduce=(), overlap_param_gather=(), overlap_tp_comm=False, tp_overlap=True,
         tp_overlap_needs=("sp",), schedules=("1f1b", "interleaved"), recompute=("none", "full", "selective"),
         pp_zero=(0, 1), pp_fsdp_reshard=None, modes=("te",),
-        fused={"te": ("attention", "rmsnorm", "swiglu", "rope")}),
+        fused={"te": ("attention", "rmsnorm", "swiglu", "rope", "fp8_cast")}),
     "torchtitan": Stack(
         key="torchtitan", name="torchtitan", version="0.2.2",
         source=(f"{_TITAN}: torchtitan/config/configs.py L94-100 (mixed_precision_param bf16, mixed_precision_reduce "
@@ -161,14 +163,15 @@ STACKS: dict[str, Stack] = Catalogue("stack", {
                 "gradients and Adam state); configs.py L298-313 (async TP off, needs compile); configs.py L216 and "
                 "torch.distributed.pipelining.schedules.get_schedule_class (GPipe, 1F1B, Interleaved1F1B, "
                 "LoopedBFS, InterleavedZeroBubble, ZBVZeroBubble, DualPipeV); torchtitan/distributed/"
-                "activation_checkpoint.py L333-337 (selective layer / op, full, none); torch.compile of model and "
+                "activation_checkpoint.py L333-337 (selective op, full, none; the older layer SAC, every N-th block fully, "
+                "is full with recompute_layers: models/llama3/parallelize_llama.py L281-289 @820504e); torch.compile of model and "
                 "loss (Inductor fuses pointwise ops and reductions)"),
         grad_reduce_dtype="fp32", param_gather_dtype="bf16", recipe="bf16-compute-fp32-adam", optimizer_shard="dp_cp",
         overlap_grad_reduce=(0, 1, 2, 3), overlap_param_gather=(1, 2, 3), overlap_tp_comm=False, tp_overlap=True,
         tp_overlap_needs=("compile",),
         schedules=("gpipe", "1f1b", "interleaved", "looped-bfs", "interleaved-zb", "zbv", "dualpipev"),
-        recompute=("none", "selective", "op", "full"), pp_zero=(0, 3), pp_fsdp_reshard=False, modes=("eager", "compile"),
-        fused={"eager": ("attention",), "compile": ("attention", "rmsnorm", "swiglu", "rope", "cross_entropy")}),
+        recompute=("none", "op", "full"), pp_zero=(0, 3), pp_fsdp_reshard=False, modes=("eager", "compile"),
+        fused={"eager": ("attention",), "compile": ("attention", "rmsnorm", "swiglu", "rope", "fp8_cast", "cross_entropy")}),
     "deepspeed": Stack(
         key="deepspeed", name="DeepSpeed", version="0.19.5",
         source=(f"{_DS}: deepspeed/runtime/constants.py L285-286 and engine.py L1405-1416 (communication_data_type "
@@ -181,7 +184,7 @@ STACKS: dict[str, Stack] = Catalogue("stack", {
         overlap_grad_reduce=(3,), overlap_param_gather=(3,), overlap_tp_comm=False, tp_overlap=False,
         tp_overlap_needs=(), schedules=("1f1b",), recompute=("none", "full"), pp_zero=(0, 1), pp_fsdp_reshard=None,
         modes=("eager", "compile"),
-        fused={"eager": ("attention",), "compile": ("attention", "rmsnorm", "swiglu", "rope")}),
+        fused={"eager": ("attention",), "compile": ("attention", "rmsnorm", "swiglu", "rope", "fp8_cast")}),
 })
 """The three stacks, keyed as ``Workload(stack=...)`` names them. Fused-operator sets are defaults: eager
 PyTorch fuses attention only (``scaled_dot_product_attention``); ``torch.compile`` also fuses the
@@ -193,6 +196,11 @@ DEFAULT_STACK = "megatron-core"
 """The stack a :class:`parallelsel.core.plan.Workload` runs on unless told: Megatron-Core, whose papers
 (Shoeybi et al. 2019; Narayanan et al. 2021; Korthikanti et al. 2022) the lesson's TP, PP and SP
 formulas and its measured step times come from. The pages name it."""
+
+
+def stack_fused(workload) -> tuple[str, ...]:
+    """The operators that run fused for ``workload``: its stack's set in the mode ``workload.compile`` picks."""
+    return STACKS[workload.stack].fused_ops(workload.compile)
 
 
 def stack_of(workload) -> Stack:
@@ -214,8 +222,10 @@ def wire_bytes(stack: Stack, recipe) -> tuple[float, float]:
         >>> wire_bytes(STACKS["deepspeed"], RECIPES["bf16-adam"]), wire_bytes(STACKS["deepspeed"], RECIPES["fp32-adam"])
         ((2.0, 2.0), (4.0, 4.0))
     """
-    return (float(max(recipe.activation, DTYPE_BYTES[stack.grad_reduce_dtype])),
-            float(max(recipe.activation, DTYPE_BYTES[stack.param_gather_dtype])))
+    gather = float(max(recipe.activation, DTYPE_BYTES[stack.param_gather_dtype]))
+    if getattr(recipe, "gather_bytes", 0.0):
+        gather = float(recipe.gather_bytes)   # an FP8 recipe that all-gathers FP8 weights (Recipe.gather_bytes)
+    return float(max(recipe.activation, DTYPE_BYTES[stack.grad_reduce_dtype])), gather
 
 
 def state_shards(stack: Stack, plan) -> int:

@@ -25,6 +25,7 @@ megatron|torchtitan|deepspeed`` prints the chosen plan for that launcher
 from __future__ import annotations
 
 import argparse
+import contextvars
 import json
 import math
 import os
@@ -33,8 +34,9 @@ from dataclasses import replace
 
 from ..core._check import ParallelselError, positive_int
 from ..core.memory import DEFAULT_HEADROOM
-from ..core.model import ATTENTION, RECOMPUTE
-from .cli_text import ERROR, HELP, keys_text, see_help
+from ..core.launchers import LAUNCHERS as LAUNCHER_CHOICES
+from ..core.model import ATTENTION, MAX_PARAMS, MIN_PARAMS, RECOMPUTE, gpt_like
+from .cli_text import ERRORS, HELP, keys_text, see_help
 from .reasons import LANGS
 from .reasons import plan_label
 from .lesson_text import verdict_word
@@ -45,49 +47,22 @@ DEFAULT_DEVICE = "a100-80gb"
 DEFAULT_SEQ = 2048
 DEFAULT_GPUS_PER_NODE = 8
 PRESET_KINDS = ("models", "devices", "links", "recipes", "stacks")
-LAUNCHER_CHOICES = ("megatron", "torchtitan", "deepspeed")
-MIN_PARAMS = 1e8
-MAX_PARAMS = 1e15
-"""``--params`` range: from GPT-2 small's size (below it the 51200-token embedding alone outweighs the layers)
-to a thousand times Llama 3 405B."""
-
-
-def gpt_like(params: float, seq_len: int = DEFAULT_SEQ, vocab: int = 51200):
-    """A GPT-shaped :class:`~parallelsel.Transformer` of roughly ``params`` parameters whose heads allow TP.
-
-    Derivation: a GPT layer has about 12 h^2 parameters (Narayanan et al. 2021, eq. 2) and large
-    GPT models keep h / l near 128 (GPT-3 175B: 12288 / 96; 13B: 5120 / 40; 6.7B: 4096 / 32,
-    Brown et al. 2020, Table 2.1). So 12 l h^2 = 12 h^3 / 128 gives h = (128 N / 12)^(1/3). Heads
-    are 128 wide, and their number is rounded to a multiple of 8 (to a power of two below 8), so
-    that TP = 2, 4 and 8 -- a node of eight GPUs -- divide the heads: Megatron-LM requires the
-    heads to divide by the TP size (Shoeybi et al. 2019 §3). Then l = round((N - V h) / (12 h^2)),
-    at least 1, so the embedding (V h) is counted. For N = 175e9 this returns GPT-3's shape, and
-    for 70e9 72 heads (a plain rounding would give 71, a prime: no TP at all).
-
-    Examples:
-        >>> m = gpt_like(175e9)
-        >>> m.layers, m.hidden, m.heads
-        (96, 12288, 96)
-        >>> gpt_like(70e9).heads % 8
-        0
-    """
-    from ..core.model import Transformer
-
-    n = float(params) if not isinstance(params, bool) and isinstance(params, (int, float)) else math.nan
-    if not (math.isfinite(n) and MIN_PARAMS <= n <= MAX_PARAMS):
-        raise ParallelselError(f"params={params!r}: must be a finite number between {MIN_PARAMS:g} and {MAX_PARAMS:g}")
-    heads = (128 * n / 12) ** (1 / 3) / 128
-    if heads >= 8:
-        heads = 8 * max(1, round(heads / 8))
-    else:
-        heads = 2 ** max(0, round(math.log2(max(heads, 1.0))))
-    h = 128 * heads
-    layers = max(1, int(round((n - vocab * h) / (12 * h * h))))
-    return Transformer(layers=layers, hidden=h, heads=heads, seq_len=seq_len, vocab=vocab, tied_embeddings=True,
-                       position="learned", bias=True, norm="layernorm", name=f"GPT-like ~{n / 1e9:g}B")
-
-
 # -- argument parsing ------------------------------------------------------------------------
+_LANG = contextvars.ContextVar("parallelsel_cli_lang", default="zh")
+"""The ``--lang`` of the running command, for errors argparse reports before the arguments are parsed."""
+
+
+def _argv_lang(argv) -> str:
+    """The value of ``--lang`` in ``argv`` if it names a language (``--lang en`` or ``--lang=en``), else Chinese."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    for i, arg in enumerate(argv):
+        value = arg.partition("=")[2] if arg.startswith("--lang=") else (
+            argv[i + 1] if arg == "--lang" and i + 1 < len(argv) else None)
+        if value in LANGS:
+            return value
+    return "zh"
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with no prefix abbreviations (``--gpu`` is not ``--gpus-per-node``), and errors as one line, exit 2."""
 
@@ -96,7 +71,7 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message):  # pragma: no cover - exercised through main()
-        sys.stderr.write(see_help(self.prog, message) + "\n")
+        sys.stderr.write(see_help(self.prog, message, _LANG.get()) + "\n")
         raise SystemExit(2)
 
 
@@ -120,6 +95,7 @@ def _integer(lo: int, hi: int, why: str = ""):
         return v
 
     parse.__name__ = "integer"
+    parse.rule = {"kind": "integer", "min": lo, "max": hi}  # the calculator page checks its fields with it
     return parse
 
 
@@ -136,6 +112,7 @@ def _real(lo: float, hi: float, why: str = ""):
         return v
 
     parse.__name__ = "number"
+    parse.rule = {"kind": "number", "min": lo, "max": hi}
     return parse
 
 
@@ -195,6 +172,7 @@ def _plan_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--zero", type=_integer(0, 3), help=HELP["zero"])
     g.add_argument("--micro-batch", type=_integer(1, 4096), help=HELP["micro_batch"])
     g.add_argument("--recompute", choices=RECOMPUTE, help=HELP["recompute"])
+    g.add_argument("--recompute-layers", type=_integer(1, 2**17), metavar="K", help=HELP["recompute_layers"])
 
 
 def _measured_args(p: argparse.ArgumentParser, plan_flag: bool) -> None:
@@ -422,7 +400,7 @@ def _cmd_matrix(a, out) -> None:
     rows = selection_matrix(w, c, unknown=unknown, headroom=_headroom_arg(a))
     if a.json:
         data = {"model": _model_json(w.model), "stack": w.stack, "cluster": _cluster_json(c), "unknown": unknown, "rows": [
-            {"strategy": r.strategy, "verdict": verdict_word(r.verdict), "verdict_code": r.verdict.code,
+            {"strategy": r.strategy, "verdict": verdict_word(r.verdict, a.lang), "verdict_code": r.verdict.code,
              "reasons": _reasons_json(r.reasons, a.lang),
              "best": None if r.best is None else {"plan": _plan_json(r.best.plan, a.lang),
                                                    "memory_bytes": r.best.memory.total, "step_s": r.best.step.total}}
@@ -434,7 +412,7 @@ def _cmd_matrix(a, out) -> None:
 
 def _fixed(a) -> dict:
     fixed = {}
-    for k in ("dp", "tp", "pp", "cp", "ep", "zero", "micro_batch", "recompute"):
+    for k in ("dp", "tp", "pp", "cp", "ep", "zero", "micro_batch", "recompute", "recompute_layers"):
         v = getattr(a, k, None)
         if v is not None:
             fixed[k] = v
@@ -452,7 +430,8 @@ def _plan_json(p, lang: str = "zh") -> dict:
     """A plan's fields, with its label rendered in ``lang``."""
     return {"label": plan_label(p, lang), "dp": p.dp, "tp": p.tp, "pp": p.pp, "ep": p.ep, "cp": getattr(p, "cp", 1),
             "zero": p.zero, "shard": p.shard_size, "micro_batch": p.micro_batch, "sp": p.sp,
-            "recompute": p.recompute, "schedule": p.schedule, "chunks": p.chunks}
+            "recompute": p.recompute, "recompute_layers": p.recompute_layers, "schedule": p.schedule,
+            "chunks": p.chunks}
 
 
 def _result_json(x, lang: str = "zh") -> dict:
@@ -484,7 +463,8 @@ def _pinned_plan(a, c):
     cp = a.cp or 1
     dp = a.dp if a.dp is not None else max(1, c.gpus // (tp * pp * cp))
     return Plan(dp=dp, tp=tp, pp=pp, cp=cp, ep=a.ep or 1, zero=a.zero or 0, micro_batch=a.micro_batch or 1,
-                recompute=a.recompute or "none")
+                recompute=a.recompute or ("full" if a.recompute_layers else "none"),
+                recompute_layers=a.recompute_layers)
 
 
 def _cmd_why(a, w, c, out) -> None:
@@ -640,6 +620,10 @@ def _cmd_memory(a, out) -> None:
     for flag, bad in (("--tp", tp_violations(m, tp)), ("--pp", pp_violations(m, pp))):
         if bad:  # the structural rules of parallelsel.core.plan, before dp is derived from them
             raise ParallelselError(f"{flag} {tp if flag == '--tp' else pp}: {join(bad, 'en')}")
+    if pp == 1 and (a.schedule != "1f1b" or a.chunks != 1):  # a schedule orders pipeline stages: none here
+        given = " ".join(f for f, on in ((f"--schedule {a.schedule}", a.schedule != "1f1b"),
+                                         (f"--chunks {a.chunks}", a.chunks != 1)) if on)
+        raise ParallelselError(f"{given}: applies only to a pipeline (--pp > 1), got --pp 1")
     if a.dp is None:
         if c.gpus % (tp * pp * cp):
             raise ParallelselError(f"--tp {tp} × --pp {pp} × --cp {cp} = {tp * pp * cp}: must divide the cluster's "
@@ -649,7 +633,8 @@ def _cmd_memory(a, out) -> None:
         dp = a.dp
     plan = Plan(dp=dp, tp=tp, pp=pp, zero=0 if a.zero is None else a.zero,
                 micro_batch=1 if a.micro_batch is None else a.micro_batch, sp=a.sp,
-                recompute="none" if a.recompute is None else a.recompute, schedule=a.schedule, chunks=a.chunks,
+                recompute=a.recompute or ("full" if a.recompute_layers else "none"),
+                recompute_layers=a.recompute_layers, schedule=a.schedule, chunks=a.chunks,
                 cp=cp, ep=1 if a.ep is None else a.ep)
     hard = constraint_violations(w, plan, c)
     if hard:
@@ -670,15 +655,13 @@ def _cmd_memory(a, out) -> None:
 
 
 def _cmd_presets(a, out) -> None:
-    from ..core.hardware import DEVICE_SOURCES, DEVICES, LINK_SOURCES, LINKS
-    from ..core.model import MODEL_SOURCES, MODELS
-    from ..core.recipe import RECIPE_SOURCES, RECIPES
+    from ..core.hardware import DEVICES, LINKS
+    from ..core.model import MODELS
+    from ..core.recipe import RECIPES
     from ..core.stacks import STACKS
     from .cli_text import presets_text
 
-    catalogues = {"models": (MODELS, MODEL_SOURCES), "devices": (DEVICES, DEVICE_SOURCES),
-                  "links": (LINKS, LINK_SOURCES), "recipes": (RECIPES, RECIPE_SOURCES),
-                  "stacks": (STACKS, {k: s.source for k, s in STACKS.items()})}
+    catalogues = {"models": MODELS, "devices": DEVICES, "links": LINKS, "recipes": RECIPES, "stacks": STACKS}
     kinds = [a.kind] if a.kind else list(PRESET_KINDS)
     if not a.json:
         out.write(presets_text({k: catalogues[k] for k in kinds}))
@@ -698,7 +681,7 @@ def _cmd_presets(a, out) -> None:
                                 "overlap_tp_comm": x.overlap_tp_comm, "schedules": list(x.schedules),
                                 "recompute": list(x.recompute), "modes": list(x.modes)},
     }
-    data = {kind: [{**as_json[kind](k, v), "source": catalogues[kind][1][k]} for k, v in catalogues[kind][0].items()]
+    data = {kind: [{**as_json[kind](k, v), "source": v.source} for k, v in catalogues[kind].items()]
             for kind in kinds}
     out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
@@ -799,20 +782,25 @@ _COMMANDS = {"matrix": _cmd_matrix, "plan": _cmd_plan, "check": _cmd_check, "bub
 def main(argv=None) -> int:
     """Run the CLI; returns the exit status (0 ok, 2 bad input) instead of raising."""
     parser = build_parser()
+    token = _LANG.set(_argv_lang(argv))
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # --help (0) or an argparse error (2), already printed
-        return int(exc.code or 0)
-    try:
-        _COMMANDS[args.command](args, sys.stdout)
-    except (ParallelselError, ValueError, TypeError) as exc:
-        msg = " ".join(str(exc).split())
-        sys.stderr.write(f"parallelsel {args.command}: {ERROR}: {msg}\n")
-        return 2
-    except OSError as exc:
-        sys.stderr.write(f"parallelsel {args.command}: {ERROR}: {exc.strerror or exc}: {exc.filename}\n")
-        return 2
-    return 0
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # --help (0) or an argparse error (2), already printed
+            return int(exc.code or 0)
+        error = ERRORS[args.lang]
+        try:
+            _COMMANDS[args.command](args, sys.stdout)
+        except (ParallelselError, ValueError, TypeError) as exc:
+            msg = " ".join(str(exc).split())
+            sys.stderr.write(f"parallelsel {args.command}: {error}: {msg}\n")
+            return 2
+        except OSError as exc:
+            sys.stderr.write(f"parallelsel {args.command}: {error}: {exc.strerror or exc}: {exc.filename}\n")
+            return 2
+        return 0
+    finally:
+        _LANG.reset(token)
 
 
 if __name__ == "__main__":  # pragma: no cover
