@@ -112,3 +112,21 @@ def test_cli_check_gives_back_every_exported_plan(e, tmp_path, capsys):
     assert got["global_batch"] == w.global_batch and got["model"]["layers"] == w.model.layers
     assert got["model"]["params"] == w.model.params or e["launcher"] == "megatron"
     assert got["step_s"] > 0 and 0 < got["mfu"] < 1
+
+
+def test_what_the_launchers_read_matches_the_recompute_policy():
+    for e in ENTRIES:
+        plan, r = read_plan(e["plan"]), e["read"]
+        if e["launcher"] == "megatron":
+            assert r["recompute_granularity"] == {"none": None}.get(plan.recompute, plan.recompute)
+            if plan.recompute_layers is not None:
+                assert (r["recompute_method"], r["recompute_num_layers"]) == ("block", plan.recompute_layers)
+        elif e["launcher"] == "torchtitan":
+            want = {"none": "none", "full": "full", "op": "selective"}[plan.recompute]
+            if plan.recompute_layers is not None:  # every N-th block of a stage: floor(stage layers / N) blocks
+                want = "selective"
+                per = ps.MODELS[e["model"]].layers // (plan.pp * plan.chunks)
+                assert per // int(r["selective_ac_option"]) == plan.recompute_layers
+            assert r["activation_checkpoint"] == want
+            if plan.recompute == "op":
+                assert r["selective_ac_option"] == "op"

@@ -112,6 +112,9 @@ PLANS = [
     ("moe-ep-pp", "mixtral-8x7b", 32, 8, 128, None, None, "DP4 TP4 PP2 ZeRO-1 SP EP4 mb1 full 1f1b",
      ("megatron",)),
     ("moe-dense-ep1", "mixtral-8x7b", 16, 8, 64, None, None, "DP4 TP4 ZeRO-1 SP mb1 full", ("megatron",)),
+    ("recompute-block", "llama3-8b", 8, 8, 64, None, None, "DP4 PP2 ZeRO-1 mb1 full rl4 1f1b", ("megatron",)),
+    ("recompute-layer-sac", "llama3-8b", 8, 8, 64, None, None, "DP4 PP2 ZeRO-3 mb1 full rl4 1f1b", ("torchtitan",)),
+    ("recompute-op", "llama3-8b", 8, 8, 64, None, None, "DP8 ZeRO-3 mb1 op", ("torchtitan",)),
     ("cp-zero1", "llama3-8b", 16, 8, 64, 32768, None, "DP2 TP4 CP2 ZeRO-1 SP mb1 full", ("megatron",)),
     ("cp-fsdp", "llama3-8b", 16, 8, 64, 32768, None, "DP2 TP4 CP2 ZeRO-3 SP mb1 full",
      ("megatron", "torchtitan")),
@@ -221,6 +224,7 @@ def run_megatron(src: Path, entries):
                     "data_parallel_sharding_strategy": args.data_parallel_sharding_strategy if args.use_megatron_fsdp
                     else None, "overlap_grad_reduce": bool(args.overlap_grad_reduce),
                     "recompute_granularity": args.recompute_granularity,
+                    "recompute_method": args.recompute_method, "recompute_num_layers": args.recompute_num_layers,
                     "moe_router_topk": args.moe_router_topk if args.num_experts else None}
             results.append({"accepted": True, "error": None, "read": read})
         except BaseException as exc:  # noqa: BLE001 - argparse exits, validators assert
@@ -285,6 +289,7 @@ def run_torchtitan(src: Path, entries):
                     "micro_batch": mb, "global_batch": gb, "layers_per_stage": lps,
                     "fsdp_reshard_after_forward": p.fsdp_reshard_after_forward,
                     "activation_checkpoint": cfg.activation_checkpoint.mode,
+                    "selective_ac_option": str(cfg.activation_checkpoint.selective_ac_option),
                     "mixed_precision_param": t.mixed_precision_param, "optimizer": cfg.optimizer.name}
             results.append({"accepted": True, "error": None, "read": read})
         except BaseException as exc:  # noqa: BLE001

@@ -155,8 +155,10 @@ def refusals(workload: Workload, plan: Plan, launcher: str) -> tuple[tuple[str, 
     out += [("launcher_fsdp_option", {"option": o}) for o in fsdp_opts]
     if plan.tp_overlap and plan.tp > 1 and launcher == "deepspeed":
         out.append(("launcher_tp_overlap", {"tp": plan.tp}))
-    out += {"megatron": _refuse_megatron, "torchtitan": _refuse_torchtitan, "deepspeed": _refuse_deepspeed}[launcher](
-        plan, STACKS[stack], sharded_part)
+    if launcher == "torchtitan":
+        out += _refuse_torchtitan(plan, STACKS[stack], sharded_part, workload.model.layers)
+    else:
+        out += {"megatron": _refuse_megatron, "deepspeed": _refuse_deepspeed}[launcher](plan, STACKS[stack], sharded_part)
     return tuple(out)
 
 
@@ -177,7 +179,16 @@ def _refuse_megatron(plan: Plan, stack, sharded_part: bool) -> list:
     return out
 
 
-def _refuse_torchtitan(plan: Plan, stack, sharded_part: bool) -> list:
+def _layer_sac_every(workload, plan: Plan, layers: int | None = None) -> int | None:
+    """torchtitan's ``selective_ac_option`` N whose every-N-th-block AC recomputes ``plan.recompute_layers`` blocks of
+    each stage (floor(stage layers / N) of them), or None when no N does."""
+    per = (layers if workload is None else workload.model.layers) // (plan.pp * plan.chunks)
+    k = plan.recompute_layers
+    n = per // k if k else 0
+    return n if n >= 1 and per // n == k else None
+
+
+def _refuse_torchtitan(plan: Plan, stack, sharded_part: bool, layers: int = 0) -> list:
     """torchtitan's refusals (job_config.py, parallelize.py, activation_checkpoint.py)."""
     out: list = []
     if plan.pp > 1 and plan.schedule not in _TORCH_SCHEDULES:
@@ -190,6 +201,9 @@ def _refuse_torchtitan(plan: Plan, stack, sharded_part: bool) -> list:
         out.append(("launcher_tp_without_sp", {"tp": plan.tp}))
     if plan.zero == 0 and plan.dp > 1 and plan.gpus != plan.dp:
         out.append(("launcher_ddp_multi_dim", {"dp": plan.dp, "tp": plan.tp, "pp": plan.pp}))
+    if plan.recompute_layers is not None and _layer_sac_every(None, plan, layers) is None:
+        out.append(("launcher_recompute_layers", {"recompute_layers": plan.recompute_layers,
+                                                  "stage_layers": layers // (plan.pp * plan.chunks)}))
     # torchtitan's "selective" is op-level SAC (saves matmul outputs, activation_checkpoint.py);
     # Korthikanti's selective recomputation of the attention core is not one of its modes.
     ok = ["none", "full"] + (["op"] if "op" in RECOMPUTE else [])
@@ -282,6 +296,11 @@ def _megatron(workload: Workload, plan: Plan) -> dict:
             o["--tp-comm-overlap"] = True  # Transformer Engine userbuffers; validate_args: needs --sequence-parallel
     if plan.recompute == "selective":
         o["--recompute-granularity"] = "selective"  # --recompute-modules defaults to core_attn
+    elif plan.recompute == "full" and plan.recompute_layers is not None:
+        # transformer_config.py: block = "recompute only the first recompute_num_layers layers per pipeline stage"
+        o["--recompute-granularity"] = "full"
+        o["--recompute-method"] = "block"
+        o["--recompute-num-layers"] = plan.recompute_layers
     elif plan.recompute == "full":
         o["--recompute-granularity"] = "full"
         o["--recompute-method"] = "uniform"
@@ -363,6 +382,11 @@ def _torchtitan(workload: Workload, plan: Plan) -> dict:
         out["compile"] = {"enable": True, "components": ["model", "loss"]}
     if plan.recompute == "op":
         out["activation_checkpoint"] = {"mode": "selective", "selective_ac_option": "op"}
+    elif plan.recompute == "full" and plan.recompute_layers is not None:
+        # Layer SAC: full AC on every N-th block of a stage (parallelize.py), N chosen so that the stage's
+        # floor(layers / N) blocks are the plan's recompute_layers (refusals checks that one exists).
+        out["activation_checkpoint"] = {"mode": "selective",
+                                        "selective_ac_option": str(_layer_sac_every(workload, plan))}
     else:
         out["activation_checkpoint"] = {"mode": plan.recompute}
     return out
@@ -585,6 +609,8 @@ def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchCo
     if gran is not None:
         choice("--recompute-granularity", gran, ("full", "selective"))
         plan["recompute"] = gran
+        if gran == "full" and g("--recompute-method") == "block":
+            plan["recompute_layers"] = _int("--recompute-num-layers", g("--recompute-num-layers", 1))
     notes: list = []
     if g("--use-megatron-fsdp"):
         strategy = g("--data-parallel-sharding-strategy", "no_shard")
@@ -686,10 +712,14 @@ def _read_torchtitan(text: str, world: int | None, layers: int | None) -> Launch
     mode = ac.get("mode", "selective")  # job_config.py ActivationCheckpoint.mode default
     if mode == "selective":
         opt = str(ac.get("selective_ac_option", "2"))
-        if opt != "op" or "op" not in RECOMPUTE:
-            _bad("activation_checkpoint.selective_ac_option", opt,
-                 "parallelsel models 'op' only as recompute='op'; use mode 'full' or 'none'")
-        plan["recompute"] = "op"
+        if opt == "op":
+            plan["recompute"] = "op"
+        elif opt.isdigit() and int(opt) >= 1 and layers is not None:
+            per = layers // (plan["pp"] * plan.get("chunks", 1))  # every N-th block of a stage, full AC
+            plan.update(recompute="full", recompute_layers=max(1, per // int(opt)))
+        else:
+            _bad("activation_checkpoint.selective_ac_option", opt, "must be 'op' or a positive integer N (full AC on "
+                 "every N-th block; the model's layers must be known)")
     else:
         choice("activation_checkpoint.mode", mode, ("none", "full"))
         plan["recompute"] = mode
