@@ -42,6 +42,7 @@ Examples:
 from __future__ import annotations
 
 import heapq
+import math
 import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -163,7 +164,10 @@ def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
         if k not in _FIXABLE:
             raise ParallelselError(f"fixed[{k!r}]: unknown plan field; allowed: {', '.join(_FIXABLE)}")
     # Let Plan validate the values themselves (types, ranges, schedule names), and keep its normalised values.
-    probe = Plan(**{k: v for k, v in fixed.items() if k not in ("chunks", "schedule", "dp")})
+    # The probe's DP is one that a pinned EP and HSDP shard divide (Plan requires both to divide dp).
+    probe_dp = math.lcm(*(positive_int(k, fixed[k]) for k in ("ep", "shard") if fixed.get(k) is not None)) \
+        if any(fixed.get(k) is not None for k in ("ep", "shard")) else 1
+    probe = Plan(dp=probe_dp, **{k: v for k, v in fixed.items() if k not in ("chunks", "schedule", "dp")})
     fixed.update({k: getattr(probe, k) for k in fixed if k not in ("chunks", "schedule", "dp")})
     if "dp" in fixed:
         fixed["dp"] = positive_int("dp", fixed["dp"])
@@ -180,6 +184,10 @@ def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
         raise ParallelselError(f"tp={fixed['tp']}: must divide the {m.heads} attention heads and the "
                                f"{m.kv_heads} KV heads of {m.name}" if bad[0].code != "ffn_not_divisible" else
                                f"tp={fixed['tp']}: must divide the FFN width {m.ffn_hidden} of {m.name}")
+    bad = ep_violations(m, fixed["ep"]) if "ep" in fixed else []
+    if bad:
+        raise ParallelselError(f"ep={fixed['ep']}: " + ("needs an MoE model" if bad[0].code == "ep_needs_moe" else
+                                                        f"must divide the {m.experts} experts of {m.name}"))
     if "pp" in fixed and pp_violations(m, fixed["pp"]):
         raise ParallelselError(f"pp={fixed['pp']}: must divide the {m.layers} layers of {m.name}")
     prod = 1
@@ -269,7 +277,9 @@ def _degrees(space: _Space):
                 continue
             for pp in divisors(G // (tp * cp)):
                 dp = G // (tp * pp * cp)
-                if pp <= m.layers and fixed.get("pp", pp) == pp and fixed.get("dp", dp) == dp:
+                # A pinned EP is carved out of DP (Plan: ep divides dp); other DP degrees cannot hold it.
+                if pp <= m.layers and fixed.get("pp", pp) == pp and fixed.get("dp", dp) == dp \
+                        and dp % fixed.get("ep", 1) == 0:
                     yield tp, cp, pp, dp
 
 
