@@ -31,7 +31,7 @@ FIRST_RUN_MS = 300_000  # a ceiling against hangs only (the machine is shared); 
 INPUTS = [
     ("preset", {"scenario": "状态超单卡"},
      ["--model", "llama2-70b", "--device", "a100-80gb", "--nodes", "4", "--gpus-per-node", "8", "--global-batch",
-      "1024", "--seq-len", "4096", "--recipe", "bf16-adam", "--intra", "nvlink3", "--inter", "ib-hdr"]),
+      "1024", "--seq-len", "4096", "--intra", "nvlink3", "--inter", "ib-hdr", "--stack", "megatron-core"]),
     ("custom", {"model": "custom", "layers": "4", "hidden": "16384", "heads": "128", "device": "a100-40gb",
                 "nodes": "1", "gpus_per_node": "8", "global_batch": "64", "seq_len": "2048", "intra": "nvlink3"},
      ["--layers", "4", "--hidden", "16384", "--heads", "128", "--device", "a100-40gb", "--nodes", "1",
