@@ -2,21 +2,19 @@
 
 * nbconvert gives Chinese headings an empty id while the page's table of contents (and Material's
   skip link) point at MkDocs-style slugs: give each heading the id its TOC entry expects.
-* nbconvert's template loads MathJax from an empty/CDN URL: drop it (the site renders math at
-  build time and makes no third-party request).
-* nbconvert inlines JupyterLab's stylesheet (570 KiB): each large ``<style>`` goes to a file named by its
-  content hash under ``assets/notebook/``, linked (pages stay under 600 KiB of HTML, issue 33).
+* nbconvert's template loads MathJax from an empty/CDN URL: drop it (math is rendered at build time).
+* nbconvert inlines JupyterLab's stylesheet (570 KiB): each ``<style>`` over 16 KiB goes to a linked file.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from pathlib import Path
 
 _MATHJAX = re.compile(r"<!-- Load mathjax -->.*?<!-- End of mathjax configuration -->", re.S)
 _HEADING = re.compile(r'<h([1-6]) id="([^"]*)">(.*?)<a class="anchor-link" href="#[^"]*">', re.S)
+_BIG_STYLE = re.compile(r'<style type="text/css">\n?((?:(?!</style>).){16384,})</style>', re.S)
 
 
 def _toc_ids(items) -> list[str]:
@@ -40,22 +38,12 @@ def on_page_content(html, page, **kwargs):
     return _HEADING.sub(fix, html)
 
 
-_STYLE = re.compile(r'<style type="text/css">\n?(.*?)</style>', re.S)
-STYLE_INLINE_MAX = 16 * 1024  # characters: a larger inline stylesheet goes to its own file
-
-
 def on_post_page(output, page, config):
     if not page.file.src_uri.endswith(".ipynb"):
         return output
-    folder, page_dir = Path(config.site_dir) / "assets" / "notebook", (Path(config.site_dir) / page.file.dest_uri).parent
-
-    def to_file(m):
-        css = m.group(1)
-        if len(css) <= STYLE_INLINE_MAX:
-            return m.group(0)
+    folder = Path(config.site_dir) / "assets" / "notebook"
+    def to_file(m):  # named by its content: two builds write the same file
         folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{hashlib.sha256(css.encode()).hexdigest()[:16]}.css"
-        path.write_text(css, encoding="utf-8")
-        return f'<link rel="stylesheet" href="{Path(os.path.relpath(path, page_dir)).as_posix()}">'
-
-    return _STYLE.sub(to_file, output)
+        (folder / (name := hashlib.sha256(m.group(1).encode()).hexdigest()[:16] + ".css")).write_text(m.group(1), "utf-8")
+        return f'<link rel="stylesheet" href="{"../" * page.url.count("/")}assets/notebook/{name}">'
+    return _BIG_STYLE.sub(to_file, output)

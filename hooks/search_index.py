@@ -1,9 +1,5 @@
-"""The search index holds prose only, as UTF-8: handlers around Material's search (it reads ``page.content`` at
-priority 0) empty each ``<svg>``, ``<pre>`` and ``<table>`` and put the page back before it is rendered (a chart's
-caption stays indexed); after the build the index, written with every non-ASCII character escaped (six bytes),
-is written again as UTF-8 (three): 1.30 MB became under 600 KiB, fetched by every page (issue 33)."""
-
-from __future__ import annotations
+"""Page weight (issue 33: each page and the search index under 600 KiB): the index holds prose only (no <svg>, <pre> or
+<table>; captions stay) rewritten as UTF-8, and Chrome traces printed inline become files beside their page."""
 
 import json
 import re
@@ -11,27 +7,34 @@ from pathlib import Path
 
 from mkdocs.plugins import CombinedEvent, event_priority
 
+from parallelsel.render.pipeline_charts import traces_to_files
+
 _HIDDEN = re.compile(r"(<(svg|pre|table)\b[^>]*>).*?</\2>", re.S)
 _full: dict[str, str] = {}  # page -> its content while search reads the emptied one
 
 
 @event_priority(100)
-def _empty_charts(context, page, **kwargs):
-    if page.content and any(tag in page.content for tag in ("<svg", "<pre", "<table")):
-        _full[page.file.src_uri] = page.content
-        page.content = _HIDDEN.sub(r"\1</\2>", page.content)
+def _empty(context, page, **kwargs):
+    if page.content:
+        _full[page.file.src_uri], page.content = page.content, _HIDDEN.sub(r"\1</\2>", page.content)
     return context
 
 
 @event_priority(-100)
-def _restore_charts(context, page, **kwargs):
-    content = _full.pop(page.file.src_uri, None)
-    if content is not None:
-        page.content = content
+def _restore(context, page, **kwargs):
+    page.content = _full.pop(page.file.src_uri, page.content)
     return context
 
 
-on_page_context = CombinedEvent(_empty_charts, _restore_charts)
+on_page_context = CombinedEvent(_empty, _restore)
+
+
+def on_post_page(output, page, config):
+    output, files = traces_to_files(output, "traces")
+    for name, data in files.items():
+        (path := Path(config.site_dir, page.file.dest_uri).parent / "traces" / name).parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    return output
 
 
 @event_priority(-100)  # after Material's search plugin has written the index

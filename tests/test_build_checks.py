@@ -384,7 +384,7 @@ PAGE_BUDGET = 600 * 1024  # issue 33: no page's HTML and not the search index (f
 
 
 def test_no_page_and_not_the_search_index_exceeds_600_kib(built_site):
-    """Inline Chrome traces (hooks/trace_files.py), the notebook's inlined JupyterLab stylesheet (hooks/notebook.py)
+    """Inline Chrome traces (hooks/search_index.py), the notebook's inlined JupyterLab stylesheet (hooks/notebook.py)
     and code listings, tables and chart text in the search index (hooks/search_index.py) made them 0.8-1.3 MB."""
     pages = {p.relative_to(built_site).as_posix(): p.stat().st_size for p in built_site.rglob("*.html")}
     over = {p: n for p, n in pages.items() if n > PAGE_BUDGET}

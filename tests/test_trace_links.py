@@ -2,7 +2,7 @@
 
 Read from the real site (the session's strict build, or PARALLELSEL_SITE_DIR: see conftest.site): every pipeline Gantt chart (a chart whose rows are
 pipeline ranks) on the bubble, PP, misconceptions and exercises pages is followed by ``<a download="*.json" href="traces/*.json">``
-links to files next to the page (hooks/trace_files.py; inline data: URLs made the pages over 1 MB); each file is Trace Event Format JSON with one track per rank, and each track lists the passes of the
+links to files next to the page (hooks/search_index.py; inline data: URLs made the pages over 1 MB); each file is Trace Event Format JSON with one track per rank, and each track lists the passes of the
 schedule the library builds for the trace's own settings (the orders tests/test_pipeline_torch.py checks
 against PyTorch), in time order.
 """

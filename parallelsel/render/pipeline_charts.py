@@ -294,7 +294,7 @@ def trace_link(timeline: pl.Timeline, label: str | None = None, *, name: str | N
     """An ``<a download>`` link whose ``data:`` URL holds ``timeline`` as Chrome-trace JSON.
 
     The file travels in the printed HTML (base64), since a snippet knows no site directory; the site's build
-    (hooks/trace_files.py) writes it next to the page and points the link at that file, so the page stays
+    (hooks/search_index.py) writes it next to the page and points the link at that file, so the page stays
     light. The reader saves it and opens it in Perfetto or ``chrome://tracing``. ``name`` is the file name
     (default :func:`trace_name`), ``label`` the link text (default the file name); ``time_unit`` is the
     length of one cost unit in seconds.
@@ -311,7 +311,7 @@ _INLINE_TRACE = re.compile(r'<a download="([A-Za-z0-9_.+-]+\.json)" href="data:a
 
 def traces_to_files(html: str, folder) -> tuple[str, dict[str, bytes]]:
     """``html`` with every inline trace of :func:`trace_link` pointed at ``traces/NAME.json`` instead, and those files'
-    bytes by name: what the site's build (hooks/trace_files.py) writes beside the page, so that no page carries its
+    bytes by name: what the site's build (hooks/search_index.py) writes beside the page, so that no page carries its
     traces as ``data:`` URLs (they made the PP page 1.1 MB). ``folder`` is only named in the links' paths."""
     files: dict[str, bytes] = {}
 
