@@ -205,6 +205,63 @@ def compute_time(model, micro_batch: int, seq_len: int, device: Device, tp: int 
     return _compute(model, micro_batch, seq_len, device, tp, pp, cp, ep, sp, recompute, attention)
 
 
+def stage_compute_times(model, micro_batch: int, seq_len: int, device: Device, split, tp: int = 1, cp: int = 1,
+                        ep: int = 1, sp: bool = False, recompute: str = "none",
+                        attention: str = "flash") -> tuple[ComputeTime, ...]:
+    """Compute seconds per micro-batch on one GPU of each pipeline rank, rank ``i`` holding ``split[i]`` layers.
+
+    Each rank runs its own layers (the per-layer kernels of :func:`compute_time`); the output layer's
+    logits GEMM (and its backward) runs on the last rank only, where Megatron-LM and torchtitan place
+    it (Narayanan et al. 2021 §3.2), so an even split by layers leaves the last rank the slowest. The
+    embedding lookup is a gather, not a GEMM, and is not timed. The slowest rank sets the pipeline's
+    pace (:func:`parallelsel.core.estimate.estimate`).
+
+    Examples:
+        >>> import parallelsel as ps
+        >>> m, d = ps.MODELS["llama3-8b"], ps.DEVICES["h100-sxm-80gb"]
+        >>> f = [round(c.forward * 1e3, 2) for c in stage_compute_times(m, 1, 8192, d, (8, 8, 8, 8))]
+        >>> f[0] == f[1] == f[2] < f[3]
+        True
+    """
+    b, s = positive_int("micro_batch", micro_batch), positive_int("seq_len", seq_len)
+    split = tuple(positive_int(f"split[{i}]", n) for i, n in enumerate(split))
+    return _stage_times(model, b, s, device, split, tp, cp, ep, sp, recompute, attention)
+
+
+@lru_cache(maxsize=8192)
+def _stage_times(model, b, s, device, split, tp, cp, ep, sp, recompute, attention) -> tuple[ComputeTime, ...]:
+    layer, head = layer_and_head_times(model, b, s, device, tp, cp, ep, sp, recompute, attention)
+    out = []
+    last = len(split) - 1
+    for i, n in enumerate(split):
+        k = 1.0 if i == last else 0.0
+        out.append(ComputeTime(*(n * x + k * y for x, y in zip(layer, head))))
+    return tuple(out)
+
+
+@lru_cache(maxsize=8192)
+def layer_and_head_times(model, b, s, device, tp, cp, ep, sp, recompute, attention) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """One layer's and the output layer's (forward, backward, gemm, attention, memory) seconds per micro-batch
+    (arguments as :func:`compute_time` takes them, already checked): the parts :func:`stage_compute_times` adds."""
+    tokens = b * (s // cp)
+    gemms = layer_gemms(model, tokens, tp, ep)
+    g_fwd = sum(g.time(device) for g in gemms)
+    g_bwd = sum(d.time(device) for g in gemms for d in g.backward)
+    a_fwd, a_bwd = _attention(model, b, s, cp, tp, device, attention)
+    m_fwd = _elementwise_bytes(model, tokens, s, tp, sp, attention) / (device.hbm_bandwidth * device.memory_efficiency)
+    v = -(-model.vocab // tp)
+    head = Gemm("logits", tokens, v, model.hidden)
+    logits = head.time(device)
+    logits_bwd = sum(d.time(device) for d in head.backward)
+    extra = {"full": g_fwd + a_fwd + m_fwd, "selective": a_fwd, "none": 0.0}[recompute]
+    forward = g_fwd + a_fwd + m_fwd
+    backward = g_bwd + a_bwd + BACKWARD_BYTES * m_fwd + extra
+    gemm = g_fwd + g_bwd + (g_fwd if recompute == "full" else 0.0)
+    attn = a_fwd + a_bwd + (a_fwd if recompute in ("full", "selective") else 0.0)
+    return ((forward, backward, gemm, attn, forward + backward - gemm - attn),
+            (logits, logits_bwd, logits + logits_bwd, 0.0, 0.0))
+
+
 @lru_cache(maxsize=8192)
 def _compute(model, b, s, device, tp, pp, cp, ep, sp, recompute, attention) -> ComputeTime:
     tokens = b * (s // cp)
