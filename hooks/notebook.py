@@ -4,11 +4,17 @@
   skip link) point at MkDocs-style slugs: give each heading the id its TOC entry expects.
 * nbconvert's template loads MathJax from an empty/CDN URL: drop it (the site renders math at
   build time and makes no third-party request).
+* nbconvert inlines JupyterLab's whole stylesheet (about 570 KiB) into the page: move each large inline
+  ``<style>`` into a file under ``assets/notebook/`` named by its content hash and link it, so the page's
+  HTML stays under the site's 600 KiB budget (issue 33) and the browser caches the stylesheet.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
+from pathlib import Path
 
 _MATHJAX = re.compile(r"<!-- Load mathjax -->.*?<!-- End of mathjax configuration -->", re.S)
 _HEADING = re.compile(r'<h([1-6]) id="([^"]*)">(.*?)<a class="anchor-link" href="#[^"]*">', re.S)
@@ -33,3 +39,27 @@ def on_page_content(html, page, **kwargs):
         return f'<h{m.group(1)} id="{new}">{m.group(3)}<a class="anchor-link" href="#{new}">'
 
     return _HEADING.sub(fix, html)
+
+
+_STYLE = re.compile(r'<style type="text/css">\n?(.*?)</style>', re.S)
+STYLE_INLINE_MAX = 16 * 1024
+"""An inline stylesheet above this many characters goes to its own file."""
+
+
+def on_post_page(output, page, config):
+    if not page.file.src_uri.endswith(".ipynb"):
+        return output
+    site = Path(config.site_dir)
+    folder = site / "assets" / "notebook"
+    page_dir = (site / page.file.dest_uri).parent
+
+    def to_file(m):
+        css = m.group(1)
+        if len(css) <= STYLE_INLINE_MAX:
+            return m.group(0)
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{hashlib.sha256(css.encode()).hexdigest()[:16]}.css"
+        path.write_text(css, encoding="utf-8")
+        return f'<link rel="stylesheet" href="{Path(os.path.relpath(path, page_dir)).as_posix()}">'
+
+    return _STYLE.sub(to_file, output)

@@ -16,11 +16,12 @@ from .core.model import MODELS, Transformer
 from .core.plan import Plan, Workload, fsdp_plan
 from .core.recipe import RECIPES, Recipe
 from .core.search import SearchResult, search
+from .core.stacks import STACKS, Stack
 from .course.lesson import paper_cases, topology_variant
 from .render.lesson_text import FOUR_COLUMNS
 
 __all__ = [
-    "DEVICES", "LINKS", "MODELS", "RECIPES",
+    "DEVICES", "LINKS", "MODELS", "RECIPES", "STACKS", "Stack",
     "Cluster", "pipeline", "comm", "memory", "moe", "reliability", "roofline",
     "calibrate", "Calibration", "estimate", "Estimate", "StepTime", "MemoryBreakdown", "scaling_efficiency",
     "FOUR_COLUMNS", "MatrixRow", "SearchResult", "Verdict", "paper_cases", "search", "selection_matrix", "topology_variant",

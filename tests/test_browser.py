@@ -50,6 +50,25 @@ OVERFLOW_JS = """
   .map(e => e.tagName.toLowerCase() + (typeof e.className === 'string' && e.className ? '.' + e.className.split(' ')[0] : ''))
 """
 
+# Chart labels at the current width: each <text> of a chart, its font size in its own user units times the scale its
+# screen transform applies (sqrt |det| of getScreenCTM), i.e. the CSS pixels its em box is tall on screen.
+LABELS_JS = """
+() => {
+  const article = document.querySelector('article') || document.body;
+  const out = [];
+  for (const svg of article.querySelectorAll('.ps-chart svg')) {
+    for (const t of svg.querySelectorAll('text')) {
+      if (!t.textContent.trim()) continue;
+      const m = t.getScreenCTM();
+      if (!m) continue;
+      const px = parseFloat(getComputedStyle(t).fontSize) * Math.sqrt(Math.abs(m.a * m.d - m.b * m.c));
+      if (px > 0) out.push(Math.round(px * 10) / 10);
+    }
+  }
+  return out;
+}
+"""
+
 PROBE_JS = """
 () => {
   const article = document.querySelector('article') || document.body;
@@ -105,6 +124,7 @@ class Visit:
     requests: int = 0
     probe: dict = field(default_factory=dict)
     phone_overflow: list = field(default_factory=list)  # [scrollWidth, widest elements] when wider than the phone
+    phone_labels: list = field(default_factory=list)  # on-screen px height of every chart label at phone width
 
 
 # ---------------------------------------------------------------------------------------------------------------- fixtures
@@ -154,6 +174,7 @@ def visits(browser, server, site) -> list[Visit]:
         width = page.evaluate("document.documentElement.scrollWidth")
         if width > PHONE["width"]:
             visit.phone_overflow = [width, page.evaluate(OVERFLOW_JS, PHONE["width"])]
+        visit.phone_labels = page.evaluate(LABELS_JS)
         visit.log.console_errors += running.take().console_errors  # errors raised while probing
         out.append(visit)
     context.close()
@@ -202,6 +223,20 @@ def test_no_page_overflows_a_phone_screen(visits):
     """At 390 px wide, tables and charts scroll inside their own box; the page itself never scrolls sideways."""
     wide = {v.path or "/": v.phone_overflow for v in visits if v.phone_overflow}
     assert not wide, f"pages wider than {PHONE['width']} px ([scrollWidth, first elements past the edge]): {wide}"
+
+
+LESSON_SKIP = ("reference/", "references/", "glossary/", "validation/", "fill-in/", "exercises/workbook/")
+"""Pages that are not lesson pages: reference material, the validation page (where depth goes), the fill-in form."""
+
+
+def test_chart_labels_stay_readable_on_a_phone(visits):
+    """At 390 px, at most 10% of the chart labels on each lesson page are drawn under 8 px tall (charts shrink only to
+    the width that keeps their labels readable, then scroll inside their own box: docs/assets/extra.css)."""
+    lesson = [v for v in visits if not v.path.startswith(LESSON_SKIP)]
+    assert len(lesson) >= 20 and sum(len(v.phone_labels) for v in lesson) > 1000, "label probe found too few labels"
+    small = {v.path or "/": (sum(px < 8 for px in v.phone_labels), len(v.phone_labels)) for v in lesson if v.phone_labels}
+    bad = {k: f"{n} of {t} under 8 px" for k, (n, t) in small.items() if n > 0.10 * t}
+    assert not bad, f"lesson pages whose chart labels are too small at {PHONE['width']} px: {bad}"
 
 
 def test_math_renders_as_mathml_with_size(visits):

@@ -378,3 +378,19 @@ def test_sitecheck_runs_on_its_own_over_any_site(tmp_path):
     assert len(lines) == 3, lines  # the good link and the table inside <pre> are not findings
     bad = subprocess.run([sys.executable, "-m", "hooks.sitecheck", str(tmp_path / "nothing")], cwd=REPO, capture_output=True, text=True, check=False)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr, bad.stderr
+
+
+PAGE_BUDGET = 600 * 1024  # issue 33: no page's HTML and not the search index (fetched by every page) above 600 KiB
+
+
+def test_no_page_and_not_the_search_index_exceeds_600_kib(built_site):
+    """Inline Chrome traces (hooks/trace_files.py), the notebook's inlined JupyterLab stylesheet (hooks/notebook.py)
+    and code listings, tables and chart text in the search index (hooks/search_index.py) made them 0.8-1.3 MB."""
+    pages = {p.relative_to(built_site).as_posix(): p.stat().st_size for p in built_site.rglob("*.html")}
+    over = {p: n for p, n in pages.items() if n > PAGE_BUDGET}
+    assert not over, over
+    index = built_site / "search" / "search_index.json"
+    assert index.stat().st_size <= PAGE_BUDGET, index.stat().st_size
+    text = " ".join(doc.get("text", "") for doc in json.loads(index.read_text(encoding="utf-8"))["docs"])
+    assert "<pre" not in text and "<table" not in text and "data:application/json" not in text
+    assert not [p for p in built_site.rglob("*.html") if "data:application/json;base64" in p.read_text(encoding="utf-8")]

@@ -181,3 +181,70 @@ def test_build_without_npm_ships_a_manifest_that_says_so(tmp_path):
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["pyodide"] is None and (out / manifest["wheel"]).is_file()
     assert not (out / "pyodide").exists()
+
+
+class _Cells(__import__("html.parser").parser.HTMLParser):
+    """Every table cell's text, in order, and the text outside tables."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.cells, self.outside, self._cell, self._tables = [], [], None, 0
+
+    def handle_starttag(self, tag, attrs):
+        self._tables += tag == "table"
+        if tag in ("td", "th"):
+            self._cell = []
+
+    def handle_endtag(self, tag):
+        self._tables -= tag == "table"
+        if tag in ("td", "th"):
+            self.cells.append("".join(self._cell).strip())
+            self._cell = None
+
+    def handle_data(self, data):
+        (self._cell if self._cell is not None else self.outside if not self._tables else []).append(data)
+
+
+def _parse(html: str) -> _Cells:
+    p = _Cells()
+    p.feed(html)
+    return p
+
+
+def test_results_html_has_the_tables_python_markdown_reads_in_the_cli_text(case):
+    """render/calculator.text_html against an independent reader of the same text (Python-Markdown's tables
+    extension): the same cells in the same order, and nothing left that reads as a pipe-table row."""
+    import markdown
+
+    out = case[1]
+    texts = [out["text"]["matrix"], out["text"]["plan"], *(m["text"] for m in out["memory"])]
+    htmls = [out["html"]["matrix"], out["html"]["plan"], *out["html"]["memory"]]
+    for text, html in zip(texts, htmls):
+        ours = _parse(html)
+        reference = _parse(markdown.markdown(text, extensions=["tables"]))
+        assert ours.cells == reference.cells and ours.cells
+        assert not [line for line in "".join(ours.outside).splitlines() if line.strip().startswith("|")]
+        assert html.count("<table>") == html.count('<div class="md-typeset__table">') >= 1
+
+
+def test_field_rules_are_the_cli_flags_rules():
+    rules = calculator.field_rules()
+    assert set(rules) == (set(calculator.FIELDS) | set(calculator.SHAPE_FIELDS)) - {"model", "device", "recipe", "intra",
+                                                                                    "inter", "attention", "stack"}
+    from parallelsel.core.hardware import MAX_GPUS, MAX_GPUS_PER_NODE
+
+    assert rules["nodes"] == {"kind": "integer", "min": 1, "max": MAX_GPUS, "flag": "--nodes"}
+    assert rules["gpus_per_node"]["max"] == MAX_GPUS_PER_NODE and rules["headroom"]["kind"] == "number"
+    out = calculator.run({"model": "llama2-7b", "nodes": "4-"})
+    assert not out["ok"] and out["field"] == "nodes" and "'4-'" in out["error"]
+def test_stack_and_compile_fields_become_the_cli_flags():
+    from parallelsel.render import calculator
+
+    form = {"model": "llama3-8b", "nodes": "1", "gpus_per_node": "8", "global_batch": "16", "device": "h100-hbm2e-96gb",
+            "stack": "torchtitan", "compile": "on", "recipe": "fp8-compute-fp32-adam"}
+    out = calculator.run(form)
+    assert out["ok"] and out["argv"][-3:] == ["--stack", "torchtitan", "--compile"]
+    assert calculator.run({**form, "compile": ""})["argv"][-1] == "torchtitan"
+    # A stack without a compiled mode refuses --compile with the CLI's one line.
+    bad = calculator.run({**form, "stack": "megatron-core", "recipe": ""})
+    assert not bad["ok"] and "compile" in bad["error"]

@@ -112,6 +112,8 @@ def runs(page_and_log):
             "verdicts": [(li.get_attribute("data-strategy"), li.get_attribute("data-verdict"))
                          for li in page.locator("#calc-result [data-verdict]").all()],
             "text": page.inner_text("#calc-result"),
+            "html": page.inner_html("#calc-result"),
+            "tables": page.locator("#calc-result table").count(),
         }
         wire = sum(served_size(site, server.base_url, r.url)[0] for r in net.requests)
         out[name] = (shown, flags, net, wire)
@@ -174,3 +176,122 @@ def test_a_build_without_pyodide_says_so(runs, page_and_log):
     assert other.get_attribute("#calc-result", "data-state") == "unavailable"
     assert "Pyodide" in other.inner_text("#calc-result [role=alert]")
     other.close()
+
+
+@pytest.mark.parametrize("name", [n for n, _, _ in INPUTS])
+def test_results_are_html_tables_in_the_sites_look_not_markdown(runs, name):
+    shown = runs[name][0]
+    assert shown["tables"] >= 2, shown["html"][:2000]
+    for raw in ("|---", "| ---", "| :---", "|:--", "---: |"):
+        assert raw not in shown["html"], raw
+    assert 'class="md-typeset__table"' in shown["html"]  # Material's own table wrapper: the site's table look
+
+
+# What the CLI's integer rule (render/cli._integer) refuses and accepts; the page must say the same before running.
+TYPED = ["4-", "1e", "--2", "8e+", "", " ", "0", "-1", "2.5", "nan", "inf", "1e309", "0x10", "4", " 4 ", "1e3", "1_000",
+         "+8", "4.0", "1048576", "1048577"]
+
+
+@pytest.fixture
+def fresh(page_and_log):
+    page, log, server, site = page_and_log
+    other = page.context.new_page()
+    other.goto(server.base_url + PAGE, wait_until="load")
+    yield other
+    other.close()
+
+
+def test_fields_are_checked_with_the_cli_rule_and_refusals_are_written_beside_them(fresh):
+    from parallelsel.render.calculator import field_rules
+    from parallelsel.render.cli import _integer
+
+    rule = field_rules()["nodes"]
+    python = _integer(rule["min"], rule["max"])
+    page = fresh
+    page.locator("#calc-nodes").fill("4")
+    for typed in TYPED:
+        page.locator("#calc-nodes").fill(typed)
+        message = page.inner_text("#calc-nodes-msg")
+        try:
+            python(typed)
+            cli_ok = True
+        except Exception:  # noqa: BLE001 - argparse's ArgumentTypeError: the CLI refuses it
+            cli_ok = False
+        required = not typed.strip()  # the field is required: empty is refused on the page, never defaulted
+        assert (message == "") == (cli_ok and not required), (typed, message)
+        assert (page.get_attribute("#calc-nodes", "aria-invalid") == "true") == bool(message)
+
+
+def test_typed_non_number_in_nodes_is_refused_with_a_message_and_nothing_runs(fresh):
+    page = fresh
+    page.locator("#calc-nodes").fill("4-")
+    page.locator("#calc-form").get_by_role("button", name="运行").click()
+    page.wait_for_selector('#calc-result[data-state="invalid"]')
+    message = page.inner_text("#calc-nodes-msg")
+    assert "4-" in message and "整数" in message and "1048576" in message
+    assert page.evaluate("document.activeElement.id") == "calc-nodes"
+    assert "见字段旁的说明" in page.inner_text("#calc-result")
+    assert page.is_hidden("#calc-cancel")
+
+
+def test_form_has_no_none_values_and_a_prose_fallback_without_javascript(site):
+    html = (site / PAGE / "index.html").read_text(encoding="utf-8")
+    assert 'value="None"' not in html
+    fallback = html.split("<noscript>", 1)[1].split("</noscript>", 1)[0]
+    assert "](" not in fallback and 'href="../../reference/cli/"' in fallback and "parallelsel plan" in fallback
+    assert '<form id="calc-form"' in html and " hidden>" in html.split('<form id="calc-form"', 1)[1].split("\n", 1)[0]
+
+
+CLICK_LATENCY_JS = """
+() => { window.__clicks = []; document.addEventListener('click', e => window.__clicks.push(performance.now() - e.timeStamp)); }
+"""
+
+
+def _click_answers_ms(page) -> float:
+    """Wall time from a real mouse click on the page's heading to its click handler having run, in ms."""
+    import time
+
+    n = page.evaluate("window.__clicks.length")
+    box = page.locator("h1").bounding_box()
+    t0 = time.perf_counter()
+    page.mouse.click(box["x"] + 5, box["y"] + box["height"] / 2)
+    page.wait_for_function(f"window.__clicks.length > {n}", polling=10)
+    return (time.perf_counter() - t0) * 1000
+
+
+def test_page_answers_clicks_during_a_long_run_and_cancel_stops_it(fresh):
+    page = fresh
+    page.evaluate(CLICK_LATENCY_JS)
+    # 40,320 GPUs (a count with many divisors) and a 64K context (CP degrees too): about 6 s of search natively.
+    page.locator('#calc-form [name="model"]').select_option("llama3-70b")
+    page.locator("#calc-nodes").fill("5040")
+    page.locator("#calc-global_batch").fill("40320")
+    page.locator("#calc-seq_len").fill("65536")
+    page.locator("#calc-form").get_by_role("button", name="运行").click()
+    assert page.is_visible("#calc-cancel")
+    waits = []
+    for _ in range(3):  # while the runtime loads
+        page.wait_for_timeout(300)
+        waits.append(_click_answers_ms(page))
+    page.wait_for_function("document.getElementById('calc-status').textContent.includes('计算中')", timeout=FIRST_RUN_MS)
+    for _ in range(3):  # while the search runs
+        waits.append(_click_answers_ms(page))
+        page.wait_for_timeout(200)
+    assert page.get_attribute("#calc-result", "data-state") == "loading", "the run ended before it could be probed"
+    print("click answered in ms:", [round(w) for w in waits], "in-page:", page.evaluate("window.__clicks"))
+    assert max(waits) < 200 and max(page.evaluate("window.__clicks")) < 200
+
+    page.locator("#calc-cancel").click()
+    page.wait_for_selector('#calc-result[data-state="cancelled"]', timeout=2000)
+    assert page.is_hidden("#calc-cancel") and page.is_hidden("#calc-progress")
+    assert page.is_enabled("#calc-form button[type=submit]")
+    page.wait_for_timeout(500)
+    assert page.get_attribute("#calc-result", "data-state") == "cancelled"  # no late result from the stopped worker
+
+    # The next run starts a fresh worker and finishes.
+    page.locator('#calc-form [name="model"]').select_option("llama2-7b")
+    page.locator("#calc-nodes").fill("1")
+    page.locator("#calc-global_batch").fill("64")
+    page.locator("#calc-seq_len").fill("")
+    run(page)
+    assert page.get_attribute("#calc-result", "data-state") == "done"

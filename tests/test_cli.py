@@ -32,7 +32,7 @@ def test_matrix_human(capsys):
 def test_matrix_json(capsys):
     assert main(["matrix", "--model", "gpt2-1.5b", "--global-batch", "512", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert set(data) == {"model", "cluster", "unknown", "rows"}
+    assert set(data) == {"model", "stack", "cluster", "unknown", "rows"}
     assert data["unknown"] == ["interconnect"]
     assert [r["strategy"] for r in data["rows"]] == ["DP", "FSDP", "TP", "PP"]
     assert set(data["rows"][0]) == {"strategy", "verdict", "verdict_code", "reasons", "best"}
@@ -51,8 +51,8 @@ def test_matrix_json(capsys):
         if zh_row["best"] is None:
             continue
         zh_plan, en_plan = zh_row["best"]["plan"], en_row["best"]["plan"]
-        assert {"label", "dp", "tp", "pp", "ep", "cp", "zero", "shard", "micro_batch", "sp", "recompute", "schedule",
-                "chunks"} == set(zh_plan)
+        assert {"label", "dp", "tp", "pp", "ep", "cp", "zero", "shard", "micro_batch", "sp", "recompute",
+                "recompute_layers", "schedule", "chunks"} == set(zh_plan)
         assert {k: v for k, v in zh_plan.items() if k != "label"} == {k: v for k, v in en_plan.items() if k != "label"}
         assert not re.search(r"[\u4e00-\u9fff]", en_plan["label"])
         assert parse_plan(en_plan["label"]) == parse_plan(zh_plan["label"])
@@ -72,7 +72,7 @@ def test_plan_human_and_json(capsys):
     assert "枚举" in out and "内存放不下" in out and "放得下：每卡" in out
     assert main(args + ["--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert set(data) == {"model", "cluster", "global_batch", "considered", "funnel", "excluded", "results", "seconds",
+    assert set(data) == {"model", "stack", "cluster", "global_batch", "considered", "funnel", "excluded", "results", "seconds",
                          "closest_miss"}
     assert len(data["results"]) == 3 and data["results"][0]["rank"] == 1
     assert {"plan", "dp", "tp", "pp", "zero", "micro_batch", "step_s", "memory_bytes", "why"} <= set(data["results"][0])
@@ -108,18 +108,45 @@ def test_plan_json_keys_are_ascii_codes_independent_of_top(capsys):
         assert fit["code"] == "fits_memory" and fit["values"]["bytes"] == x["memory_bytes"]
 
 
-def test_lang_en_prints_english(capsys):
-    import re
+EN_RUNS = {
+    "matrix": ["matrix", "--model", "llama2-70b", "--nodes", "4", "--global-batch", "1024"],
+    "matrix, unknowns": ["matrix", "--model", "gpt3-175b", "--nodes", "2"],
+    "plan": ["plan", "--model", "llama2-13b", "--nodes", "2", "--global-batch", "64", "--top", "2"],
+    "plan, nothing fits": ["plan", "--model", "llama3-70b", "--nodes", "1", "--global-batch", "512", "--top", "2"],
+    "plan --why, refused": ["plan", "--model", "gpt3-175b", "--nodes", "1", "--why", "DP8·TP1·PP1·mb1"],
+    "plan, calibrated": ["plan", "--model", "llama2-13b", "--nodes", "1", "--top", "2", "--measured-step", "3",
+                         "--measured-plan", "DP8·TP1·PP1·mb1"],
+    "memory": ["memory", "--model", "llama2-13b", "--tp", "8", "--recompute", "selective", "--headroom", "0.1"],
+    "memory, too big": ["memory", "--model", "gpt3-175b", "--gpus", "8"],
+    "memory --json": ["memory", "--model", "llama2-7b", "--gpus", "8", "--json"],
+    "error, library": ["memory", "--model", "no-such-model"],
+    "error, argparse": ["plan", "--tp", "x"],
+    "error, plan rule": ["memory", "--model", "llama2-13b", "--tp", "3"],
+}
 
-    cjk = re.compile(r"[\u4e00-\u9fff]")
+
+def test_lang_en_prints_no_cjk_anywhere(capsys):
+    """Every report, table, verdict word and error of matrix/plan/memory with --lang en is English; the same runs
+    without it are the Chinese reports (so the check sees the text it is about)."""
+    cjk = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
+    offenders, zh = [], []
+    for name, argv in EN_RUNS.items():
+        main(argv + ["--lang", "en"])
+        en = capsys.readouterr()
+        offenders += [f"{name}: {line}" for line in (en.out + en.err).splitlines() if cjk.search(line)]
+        main(argv)
+        out = capsys.readouterr()
+        zh.append(bool(cjk.search(out.out + out.err)))
+        assert en.out.strip() or en.err.strip(), name
+    assert offenders == []
+    assert all(zh), "a run prints no Chinese without --lang en either: it checks nothing"
+
+
+def test_lang_en_keeps_the_codes(capsys):
     data = _plan_json(capsys, "--top", "2", "--lang", "en")
-    texts = [y["text"] for x in data["results"] for y in x["why"]]
-    assert texts and not any(cjk.search(t) for t in texts)
     zh = _plan_json(capsys, "--top", "2")
     assert [y["code"] for x in zh["results"] for y in x["why"]] == [y["code"] for x in data["results"] for y in x["why"]]
-    assert main(["plan", "--model", "llama2-13b", "--nodes", "2", "--global-batch", "64", "--top", "2", "--lang", "en"]) == 0
-    lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("   - ")]
-    assert lines and not any(cjk.search(ln) for ln in lines)
+    assert [y["text"] for x in zh["results"] for y in x["why"]] != [y["text"] for x in data["results"] for y in x["why"]]
 
 
 def test_why_json_verdict_is_data(capsys):
@@ -274,3 +301,24 @@ def test_fixes_are_reasons_with_text(capsys):
                  "DP16·TP4·PP1·ZeRO-3", "--json", "--lang", "en"]) == 0
     fixes = json.loads(capsys.readouterr().out)["fixes"]
     assert fixes and all(f["text"] and not re.search(r"[\u4e00-\u9fff]", f["text"]) for f in fixes)
+
+
+def test_stack_compile_fp8_and_recompute_flags(capsys):
+    # torchtitan's Table 1 row as flags: op-level SAC, torch.compile, Float8 on its 500 W H100s.
+    args = ["memory", "--model", "llama3-8b", "--gpus", "8", "--zero", "3", "--global-batch", "16", "--micro-batch", "2",
+            "--device", "h100-hbm2e-96gb", "--stack", "torchtitan", "--json"]
+    assert main(args + ["--recompute", "op"]) == 0
+    eager = json.loads(capsys.readouterr().out)
+    assert main(args + ["--recompute", "op", "--compile", "--recipe", "fp8-compute-fp32-adam"]) == 0
+    fast = json.loads(capsys.readouterr().out)
+    assert fast["step_s"] < eager["step_s"]
+    assert main(args + ["--recompute-layers", "16"]) == 0
+    layered = json.loads(capsys.readouterr().out)
+    plan = parse_plan(layered["plan"])
+    assert plan.recompute == "full" and plan.recompute_layers == 16
+
+
+def test_a_policy_the_stack_lacks_is_one_line_and_exit_2(capsys):
+    assert main(["memory", "--model", "llama3-8b", "--gpus", "8", "--recompute", "op", "--stack", "megatron-core"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "op" in err

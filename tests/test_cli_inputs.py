@@ -124,8 +124,9 @@ def test_presets_lists_every_key_with_a_source(capsys):
 
     code, out, _ = run(["presets", "--json"], capsys)
     data = json.loads(out)
-    assert code == 0 and set(data) == {"models", "devices", "links", "recipes"}
-    for kind, cat in (("models", ps.MODELS), ("devices", ps.DEVICES), ("links", ps.LINKS), ("recipes", ps.RECIPES)):
+    assert code == 0 and set(data) == {"models", "devices", "links", "recipes", "stacks"}
+    for kind, cat in (("models", ps.MODELS), ("devices", ps.DEVICES), ("links", ps.LINKS), ("recipes", ps.RECIPES),
+                      ("stacks", ps.STACKS)):
         assert [x["key"] for x in data[kind]] == list(cat)
         assert all(x["source"] for x in data[kind])
     code, out, _ = run(["presets", "devices"], capsys)

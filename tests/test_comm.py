@@ -84,7 +84,7 @@ def _by(items, strategy):
 
 def test_dp_all_reduce_volume_and_link():
     m = MODELS["gpt2-1.5b"]
-    w = Workload(m, global_batch=32)
+    w = Workload(m, global_batch=32, stack="deepspeed")  # ZeRO's own stack: bf16 gradients on the wire
     cl = Cluster(A100, nodes=2)
     (dp,) = traffic(w, Plan(dp=8), cl)
     # ZeRO §7.1: one all-reduce of 2Ψ gradient bytes per step; 8 ranks fit in one node (NVLink).
@@ -98,7 +98,7 @@ def test_dp_all_reduce_volume_and_link():
 def test_zero3_is_one_and_a_half_times_dp():
     # ZeRO §7.2.2: P_os+g+p moves 3Ψ per step against DP's 2Ψ (all-gather twice + reduce-scatter).
     m = MODELS["llama2-7b"]
-    w = Workload(m, global_batch=64)
+    w = Workload(m, global_batch=64, stack="deepspeed")  # ZeRO's own stack: 2-byte volumes throughout
     cl = Cluster(A100, nodes=8)
 
     def volume(items):

@@ -9,6 +9,7 @@ on a timer (``polling=100``): animation frames, the default, stall in a tab that
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
@@ -525,3 +526,68 @@ def test_warnings_conflicts_and_preview_have_no_serious_accessibility_violations
     assert not found, "\n".join(found)
     page.evaluate("window.__psFull = false")
     field(page, "skip").fill("存得下")  # leave nothing unsaved, so closing does not prompt
+
+
+# ---------------------------------------------------------------------------------------------------------------- storage full at load
+
+
+def test_full_storage_at_load_still_shows_saved_answers_names_the_cause_and_exports_them(context, server, tmp_path):
+    """Issue 33: with the site's storage already full when the page loads, every saved answer showed as an empty box,
+    the alert blamed the browser for not allowing storage, and an export then held none of the answers."""
+    page = open_page(context, server, FULL_STORAGE_JS)
+    set_values(page, {"matrix": "已经保存的回答", "bubble": "p=4, m=8"})
+    page.add_init_script("window.__psFull = true")  # runs after FULL_STORAGE_JS on every later load
+    page.reload()
+    page.wait_for_function("document.querySelector('form[data-ps-fillin]').dataset.psReady === '1'")
+    assert values(page)["matrix"] == "已经保存的回答" and values(page)["bubble"] == "p=4, m=8"
+    warning = page.locator(".ps-fillin__alerts .ps-fillin__alert")
+    assert_in_viewport(page, warning)
+    assert "已满" in warning.inner_text() and "不允许" not in warning.inner_text()
+    text = export(page, tmp_path)
+    assert "## 三个案例的选择矩阵\n\n已经保存的回答\n" in text and "## 一个 bubble 计算\n\np=4, m=8\n" in text
+    field(page, "skip").fill("存不下")
+    unsaved = alert(page, "没能保存")
+    assert "已满" in unsaved.inner_text() and "我认为当前不必深入的策略" in unsaved.inner_text()
+
+
+def test_blocked_storage_names_that_cause_not_a_full_one(context, server):
+    page = open_page(context, server, NO_STORAGE_JS)
+    warning = page.locator(".ps-fillin__alerts .ps-fillin__alert")
+    assert_in_viewport(page, warning)
+    assert "不允许本站在本地保存" in warning.inner_text() and "已满" not in warning.inner_text()
+
+
+# ---------------------------------------------------------------------------------------------------------------- earlier formats
+
+EXPORTERS = (Path(__file__).parent / "fixtures" / "fill_in_exporters.js").read_text(encoding="utf-8")
+
+# Answers whose lines each format had to protect: exact labels, indented labels, a literal backslash before "##",
+# headings that are not questions, blank lines at both ends.
+OLD_ANSWERS = {
+    "matrix": "\n".join(["## 拓扑变化后的选择", "   ## 最重要的未测因素", "\\## x", "\\\\## two backslashes",
+                         "## 别的标题", "### 三级", "# 一级", "C:\\path"]),
+    "topology": "\n\n  leading blank lines and indentation",
+    "bubble": "(p-1)/(m+p-1)\n\n## 一个 bubble 计算 ##\n末行",
+    "unmeasured": "",
+    "skip": "MoE\t\n不必深入   \n\n",
+}
+
+
+@pytest.mark.parametrize("fmt", ["first", "intro"])
+def test_files_written_by_every_earlier_exporter_import_exactly(context, server, fmt):
+    """Each earlier exporter (tests/fixtures/fill_in_exporters.js, copied from the history) writes a file of the same
+    answers; today's importer gives every answer back as that file holds it. The first format trimmed trailing
+    blanks of an answer when it wrote the file, so those are the only thing not given back."""
+    page = open_page(context, server, EXPORTERS)
+    set_values(page, OLD_ANSWERS)
+    text = page.evaluate(f"window.__psExporters[{fmt!r}]()")
+    expected = {k: v.rstrip() for k, v in OLD_ANSWERS.items()} if fmt == "first" else dict(OLD_ANSWERS)
+    if fmt == "first":
+        assert "\\   ## 最重要的未测因素" in text and "\n\\## x\n" in text  # what that exporter wrote: the old shape
+    page.once("dialog", lambda d: d.accept())
+    page.get_by_role("button", name="清空回答", exact=True).click()
+    upload(page, f"{fmt}.md", text.encode("utf-8"))
+    page.locator(".ps-fillin__preview").get_by_role("button", name="确认导入").click()
+    assert values(page) == expected
+    page.reload()
+    assert values(page) == expected

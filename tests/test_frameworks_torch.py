@@ -1,6 +1,6 @@
 """DDP and FSDP2 bytes per rank against a recorded PyTorch run.
 
-The reference is ``tests/data/torch_ddp_fsdp.json``: a multi-process gloo run of torch 2.13 (world 2
+The reference is ``parallelsel/course/data/torch_ddp_fsdp.json``: a multi-process gloo run of torch 2.13 (world 2
 and 4, fp32, Adam, two steps) on a small Llama-style decoder, recorded by
 ``tools/record_torch_ddp_fsdp.py``. No tolerance: bytes are integers. The only adjustment is FSDP2's
 documented dim-0 padding, which the library models (``padded_shard`` vs ``local_params``).
@@ -8,15 +8,15 @@ documented dim-0 padding, which the library models (``padded_shard`` vs ``local_
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 
 import pytest
+
+from parallelsel.course.torch_records import record
 
 import parallelsel as ps
 from parallelsel.course import frameworks as fw
 
-DATA = json.loads((Path(__file__).parent / "data" / "torch_ddp_fsdp.json").read_text())
+DATA = record("torch_ddp_fsdp.json")
 RUNS = DATA["runs"]
 MODEL = ps.Transformer(architecture="llama", **DATA["model"])
 
@@ -90,7 +90,7 @@ def test_only_the_llama_layout_is_modelled():
 
 
 # ------------------------------------------------- gradient accumulation, reshard_after_forward, no_sync
-ACC = json.loads((Path(__file__).parent / "data" / "torch_fsdp_accumulation.json").read_text())
+ACC = record("torch_fsdp_accumulation.json")
 
 
 def test_the_accumulation_record_covers_both_options():

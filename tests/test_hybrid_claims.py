@@ -20,12 +20,14 @@ def _steps(intra, inter):
 
 
 @pytest.mark.parametrize("intra", ["nvlink3", "pcie4"])
-def test_hsdp_beats_tp_inside_the_node_with_a_hca_per_gpu(intra):
+def test_fsdp_and_hsdp_beat_tp_inside_the_node_with_a_hca_per_gpu(intra):
+    # With one HCA per GPU NCCL runs eight rings a node (one per HCA): FSDP over all 32 GPUs gathers at
+    # 8 x 24 GB/s, so it and HSDP tie (within the search's tie band) and both beat TP8.
+    from parallelsel.core.search import TIE
+
     e = _steps(intra, "ib-hdr")
-    assert min(e, key=lambda k: e[k].step.total) == "HSDP"
-    if intra == "pcie4":
-        # "PCIe 节点上 TP 在节点内甚至比全分片到所有卡的 FSDP 还慢"
-        assert e["TP8"].step.total > e["FSDP"].step.total
+    fsdp, hsdp, tp = (e[k].step.total for k in ("FSDP", "HSDP", "TP8"))
+    assert abs(fsdp - hsdp) <= TIE * min(fsdp, hsdp) and max(fsdp, hsdp) < tp
     # TP's collectives sit on the critical path; HSDP's hide behind compute.
     assert e["TP8"].step.critical > 0 and e["HSDP"].step.critical == 0
 

@@ -91,6 +91,7 @@ def test_constructors_raise_only_value_or_type_errors_and_compute_finite_numbers
     for x in (st_.compute, st_.communication, st_.bubble, st_.total, st_.tokens_per_s, st_.mfu, t, s.total,
               *e.memory.as_dict().values(), *(it.time for it in e.traffic)):
         assert finite_nonneg(x), x
+    assert st_.mfu <= 1.0, st_.mfu
 
 
 def test_numpy_int32_shape_counts_like_python_ints():

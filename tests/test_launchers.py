@@ -46,6 +46,15 @@ MEGATRON_FLAGS = {  # flag: (type, choices) as declared in Megatron-LM
     "--num-distributed-optimizer-instances": (int, None),
     "--use-megatron-fsdp": (bool, None),
     "--data-parallel-sharding-strategy": (str, ("no_shard", "optim", "optim_grads", "optim_grads_params")),
+    "--num-layers": (int, None), "--hidden-size": (int, None), "--num-attention-heads": (int, None),
+    "--ffn-hidden-size": (int, None), "--group-query-attention": (bool, None), "--num-query-groups": (int, None),
+    "--seq-length": (int, None), "--max-position-embeddings": (int, None),
+    "--position-embedding-type": (str, ("learned_absolute", "rope", "mrope", "relative", "none")),
+    "--no-rope-fusion": (bool, None), "--normalization": (str, ("LayerNorm", "RMSNorm")), "--swiglu": (bool, None),
+    "--disable-bias-linear": (bool, None), "--untie-embeddings-and-output-weights": (bool, None),
+    "--tokenizer-type": (str, None), "--vocab-size": (int, None), "--moe-router-topk": (int, None),
+    "--bf16": (bool, None), "--grad-reduce-in-bf16": (bool, None), "--optimizer": (str, ("adam", "sgd")),
+    "--ckpt-format": (str, None), "--overlap-grad-reduce": (bool, None), "--overlap-param-gather": (bool, None),
 }
 
 TORCHTITAN_FIELDS = {
@@ -53,15 +62,31 @@ TORCHTITAN_FIELDS = {
                     "fsdp_reshard_after_forward": ("default", "always", "never"), "tensor_parallel_degree": int,
                     "pipeline_parallel_degree": int, "pipeline_parallel_schedule": str,
                     "pipeline_parallel_layers_per_stage": int, "pipeline_parallel_microbatch_size": int,
+                    "pipeline_parallel_first_stage_less_layers": int, "pipeline_parallel_last_stage_less_layers": int,
                     "context_parallel_degree": int, "expert_parallel_degree": int},
-    "training": {"local_batch_size": int, "global_batch_size": int, "seq_len": int},
+    "training": {"local_batch_size": int, "global_batch_size": int, "seq_len": int,
+                 "mixed_precision_param": ("bfloat16", "float32")},
+    "model": {"name": str, "flavor": str},
+    "optimizer": {"name": ("Adam", "AdamW")},
     "activation_checkpoint": {"mode": ("selective", "full", "memory_budget", "none"), "selective_ac_option": str},
 }
 TORCH_SCHEDULES = {"1F1B", "Interleaved1F1B", "GPipe", "LoopedBFS", "InterleavedZeroBubble", "ZBVZeroBubble",
                    "DualPipeV", "PipelineScheduleSingle", "PipelineScheduleMulti"}
 
 DEEPSPEED_KEYS = {"train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "bf16",
-                  "zero_optimization"}
+                  "zero_optimization", "data_types", "optimizer"}
+
+
+def _json(text: str) -> dict:
+    """A DeepSpeed export without its ``#`` header (DeepSpeed reads it with hjson, which skips comments)."""
+    return json.loads("\n".join(line for line in text.splitlines() if not line.startswith("#")))
+
+
+def _megatron_flags(text: str) -> list[str]:
+    """The flags after ``pretrain_gpt.py`` in a Megatron export (a shell joins the continued lines)."""
+    words = shlex.split(" ".join(line for line in text.replace("\\\n", " ").splitlines()
+                                 if not line.startswith(("#", "export ", "unset "))))
+    return words[words.index("pretrain_gpt.py") + 1:]
 
 
 def megatron_parser() -> argparse.ArgumentParser:
@@ -99,8 +124,7 @@ def test_megatron_export_parses_with_megatrons_flags_and_satisfies_its_rules(cas
             export(w, plan, "megatron")
         assert plan.schedule == "gpipe"  # the only plan above Megatron cannot run
         return
-    text = export(w, plan, "megatron").replace("\\\n", " ")  # a shell joins the continued lines
-    args = megatron_parser().parse_args(shlex.split(text))
+    args = megatron_parser().parse_args(_megatron_flags(export(w, plan, "megatron")))
     tp, pp = args.tensor_model_parallel_size, args.pipeline_model_parallel_size
     cp = args.context_parallel_size or 1
     dp = world // (tp * pp * cp)
@@ -124,7 +148,7 @@ def test_torchtitan_export_is_toml_with_its_fields_and_rules(case):
     bad = refusals(w, plan, "torchtitan")
     if bad:
         codes = {c for c, _ in bad}
-        assert codes <= {"launcher_zero", "launcher_ddp_multi_dim", "launcher_tp_without_sp"}
+        assert codes <= {"launcher_zero", "launcher_ddp_multi_dim", "launcher_tp_without_sp", "launcher_recompute"}
         with pytest.raises(LauncherError):
             export(w, plan, "torchtitan")
         return
@@ -142,7 +166,8 @@ def test_torchtitan_export_is_toml_with_its_fields_and_rules(case):
     if par["pipeline_parallel_degree"] > 1:
         assert par["pipeline_parallel_schedule"] in TORCH_SCHEDULES
         assert tr["local_batch_size"] % par["pipeline_parallel_microbatch_size"] == 0
-        stages = w.model.layers // par["pipeline_parallel_layers_per_stage"]
+        stages = -(-(w.model.layers + par["pipeline_parallel_first_stage_less_layers"]
+                     + par["pipeline_parallel_last_stage_less_layers"]) // par["pipeline_parallel_layers_per_stage"])
         assert stages % par["pipeline_parallel_degree"] == 0
 
 
@@ -152,14 +177,15 @@ def test_deepspeed_export_satisfies_the_batch_assertion(case):
     if refusals(w, plan, "deepspeed"):
         with pytest.raises(LauncherError):
             export(w, plan, "deepspeed")
-        assert plan.tp > 1 or plan.pp > 1 or plan.recompute != "none" or plan.shard_size < plan.dp
+        assert plan.tp > 1 or plan.pp > 1 or plan.recompute != "none" or plan.shard_size < plan.dp or plan.ep > 1
         return
-    cfg = json.loads(export(w, plan, "deepspeed"))
+    cfg = _json(export(w, plan, "deepspeed"))
     assert set(cfg) <= DEEPSPEED_KEYS
     dp_world = world // (plan.tp * plan.pp)
     assert cfg["train_batch_size"] == cfg["train_micro_batch_size_per_gpu"] * cfg["gradient_accumulation_steps"] \
         * dp_world
     assert cfg["zero_optimization"]["stage"] in (0, 1, 2, 3) and cfg["bf16"]["enabled"] is True
+    assert cfg["optimizer"]["type"] == "Adam"
 
 
 def test_each_launcher_refuses_what_it_cannot_run():
@@ -188,7 +214,7 @@ def test_cli_export_and_refusal(capsys):
     assert len(err.strip().splitlines()) == 1 and "DeepSpeed" in err and "TP4" in err
     assert main(["plan", "--model", "gpt2-1.5b", "--global-batch", "64", "--why", "DP8 mb2", "--export",
                  "deepspeed"]) == 0
-    assert json.loads(capsys.readouterr().out)["train_batch_size"] == 64
+    assert _json(capsys.readouterr().out)["train_batch_size"] == 64
 
 
 def test_fsdp_options_map_or_are_refused():

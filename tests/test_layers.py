@@ -147,3 +147,12 @@ def test_importing_an_old_path_keeps_the_public_functions():
     for name in ("estimate", "search", "calibrate"):
         module = importlib.import_module(f"parallelsel.{name}")
         assert callable(getattr(ps, name)) and getattr(ps, name) is getattr(module, name)
+
+
+def test_readme_map_names_every_module():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"^\| `((?:parallelsel/)?[\w/]+\.py)` \|", readme, flags=re.M))
+    files = {p.relative_to(PKG).as_posix() for p in SOURCES}
+    files = {f if "/" in f else f"parallelsel/{f}" for f in files}
+    assert sorted(files - named) == [], "modules missing from the README's map"
+    assert sorted(named - files) == [], "README's map names modules that do not exist"

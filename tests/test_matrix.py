@@ -78,10 +78,12 @@ def test_case1_model_fits_one_card(cases):
 def test_case2_state_exceeds_card_layer_fits(cases):
     rows, _, w, c = cases["state_exceeds_gpu"]
     assert _verdicts(rows) == {"DP": V.INFEASIBLE, "FSDP": V.FEASIBLE, "TP": V.INFEASIBLE, "PP": V.FEASIBLE}
-    # DP's reason carries the numbers: state = 16 B x 69.0B parameters = 1.00 TiB > one card's budget.
+    # DP's reason carries the numbers: state = 18 B (Megatron-Core's bf16 weights, fp32 gradients, fp32 Adam:
+    # Megatron-LM dist_optimizer.md) x 69.0B parameters = 1.13 TiB > one card's budget.
     (dp,) = _row(rows, "DP").reasons
-    assert dp.code == "dp_state_exceeds_device" and dp["bytes_per_param"] == 16 and dp["params"] == w.model.params
-    assert dp["bytes"] == 16 * w.model.params and dp["capacity"] == pytest.approx(A100_80_BUDGET)
+    assert w.stack == "megatron-core"
+    assert dp.code == "dp_state_exceeds_device" and dp["bytes_per_param"] == 18 and dp["params"] == w.model.params
+    assert dp["bytes"] == 18 * w.model.params and dp["capacity"] == pytest.approx(A100_80_BUDGET)
     # Llama-2 70B has 8 KV groups (GQA), so TP alone stops at 8 ways (Megatron-LM's rule: TP=16 does not
     # divide the KV heads), and 1/8 of the 1.00 TiB state plus activations is still more than one card.
     tp = _row(rows, "TP").reasons
@@ -120,9 +122,13 @@ def test_case3_single_layer_exceeds_card(cases):
 
 
 def test_topology_variant_changes_what_it_should(cases):
-    # Case 1: DP stays feasible but the gradient all-reduce now crosses 25GbE Ethernet, and says so.
-    _, slow, _, _ = cases["fits_one_gpu"]
-    assert _verdicts(slow)["DP"] is V.FEASIBLE
+    # Case 1: the gradient all-reduce now crosses 25GbE Ethernet, and says so. Megatron-Core reduces fp32
+    # gradients (4 B a parameter): DP costs more GPU-seconds than the best plan -> 不优先; DeepSpeed reduces
+    # in bf16 (2 B), half the bytes, and DP stays 可行.
+    _, slow, w, c = cases["fits_one_gpu"]
+    assert _verdicts(slow)["DP"] is V.NOT_PREFERRED and "costlier_per_gpu" in _codes(slow, "DP")
+    ds = selection_matrix(ps.Workload(w.model, global_batch=w.global_batch, stack="deepspeed"), topology_variant(c))
+    assert _verdicts(ds)["DP"] is V.FEASIBLE
     g = _reason(slow, "DP", "dp_group")
     assert g["spans_nodes"] is True and g["link"] == "Ethernet 25GbE" and "step_communication" in _codes(slow, "DP")
     # Case 2: FSDP's per-micro-batch gathers cross the slow link: FSDP goes from fastest to slower

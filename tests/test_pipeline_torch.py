@@ -1,6 +1,6 @@
 """The library's schedules against PyTorch's, rank by rank.
 
-The reference is ``tests/data/torch_pipeline_schedules.json``: what torch 2.13's
+The reference is ``parallelsel/course/data/torch_pipeline_schedules.json``: what torch 2.13's
 ``torch.distributed.pipelining`` executed in a multi-process gloo run (one process per rank, one
 ``step()`` per setting, each stage's forward/backward calls logged), recorded by
 ``tools/record_torch_schedules.py``. torch is not needed here.
@@ -8,14 +8,14 @@ The reference is ``tests/data/torch_pipeline_schedules.json``: what torch 2.13's
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 
 import pytest
 
+from parallelsel.course.torch_records import record
+
 from parallelsel import pipeline as pl
 
-DATA = json.loads((Path(__file__).parent / "data" / "torch_pipeline_schedules.json").read_text())
+DATA = record("torch_pipeline_schedules.json")
 SETTINGS = DATA["settings"]
 
 

@@ -20,3 +20,50 @@ def test_links_cover_each_kind_of_interconnect():
     # LINKS keys name the kind of interconnect ("nvlink", "pcie", "ib", "eth"), so scripts can pick links by kind.
     for word in ("nvlink", "pcie", "ib", "eth"):
         assert any(word in key for key in ps.LINKS)
+
+
+def test_every_preset_is_one_record_that_names_its_source():
+    from parallelsel.core._check import Catalogue
+
+    for catalogue in (ps.MODELS, ps.DEVICES, ps.LINKS, ps.RECIPES):
+        assert all(isinstance(v.source, str) and len(v.source) > 15 for v in catalogue.values()), catalogue.kind
+    assert ps.DEVICES["a100-80gb"] == ps.Device("A100-80GB", 81920 * 2**20, 312e12, intra="nvlink3", inter="ib-hdr",
+                                               hbm_bandwidth=2039e9, gemm_efficiency=ps.DEVICES["a100-80gb"].gemm_efficiency,
+                                               memory_efficiency=0.9)  # the source is not part of the numbers' identity
+    with pytest.raises(ValueError, match="device presets without a source: x"):
+        Catalogue("device", {"x": ps.Device("X", 1e9, 1e12)})
+# -- device parts: each preset says which part it is (datasheet figures, tests/../research notes) ----------
+_DATASHEET = {  # key: (dense BF16 TFLOP/s, dense FP8 TFLOP/s or 0, HBM GB/s)
+    "a100-40gb": (312, 0, 1555), "a100-80gb": (312, 0, 2039),            # NVIDIA A100 datasheet, SXM4
+    "a100-pcie-40gb": (312, 0, 1555), "a100-pcie-80gb": (312, 0, 1935),  # NVIDIA A100 datasheet, PCIe
+    "h100-sxm-80gb": (989, 1979, 3350), "h100-pcie-80gb": (756, 1513, 2000),  # NVIDIA H100 datasheet (sparse / 2)
+    "h100-nvl-94gb": (835, 1670, 3900),   # torchtitan tools/utils.py L166-167 (835e12)
+    "h800-sxm-80gb": (989, 1979, 3350),   # H100 SXM compute, NVLink cut
+    "h20-96gb": (148, 296, 4000),         # torchtitan tools/utils.py L175-183 (148e12)
+}
+
+
+@pytest.mark.parametrize("key", sorted(_DATASHEET))
+def test_device_parts_carry_their_datasheet_figures(key):
+    d = ps.DEVICES[key]
+    bf16, fp8, hbm = _DATASHEET[key]
+    assert d.peak_flops == bf16 * 1e12 and d.fp8_flops == fp8 * 1e12 and d.hbm_bandwidth == hbm * 1e9
+    assert d.source
+
+
+def test_every_device_names_its_source():
+    for key, d in ps.DEVICES.items():
+        assert d.source
+
+
+def test_torchtitans_power_capped_h100_sits_between_nvl_and_sxm():
+    # benchmarks/llama3_h100_202412_torchtitan.md footnote 2: "actual peak TFLOPs number is between SXM and NVL";
+    # 96 GB HBM2e at 2.4 TB/s, 500 W.
+    d = ps.DEVICES["h100-hbm2e-96gb"]
+    assert ps.DEVICES["h100-nvl-94gb"].peak_flops < d.peak_flops < ps.DEVICES["h100-sxm-80gb"].peak_flops
+    assert d.hbm_bandwidth == 2.4e12 and "500 W" in d.source
+
+
+def test_h800_nvlink_is_cut_to_400_gb_s_total():
+    c = ps.Cluster(ps.DEVICES["h800-sxm-80gb"])
+    assert c.intra.bandwidth * 2 == 400e9

@@ -24,28 +24,45 @@ CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
 ZERO = re.compile(r"(?<![\w.\-])0+(?:\.0+)?(?![\w.])")
 
 
-def codes_in(source: str, where: str = "<source>") -> dict[str, list[str]]:
-    """Every literal code in a ``Reason("code", ...)`` call in ``source``, with the line that emits it."""
+EMITTERS = {"Reason": "reason", "Fix": "fix", "keep": "fix"}
+"""Calls whose first argument is a code, and the part of the template table that words it (``keep`` is
+:func:`parallelsel.core.search.fixes`'s helper that makes a :class:`~parallelsel.core.search.Fix`)."""
+
+
+def _literals(node) -> list[str]:
+    """The string codes an expression can take: a literal, or each branch of ``a if cond else b``."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.IfExp):
+        return _literals(node.body) + _literals(node.orelse)
+    return []
+
+
+def codes_in(source: str, where: str = "<source>", kind: str = "reason") -> dict[str, list[str]]:
+    """Every literal code in a ``Reason("code", ...)`` call (``kind="fix"``: ``Fix``/``keep``) in ``source``."""
     found: dict[str, list[str]] = {}
     for node in ast.walk(ast.parse(source)):
-        if (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "Reason"
-                and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
-            found.setdefault(node.args[0].value, []).append(f"{where}:{node.lineno}")
+        name = getattr(node, "func", None) and getattr(node.func, "id", getattr(node.func, "attr", None))
+        if isinstance(node, ast.Call) and EMITTERS.get(name) == kind and node.args:
+            for code in _literals(node.args[0]):
+                found.setdefault(code, []).append(f"{where}:{node.lineno}")
     return found
 
 
-def emitted_codes() -> dict[str, list[str]]:
+def emitted_codes(kind: str = "reason") -> dict[str, list[str]]:
     """Every literal code emitted under parallelsel/."""
     found: dict[str, list[str]] = {}
     for path in sorted(PKG.rglob("*.py")):
-        for code, where in codes_in(path.read_text(encoding="utf-8"), str(path.relative_to(PKG.parent))).items():
+        for code, where in codes_in(path.read_text(encoding="utf-8"), str(path.relative_to(PKG.parent)), kind).items():
             found.setdefault(code, []).extend(where)
     return found
 
 
 def test_code_scan_finds_literal_codes():
-    src = "from .reasons import Reason\nr = Reason('a_b', {})\nq = reasons.Reason(\"c\", {'x': 1})\nReason(name, {})\n"
-    assert codes_in(src) == {"a_b": ["<source>:2"], "c": ["<source>:3"]}
+    src = ("from .reasons import Reason\nr = Reason('a_b', {})\nq = reasons.Reason(\"c\", {'x': 1})\nReason(name, {})\n"
+           "Reason('d' if x else 'e', {})\nFix('f', {}, e)\n")
+    assert codes_in(src) == {"a_b": ["<source>:2"], "c": ["<source>:3"], "d": ["<source>:5"], "e": ["<source>:5"]}
+    assert codes_in(src, kind="fix") == {"f": ["<source>:6"]}
 
 
 def placeholders(template: str) -> dict[str, str]:
@@ -73,11 +90,21 @@ def samples(template: str, lang: str):
     return out
 
 
-def test_every_emitted_code_has_a_sentence_in_each_language():
-    found = emitted_codes()
-    for lang, table in (("zh", rr.ZH), ("en", rr.EN)):
-        missing = {c: w for c, w in found.items() if c not in table}
-        assert not missing, f"codes without a {lang} sentence in parallelsel/render/reasons.py: {missing}"
+def test_every_code_the_library_can_emit_has_each_languages_template():
+    """One completeness check over the one template table: reason sentences, fix sentences, exclusion titles,
+    funnel stages and verdict words, in every language; lists every missing (language, part, code)."""
+    from parallelsel.core.matrix import Verdict
+    from parallelsel.core.search import EXCLUSIONS
+
+    need = {"reason": emitted_codes("reason"), "fix": emitted_codes("fix"),
+            "title": dict.fromkeys(EXCLUSIONS, ["parallelsel/core/search.py EXCLUSIONS"]),
+            "stage": dict.fromkeys(("considered", "passed_constraints", "fitting", "ranked"), ["SearchResult.funnel"])}
+    assert len(need["reason"]) >= 60 and set(need["fix"]) >= {"recipe", "zero", "gpus"}  # the scan sees the library
+    missing = [(lang, part, code, where[0]) for lang in rr.LANGS for part, codes_ in need.items()
+               for code, where in codes_.items() if code not in rr.TEMPLATES[lang][part]]
+    missing += [(lang, "verdict", v.value, "Verdict") for lang in rr.LANGS for v in Verdict
+                if v.value not in rr.WORDS[lang]["verdict"]]
+    assert missing == []
 
 
 def test_languages_cover_the_same_codes_and_values():
@@ -179,8 +206,9 @@ def test_the_chinese_scan_sees_literals_and_docstrings(tmp_path):
 
 
 def test_times_over_two_days_read_in_the_sentences_language():
-    # 340,000 s / 86,400 s per day = 3.935 days; 66,100 s / 3,600 s per hour = 18.36 h.
+    # 340,000 s / 86,400 s per day = 3.935 days; 66,100 s / 3,600 s per hour = 18.36 h; printed to the model's
+    # precision (units.places: at most one decimal above 1).
     r = Reason("costlier_per_gpu", {"gpu_seconds": 340_000.0, "ratio": 13.7, "best_strategy": "PP",
                                     "best_gpu_seconds": 66_100.0})
-    assert rr.text(r, "en") == "GPU-seconds per step (step × GPUs used) 3.94 days are 13.7 times the cheapest (PP, 18.36 h)"
-    assert "3.94 天" in rr.text(r, "zh")
+    assert rr.text(r, "en") == "GPU-seconds per step (step × GPUs used) 3.9 days are 13.7 times the cheapest (PP, 18.4 h)"
+    assert "3.9 天" in rr.text(r, "zh")

@@ -59,16 +59,9 @@ def test_there_are_snippets():
     assert SNIPPETS, "no snippets/*.py found"
 
 
-@pytest.mark.parametrize("rel", SNIPPETS)
-def test_snippet_runs_and_prints(snippet_runs, rel):
-    result = snippet_runs[rel].result()
-    assert result.returncode == 0, f"{rel} exited {result.returncode}:\n{result.stderr[-6000:]}"
-    assert result.stdout.strip(), f"{rel} printed nothing (a snippet prints what its page shows)\n{result.stderr[-3000:]}"
-
-
-@pytest.mark.parametrize("rel", SNIPPETS)
-def test_snippet_is_included_by_a_page(rel):
-    assert rel in _includes(), f'{rel} is not included by any page under docs/ (`--8<-- "{rel}"`): orphan snippet'
+def test_every_snippet_is_included_by_a_page():
+    orphans = [rel for rel in SNIPPETS if rel not in _includes()]
+    assert orphans == [], "snippets no page under docs/ includes (`--8<-- \"<path>\"`): orphans"
 
 
 def test_every_include_exists():
@@ -76,29 +69,44 @@ def test_every_include_exists():
     assert not missing, f"pages include snippets that do not exist: {missing}"
 
 
-@pytest.mark.parametrize("rel", SNIPPETS)
-def test_snippet_lives_under_its_page(rel):
+def test_every_snippet_lives_under_its_page():
     """snippets/<page path>/<what it shows>.py: the directory is the path of a page (docs/<page path>.md) that shows it."""
-    folder = rel.removeprefix("snippets/").rsplit("/", 1)[0]
-    pages = [p for p in _includes().get(rel, []) if p != "docs/reference/contributing.md"]  # contributing quotes examples
-    assert f"docs/{folder}.md" in pages, f"{rel} is shown by {pages}: move it to snippets/<page path>/ of one of them"
+    misplaced = {}
+    for rel in SNIPPETS:
+        folder = rel.removeprefix("snippets/").rsplit("/", 1)[0]
+        pages = [p for p in _includes().get(rel, []) if p != "docs/reference/contributing.md"]  # contributing quotes examples
+        if f"docs/{folder}.md" not in pages:
+            misplaced[rel] = pages
+    assert misplaced == {}, "move each to snippets/<page path>/ of a page that shows it"
 
 
-@pytest.mark.parametrize("rel", SNIPPETS)
-def test_exercise_snippets_are_named_exercise(rel):
+def test_exercise_snippets_are_named_exercise():
     """One naming rule: a snippet carrying an exercise's givens section is exercise_<what it computes>.py."""
-    has_givens = "[start:givens]" in (REPO / rel).read_text(encoding="utf-8")
-    if has_givens:
-        assert Path(rel).name.startswith("exercise_"), f"{rel} holds an exercise's givens: name it exercise_<what>.py"
+    misnamed = [rel for rel in SNIPPETS if "[start:givens]" in (REPO / rel).read_text(encoding="utf-8")
+                and not Path(rel).name.startswith("exercise_")]
+    assert misnamed == [], "these hold an exercise's givens: name them exercise_<what>.py"
 
 
-@pytest.mark.parametrize("rel", SNIPPETS)
-def test_snippet_name_shadows_no_module(rel):
+def test_no_snippet_name_shadows_a_module():
     """Run as a script, a snippet's folder is first on sys.path: snippets/x/json.py would be `import json`."""
-    name = Path(rel).stem
-    assert name not in sys.stdlib_module_names and name not in {"numpy", "matplotlib", "parallelsel"}, (
-        f"{rel} shadows the module {name!r} when run as a script: rename it"
-    )
+    shadowing = [rel for rel in SNIPPETS
+                 if Path(rel).stem in sys.stdlib_module_names or Path(rel).stem in {"numpy", "matplotlib", "parallelsel"}]
+    assert shadowing == [], "these shadow a module when run as a script: rename them"
+
+
+_READS_TESTS = re.compile(r"""["'/]tests["'/]|\btests\.""")
+
+
+def test_no_snippet_reads_tests():
+    """Pages read the package, not the test tree (``make bench`` builds a copy without tests/): golden data a page
+    shows is package data (parallelsel/course/data/)."""
+    readers = [rel for rel in SNIPPETS if _READS_TESTS.search((REPO / rel).read_text(encoding="utf-8"))]
+    assert readers == []
+
+
+def test_the_tests_scan_sees_a_read_of_tests():
+    assert _READS_TESTS.search('Path("tests") / "data"') and _READS_TESTS.search('open("tests/data/x.json")')
+    assert not _READS_TESTS.search("# the contest's tests of speed")
 
 
 # ------------------------------------------------------------------------------------------ snapshots
@@ -141,8 +149,10 @@ def _snapshot(rel: str) -> Path:
 
 @pytest.mark.parametrize("rel", SNIPPETS)
 def test_snapshot_of_snippet_output(snippet_runs, rel, request):
+    """The snippet runs on its own, prints, and prints what its snapshot says."""
     result = snippet_runs[rel].result()
-    assert result.returncode == 0, f"{rel} exited {result.returncode}:\n{result.stderr[-3000:]}"
+    assert result.returncode == 0, f"{rel} exited {result.returncode}:\n{result.stderr[-6000:]}"
+    assert result.stdout.strip(), f"{rel} printed nothing (a snippet prints what its page shows)\n{result.stderr[-3000:]}"
     got, path = reduced(result.stdout), _snapshot(rel)
     if request.config.getoption("--update-snapshots"):
         path.parent.mkdir(parents=True, exist_ok=True)

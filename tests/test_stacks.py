@@ -9,7 +9,7 @@ from parallelsel.core.stacks import effective_zero, pp_zero_stack
 
 H100 = ps.DEVICES["h100-sxm-80gb"]
 CLUSTER = ps.Cluster(H100, nodes=8, intra=ps.LINKS["nvlink4"], inter=ps.LINKS["ib-ndr"])
-W = ps.Workload(ps.MODELS["llama3-70b"], global_batch=64)
+W = ps.Workload(ps.MODELS["llama3-70b"], global_batch=64, recipe=ps.RECIPES["bf16-adam"])  # 2 + 2 + 12 by hand
 
 
 def test_pp_with_fsdp_runs_as_torchtitan_runs_it():
@@ -43,9 +43,115 @@ def test_search_labels_pp_zero_plans_with_their_stack():
     r = ps.search(W, CLUSTER, top=10, fixed={"pp": 8})
     assert r.results and all(x.plan.zero != 2 for x in r.results)
     assert r.excluded["pp_zero2_no_stack"] > 0
-    assert any(x.plan.zero for x in r.results)
-    for x in r.results:
+    # The wider space (micro-batches, interleaving depths) fills the top 10 with ZeRO-0 plans here; pin ZeRO-1
+    # to see PP x ZeRO plans labelled with their stack.
+    sharded = ps.search(W, CLUSTER, top=5, fixed={"pp": 8, "zero": 1})
+    assert sharded.results and all(x.plan.zero == 1 for x in sharded.results)
+    for x in r.results + sharded.results:
         if x.plan.zero:
             assert x.estimate.stack is not None and x.estimate.stack in x.why
         else:
             assert x.estimate.stack is None
+
+
+# -- ps.STACKS: the frameworks' defaults as data (facts checked against their sources, cited per line) --
+
+def test_stacks_are_the_three_frameworks_and_frozen():
+    assert set(ps.STACKS) == {"megatron-core", "torchtitan", "deepspeed"}
+    for key, s in ps.STACKS.items():
+        assert s.key == key and s.version and key.split("-")[0] in s.source.lower()
+        with pytest.raises(AttributeError):
+            s.version = "x"  # frozen
+        with pytest.raises(TypeError):
+            s.fused["eager"] = ()  # read-only mapping
+
+
+def test_megatron_core_bf16_keeps_18_bytes_per_param():
+    # Megatron-LM docs/user-guide/features/dist_optimizer.md table: bf16 params + fp32 grads, 18 bytes
+    # non-distributed; 6 + 12/d with the distributed optimizer.
+    mc = ps.STACKS["megatron-core"]
+    assert mc.model_state_bytes == 18
+    assert ps.memory.model_states(1, ps.RECIPES[mc.recipe], dp=8, zero=1).total == pytest.approx(6 + 12 / 8)
+    # arguments.py L1204-1217: bf16 forces fp32 gradient all-reduce; the dist-opt all-gathers bf16 params.
+    assert (mc.grad_reduce_dtype, mc.param_gather_dtype) == ("fp32", "bf16")
+    # arguments.py L3121/L3148 and model_parallel_config.py: no overlap by default; TP overlap needs SP.
+    assert mc.overlap_grad_reduce == () and not mc.overlap_tp_comm and mc.tp_overlap_needs == ("sp",)
+
+
+def test_torchtitan_and_deepspeed_collective_dtypes():
+    tt, ds = ps.STACKS["torchtitan"], ps.STACKS["deepspeed"]
+    # torchtitan configs.py L94-100: mixed_precision_param bf16, mixed_precision_reduce fp32.
+    assert (tt.grad_reduce_dtype, tt.param_gather_dtype) == ("fp32", "bf16")
+    # torchtitan fsdp.py L112-137: with PP, parameters are not resharded after forward.
+    assert tt.pp_fsdp_reshard is False and 3 in tt.pp_zero
+    # DeepSpeed engine.py L1405-1416: communication_data_type defaults to the model dtype (bf16).
+    assert ds.grad_reduce_dtype == "bf16" and ds.model_state_bytes == 16
+    # DeepSpeed zero/config.py L383-386: overlap_comm defaults to True only for ZeRO-3; pipe/engine.py: ZeRO < 2 with PP.
+    assert ds.overlap_grad_reduce == (3,) and ds.pp_zero == (0, 1) and ds.schedules == ("1f1b",)
+
+
+def test_workload_names_its_stack():
+    m = ps.MODELS["llama3-8b"]
+    assert ps.Workload(m).stack == "megatron-core" and ps.Workload(m).compile is False
+    assert ps.STACKS[ps.Workload(m, stack="torchtitan", compile=True).stack].fused_ops(True)[-1] == "cross_entropy"
+    for bad, name in ((dict(stack="nemo"), "stack"), (dict(compile="yes"), "compile"), (dict(compile=True), "compile")):
+        with pytest.raises(ValueError, match=name):
+            ps.Workload(m, **bad)
+
+
+# -- bytes as each stack sends them, and state sharded where the stack shards it --
+
+LLAMA8 = ps.MODELS["llama3-8b"]
+TWO_NODES = ps.Cluster(H100, nodes=2)
+
+
+def _bytes(stack, plan, recipe=None):
+    w = ps.Workload(LLAMA8, global_batch=16, stack=stack, recipe=recipe)
+    out = {}
+    for t in traffic(w, plan, TWO_NODES):
+        out[t.op] = out.get(t.op, 0.0) + t.nbytes * t.calls
+    return out
+
+
+def test_torchtitan_fsdp2_reduce_scatters_fp32_once_and_gathers_bf16_twice():
+    # torchtitan configs.py L94-102: MixedPrecisionPolicy(param_dtype=bf16, reduce_dtype=fp32). One micro-batch:
+    # bf16 all-gather before forward and again before backward (the root -- embedding, norm, head -- is not
+    # resharded after forward, so not re-gathered), one fp32 reduce-scatter: 4 bytes vs 2 + 2 a parameter.
+    b = _bytes("torchtitan", ps.Plan(dp=16, zero=3))
+    from parallelsel.core.memory import fsdp_units
+    root = sum(u.params * u.count for u in fsdp_units(LLAMA8) if not u.reshard_after_forward)
+    assert b["reduce-scatter"] == pytest.approx(4 * LLAMA8.params)
+    assert b["all-gather"] + 2 * root == pytest.approx(b["reduce-scatter"])
+
+
+def test_ddp_under_autocast_and_megatron_reduce_fp32_deepspeed_bf16():
+    # DDP: fp32 leaf gradients under torch.autocast -> fp32 buckets (PyTorch AMP docs); Megatron-LM bf16 forces
+    # fp32 all-reduce (arguments.py L1204-1217); DeepSpeed communication_data_type = model dtype (engine.py L1405).
+    for stack, nbytes in (("torchtitan", 4), ("megatron-core", 4), ("deepspeed", 2)):
+        assert _bytes(stack, ps.Plan(dp=16))["all-reduce"] == pytest.approx(nbytes * LLAMA8.params), stack
+    # Megatron's distributed optimizer: fp32 reduce-scatter, bf16 all-gather of the updated parameters (its docs).
+    b = _bytes("megatron-core", ps.Plan(dp=16, zero=1))
+    assert (b["reduce-scatter"], b["all-gather"]) == pytest.approx((4 * LLAMA8.params, 2 * LLAMA8.params))
+    # An fp32 recipe sends fp32 everywhere (the recorded torch runs in tests/data are fp32).
+    assert _bytes("deepspeed", ps.Plan(dp=16), ps.RECIPES["fp32-adam"])["all-reduce"] == pytest.approx(4 * LLAMA8.params)
+
+
+def test_megatron_core_default_workload_holds_18_bytes_a_parameter():
+    # Megatron-LM dist_optimizer.md: 18 bytes/param non-distributed, 6 + 12/d with the distributed optimizer.
+    w = ps.Workload(LLAMA8, global_batch=8)
+    one = ps.Cluster(H100, nodes=1)
+    assert ps.estimate(w, ps.Plan(dp=8), one).memory.states == pytest.approx(18 * LLAMA8.params)
+    assert ps.estimate(w, ps.Plan(dp=8, zero=1), one).memory.states == pytest.approx((6 + 12 / 8) * LLAMA8.params)
+
+
+@pytest.mark.parametrize("stack", list(ps.STACKS))
+def test_zero1_dp4_cp2_shards_states_like_dp8(stack):
+    # Megatron's distributed optimizer shards over DP x CP (distributed_data_parallel.py L289), torchtitan's
+    # fsdp mesh is dp_shard x cp (parallel_dims.py), DeepSpeed ZeRO over DP x SP (utils/groups.py L845-851).
+    w = ps.Workload(LLAMA8, seq_len=32768, global_batch=8, stack=stack)
+    one = ps.Cluster(H100, nodes=1)
+    cp, dp = (ps.estimate(w, p, one).memory for p in (ps.Plan(dp=4, cp=2, zero=1), ps.Plan(dp=8, zero=1)))
+    assert cp.optimizer == pytest.approx(dp.optimizer) and cp.states == pytest.approx(dp.states)
+    # ... and the traffic: one reduce-scatter over the 8 ranks of DP x CP.
+    (rs,) = [t for t in traffic(w, ps.Plan(dp=4, cp=2, zero=1), one) if t.op == "reduce-scatter"]
+    assert rs.group == 8

@@ -1,15 +1,14 @@
 """The pipeline pages offer each Gantt chart's timeline as a Chrome-trace file, inside the built page.
 
 Read from the real site (the session's strict build, or PARALLELSEL_SITE_DIR: see conftest.site): every pipeline Gantt chart (a chart whose rows are
-pipeline ranks) on the bubble, PP, misconceptions and exercises pages is followed by ``<a download="*.json" href="data:...">`` links;
-each decodes to Trace Event Format JSON with one track per rank, and each track lists the passes of the
+pipeline ranks) on the bubble, PP, misconceptions and exercises pages is followed by ``<a download="*.json" href="traces/*.json">``
+links to files next to the page (hooks/trace_files.py; inline data: URLs made the pages over 1 MB); each file is Trace Event Format JSON with one track per rank, and each track lists the passes of the
 schedule the library builds for the trace's own settings (the orders tests/test_pipeline_torch.py checks
 against PyTorch), in time order.
 """
 
 from __future__ import annotations
 
-import base64
 import json
 import re
 from html.parser import HTMLParser
@@ -37,7 +36,7 @@ class _Charts(HTMLParser):
             self._in_chart, self._gantt = True, False
         elif tag == "text" and self._in_chart:
             self._in_text = True
-        elif tag == "a" and (a.get("href") or "").startswith("data:") and a.get("download"):
+        elif tag == "a" and (a.get("download") or "").endswith(".json"):
             self.items.append(("trace", a["download"], a["href"]))
 
     def handle_endtag(self, tag):
@@ -75,9 +74,8 @@ def test_trace_links_decode_to_one_track_per_rank(site, page):
     traces = [item for item in _items(site, page) if item[0] == "trace"]
     assert traces
     for _, name, href in traces:
-        head, _, data = href.partition(",")
-        assert head == "data:application/json;base64", (name, head)
-        doc = json.loads(base64.b64decode(data, validate=True))
+        assert href == f"traces/{name}", (name, href)  # a file beside the page, not a data: URL inside it
+        doc = json.loads((site / page).parent.joinpath(href).read_text(encoding="utf-8"))
         info, events = doc["otherData"], doc["traceEvents"]
         p = info["stages"]
         tracks = {e["pid"]: e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "process_name"}

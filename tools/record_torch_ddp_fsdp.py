@@ -1,7 +1,7 @@
-"""Record what DDP and FSDP2 hold and send per rank in a real multi-process run, into tests/data/.
+"""Record what DDP and FSDP2 hold and send per rank in a real multi-process run, into parallelsel/course/data/.
 
 Not run by ``make test`` (it needs torch); the tests read only its output,
-``tests/data/torch_ddp_fsdp.json``.
+``parallelsel/course/data/torch_ddp_fsdp.json``.
 
 How it was run::
 
@@ -43,7 +43,7 @@ import torch.multiprocessing as mp
 import torch.nn.functional as F
 from torch import nn
 
-OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "torch_ddp_fsdp.json"
+OUT = Path(__file__).resolve().parent.parent / "parallelsel" / "course" / "data" / "torch_ddp_fsdp.json"
 
 # dims: vocab and ffn_hidden not divisible by 4 (dim-0 padding under FSDP2); output weight > 1 MiB
 # (DDP's first bucket after the rebuild holds it alone).

@@ -1,7 +1,7 @@
-"""Record FSDP2 with gradient accumulation, per rank, in a real multi-process run, into tests/data/.
+"""Record FSDP2 with gradient accumulation, per rank, in a real multi-process run, into parallelsel/course/data/.
 
 Not run by ``make test`` (it needs torch); the tests read only its output,
-``tests/data/torch_fsdp_accumulation.json``.
+``parallelsel/course/data/torch_fsdp_accumulation.json``.
 
 How it was run (the same environment as ``tools/record_torch_ddp_fsdp.py``)::
 
@@ -43,7 +43,7 @@ import torch.nn.functional as F
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from record_torch_ddp_fsdp import MODEL, WORLDS, Decoder, _CollectiveLog, _batch, _nbytes, _unsharded_bytes  # noqa: E402
 
-OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "torch_fsdp_accumulation.json"
+OUT = Path(__file__).resolve().parent.parent / "parallelsel" / "course" / "data" / "torch_fsdp_accumulation.json"
 MICROBATCHES = 3
 SETTINGS = [(reshard, sync) for reshard in (True, False) for sync in ("every", "last")]
 

@@ -1,7 +1,7 @@
-"""Record what torch.distributed.pipelining's schedules run, rank by rank, into tests/data/.
+"""Record what torch.distributed.pipelining's schedules run, rank by rank, into parallelsel/course/data/.
 
 Not run by ``make test`` (it needs torch); the tests read only its output,
-``tests/data/torch_pipeline_schedules.json``.
+``parallelsel/course/data/torch_pipeline_schedules.json``.
 
 How it was run (the recorded file says the same in its ``torch`` and ``how`` fields)::
 
@@ -47,7 +47,7 @@ import torch.multiprocessing as mp
 from torch.distributed.pipelining import PipelineStage
 from torch.distributed.pipelining import schedules as S
 
-OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "torch_pipeline_schedules.json"
+OUT = Path(__file__).resolve().parent.parent / "parallelsel" / "course" / "data" / "torch_pipeline_schedules.json"
 
 CLASSES = {
     "gpipe": "ScheduleGPipe",

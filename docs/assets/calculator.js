@@ -1,14 +1,20 @@
 /*
  * 计算器 (docs/matrix/calculator.md): the real parallelsel library, run in the reader's browser by Pyodide.
  *
- * Nothing loads until the reader presses 运行. Then, from this site only (hooks/calculator_assets.py put them there):
- * assets/calculator/manifest.json, the Pyodide runtime (assets/calculator/pyodide/), and the parallelsel wheel, which is
- * unpacked into Pyodide's site-packages (no micropip, no package index). The form's fields go to
- * parallelsel.render.calculator.run_json, which runs the parallelsel CLI in-process; what it prints is shown as it is, so the
- * page and `parallelsel plan --json` / `matrix --json` agree by construction. This script formats nothing itself.
+ * Nothing loads until the reader presses 运行. Then a Web Worker (assets/calculator-worker.js) fetches, from this site
+ * only (hooks/calculator_assets.py put them there), the Pyodide runtime and the parallelsel wheel, and runs
+ * parallelsel.render.calculator.run_json on the form's fields: the parallelsel CLI in-process, so the page and
+ * `parallelsel plan --json` / `matrix --json` agree by construction. The worker also turns the CLI's text into HTML
+ * (render/calculator.text_html); this script formats nothing itself. The page stays responsive while the worker
+ * computes; 取消 terminates the worker (the next run starts a new one).
  *
- * The result goes into #calc-result, with data-state="loading" | "done" | "error" | "unavailable", the top plan in
- * [data-top-plan] and each strategy's verdict in [data-strategy][data-verdict] (what the browser test reads).
+ * Every number field carries the rule of the CLI flag it becomes (data-rule, from render/calculator.field_rules);
+ * what is typed is checked with it before anything runs, and a refusal is written beside the field. The CLI checks
+ * it again when it runs; if it still refuses, its message goes beside the field it names.
+ *
+ * The result goes into #calc-result, with data-state="loading" | "done" | "error" | "invalid" | "cancelled" |
+ * "unavailable", the top plan in [data-top-plan] and each strategy's verdict in [data-strategy][data-verdict] (what
+ * the browser tests read).
  */
 (function () {
   "use strict";
@@ -18,9 +24,13 @@
   if (!form || !result) return;
   var statusEl = document.getElementById("calc-status");
   var progress = document.getElementById("calc-progress");
+  var cancel = document.getElementById("calc-cancel");
   var button = form.querySelector("button[type=submit]");
   var assets = new URL(form.getAttribute("data-assets"), document.baseURI);
-  var runtime = null; // Promise of a ready Pyodide with parallelsel installed
+  var worker = null;
+  var running = false;
+  var started = 0;
+  form.hidden = false; // hidden in the HTML: without JavaScript the page reads as prose (<noscript>) instead
 
   function el(tag, attrs, text) {
     var node = document.createElement(tag);
@@ -29,36 +39,70 @@
     return node;
   }
 
-  function status(text, step) {
+  function status(text, step, steps) {
     statusEl.textContent = text;
     if (step === null) {
       progress.hidden = true;
     } else {
       progress.hidden = false;
+      progress.max = steps;
       progress.value = step;
     }
   }
 
-  function paint() { // let the browser draw the status before a long synchronous step
-    return new Promise(function (resolve) { requestAnimationFrame(function () { setTimeout(resolve, 0); }); });
+  // ---- input rules: the CLI's own (parallelsel.render.cli._integer / _real), with the same bounds ----
+
+  function pythonFloat(t) { // what Python's float() reads (finite forms; inf/nan are refused below anyway)
+    return /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t) ? Number(t) : NaN;
   }
 
-  function Unavailable() {}
-
-  async function load() {
-    status("读取资源清单…", 1);
-    var manifest = await (await fetch(new URL("manifest.json", assets))).json();
-    if (!manifest.pyodide) throw new Unavailable();
-    status("下载并启动 Python 运行时（Pyodide " + manifest.pyodide.version + "）…", 2);
-    var mod = await import(new URL(manifest.pyodide.module, assets).href);
-    var py = await mod.loadPyodide({ indexURL: new URL(manifest.pyodide.index, assets).href });
-    status("安装 parallelsel…", 3);
-    var wheel = await (await fetch(new URL(manifest.wheel, assets))).arrayBuffer();
-    var sitePackages = py.runPython("import site; site.getsitepackages()[0]");
-    py.unpackArchive(wheel, "wheel", { extractDir: sitePackages });
-    py.runPython("import importlib; importlib.invalidate_caches(); import parallelsel.render.calculator");
-    return py;
+  function check(input) {
+    var rule = JSON.parse(input.getAttribute("data-rule"));
+    var text = input.value;
+    var t = text.trim().replace(/_/g, "");
+    var required = rule.required || (input.closest(".ps-calc-shape") && form.elements.model.value === "custom" &&
+                                     ["layers", "hidden", "heads"].indexOf(input.name) >= 0);
+    var range = rule.min + " 到 " + rule.max;
+    if (t === "") return required ? "必填：" + (rule.kind === "integer" ? range + " 之间的整数" : range + " 之间的数") : "";
+    var v = /^[+-]?\d+$/.test(t) ? Number(t) : pythonFloat(t);
+    if (rule.kind === "integer") {
+      if (!(isFinite(v) && Number.isInteger(v) && v >= rule.min && v <= rule.max)) {
+        return "“" + text + "”不是 " + range + " 之间的整数（" + rule.flag + " 的规则）";
+      }
+    } else if (!(isFinite(v) && v >= rule.min && v <= rule.max)) {
+      return "“" + text + "”不是 " + range + " 之间的数（" + rule.flag + " 的规则）";
+    }
+    return "";
   }
+
+  function mark(input, message) {
+    var msg = document.getElementById(input.getAttribute("aria-describedby"));
+    if (msg) msg.textContent = message;
+    if (message) input.setAttribute("aria-invalid", "true");
+    else input.removeAttribute("aria-invalid");
+  }
+
+  function ruled() {
+    return Array.prototype.filter.call(form.querySelectorAll("input[data-rule]"), function (input) {
+      return !input.closest("[hidden]");
+    });
+  }
+
+  function validate() {
+    var bad = [];
+    ruled().forEach(function (input) {
+      var message = check(input);
+      mark(input, message);
+      if (message) bad.push(input);
+    });
+    return bad;
+  }
+
+  form.addEventListener("input", function (event) {
+    if (event.target.hasAttribute("data-rule")) mark(event.target, check(event.target));
+  });
+
+  // ---- the form ----
 
   function fields() {
     var data = {};
@@ -69,21 +113,49 @@
     return data;
   }
 
-  function section(title) {
-    result.appendChild(el("h3", {}, title));
+  function syncShape() {
+    form.querySelector(".ps-calc-shape").hidden = form.elements.model.value !== "custom";
   }
 
-  function pre(text) {
-    var block = el("pre", { "class": "ps-calc-out" });
-    block.appendChild(el("code", { tabindex: "0" }, text)); // scrollable: reachable by keyboard
-    result.appendChild(block);
+  form.addEventListener("change", function (event) {
+    if (event.target.name === "model") syncShape();
+  });
+
+  form.querySelectorAll("[data-fill]").forEach(function (b) {
+    b.addEventListener("click", function () {
+      var values = JSON.parse(b.getAttribute("data-fill"));
+      Object.keys(values).forEach(function (name) {
+        var control = form.elements[name];
+        if (!control) return;
+        control.value = String(values[name]);
+        if (control.hasAttribute("data-rule")) mark(control, check(control));
+      });
+      syncShape();
+    });
+  });
+  syncShape(); // a reload may restore "custom" into the select
+
+  // ---- results ----
+
+  function section(title, html) {
+    result.appendChild(el("h3", {}, title));
+    var box = el("div", { "class": "ps-calc-out" });
+    box.innerHTML = html; // built by render/calculator.text_html, every text escaped there
+    result.appendChild(box);
+  }
+
+  function alertText(text, state) {
+    result.textContent = "";
+    result.appendChild(el("p", { "class": "ps-calc-error", role: "alert" }, text));
+    result.setAttribute("data-state", state);
   }
 
   function show(out) {
     result.textContent = "";
     if (!out.ok) {
-      result.appendChild(el("p", { "class": "ps-calc-error", role: "alert" }, out.error));
-      result.setAttribute("data-state", "error");
+      var input = out.field && form.elements[out.field];
+      if (input && input.hasAttribute && input.hasAttribute("data-rule")) mark(input, out.error);
+      alertText(out.error, "error");
       return;
     }
     var top = out.plan.results.length ? out.plan.results[0].plan : "";
@@ -102,13 +174,10 @@
         row.strategy + "：" + row.verdict));
     });
     result.appendChild(verdicts);
-    section("选择矩阵");
-    pre(out.text.matrix);
-    section("方案搜索");
-    pre(out.text.plan);
-    if (out.memory.length) {
-      section("排名靠前方案的每卡内存分项与步时");
-      out.memory.forEach(function (m) { pre(m.text); });
+    section("选择矩阵", out.html.matrix);
+    section("方案搜索", out.html.plan);
+    if (out.html.memory.length) {
+      section("排名靠前方案的每卡内存分项与步时", out.html.memory.join("\n"));
     }
     var cmd = el("details", { "class": "ps-calc-cmd" });
     cmd.appendChild(el("summary", {}, "同样的结果，用命令行"));
@@ -117,58 +186,76 @@
     result.setAttribute("data-state", "done");
   }
 
-  function syncShape() {
-    form.querySelector(".ps-calc-shape").hidden = form.elements.model.value !== "custom";
+  function finish() {
+    running = false;
+    button.disabled = false;
+    cancel.hidden = true;
   }
 
-  form.addEventListener("change", function (event) {
-    if (event.target.name === "model") syncShape();
-  });
-
-  form.querySelectorAll("[data-fill]").forEach(function (b) {
-    b.addEventListener("click", function () {
-      var values = JSON.parse(b.getAttribute("data-fill"));
-      Object.keys(values).forEach(function (name) {
-        if (form.elements[name]) form.elements[name].value = String(values[name]);
-      });
-      syncShape();
-    });
-  });
-  syncShape(); // a reload may restore "custom" into the select
-
-  form.addEventListener("submit", async function (event) {
-    event.preventDefault();
-    button.disabled = true;
-    result.setAttribute("data-state", "loading");
-    var started = performance.now();
-    try {
-      if (!runtime) runtime = load();
-      var py = await runtime;
-      var loaded = performance.now();
-      status("计算中…", 4);
-      await paint();
-      py.globals.set("_ps_form", JSON.stringify(fields()));
-      var out = JSON.parse(py.runPython("parallelsel.render.calculator.run_json(_ps_form)"));
-      show(out);
-      // seconds spent loading (0 once the runtime is ready) and computing: read by the browser test and `make bench`
-      result.setAttribute("data-load-seconds", ((loaded - started) / 1000).toFixed(3));
-      result.setAttribute("data-run-seconds", ((performance.now() - loaded) / 1000).toFixed(3));
-      status("完成，用时 " + ((performance.now() - started) / 1000).toFixed(1) + " 秒", null);
-    } catch (err) {
-      runtime = null;
-      result.textContent = "";
-      if (err instanceof Unavailable) {
-        result.appendChild(el("p", { "class": "ps-calc-error", role: "alert" },
-          "这个站点构建时没有安装 Pyodide（需要 npm，见 scripts/setup.sh），计算器无法在浏览器里运行。" +
-          "可以在本地安装 parallelsel 后用命令行做同样的计算（见“参考 → 命令行”）。"));
-        result.setAttribute("data-state", "unavailable");
-      } else {
-        result.appendChild(el("p", { "class": "ps-calc-error", role: "alert" }, "运行失败：" + err));
-        result.setAttribute("data-state", "error");
-      }
-      status("", null);
-    } finally {
-      button.disabled = false;
+  function onMessage(event) {
+    var msg = event.data;
+    if (msg.type === "progress") {
+      status(msg.text, msg.step, msg.steps);
+      return;
     }
+    if (msg.type === "done") {
+      show(msg.out);
+      // seconds spent loading (0 once the runtime is ready) and computing: read by the browser test and `make bench`
+      result.setAttribute("data-load-seconds", msg.load.toFixed(3));
+      result.setAttribute("data-run-seconds", msg.run.toFixed(3));
+      status("完成，用时 " + ((performance.now() - started) / 1000).toFixed(1) + " 秒", null);
+    } else if (msg.type === "unavailable") {
+      alertText("这个站点构建时没有安装 Pyodide（需要 npm，见 scripts/setup.sh），计算器无法在浏览器里运行。" +
+        "可以在本地安装 parallelsel 后用命令行做同样的计算（见“参考 → 命令行”）。", "unavailable");
+      status("", null);
+      stopWorker();
+    } else {
+      alertText("运行失败：" + msg.message, "error");
+      status("", null);
+      stopWorker();
+    }
+    finish();
+  }
+
+  function stopWorker() {
+    if (worker) worker.terminate();
+    worker = null;
+  }
+
+  function startWorker() {
+    worker = new Worker(new URL("../calculator-worker.js", assets), { type: "module" });
+    worker.onmessage = onMessage;
+    worker.onerror = function (event) {
+      event.preventDefault();
+      onMessage({ data: { type: "failed", message: event.message || "后台计算进程无法启动" } });
+    };
+  }
+
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    if (running) return;
+    var bad = validate();
+    if (bad.length) {
+      alertText("有 " + bad.length + " 项输入不符合规则，见字段旁的说明；改好后再运行。", "invalid");
+      bad[0].focus();
+      return;
+    }
+    running = true;
+    button.disabled = true;
+    cancel.hidden = false;
+    result.setAttribute("data-state", "loading");
+    started = performance.now();
+    status("准备中…", 0, 1);
+    if (!worker) startWorker();
+    worker.postMessage({ type: "run", form: fields(), assets: assets.href });
+  });
+
+  cancel.addEventListener("click", function () {
+    if (!running) return;
+    stopWorker(); // the only way to stop Python mid-search; the next run starts a fresh worker
+    alertText("已取消。重新运行时要再启动一次 Python 运行时（浏览器已缓存它的文件）。", "cancelled");
+    status("已取消", null);
+    finish();
+    button.focus();
   });
 })();

@@ -13,9 +13,12 @@
  *   visible) or it holds unsaved text; then the newer text is shown beside the field instead.
  * - A failed save leaves the text in the field and shows an alert (fixed in the viewport) until a save succeeds;
  *   leaving the page with unsaved text asks first. Without storage the page says so at once; export still works.
+ *   Storage that can be read but not written (full at load) still shows every saved answer; the alert names the cause
+ *   the browser gave: full (QuotaExceededError) or not allowed (anything else).
  * - Export: "# title", then "## <label>", a blank line, the answer, a blank line, per field. A line of an answer that
  *   starts with optional blanks, backslashes and "#" gets one more backslash after its blanks, so no answer line can
  *   read as a heading; import removes exactly that backslash. Export -> import gives every answer back exactly.
+ *   Files of the first export format (no intro line; see isFirstFormat) are read by that format's own rules.
  * - Import shows what it would change (replaced / filled / kept / unknown headings) and changes nothing until the
  *   reader confirms; fields absent or empty in the file are kept; bad files change nothing; success is reported only
  *   after everything was stored (a partial failure is rolled back).
@@ -32,15 +35,29 @@
     "回答里以 # 开头的行前面多加了一个反斜杠，导入时会去掉。";
   var controllers = [];
 
+  /* Whether a storage error says "full" (quota) rather than "not allowed" (blocked site data, privacy settings). */
+  function isFull(e) {
+    return !!e && (e.name === "QuotaExceededError" || e.name === "NS_ERROR_DOM_QUOTA_REACHED" ||
+                   e.code === 22 || e.code === 1014);
+  }
+
+  /* {store, problem}: store is the localStorage when it can be read (null when even reading is refused); problem is
+     null, "full" or "blocked" as a probe write found it. A full storage is still read: saved answers are shown. */
   function openStorage() {
+    var s;
     try {
-      var s = window.localStorage;
+      s = window.localStorage;
+      s.getItem(PREFIX + "__probe__");
+    } catch (e) {
+      return { store: null, problem: "blocked" };
+    }
+    try {
       var probe = PREFIX + "__probe__";
       s.setItem(probe, "1");
       s.removeItem(probe);
-      return s;
+      return { store: s, problem: null };
     } catch (e) {
-      return null; // blocked (privacy settings, some file:// setups) or full
+      return { store: s, problem: isFull(e) ? "full" : "blocked" };
     }
   }
 
@@ -86,12 +103,28 @@
     return lines.join("\n");
   }
 
+  /* Files written by the first exporter (commit 9f83d0c, before the intro line existed): "# <title>", a blank line,
+     then "## <label>", a blank line and the answer (trailing blanks trimmed), a blank line, for every question in
+     page order; a line of an answer that equals one of those headings once trimmed got a backslash in front, and
+     nothing else was escaped. Recognised by that exact outline (and no intro line), so a hand-written file is not. */
+  function isFirstFormat(lines, title, labels) {
+    if (lines[0] !== "# " + title || lines.indexOf(INTRO) >= 0) return false;
+    var at = 0;
+    return labels.every(function (label) {
+      at = lines.indexOf("## " + label, at);
+      return at++ >= 0;
+    });
+  }
+
   /* {values: {label: text}, others: {label: [text]}, unknown: [heading], duplicate: label or null}. */
-  function fromMarkdown(text, labels) {
+  function fromMarkdown(text, labels, title) {
+    var all = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n").split("\n");
+    var first = isFirstFormat(all, title, labels);
+    var headings = labels.map(function (label) { return "## " + label; });
     var sections = [];
     var current = null;
-    text.replace(/\r\n?/g, "\n").split("\n").forEach(function (line) {
-      var h = headingText(line);
+    all.forEach(function (line) {
+      var h = first ? (headings.indexOf(line) >= 0 ? line.slice(3) : null) : headingText(line);
       if (h !== null) {
         current = { heading: h, lines: [] };
         sections.push(current);
@@ -104,7 +137,9 @@
       var lines = s.lines;
       if (lines.length && lines[0] === "") lines = lines.slice(1); // the blank line after the heading
       if (lines.length && lines[lines.length - 1] === "") lines = lines.slice(0, -1); // and before the next one
-      var body = lines.map(unescapeLine).join("\n");
+      var body = lines.map(first ? function (line) {
+        return line.charAt(0) === "\\" && headings.indexOf(line.slice(1).trim()) >= 0 ? line.slice(1) : line;
+      } : unescapeLine).join("\n");
       var otherOf = s.heading.slice(0, -OTHER_SUFFIX.length);
       if (labels.indexOf(s.heading) >= 0) {
         if (Object.prototype.hasOwnProperty.call(out.values, s.heading)) out.duplicate = out.duplicate || s.heading;
@@ -122,7 +157,9 @@
 
   function Controller(form) {
     var self = this;
-    var store = openStorage();
+    var opened = openStorage();
+    var store = opened.store; // readable (saved answers are shown) even when it cannot be written
+    var problem = opened.problem; // null, "full" or "blocked": what the last write (or the probe at load) met
     var status = form.querySelector("[role=status]");
     var fileInput = form.querySelector("input[data-ps-import]");
     var actions = form.querySelector(".ps-fillin__actions");
@@ -203,11 +240,13 @@
         else store.removeItem(f.key);
         f.base = text;
         f.newer = null;
+        problem = null;
         if (text && readOthers(f).some(function (v) { return text.indexOf(v) >= 0; })) {
           try { writeOthers(f, readOthers(f), [text]); } catch (e) { /* the extra copy stays */ }
         }
         return true;
       } catch (e) {
+        problem = isFull(e) ? "full" : "blocked";
         return false;
       }
     }
@@ -216,6 +255,7 @@
 
     function saveAll() {
       fields.forEach(function (f) { if (dirty(f)) commit(f, f.area.value); });
+      if (problem && store && !fields.some(dirty)) problem = openStorage().problem; // room again?
       render();
     }
 
@@ -286,14 +326,19 @@
 
     function renderAlerts() {
       var messages = [];
+      var cause = problem === "full" ? "这个浏览器里本站的本地存储已满" :
+        "这个浏览器不允许本站在本地保存（隐私设置或无痕模式）";
       if (!store) {
-        messages.push(["这个浏览器不允许本站在本地保存（隐私设置、无痕模式或存储已满）：你写的内容在刷新或关闭页面后会丢失。" +
-          "写完请用“导出为 Markdown”存成文件。", "export"]);
+        messages.push([cause + "：你写的内容在刷新或关闭页面后会丢失。写完请用“导出为 Markdown”存成文件。", "export"]);
       } else {
         var unsaved = fields.filter(dirty);
         if (unsaved.length) {
-          messages.push(["没能保存 " + names(unsaved) + "（本地存储已满或被禁止）。文字还在框里，但刷新或关闭页面会丢失：" +
+          messages.push(["没能保存 " + names(unsaved) + "：" + cause + "。文字还在框里，但刷新或关闭页面会丢失：" +
             "请先导出为 Markdown 文件。", "export", "retry"]);
+        } else if (problem) {
+          messages.push([cause + "：已经保存的回答照常显示在框里，但新写的内容存不进去。" +
+            (problem === "full" ? "可以清理本站或其他页面的本地数据腾出空间，" : "") +
+            "写完请用“导出为 Markdown”存成文件。", "export", "retry"]);
         }
       }
       var conflicted = fields.filter(function (f) { return versions(f).length; });
@@ -423,12 +468,13 @@
         try { writeOthers(p.f, readOthers(p.f).concat(p.add)); return true; } catch (e) { return false; }
       });
       if (!ok) { // put back what was there, so the page and the stored copy agree again
+        var failed = problem; // what the failing write met (the writes that put things back may succeed)
         plan.forEach(function (p, i) {
           p.f.area.value = before[i].value;
           commit(p.f, before[i].value);
           try { writeOthers(p.f, before[i].others); } catch (e) { /* unchanged if it cannot be written */ }
         });
-        refuse(file, "浏览器的本地存储放不下（已满或被禁止）。");
+        refuse(file, failed === "full" ? "浏览器里本站的本地存储已满，放不下。" : "浏览器不允许本站在本地保存。");
         return;
       }
       render();
@@ -454,7 +500,7 @@
         }
         if (!text.trim()) return refuse(file, "文件里只有空白。");
         if (text.indexOf("\u0000") >= 0) return refuse(file, "它不是文本文件。");
-        var parsed = fromMarkdown(text, fields.map(function (f) { return f.label; }));
+        var parsed = fromMarkdown(text, fields.map(function (f) { return f.label; }), title);
         if (parsed.duplicate) {
           return refuse(file, "“" + parsed.duplicate + "”这个标题在文件里出现了不止一次，无法确定用哪一段。" +
             "请在编辑器里删去多余的一段再导入。");

@@ -121,6 +121,9 @@ class Catalogue(dict):
     """A preset catalogue (``ps.MODELS``, ``ps.DEVICES``...): an unknown key names itself and the known ones."""
 
     def __init__(self, kind: str, items: dict):
+        unsourced = [k for k, v in items.items() if not getattr(v, "source", "")]
+        if unsourced:  # a preset is one record that names where its numbers come from
+            raise ValueError(f"{kind} presets without a source: {', '.join(unsourced)}")
         super().__init__(items)
         self.kind = kind
 

@@ -70,7 +70,10 @@ def _rebuilt(e: Estimate, factor: float) -> tuple[Cluster, float | None]:
     if e.efficiency is not None:
         return e.cluster, e.efficiency * factor
     device = replace(e.cluster.device, gemm_efficiency=e.cluster.device.gemm_efficiency * factor)
-    return replace(e.cluster, device=device), None
+    cluster = replace(e.cluster, device=device)
+    # The links were taken from the original device if they were assumed; the fitted cluster keeps saying so.
+    object.__setattr__(cluster, "assumed", e.cluster.assumed)
+    return cluster, None
 
 
 def calibrate(estimate_: Estimate, measured_step: float | None = None, measured_mfu: float | None = None) -> Calibration:
@@ -83,6 +86,14 @@ def calibrate(estimate_: Estimate, measured_step: float | None = None, measured_
     """
     if not isinstance(estimate_, Estimate):
         raise ParallelselError(f"estimate={estimate_!r}: must be an Estimate (ps.estimate(...))")
+    # A plan that breaks a hard rule on this cluster (more GPUs than it has, degrees that do not divide,
+    # a batch that does not split) never ran here: a step "measured" on it would fit the constant to
+    # a configuration the model times only nominally. Memory is left out: the measurement outranks the
+    # memory model when the two disagree.
+    broken = [r.code for r in estimate_.reasons if r.code != "memory_exceeds_device"]
+    if broken:
+        raise ParallelselError(f"plan={estimate_.plan.label()!r}: cannot run on this cluster ({', '.join(broken)}); "
+                               "a measured step calibrates only a plan that runs")
     target = _target(estimate_, measured_step, measured_mfu)
     base = estimate_.efficiency if estimate_.efficiency is not None else estimate_.cluster.device.gemm_efficiency
     low, high = 1e-3, 1.0 / base  # scale bracket: kernel rate from 0.1% of the model's up to peak

@@ -27,8 +27,10 @@ from typing import NamedTuple
 from ._check import ParallelselError, choice, positive_int, positive_number
 from .hardware import Cluster, Link
 from .memory import candidate_stages, fsdp_units, layer_shape, layers_on, stage_params
-from .stacks import effective_zero
+from .stacks import STACKS, effective_zero, wire_bytes
+from .kernels import layer_gemms
 from .placement import group_link
+from .plan import tp_overlap_on
 
 __all__ = ["DDP_BUCKET_BYTES", "OPS", "Traffic", "bus_factor", "collective_time", "traffic"]
 
@@ -102,7 +104,9 @@ class Traffic:
     (calls x one call); ``overlappable``: whether it can run under computation; ``phase``:
     "forward" or "backward", the pass it runs beside -- an item with one call per step runs beside
     one micro-batch's pass, an item with one call per micro-batch beside all of them; ``units``:
-    pieces it is issued in (gradient buckets or FSDP units), of which the last cannot be hidden.
+    pieces it is issued in (gradient buckets or FSDP units), of which the last cannot be hidden;
+    ``hidden``: seconds of a critical-path item that run under the GEMMs they are paired with (TP
+    overlap, ``_tp_items``), so ``time - hidden`` is exposed.
     """
 
     strategy: str
@@ -115,6 +119,7 @@ class Traffic:
     overlappable: bool
     phase: str = "backward"
     units: int = 1
+    hidden: float = 0.0
 
     @property
     def sent(self) -> float:
@@ -129,15 +134,16 @@ of early buckets overlap the rest of the backward pass; the last bucket cannot (
 bucketing and overlapping computation with communication)."""
 
 
-def _link(cluster: Cluster, total: int, size: int, stride: int, ring: bool = True) -> Link:
+def _link(cluster: Cluster, total: int, size: int, stride: int, ring: bool = True, spread: bool = True) -> Link:
     # The link the groups of (size, stride) among `total` ranks are priced on: the one placement
     # rule (parallelsel.core.placement), cached per shape, without argument checks (search hot path).
-    return group_link(cluster, total, size, stride, ring)
+    # spread=False: point-to-point traffic (CP sends, all-to-all), one port per crossing hop.
+    return group_link(cluster, total, size, stride, ring, spread)
 
 
-def _item(strategy, op, nbytes, calls, group, link, overlappable, phase, units=1) -> Traffic:
+def _item(strategy, op, nbytes, calls, group, link, overlappable, phase, units=1, hidden=0.0) -> Traffic:
     return Traffic(strategy, op, nbytes, calls, group, link.name, calls * _time(op, nbytes, group, link),
-                   overlappable, phase, units)
+                   overlappable, phase, units, hidden)
 
 
 class _Step(NamedTuple):
@@ -145,6 +151,8 @@ class _Step(NamedTuple):
 
     model: object
     recipe: object
+    stack: object  # stacks.Stack: the dtypes its collectives run in
+    overlap_tp: bool  # TP collectives overlap GEMMs (plan.tp_overlap_on)
     plan: object
     cluster: Cluster
     shape: object  # memory.layer_shape(model)
@@ -180,7 +188,8 @@ def traffic(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
     stage, optimizer-step time.
     """
     sh = layer_shape(workload.model)
-    step = _Step(workload.model, workload.recipe, plan, cluster, sh, max(1, plan.microbatches(workload)),
+    step = _Step(workload.model, workload.recipe, STACKS[workload.stack], tp_overlap_on(workload, plan), plan, cluster, sh,
+                 max(1, plan.microbatches(workload)),
                  plan.micro_batch * (workload.seq_len // plan.cp), max(plan.layers_per_stage(sh.layers)), plan.gpus)
     return tuple(item for items in (_dp_items, _tp_items, _pp_items, _cp_items, _ep_items) for item in items(step))
 
@@ -189,8 +198,9 @@ def critical_items(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
     """The collectives of :func:`traffic` that sit on the critical path (TP, PP, CP, EP; never overlapped),
     without computing the DP/ZeRO ones: what the search's lower bound adds to a plan's compute."""
     sh = layer_shape(workload.model)
-    step = _Step(workload.model, workload.recipe, plan, cluster, sh, max(1, plan.microbatches(workload)),
-                 plan.micro_batch * (workload.seq_len // plan.cp), max(plan.layers_per_stage(sh.layers)), plan.gpus)
+    step = _Step(workload.model, workload.recipe, STACKS[workload.stack], tp_overlap_on(workload, plan), plan, cluster,
+                 sh, max(1, plan.microbatches(workload)), plan.micro_batch * (workload.seq_len // plan.cp),
+                 max(plan.layers_per_stage(sh.layers)), plan.gpus)
     return tuple(item for items in (_tp_items, _pp_items, _cp_items, _ep_items) for item in items(step))
 
 
@@ -232,7 +242,12 @@ def _dp_items(st: _Step) -> list[Traffic]:
 def _dp_group_items(st: _Step, n_params, size: int, stride: int, per: int, tag: str, units) -> list[Traffic]:
     """One data-parallel group's collectives (``tag`` names the experts' group).
 
-    * ZeRO-0 (DP): one all-reduce of the gradients (recipe.grads x Ψ bytes) per step, overlapped with
+    Bytes per element are the stack's (:func:`parallelsel.core.stacks.wire_bytes`): gradients reduced in
+    fp32 on Megatron-Core and torchtitan (and DDP under autocast), in bf16 on DeepSpeed; parameters
+    gathered in bf16. With CP the group is DP x CP (every stack shards and reduces over it), an
+    HSDP shard group ``shard`` DP ranks x CP.
+
+    * ZeRO-0 (DP): one all-reduce of the gradients (Ψ x reduce bytes) per step, overlapped with
       the last micro-batch's backward (gradients accumulate locally before it), in DDP buckets.
     * ZeRO-1: reduce-scatter of the gradients and all-gather of the updated weights once per step --
       the same volume as the all-reduce (Rajbhandari et al. 2020 §7.2.1). ZeRO-2: the gradients are
@@ -243,12 +258,13 @@ def _dp_group_items(st: _Step, n_params, size: int, stride: int, per: int, tag: 
       dp/shard replicas (stride: one shard group).
     """
     plan, cluster, zero = st.plan, st.cluster, effective_zero(st.plan)
-    g_bytes, w_bytes = st.recipe.grads * n_params, st.recipe.weights * n_params
+    g_wire, w_wire = wire_bytes(st.stack, st.recipe)
+    g_bytes, w_bytes = g_wire * n_params, w_wire * n_params
     buckets = max(1, -(-int(g_bytes) // DDP_BUCKET_BYTES))
     if zero == 0:
         return [_item("DP" + tag, "all-reduce", g_bytes, 1, size, _link(cluster, st.ranks, size, stride), True,
                       "backward", buckets)]
-    shard = size if plan.shard is None else max(1, min(size, plan.shard // per))
+    shard = size if plan.shard is None else max(1, min(size, plan.shard * plan.cp // per))
     link = _link(cluster, st.ranks, shard, stride)
     if zero in (1, 2):
         kind = ("FSDP" if plan.zero == 3 else "ZeRO") + tag
@@ -274,12 +290,12 @@ def _fsdp_items(st: _Step, kind: str, g_bytes, w_bytes, shard: int, link: Link, 
     backward, but every micro-batch's forward still gathers (PyTorch reshards after backward). With
     ``no_sync`` (FSDP2 ``set_requires_gradient_sync(False)``) the gradients are reduce-scattered
     once per step, on the last micro-batch. Checked call by call against a recorded torch run
-    (tests/data/torch_fsdp_accumulation.json).
+    (parallelsel/course/data/torch_fsdp_accumulation.json).
     """
     plan, m = st.plan, st.m
     n_units = sum(u.count for u in units)
     root = sum(u.params * u.count for u in units if not u.reshard_after_forward)
-    held = st.recipe.weights * (0.0 if experts else root) if plan.reshard_after_forward else w_bytes
+    held = wire_bytes(st.stack, st.recipe)[1] * (0.0 if experts else root) if plan.reshard_after_forward else w_bytes
     out = [_item(kind, "all-gather", w_bytes, m, shard, link, True, "forward", n_units)]
     if w_bytes - held > 0:
         out.append(_item(kind, "all-gather", w_bytes - held, m, shard, link, True, "backward",
@@ -292,17 +308,60 @@ def _tp_items(st: _Step) -> list[Traffic]:
     """Tensor (and sequence) parallel: per layer and micro-batch, two all-reduces of b·s·h activations
     in forward and two in backward (Shoeybi et al. 2019 §3, Figure 4); with SP each becomes an
     all-gather plus a reduce-scatter of the same total volume (Korthikanti et al. 2022 §4.2.2);
-    full recomputation repeats the forward ones. On the critical path."""
+    full recomputation repeats the forward ones; op-level SAC repeats the all-gathers (not in its save
+    list, ``parallelize_llama.py`` L218-227 @820504e) but keeps the reduce-scatter outputs. Under an FP8
+    recipe the SP all-gather feeding a Float8Linear sends FP8 (torchtitan ``docs/float8.md`` @820504e:
+    float8 all-gather of TP inputs by default with tensorwise scaling). On the critical path, except what TP
+    overlap hides (``_tp_hidden``)."""
     plan = st.plan
     if plan.tp <= 1:
         return []
     x = st.tokens * st.shape.hidden * st.recipe.activation
-    calls = st.layers * st.m * (6 if plan.recompute == "full" else 4)
+    share = plan.recompute_share(st.model)
+    redo = {"full": 2 * share, "op": 2 * share}.get(plan.recompute, 0.0)
+    calls = round(st.layers * st.m * (4 + redo))
     link = _link(st.cluster, st.ranks, plan.tp, 1)
     if plan.sp:
-        return [_item("TP", "all-gather", x, calls, plan.tp, link, False, "forward"),
-                _item("TP", "reduce-scatter", x, calls, plan.tp, link, False, "forward")]
+        rs_calls = calls if plan.recompute != "op" else st.layers * st.m * 4
+        ag_bytes = x / st.recipe.activation if st.recipe.gemm == "fp8" else x
+        ag, rs = (_tp_hidden(st, ag_bytes, link)[0], _tp_hidden(st, x, link)[1]) if st.overlap_tp else (0.0, 0.0)
+        return [_item("TP", "all-gather", ag_bytes, calls, plan.tp, link, False, "forward", hidden=ag),
+                _item("TP", "reduce-scatter", x, rs_calls, plan.tp, link, False, "forward", hidden=rs)]
     return [_item("TP", "all-reduce", x, calls, plan.tp, link, False, "forward")]
+
+
+def _tp_hidden(st: _Step, x: float, link: Link) -> tuple[float, float]:
+    """Seconds per step of the TP all-gathers and reduce-scatters that run under GEMMs with TP overlap.
+
+    The pairing is Transformer Engine's default for Megatron-Core's ``--tp-comm-overlap``
+    (``transformer_engine/pytorch/module/base.py`` ``initialize_ub``; Megatron-LM
+    ``megatron/core/model_parallel_config.py`` L265-339: ``tp_comm_overlap_ag``/``_rs`` and the bulk
+    wgrad/dgrad overlaps on by default), the same GEMMs torchtitan's async TP fuses (Inductor's
+    micro-pipelined all-gather->matmul and matmul->reduce-scatter): forward, the all-gather of the
+    sequence-parallel input runs under the QKV and FC1 GEMMs (split into tp chunks, ring exchange)
+    and the reduce-scatters under the attention-projection and FC2 GEMMs (pipelined); backward, the
+    all-gather of the output gradient runs under the projection and FC2 input-gradient GEMMs and the
+    reduce-scatter of the input gradient under the QKV and FC1 weight-gradient GEMMs (bulk);
+    recomputed forwards pair as the forward. A collective of C seconds beside a GEMM of G hides
+    min(C, G) less one of its tp chunks (C / tp: the chunk that starts the ring or ends the pipeline
+    has no GEMM beside it). Not modelled, so this is an upper bound of the gain: the SMs (or copy
+    engines) the communication takes from the GEMM, and the efficiency the ring-exchange and
+    pipelined pairs lose by running their GEMM as tp GEMMs of 1/tp of the rows each.
+    """
+    tp, dev = st.plan.tp, st.cluster.device
+    g = {k.name: k for k in layer_gemms(st.model, st.tokens, tp, st.plan.ep)}
+    c_ag, c_rs = _time("all-gather", x, tp, link), _time("reduce-scatter", x, tp, link)
+
+    def hid(c: float, gemm) -> float:
+        return max(0.0, min(c, gemm.time(dev)) - c / tp)
+
+    forwards = 2 if st.plan.recompute == "full" else 1
+    ag = forwards * (hid(c_ag, g["qkv"]) + hid(c_ag, g["fc1"])) + hid(c_ag, g["proj"].backward[0]) \
+        + hid(c_ag, g["fc2"].backward[0])
+    rs = forwards * (hid(c_rs, g["proj"]) + hid(c_rs, g["fc2"])) + hid(c_rs, g["qkv"].backward[1]) \
+        + hid(c_rs, g["fc1"].backward[1])
+    # Each item holds 2 x forwards + 2 calls per layer and micro-batch, the ones paired above.
+    return st.layers * st.m * ag, st.layers * st.m * rs
 
 
 def _pp_items(st: _Step) -> list[Traffic]:
@@ -329,7 +388,7 @@ def _cp_items(st: _Step) -> list[Traffic]:
         return []
     x = 2 * st.tokens * st.shape.kv_dim * st.recipe.activation / plan.tp
     hops = (4 if plan.recompute == "full" else 3) * (plan.cp - 1)
-    link = _link(st.cluster, st.ranks, plan.cp, plan.tp)
+    link = _link(st.cluster, st.ranks, plan.cp, plan.tp, spread=False)
     return [_item("CP", "p2p", x, st.layers * st.m * hops, 2, link, False, "forward")]
 
 
@@ -343,5 +402,5 @@ def _ep_items(st: _Step) -> list[Traffic]:
         return []
     x = st.tokens * st.shape.hidden * st.model.top_k * st.recipe.activation / (plan.tp if plan.sp else 1)
     calls = st.layers * st.m * (6 if plan.recompute == "full" else 4)
-    return [_item("EP", "all-to-all", x, calls, plan.ep, _link(st.cluster, st.ranks, plan.ep, plan.tp), False,
+    return [_item("EP", "all-to-all", x, calls, plan.ep, _link(st.cluster, st.ranks, plan.ep, plan.tp, spread=False), False,
                   "forward")]

@@ -13,7 +13,8 @@ The time model, with every assumption named:
   counting). With ``efficiency=`` given, the flat model instead: FLOPs per GPU / (peak x efficiency);
 * communication that can overlap (DP/ZeRO/FSDP) hides behind the pass it runs beside, up to
   :data:`OVERLAP_FRACTION` of that pass, and never hides its last bucket or unit; TP, EP and PP
-  communication sits on the critical path and is fully exposed;
+  communication sits on the critical path and is exposed, except the part of TP's that TP overlap
+  (``Plan.tp_overlap``) runs under its GEMMs (:attr:`parallelsel.core.comm.Traffic.hidden`);
 * bubble = bubble_overhead(p, m, v) x the per-stage critical-path time (compute plus TP/EP
   communication), Narayanan et al. 2021 §2.2; ZB-H1 keeps a third of the 1F1B bubble.
 
@@ -38,7 +39,7 @@ from .memory import DEFAULT_HEADROOM, MemoryBreakdown, check_headroom, breakdown
 from .pipeline import bubble_overhead, onef1b_bubble_time, zb_h1_bubble_time
 from .plan import Plan, Workload, constraint_violations
 from .reasons import Reason
-from .stacks import pp_zero_stack
+from .stacks import pp_zero_stack, stack_fused
 
 __all__ = [
     "DEFAULT_EFFICIENCY",
@@ -182,11 +183,21 @@ def schedule_bubble_overhead(schedule: str, p: int, m: int, v: int) -> float:
 
 
 @lru_cache(maxsize=1024)
-def _flops(model, recompute: str, s: int) -> tuple[float, float, float]:
-    """Per token: forward FLOPs, training FLOPs with ``recompute``, and model FLOPs (for MFU)."""
+def _flops(model, recompute: str, s: int, share: float = 1.0) -> tuple[float, float, float]:
+    """Per token: forward FLOPs, training FLOPs with ``recompute`` (on ``share`` of the layers), and model
+    FLOPs (for MFU)."""
     fw = model.forward_flops_per_token(s)
-    return (fw["layers"] + fw["attention"] + fw["logits"], model.flops_per_token(recompute, s),
+    return (fw["layers"] + fw["attention"] + fw["logits"], model.flops_per_token(recompute, s, share),
             model.model_flops_per_token(s))
+
+
+def _timed_tokens(workload: Workload, plan: Plan) -> float:
+    """Tokens the timed step processes: the micro-batches it runs (at least one) x dp x micro_batch
+    sequences, never more than the global batch. A global batch that dp x micro_batch does not divide
+    (a ``batch_not_divisible`` plan) runs only the whole micro-batches; counting the remainder as
+    trained would raise the throughput and MFU above what the timed work does."""
+    sequences = min(workload.global_batch, max(1, plan.microbatches(workload)) * plan.dp * plan.micro_batch)
+    return sequences * workload.seq_len
 
 
 def _compute(workload: Workload, plan: Plan, device, eff, mem) -> tuple[float, dict[str, float]]:
@@ -196,20 +207,22 @@ def _compute(workload: Workload, plan: Plan, device, eff, mem) -> tuple[float, d
     the micro-batches, plus one optimizer step over the parameters this GPU updates). A number: the
     flat model, FLOPs per GPU / (peak x eff), FLOPs split evenly over GPUs.
     """
-    tokens, m = workload.tokens, max(1, plan.microbatches(workload))
+    tokens, m = _timed_tokens(workload, plan), max(1, plan.microbatches(workload))
     if eff is not None:
-        forward, train, _ = _flops(workload.model, plan.recompute, workload.seq_len)
+        forward, train, _ = _flops(workload.model, plan.recompute, workload.seq_len,
+                                   plan.recompute_share(workload.model))
         rate = device.peak_flops * eff * plan.gpus
         return train * tokens / rate, {"forward": forward * tokens / rate, "backward": (train - forward) * tokens / rate}
+    extra = (plan.recompute_share(workload.model), stack_fused(workload), workload.recipe.gemm == "fp8")
     if plan.pp == 1:
         ct = compute_time(workload.model, plan.micro_batch, workload.seq_len, device, plan.tp, 1, plan.cp, plan.ep,
-                          plan.sp, plan.recompute, workload.attention)
+                          plan.sp, plan.recompute, workload.attention, *extra)
         stages = ((ct.forward, ct.backward),)
     else:
         # Each rank its own layers, the logits on the last: the slowest rank sets the pace.
         times = stage_compute_times(workload.model, plan.micro_batch, workload.seq_len, device,
                                     plan.layers_per_stage(workload.model.layers), plan.tp, plan.cp, plan.ep, plan.sp,
-                                    plan.recompute, workload.attention)
+                                    plan.recompute, workload.attention, *extra)
         ct = max(times, key=lambda t: t.total)
         stages = tuple((t.forward, t.backward) for t in times)
     recipe = workload.recipe
@@ -232,10 +245,20 @@ def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float
     mem = breakdown(workload, plan)
     usable = usable_memory(cluster.device, plan)
     reasons, stack = _reasons(workload, plan, cluster, mem, usable, room)
-    compute, phase_compute = _compute(workload, plan, cluster.device, eff, mem)
+    compute, phase_compute = _compute(workload, plan, _fp8_capable(workload, cluster.device), eff, mem)
     items = _traffic(workload, plan, cluster)
     step = _step_time(workload, plan, cluster, compute, phase_compute, items)
     return Estimate(workload, plan, cluster, mem, step, items, reasons, eff, room, usable, stack)
+
+
+def _fp8_capable(workload, device):
+    """``device``, or for an FP8 recipe on a part without FP8 tensor cores (refused by a reason) the same part
+    timed at its 16-bit rate as if FP8 ran there, so the step time stays defined."""
+    if workload.recipe.gemm == "fp8" and not device.fp8_flops:
+        from dataclasses import replace
+
+        return replace(device, fp8_flops=device.peak_flops, fp8_efficiency=device.gemm_efficiency)
+    return device
 
 
 def _check_args(workload, plan, cluster, efficiency, headroom) -> tuple[float | None, float]:
@@ -257,6 +280,8 @@ def _reasons(workload: Workload, plan: Plan, cluster: Cluster, mem: MemoryBreakd
     """The hard constraints ``plan`` violates (the plan's rules, a PP x ZeRO pairing no framework runs,
     memory over the usable memory x (1 - ``room``)), and the framework stack that runs PP with ZeRO."""
     reasons = constraint_violations(workload, plan, cluster)
+    if workload.recipe.gemm == "fp8" and not cluster.device.fp8_flops:
+        reasons.append(Reason("fp8_not_supported", {"device": cluster.device.name, "recipe": workload.recipe.name}))
     stack = pp_zero_stack(plan)
     if stack is not None and stack.code == "pp_zero2_no_stack":
         reasons.append(stack)  # no framework runs it: a hard constraint
@@ -284,9 +309,10 @@ def _overlap(items, phase_compute: dict[str, float], m: int) -> tuple[dict[str, 
         if it.overlappable:
             pools.setdefault(it.phase, []).append(it)
         else:
-            exposed[it.strategy] = exposed.get(it.strategy, 0.0) + it.time
+            bare = it.time - it.hidden  # TP overlap hides part of it under its GEMMs
+            exposed[it.strategy] = exposed.get(it.strategy, 0.0) + bare
             if it.op != "p2p":
-                critical += it.time
+                critical += bare
     for phase, pool in pools.items():
         busy = sum(it.time for it in pool)
         if busy <= 0:
@@ -305,6 +331,7 @@ def _step_time(workload: Workload, plan: Plan, cluster: Cluster, compute: float,
                items) -> StepTime:
     """Compute + exposed communication + bubble, with throughput and MFU."""
     m = max(1, plan.microbatches(workload))
+    tokens = _timed_tokens(workload, plan)
     exposed, by_phase, critical = _overlap(items, phase_compute, m)
     comm_exposed = sum(exposed.values())
     stages = phase_compute.get("stages")
@@ -317,8 +344,8 @@ def _step_time(workload: Workload, plan: Plan, cluster: Cluster, compute: float,
         communication_total=sum(it.time for it in items),
         bubble=bubble,
         total=total,
-        tokens_per_s=workload.tokens / total,
-        mfu=model_flops * workload.tokens / (total * cluster.device.peak_flops * plan.gpus),
+        tokens_per_s=tokens / total,
+        mfu=model_flops * tokens / (total * cluster.device.peak_flops * plan.gpus),
         exposed=tuple(exposed.items()),
         forward=phase_compute["forward"],
         critical=critical,
@@ -401,7 +428,7 @@ def scaling_efficiency(workload: Workload, plans, cluster: Cluster,
     for plan, e in zip(pairs, estimates):
         st = e.step
         ratio = (st.tokens_per_s / plan.gpus) / (base.step.tokens_per_s / base.plan.gpus)
-        recompute = st.compute * (1 - share / model.flops_per_token(plan.recompute, s))
+        recompute = st.compute * (1 - share / model.flops_per_token(plan.recompute, s, plan.recompute_share(model)))
         losses = (("recompute", recompute / st.total), ("communication", st.communication / st.total),
                   ("bubble", st.bubble / st.total))
         out.append(ScalingPoint(plan.gpus, plan, st.tokens_per_s, ratio, losses, e, base.plan.gpus))

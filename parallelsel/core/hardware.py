@@ -45,6 +45,13 @@ class Device:
     ``hbm_bandwidth`` a streaming kernel reaches). Override any of them with
     ``dataclasses.replace(device, ...)``; :func:`parallelsel.core.calibrate` fits ``gemm_efficiency``
     to a measured step.
+
+    ``fp8_flops``: dense FP8 tensor-core FLOP/s from the datasheet (0: the part has no FP8 tensor
+    cores, so an FP8 recipe is refused); ``fp8_efficiency``: the share of it a large FP8 GEMM reaches,
+    as ``gemm_efficiency`` is for 16-bit. ``attention_efficiency``: the share of ``peak_flops`` the fused
+    attention kernel reaches during a training step (0: :data:`parallelsel.core.kernels.FLASH_SHARE` of
+    ``gemm_efficiency``, the A100 measurement). ``source``: where the numbers come from (datasheet, the
+    nvidia-smi report of its memory, the measurements behind the efficiencies).
     """
 
     name: str
@@ -56,15 +63,27 @@ class Device:
     sms: int = 108
     gemm_efficiency: float = 0.8
     memory_efficiency: float = 0.85
+    fp8_flops: float = 0.0
+    fp8_efficiency: float = 0.8
+    attention_efficiency: float = 0.0
+    source: str = field(default="", compare=False)
+    """Where the record's numbers come from (paper and table, datasheet, measurement); every preset names one."""
 
     def __post_init__(self):
         if not isinstance(self.name, str):
             raise ParallelselError(f"name={self.name!r}: must be a string")
+        if not isinstance(self.source, str):
+            raise ParallelselError(f"source={self.source!r}: must be a string")
         store(self, "memory", positive_number("memory", self.memory))
         store(self, "peak_flops", positive_number("peak_flops", self.peak_flops))
+        store(self, "fp8_flops", positive_number("fp8_flops", self.fp8_flops, allow_zero=True))
         store(self, "hbm_bandwidth", positive_number("hbm_bandwidth", self.hbm_bandwidth))
         store(self, "sms", positive_int("sms", self.sms, maximum=MAX_SMS))
-        for f in ("gemm_efficiency", "memory_efficiency"):
+        store(self, "attention_efficiency", positive_number("attention_efficiency", self.attention_efficiency,
+                                                            allow_zero=True))
+        if self.attention_efficiency > 1:
+            raise ParallelselError(f"attention_efficiency={self.attention_efficiency!r}: must be in [0, 1]")
+        for f in ("gemm_efficiency", "memory_efficiency", "fp8_efficiency"):
             value = positive_number(f, getattr(self, f))
             if value > 1:
                 raise ParallelselError(f"{f}={value!r}: must be in (0, 1] (a share of the datasheet peak)")
@@ -96,6 +115,8 @@ class Link:
     per: str = "gpu"
     nics: int = 1
     efficiency: float = 1.0
+    source: str = field(default="", compare=False)
+    """Where the record's numbers come from (paper and table, datasheet, measurement); every preset names one."""
 
     def __post_init__(self):
         if not isinstance(self.name, str):
@@ -120,7 +141,8 @@ class Link:
     def share(self, senders: int) -> float:
         """Bandwidth each of ``senders`` GPUs of one node gets at once: ``bandwidth`` per GPU for a
         per-GPU link; ``nics x bandwidth / senders`` for NICs a node shares (never more than the
-        node's NICs together)."""
+        node's NICs together). :mod:`parallelsel.core.placement` multiplies it by the rings NCCL
+        runs over the node boundary."""
         if self.per == "gpu":
             return self.bandwidth
         return self.nics * self.bandwidth / max(1, senders)
@@ -165,6 +187,12 @@ class Cluster:
         """Total number of devices."""
         return self.nodes * self.gpus_per_node
 
+    @property
+    def nics_per_node(self) -> int:
+        """Network ports (HCAs/NICs) per node on the inter-node link: one per GPU for a per-GPU
+        (rail-optimised) link, ``inter.nics`` for NICs the node shares."""
+        return self.gpus_per_node if self.inter.per == "gpu" else self.inter.nics
+
 
 # Presets. Memory is what the driver reports as the card's total (nvidia-smi ``memory.total``, in
 # MiB; the vendor's "80 GB" is a marketing capacity, and H100 reports less than A100 80GB); peak_flops
@@ -172,8 +200,7 @@ class Cluster:
 #
 # Usual links (intra, inter): the NVLink generation of the SXM part (NVIDIA's datasheets) and the NIC
 # of NVIDIA's reference server for it -- DGX-1 V100: four 100 Gb/s EDR InfiniBand ports for eight
-# GPUs (DGX-1 with Tesla V100 System Architecture whitepaper; ``ib-edr`` is one port per GPU, twice
-# DGX-1's share: pass ``inter=`` for a DGX-1);
+# GPUs (DGX-1 with Tesla V100 System Architecture whitepaper: ``ib-edr-4hca``);
 # DGX A100: eight ConnectX-6 HDR 200 Gb/s (DGX A100 User Guide); DGX H100 and DGX H200: eight
 # ConnectX-7 NDR 400 Gb/s (DGX H100/H200 User Guide). The RTX 4090 has no NVLink (Ada whitepaper:
 # PCIe 4.0 x16 only); consumer-GPU servers have no reference design, so commodity 25 GbE is assumed.
@@ -198,33 +225,127 @@ _HBM_SHARE = 0.9
 """Share of the datasheet memory bandwidth a streaming kernel reaches: an assumption in line with
 device-to-device copy measurements (about 90% of the HBM peak on A100/H100 class parts)."""
 
+MAMF_FP8 = {"h100": 1611.0 / 1979}
+"""Measured FP8 matmul ceiling over the FP8 dense peak: cuBLASLt FP8 (E4M3 inputs, BF16 output, FP32
+accumulate) at M = N = K = 8192 on H100-class GPUs, 1608.6 and 1613.7 TFLOP/s per GPU in two runs
+(gitea.d-robotics.cc/han.zhao/test_gpu_scripts, ``reports_cublaslt_fp8_crosscheck_20260524.md``; a
+third-party report) of the H100 SXM datasheet's 1,979 dense: 81.4%, the same share as BF16's MAMF
+(80.1%). TransformerEngine's ``docs/features/low_precision_training/speedups.rst`` (@8f2e6357) measures
+the FP8 GEMMs of a 5B model's layer at 1.58-1.90x their BF16 time on H200, i.e. below 2x: the casts
+and scaling that :mod:`parallelsel.core.kernels` charges separately."""
+_FP8 = {k: v * TRAINING_SHARE for k, v in MAMF_FP8.items()}
+
+FA2_HOPPER = 335 / 989 * TRAINING_SHARE
+"""Fused attention on Hopper parts: FlashAttention-2 -- the kernel PyTorch's SDPA ran there until
+FlashAttention-3 -- reaches "up to 335 TFLOPs/s" forward + backward on H100 (Dao 2023, §4.1: the A100 code
+"using no special instructions to make use of new hardware features such as TMA and 4th-gen Tensor
+Cores"), 34% of the SXM5's 989, against 50-73% of peak on A100; times :data:`TRAINING_SHARE` for the
+sustained clock of a training step, as every other kernel ceiling here."""
+
+POWER_CAPPED_H100 = (835e12 + 989e12) / 2
+"""Dense BF16 peak taken for the 500 W, 96 GB HBM2e H100 of Meta's Grand Teton servers, on which
+torchtitan's published benchmarks ran. No datasheet exists for that part; torchtitan's benchmark notes
+(``benchmarks/llama3_h100_202412_torchtitan.md`` footnote 2 @b5bcd76) say its "actual peak TFLOPs
+number is between SXM and NVL" -- the 700 W SXM5's 989 and the 400 W NVL's 835 (the same 132 SMs at a
+lower sustained clock; torchtitan ``tools/utils.py`` L163-171). The midpoint is an assumption."""
+
+_A100 = "NVIDIA A100 Tensor Core GPU datasheet (2021)"
+_H100 = ("NVIDIA H100 Tensor Core GPU datasheet (table as reproduced at archive-lib.hpctech.co.jp/gpuproduct/"
+         "nvidia-h100.html: BF16 and FP8 given with sparsity, half without)")
+
 DEVICES: dict[str, Device] = Catalogue("device", {
     # NVIDIA Tesla V100 SXM2 datasheet: 32 GB HBM2 at 900 GB/s, 125 TFLOPS FP16 tensor; NVLink 2 (300 GB/s);
     # 80 SMs (Volta whitepaper). nvidia-smi reports 32510MiB on "Tesla V100-SXM2" 32 GB (deepspeedai/DeepSpeed issue
     # #192, driver 396.37).
-    "v100-32gb": Device("V100-32GB", 32510 * MiB, 125e12, intra="nvlink2", inter="ib-edr", hbm_bandwidth=900e9,
-                        sms=80, gemm_efficiency=_GEMM["assumed"], memory_efficiency=_HBM_SHARE),
+    "v100-32gb": Device("V100-32GB", 32510 * MiB, 125e12, intra="nvlink2", inter="ib-edr-4hca", hbm_bandwidth=900e9,
+                        sms=80, gemm_efficiency=_GEMM["assumed"], memory_efficiency=_HBM_SHARE,
+                        source="NVIDIA Tesla V100 datasheet (SXM2); DGX-1 with Tesla V100 System Architecture "
+                               "whitepaper; nvidia-smi 32510 MiB: deepspeedai/DeepSpeed issue #192"),
     # NVIDIA A100 datasheet (2021): 40/80 GB HBM2/HBM2e at 1,555/2,039 GB/s (SXM), 312 TFLOPS BF16 dense; NVLink 3
     # (600 GB/s); 108 SMs (A100 whitepaper). nvidia-smi reports 40960MiB and 81920MiB (modal-labs/modal-client PR #2797).
     "a100-40gb": Device("A100-40GB", 40960 * MiB, 312e12, intra="nvlink3", inter="ib-hdr", hbm_bandwidth=1555e9,
-                        sms=108, gemm_efficiency=_GEMM["a100"], memory_efficiency=_HBM_SHARE),
+                        sms=108, gemm_efficiency=_GEMM["a100"], memory_efficiency=_HBM_SHARE,
+                        source=f"{_A100}: SXM4 40 GB HBM2, 1,555 GB/s, 312 TFLOPS BF16 dense, 400 W; DGX A100 User "
+                               "Guide; nvidia-smi 40960 MiB: modal-labs/modal-client PR #2797"),
     "a100-80gb": Device("A100-80GB", 81920 * MiB, 312e12, intra="nvlink3", inter="ib-hdr", hbm_bandwidth=2039e9,
-                        sms=108, gemm_efficiency=_GEMM["a100"], memory_efficiency=_HBM_SHARE),
-    # NVIDIA H100 SXM5 datasheet: 80 GB HBM3 at 3.35 TB/s, 989 TFLOPS BF16 dense (1979 with sparsity); NVLink 4
-    # (900 GB/s); 132 SMs. nvidia-smi reports 81559MiB for "NVIDIA H100 80GB HBM3" (modal-labs/modal-client PR #2797).
+                        sms=108, gemm_efficiency=_GEMM["a100"], memory_efficiency=_HBM_SHARE,
+                        source=f"{_A100}: SXM4 80 GB HBM2e, 2,039 GB/s, 312 TFLOPS BF16 dense, 400 W; DGX A100 User "
+                               "Guide; nvidia-smi 81920 MiB: modal-labs/modal-client PR #2797"),
+    # A100 PCIe: same GA100 die and 312 TFLOPS BF16 dense, 250 W (40 GB) / 300 W (80 GB), HBM 1,555 / 1,935 GB/s,
+    # no NVLink switch (PCIe 4.0 x16 between GPUs). Memory as the SXM4 parts of the same capacity (assumption).
+    "a100-pcie-40gb": Device("A100-PCIe-40GB", 40960 * MiB, 312e12, intra="pcie4", inter="ib-hdr",
+                             hbm_bandwidth=1555e9, sms=108, gemm_efficiency=_GEMM["a100"],
+                             memory_efficiency=_HBM_SHARE,
+                             source=f"{_A100}: PCIe 40 GB HBM2, 1,555 GB/s, 312 TFLOPS BF16 dense, 250 W; "
+                                    "thundercompute.com A100 specs table; memory.total as the SXM4 40 GB (assumed)"),
+    "a100-pcie-80gb": Device("A100-PCIe-80GB", 81920 * MiB, 312e12, intra="pcie4", inter="ib-hdr",
+                             hbm_bandwidth=1935e9, sms=108, gemm_efficiency=_GEMM["a100"],
+                             memory_efficiency=_HBM_SHARE,
+                             source=f"{_A100}: PCIe 80 GB HBM2e, 1,935 GB/s, 312 TFLOPS BF16 dense, 300 W; "
+                                    "thundercompute.com A100 specs table; memory.total as the SXM4 80 GB (assumed)"),
+    # NVIDIA H100 SXM5 datasheet: 80 GB HBM3 at 3.35 TB/s, 989 TFLOPS BF16 dense (1979 with sparsity), FP8 1,979
+    # dense; NVLink 4 (900 GB/s); 132 SMs; 700 W. nvidia-smi reports 81559MiB for "NVIDIA H100 80GB HBM3".
     "h100-sxm-80gb": Device("H100-SXM-80GB", 81559 * MiB, 989e12, intra="nvlink4", inter="ib-ndr",
                             hbm_bandwidth=3.35e12, sms=132, gemm_efficiency=_GEMM["h100"],
-                            memory_efficiency=_HBM_SHARE),
+                            memory_efficiency=_HBM_SHARE, fp8_flops=1979e12, fp8_efficiency=_FP8["h100"], attention_efficiency=FA2_HOPPER,
+                            source=f"{_H100}: SXM5 80 GB HBM3, 3.35 TB/s, 989 BF16 / 1,979 FP8 TFLOPS dense, 700 W; "
+                                   "DGX H100 User Guide; nvidia-smi 81559 MiB: modal-labs/modal-client PR #2797"),
+    # H100 PCIe: 114 SMs at a lower clock, 756 BF16 / 1,513 FP8 dense, 80 GB HBM2e at 2.0 TB/s, 300-350 W.
+    "h100-pcie-80gb": Device("H100-PCIe-80GB", 81559 * MiB, 756e12, intra="pcie5", inter="ib-ndr",
+                             hbm_bandwidth=2.0e12, sms=114, gemm_efficiency=_GEMM["h100"],
+                             memory_efficiency=_HBM_SHARE, fp8_flops=1513e12, fp8_efficiency=_FP8["h100"], attention_efficiency=FA2_HOPPER,
+                             source=f"{_H100}: PCIe 80 GB HBM2e, 2.0 TB/s, 756 BF16 / 1,513 FP8 TFLOPS dense, "
+                                    "300-350 W (NVIDIA product brief PB-11133-001: 350 W maximum); torchtitan "
+                                    "tools/utils.py L168-169 (756e12); memory.total as the SXM5 (assumed)"),
+    # H100 NVL: per GPU 94 GB HBM3 at 3.9 TB/s, 835 BF16 dense (132 SMs at a lower clock), 350-400 W; sold in
+    # NVLink-bridged pairs, PCIe between pairs (PCIe 5.0 assumed for the node).
+    "h100-nvl-94gb": Device("H100-NVL-94GB", 94 * 10**9, 835e12, intra="pcie5", inter="ib-ndr",
+                            hbm_bandwidth=3.9e12, sms=132, gemm_efficiency=_GEMM["h100"],
+                            memory_efficiency=_HBM_SHARE, fp8_flops=1670e12, fp8_efficiency=_FP8["h100"], attention_efficiency=FA2_HOPPER,
+                            source="torchtitan tools/utils.py L166-167 @b5bcd76 (835e12 BF16); 94 GB HBM3, "
+                                   "3.9 TB/s, 350-400 W (third-party spec pages); FP8 taken as 2 x BF16 as on "
+                                   "every Hopper part; memory.total taken as 94e9 bytes (assumed)"),
+    # The 96 GB HBM2e, 500 W H100 of Meta's Grand Teton servers that torchtitan benchmarks on.
+    "h100-hbm2e-96gb": Device("H100-HBM2e-96GB-500W", 95 * GiB, POWER_CAPPED_H100, intra="nvlink4", inter="ib-ndr",
+                              hbm_bandwidth=2.4e12, sms=132, gemm_efficiency=_GEMM["h100"],
+                              memory_efficiency=_HBM_SHARE, fp8_flops=2 * POWER_CAPPED_H100,
+                              fp8_efficiency=_FP8["h100"], attention_efficiency=FA2_HOPPER,
+                              source="torchtitan benchmarks/llama3_h100_202412_torchtitan.md @b5bcd76: Grand Teton, "
+                                     "8 x H100 per host, NVLink, 96 GB HBM2e at 2.4 TB/s, 500 W power limit, "
+                                     "400 Gb/s RDMA per GPU; docs/performance.md @877991a: 95 GB (memory.total "
+                                     "taken as 95 GiB); peak between SXM and NVL (POWER_CAPPED_H100)"),
+    # H800 SXM: H100 SXM compute and memory, NVLink cut to 400 GB/s total (200 each way).
+    "h800-sxm-80gb": Device("H800-SXM-80GB", 81559 * MiB, 989e12, intra="nvlink4-h800", inter="ib-ndr",
+                            hbm_bandwidth=3.35e12, sms=132, gemm_efficiency=_GEMM["h100"],
+                            memory_efficiency=_HBM_SHARE, fp8_flops=1979e12, fp8_efficiency=_FP8["h100"], attention_efficiency=FA2_HOPPER,
+                            source="H100 SXM5 compute, 80 GB HBM3 at 3.35 TB/s, NVLink 400 GB/s total (third-party "
+                                   "comparisons: philisun.com H800 vs H100; no NVIDIA datasheet found); NCCL "
+                                   "issue #1374 (H800 all-reduce 215 GB/s bus bandwidth); memory.total as the H100 "
+                                   "SXM5 (assumed)"),
+    # H20: 148 BF16 / 296 FP8 dense, 96 GB HBM3 at 4.0 TB/s, NVLink 900 GB/s, 400 W; 78 SMs.
+    "h20-96gb": Device("H20-96GB", 97871 * MiB, 148e12, intra="nvlink4", inter="ib-ndr", hbm_bandwidth=4.0e12,
+                       sms=78, gemm_efficiency=_GEMM["h100"], memory_efficiency=_HBM_SHARE, fp8_flops=296e12,
+                       fp8_efficiency=_FP8["h100"], attention_efficiency=FA2_HOPPER,
+                       source="torchtitan tools/utils.py L175-183 @b5bcd76 (148e12 BF16, citing Tom's Hardware); "
+                              "96 GB HBM3, 4.0 TB/s, 296 FP8, 400 W, NVLink 900 GB/s (third-party spec page "
+                              "willitrunai.com); 78 SMs and memory.total 97871 MiB assumed"),
     # NVIDIA H200 SXM datasheet: 141 GB HBM3e at 4.8 TB/s, same tensor cores and SMs as H100 SXM; NVLink 4.
     # Memory: 143771 MiB is an assumption -- the memory.total seen in nvidia-smi outputs of "NVIDIA H200" posted in
     # public, none of which could be tied to a citable page.
     "h200-141gb": Device("H200-141GB", 143771 * MiB, 989e12, intra="nvlink4", inter="ib-ndr", hbm_bandwidth=4.8e12,
-                         sms=132, gemm_efficiency=_GEMM["h100"], memory_efficiency=_HBM_SHARE),
+                         sms=132, gemm_efficiency=_GEMM["h100"], memory_efficiency=_HBM_SHARE, fp8_flops=1979e12,
+                         fp8_efficiency=_FP8["h100"], attention_efficiency=FA2_HOPPER,
+                         source="NVIDIA H200 Tensor Core GPU datasheet (SXM): 141 GB HBM3e, 4.8 TB/s, 989 BF16 / "
+                                "1,979 FP8 dense; DGX H200 User Guide; nvidia-smi 143771 MiB assumed (no citable "
+                                "nvidia-smi output found)"),
     # NVIDIA Ada Lovelace whitepaper, GeForce RTX 4090: 24 GB GDDR6X at 1,008 GB/s, 165.2 TFLOPS BF16 (FP32
     # accumulate), 128 SMs. nvidia-smi reports 24564MiB (e.g. RLinf/RLinf issue #255).
     "rtx4090-24gb": Device("RTX4090-24GB", 24564 * MiB, 165.2e12, intra="pcie4", inter="eth-25g",
                            hbm_bandwidth=1008e9, sms=128, gemm_efficiency=_GEMM["assumed"],
-                           memory_efficiency=_HBM_SHARE),
+                           memory_efficiency=_HBM_SHARE,
+                           source="NVIDIA Ada Lovelace GPU architecture whitepaper (GeForce RTX 4090); no NVLink, "
+                                  "PCIe 4.0 x16; nvidia-smi 24564 MiB: RLinf/RLinf issue #255, vllm-project/vllm "
+                                  "issue #7553"),
 })
 
 # Per-GPU, per-direction bandwidth (line rate) and the share of it that collectives reach for
@@ -240,55 +361,45 @@ _IB_NDR = 47 / 50           # midpoint of 46-48 GB/s
 _ROCE = 600 / 800
 LINKS: dict[str, Link] = Catalogue("link", {
     # NVLink 2 (V100 SXM2): 300 GB/s total = 150 GB/s each way; achieved share assumed as NVLink 3's.
-    "nvlink2": Link("NVLink2", 150e9, 3e-6, efficiency=_NVLINK3),
+    "nvlink2": Link("NVLink2", 150e9, 3e-6, efficiency=_NVLINK3,
+                    source="NVIDIA V100 datasheet: NVLink 300 GB/s total, 150 GB/s each way"),
     # NVLink 3 (A100 SXM): 600 GB/s total = 300 GB/s each way.
-    "nvlink3": Link("NVLink3", 300e9, 3e-6, efficiency=_NVLINK3),
+    "nvlink3": Link("NVLink3", 300e9, 3e-6, efficiency=_NVLINK3,
+                    source="NVIDIA A100 datasheet: NVLink 600 GB/s total, 300 GB/s each way"),
     # NVLink 4 (H100 SXM): 900 GB/s total = 450 GB/s each way. A ring reaches about 80% (an assumption:
     # nccl-tests #290's 476 GB/s all-reduce uses NVLink SHARP, in-switch reduction, not a ring).
-    "nvlink4": Link("NVLink4", 450e9, 3e-6, efficiency=0.8),
+    "nvlink4": Link("NVLink4", 450e9, 3e-6, efficiency=0.8,
+                    source="NVIDIA H100 datasheet: NVLink 900 GB/s total, 450 GB/s each way"),
+    # H800: NVLink 4 with 8 of H100's 18 links, 400 GB/s total = 200 GB/s each way; achieved share as NVLink 4's.
+    "nvlink4-h800": Link("NVLink4 (H800)", 200e9, 3e-6, efficiency=0.8,
+                         source="H800: 8 NVLink 4 links, 400 GB/s total, 200 GB/s each way (third-party comparisons; NCCL issue #1374)"),
     # PCIe 4.0 / 5.0 x16: 32 / 64 GB/s each way (nominal); about 80% after TLP headers (assumed).
-    "pcie4": Link("PCIe4 x16", 32e9, 5e-6, efficiency=0.8),
-    "pcie5": Link("PCIe5 x16", 64e9, 5e-6, efficiency=0.8),
+    "pcie4": Link("PCIe4 x16", 32e9, 5e-6, efficiency=0.8,
+                  source="PCI-SIG PCIe 4.0: 16 GT/s x16, about 32 GB/s each way"),
+    "pcie5": Link("PCIe5 x16", 64e9, 5e-6, efficiency=0.8,
+                  source="PCI-SIG PCIe 5.0: 32 GT/s x16, about 64 GB/s each way"),
     # InfiniBand with one HCA per GPU, per="gpu" (DGX-1: EDR 100 Gb/s; DGX A100 user guide: eight
     # single-port ConnectX-6 HDR 200 Gb/s adapters for the compute fabric; DGX H100 user guide: eight
     # ConnectX-7 NDR 400 Gb/s). EDR's achieved share assumed as HDR's.
-    "ib-edr": Link("InfiniBand EDR 100Gb/s", 12.5e9, 5e-6, efficiency=_IB_HDR),
-    "ib-hdr": Link("InfiniBand HDR 200Gb/s", 25e9, 5e-6, efficiency=_IB_HDR),
-    "ib-ndr": Link("InfiniBand NDR 400Gb/s", 50e9, 5e-6, efficiency=_IB_NDR),
+    "ib-edr": Link("InfiniBand EDR 100Gb/s", 12.5e9, 5e-6, efficiency=_IB_HDR,
+                   source="InfiniBand EDR 100 Gb/s per port, one port per GPU assumed"),
+    "ib-hdr": Link("InfiniBand HDR 200Gb/s", 25e9, 5e-6, efficiency=_IB_HDR,
+                   source="InfiniBand HDR 200 Gb/s per port, one HCA per GPU as in DGX A100 (eight ConnectX-6 per node)"),
+    "ib-ndr": Link("InfiniBand NDR 400Gb/s", 50e9, 5e-6, efficiency=_IB_NDR,
+                   source="InfiniBand NDR 400 Gb/s per port, one HCA per GPU as in DGX H100 (eight ConnectX-7 per node)"),
+    # Nodes with four HCAs for eight GPUs (shared, two GPUs per HCA): DGX-1 (four EDR 100 Gb/s ports;
+    # DGX-1 with Tesla V100 System Architecture whitepaper) and the 4 x HDR A100 servers of
+    # nccl-tests #119 / NVIDIA/nccl #1048.
+    "ib-edr-4hca": Link("InfiniBand EDR 100Gb/s x4 per node", 12.5e9, 5e-6, per="node", nics=4, efficiency=_IB_HDR,
+                        source="InfiniBand EDR 100 Gb/s, four ports per 8-GPU node as in DGX-1 (System Architecture whitepaper)"),
+    "ib-hdr-4hca": Link("InfiniBand HDR 200Gb/s x4 per node", 25e9, 5e-6, per="node", nics=4, efficiency=_IB_HDR,
+                        source="InfiniBand HDR 200 Gb/s, four HCAs per 8-GPU node (NVIDIA/nccl-tests issue #119, NVIDIA/nccl #1048)"),
     # Commodity Ethernet: NICs that all GPUs of a node share, per="node"; one NIC per node unless
     # stated (an assumption for a generic server: pass dataclasses.replace(link, nics=2) for two).
-    "eth-25g": Link("Ethernet 25GbE", 25e9 / 8, 30e-6, per="node", nics=1, efficiency=_ROCE),
-    "eth-100g": Link("Ethernet 100GbE", 100e9 / 8, 20e-6, per="node", nics=1, efficiency=_ROCE),
+    "eth-25g": Link("Ethernet 25GbE", 25e9 / 8, 30e-6, per="node", nics=1, efficiency=_ROCE,
+                    source="IEEE 802.3by 25 GbE, one NIC per node shared by its GPUs assumed"),
+    "eth-100g": Link("Ethernet 100GbE", 100e9 / 8, 20e-6, per="node", nics=1, efficiency=_ROCE,
+                     source="IEEE 802.3 100 GbE, one NIC per node shared by its GPUs assumed"),
 })
 
-DEVICE_SOURCES: dict[str, str] = {
-    "v100-32gb": "NVIDIA Tesla V100 datasheet (SXM2); DGX-1 with Tesla V100 System Architecture whitepaper; "
-                 "nvidia-smi 32510 MiB: deepspeedai/DeepSpeed issue #192",
-    "a100-40gb": "NVIDIA A100 Tensor Core GPU datasheet (2021); DGX A100 User Guide; "
-                 "nvidia-smi 40960 MiB: modal-labs/modal-client PR #2797",
-    "a100-80gb": "NVIDIA A100 Tensor Core GPU datasheet (2021); DGX A100 User Guide; "
-                 "nvidia-smi 81920 MiB: modal-labs/modal-client PR #2797",
-    "h100-sxm-80gb": "NVIDIA H100 Tensor Core GPU datasheet (SXM5); DGX H100 User Guide; "
-                     "nvidia-smi 81559 MiB: modal-labs/modal-client PR #2797",
-    "h200-141gb": "NVIDIA H200 Tensor Core GPU datasheet (SXM); DGX H200 User Guide; "
-                  "nvidia-smi 143771 MiB assumed (no citable nvidia-smi output found)",
-    "rtx4090-24gb": "NVIDIA Ada Lovelace GPU architecture whitepaper (GeForce RTX 4090); no NVLink, PCIe 4.0 x16; "
-                    "nvidia-smi 24564 MiB: RLinf/RLinf issue #255, vllm-project/vllm issue #7553",
-}
-"""Where each :data:`DEVICES` preset's memory (the datasheet, and the nvidia-smi ``memory.total`` it is
-set to), FLOP/s and usual links come from."""
 
-LINK_SOURCES: dict[str, str] = {
-    "nvlink2": "NVIDIA V100 datasheet: NVLink 300 GB/s total, 150 GB/s each way",
-    "nvlink3": "NVIDIA A100 datasheet: NVLink 600 GB/s total, 300 GB/s each way",
-    "nvlink4": "NVIDIA H100 datasheet: NVLink 900 GB/s total, 450 GB/s each way",
-    "pcie4": "PCI-SIG PCIe 4.0: 16 GT/s x16, about 32 GB/s each way",
-    "pcie5": "PCI-SIG PCIe 5.0: 32 GT/s x16, about 64 GB/s each way",
-    "ib-edr": "InfiniBand EDR 100 Gb/s per port, one port per GPU assumed",
-    "ib-hdr": "InfiniBand HDR 200 Gb/s per port, one HCA per GPU as in DGX A100",
-    "ib-ndr": "InfiniBand NDR 400 Gb/s per port, one HCA per GPU as in DGX H100",
-    "eth-25g": "IEEE 802.3by 25 GbE, one NIC per node shared by its GPUs assumed",
-    "eth-100g": "IEEE 802.3 100 GbE, one NIC per node shared by its GPUs assumed",
-}
-"""Where each :data:`LINKS` preset's bandwidth comes from; the achieved shares and latencies are cited beside
-:data:`LINKS` (nccl-tests measurements)."""

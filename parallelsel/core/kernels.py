@@ -37,8 +37,9 @@ from functools import lru_cache
 from ._check import ParallelselError, positive_int
 from .hardware import Device
 
-__all__ = ["FLASH_SHARE", "K_OVERHEAD", "TILE", "ComputeTime", "Gemm", "WeightPiece", "compute_time", "gemm_efficiency",
-           "gemm_time", "layer_gemms", "weight_pieces"]
+__all__ = ["FLASH_SHARE", "FUSED_ALL", "FUSED_BYTES", "K_OVERHEAD", "TILE", "ComputeTime", "Gemm", "WeightPiece",
+           "compute_time", "fp8_gemm_time", "gemm_efficiency",
+           "gemm_time", "layer_gemms", "recomputed_gemm_share", "weight_pieces"]
 
 TILE = (256, 128)
 """Output tile of a large half-precision GEMM: NVIDIA's Matrix Multiplication Background guide (§2.3)
@@ -52,8 +53,10 @@ slices through a 3-stage pipeline (``default_gemm_configuration.h``: Threadblock
 kStages 3), so two slices are loaded before the first multiply: 2 x 64."""
 
 FLASH_SHARE = 0.72
-"""Fused attention's rate relative to the device's GEMM ceiling. Dao 2023 (FlashAttention-2,
-abstract) reaches 50-73% of the A100's peak; the midpoint, 62%, over the A100 matmul ceiling (85.9%)."""
+"""Fused attention's rate relative to the device's GEMM ceiling, for a device without its own
+``attention_efficiency`` (:class:`parallelsel.core.hardware.Device`). Dao 2023 (FlashAttention-2,
+abstract) reaches 50-73% of the A100's peak; the midpoint, 62%, over the A100 matmul ceiling (85.9%).
+Hopper parts carry FlashAttention-2's H100 figure instead (:data:`parallelsel.core.hardware.FA2_HOPPER`)."""
 
 ELEMENTWISE_BYTES = 22
 """Bytes per hidden element per layer that the non-GEMM work moves in forward (16-bit activations):
@@ -70,6 +73,38 @@ OPTIMIZER_BYTES = 32
 """Bytes per parameter one Adam step moves: read and write the fp32 master weight, momentum and
 variance (24), read the gradient (4, fp32 main grad), write the 16-bit weight (2), plus the
 gradient clipping norm's read (2). Memory-bound (Kingma & Ba 2015, Algorithm 1)."""
+
+FUSED_ALL = ("attention", "rmsnorm", "swiglu", "rope", "cross_entropy", "fp8_cast")
+"""Every operator fused: the kernels Megatron-LM's own fused kernels and Transformer Engine run (the
+default of :func:`compute_time`, on which the 14 Megatron-LM runs of the validation page are timed).
+:data:`parallelsel.core.stacks.STACKS` says which of them each stack fuses in each mode."""
+
+FUSED_BYTES = {
+    # per hidden element of one RMSNorm: a fused kernel reads and writes it once (2 + 2 bytes); the eager
+    # composite of torchtitan's RMSNorm (models/norms.py: self._norm(x.float()).type_as(x) * self.weight, with
+    # _norm = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps)) runs six kernels over it: the fp32 upcast
+    # (read 2, write 4), pow (4, 4), mean (4), the multiply by rsqrt (4, 4), type_as (4, 2), the weight (2, 2).
+    "rmsnorm": (4, 36),
+    # per q and k element: fused RoPE reads and writes it (2 + 2); torchtitan's eager apply_rotary_emb upcasts
+    # to fp32 complex (2, 4), multiplies by freqs_cis (4, 4) and casts back (4, 2).
+    "rope": (4, 20),
+    # per FFN element: fused SwiGLU reads the two up-projections and writes one (2 + 2 + 2); eager F.silu(a) * b
+    # writes silu(a) and reads it back (silu: 2, 2; mul: 4, 2).
+    "swiglu": (6, 10),
+    # per logit (vocabulary entry per token): a fused loss reads the bf16 logits once (2); eager
+    # cross_entropy(logits.float()) upcasts (2, 4), then log_softmax reads it for the max and the sum and
+    # writes fp32 (4 + 4, 4).
+    "cross_entropy": (2, 18),
+    # per element cast to FP8 with tensorwise dynamic scaling: fused into its producer, the amax comes for
+    # free and the cast writes both layouts Hopper's TN-only FP8 GEMM needs (read 2, write 1 + 1; TE
+    # introduction.rst @4a221f3a: "quantizes both input and input^T"); unfused, an amax pass reads it first
+    # (2 more; torchao float8 without torch.compile, docs/float8.md: compile "fuse[s] the float8
+    # scaling/casting kernels").
+    "fp8_cast": (4, 6),
+}
+"""Forward bytes per element of the memory-bound operators, ``(fused, unfused)``; backward moves
+:data:`BACKWARD_BYTES` times as many. A LayerNorm is one kernel in eager PyTorch too (``nn.LayerNorm``),
+so only RMSNorm's count depends on fusion."""
 
 BACKWARD_BYTES = 2.0
 """Backward moves about twice the forward's bytes for elementwise work: it reads the saved input and
@@ -152,6 +187,27 @@ def _gemm(m: int, n: int, k: int, device: Device, count: int = 1, element_bytes:
                moved / (device.hbm_bandwidth * device.memory_efficiency))
 
 
+def fp8_gemm_time(m: int, n: int, k: int, device: Device, count: int = 1) -> float:
+    """Seconds for ``count`` FP8 GEMMs (M x N output, inner K) on ``device``: the FLOPs at
+    ``device.fp8_flops x device.fp8_efficiency`` times the shape's tile and wave share (as
+    :func:`gemm_efficiency`), or the bytes (1-byte inputs, 2-byte output) at the achieved HBM rate,
+    whichever is longer. Casting the inputs is charged apart (:data:`FUSED_BYTES` ``"fp8_cast"``)."""
+    if not device.fp8_flops:
+        raise ParallelselError(f"device={device.name!r}: has no FP8 tensor cores (fp8_flops=0)")
+    return _fp8_gemm(m, n, k, device, count)
+
+
+@lru_cache(maxsize=65536)
+def _fp8_gemm(m: int, n: int, k: int, device: Device, count: int = 1) -> float:
+    if m * n * k * count == 0:
+        return 0.0
+    shape = _efficiency(m, n, k, count, device.sms, 1.0)
+    flops = 2.0 * m * n * k * count
+    moved = (m * k + k * n + 2 * m * n) * count
+    return max(flops / (device.fp8_flops * device.fp8_efficiency * shape),
+               moved / (device.hbm_bandwidth * device.memory_efficiency))
+
+
 def layer_gemms(model, tokens: int, tp: int = 1, ep: int = 1) -> tuple[Gemm, ...]:
     """The weight GEMMs of one transformer layer's forward pass for ``tokens`` tokens on one GPU.
 
@@ -192,7 +248,8 @@ class ComputeTime:
 
 
 def compute_time(model, micro_batch: int, seq_len: int, device: Device, tp: int = 1, pp: int = 1, cp: int = 1,
-                 ep: int = 1, sp: bool = False, recompute: str = "none", attention: str = "flash") -> ComputeTime:
+                 ep: int = 1, sp: bool = False, recompute: str = "none", attention: str = "flash",
+                 recompute_share: float = 1.0, fused: tuple[str, ...] = FUSED_ALL, fp8: bool = False) -> ComputeTime:
     """Compute seconds per micro-batch on one GPU of a stage holding layers / pp layers (and 1/pp of the
     output layer's work, as the even FLOP split of :mod:`parallelsel.core.estimate` assumes).
 
@@ -200,20 +257,61 @@ def compute_time(model, micro_batch: int, seq_len: int, device: Device, tp: int 
     (:data:`ELEMENTWISE_BYTES`, GeLU/SwiGLU on the MLP width, the standard softmax's
     :data:`SOFTMAX_BYTES`) and the logits GEMM. Backward: the two GEMMs per forward GEMM, attention
     backward at twice the forward FLOPs, :data:`BACKWARD_BYTES` x the forward bytes; full
-    recomputation repeats the layers' forward, selective the attention core (Korthikanti et al. 2022 §5).
+    recomputation repeats the layers' forward, selective the attention core (Korthikanti et al. 2022 §5),
+    op (torchtitan's op-level SAC) the matmuls it does not save (:func:`recomputed_gemm_share`) and all
+    the memory-bound work, not the attention. ``recompute_share``: the share of layers that recompute
+    (``Plan.recompute_share``).
+
+    ``fused``: the operators that run fused (:data:`FUSED_BYTES`; the stack's, from
+    :data:`parallelsel.core.stacks.STACKS`); the others run as eager PyTorch runs them, each pass
+    over memory counted. ``fp8``: the linear layers' GEMMs run in FP8 (:func:`fp8_gemm_time`), plus the
+    casts of their inputs, weights and output gradients; attention and the output layer stay bf16.
     """
-    return _compute(model, micro_batch, seq_len, device, tp, pp, cp, ep, sp, recompute, attention)
+    if fp8 and not device.fp8_flops:
+        raise ParallelselError(f"fp8=True: device {device.name!r} has no FP8 tensor cores")
+    return _compute(model, micro_batch, seq_len, device, tp, pp, cp, ep, sp, recompute, attention,
+                    float(recompute_share), tuple(sorted(fused)), bool(fp8))
+
+
+def recomputed_gemm_share(model, name: str) -> float:
+    """Share of the FLOPs of :func:`layer_gemms`' GEMM ``name`` that op-level SAC runs again in backward:
+    the matmuls of :func:`parallelsel.core.model.block_matmuls` it does not save
+    (:func:`parallelsel.core.model.op_saved_matmuls`), grouped as this module fuses them (``qkv`` = wq, wk,
+    wv; ``proj`` = wo; ``fc1`` = w1 and w3 when gated; ``fc2`` = w2).
+
+    >>> import parallelsel as ps
+    >>> m = ps.MODELS["llama3-8b"]
+    >>> recomputed_gemm_share(m, "qkv"), recomputed_gemm_share(m, "proj"), recomputed_gemm_share(m, "fc1")
+    (0.16666666666666666, 1.0, 0.5)
+    """
+    from .model import block_matmuls, op_saved_matmuls
+
+    group = {"wq": "qkv", "wk": "qkv", "wv": "qkv", "wo": "proj", "w1": "fc1", "w3": "fc1", "fc1": "fc1",
+             "w2": "fc2", "fc2": "fc2"}
+    saved = op_saved_matmuls(model)
+    total = redo = 0.0
+    for mm, i, o in block_matmuls(model):
+        if group[mm] == name:
+            total += i * o
+            redo += 0.0 if mm in saved else i * o
+    return redo / total if total else 0.0
+
+
+def _gemm_seconds(g: Gemm, device: Device, fp8: bool) -> float:
+    return _fp8_gemm(g.m, g.n, g.k, device, g.count) if fp8 and g.name != "router" else g.time(device)
 
 
 def stage_compute_times(model, micro_batch: int, seq_len: int, device: Device, split, tp: int = 1, cp: int = 1,
-                        ep: int = 1, sp: bool = False, recompute: str = "none",
-                        attention: str = "flash") -> tuple[ComputeTime, ...]:
-    """Compute seconds per micro-batch on one GPU of each pipeline rank, rank ``i`` holding ``split[i]`` layers.
+                        ep: int = 1, sp: bool = False, recompute: str = "none", attention: str = "flash",
+                        recompute_share: float = 1.0, fused: tuple[str, ...] = FUSED_ALL,
+                        fp8: bool = False) -> tuple[ComputeTime, ...]:
+    """Compute seconds per micro-batch on one GPU of each pipeline rank, rank ``i`` holding ``split[i]`` layers
+    (the other arguments as :func:`compute_time` takes them).
 
     Each rank runs its own layers (the per-layer kernels of :func:`compute_time`); the output layer's
-    logits GEMM (and its backward) runs on the last rank only, where Megatron-LM and torchtitan place
-    it (Narayanan et al. 2021 §3.2), so an even split by layers leaves the last rank the slowest. The
-    embedding lookup is a gather, not a GEMM, and is not timed. The slowest rank sets the pipeline's
+    logits GEMM and loss (and their backward) run on the last rank only, where Megatron-LM and torchtitan
+    place them (Narayanan et al. 2021 §3.2), so an even split by layers leaves the last rank the slowest.
+    The embedding lookup is a gather, not a GEMM, and is not timed. The slowest rank sets the pipeline's
     pace (:func:`parallelsel.core.estimate.estimate`).
 
     Examples:
@@ -225,12 +323,16 @@ def stage_compute_times(model, micro_batch: int, seq_len: int, device: Device, s
     """
     b, s = positive_int("micro_batch", micro_batch), positive_int("seq_len", seq_len)
     split = tuple(positive_int(f"split[{i}]", n) for i, n in enumerate(split))
-    return _stage_times(model, b, s, device, split, tp, cp, ep, sp, recompute, attention)
+    if fp8 and not device.fp8_flops:
+        raise ParallelselError(f"fp8=True: device {device.name!r} has no FP8 tensor cores")
+    return _stage_times(model, b, s, device, split, tp, cp, ep, sp, recompute, attention, float(recompute_share),
+                        tuple(sorted(fused)), bool(fp8))
 
 
 @lru_cache(maxsize=8192)
-def _stage_times(model, b, s, device, split, tp, cp, ep, sp, recompute, attention) -> tuple[ComputeTime, ...]:
-    layer, head = layer_and_head_times(model, b, s, device, tp, cp, ep, sp, recompute, attention)
+def _stage_times(model, b, s, device, split, tp, cp, ep, sp, recompute, attention, share=1.0, fused=FUSED_ALL,
+                 fp8=False) -> tuple[ComputeTime, ...]:
+    layer, head = layer_and_head_times(model, b, s, device, tp, cp, ep, sp, recompute, attention, share, fused, fp8)
     out = []
     last = len(split) - 1
     for i, n in enumerate(split):
@@ -240,47 +342,50 @@ def _stage_times(model, b, s, device, split, tp, cp, ep, sp, recompute, attentio
 
 
 @lru_cache(maxsize=8192)
-def layer_and_head_times(model, b, s, device, tp, cp, ep, sp, recompute, attention) -> tuple[tuple[float, ...], tuple[float, ...]]:
+def layer_and_head_times(model, b, s, device, tp, cp, ep, sp, recompute, attention, share=1.0, fused=FUSED_ALL,
+                         fp8=False) -> tuple[tuple[float, ...], tuple[float, ...]]:
     """One layer's and the output layer's (forward, backward, gemm, attention, memory) seconds per micro-batch
-    (arguments as :func:`compute_time` takes them, already checked): the parts :func:`stage_compute_times` adds."""
+    (arguments as :func:`compute_time` passes them on, already checked): the parts :func:`compute_time` and
+    :func:`stage_compute_times` add up."""
     tokens = b * (s // cp)
     gemms = layer_gemms(model, tokens, tp, ep)
-    g_fwd = sum(g.time(device) for g in gemms)
-    g_bwd = sum(d.time(device) for g in gemms for d in g.backward)
+    g_fwd = sum(_gemm_seconds(g, device, fp8) for g in gemms)
+    g_bwd = sum(_gemm_seconds(d, device, fp8) for g in gemms for d in g.backward)
     a_fwd, a_bwd = _attention(model, b, s, cp, tp, device, attention)
-    m_fwd = _elementwise_bytes(model, tokens, s, tp, sp, attention) / (device.hbm_bandwidth * device.memory_efficiency)
+    rate = device.hbm_bandwidth * device.memory_efficiency
+    m_fwd = _elementwise_bytes(model, tokens, s, tp, sp, attention, fused) / rate
+    cast_bwd = 0.0
+    if fp8:
+        c = FUSED_BYTES["fp8_cast"][0 if "fp8_cast" in fused else 1]
+        # Forward: each GEMM's input and its weight; backward: each GEMM's output gradient.
+        m_fwd += c * sum(g.m * g.k * g.count + g.k * g.n * g.count for g in gemms if g.name != "router") / rate
+        cast_bwd = c * sum(g.m * g.n * g.count for g in gemms if g.name != "router") / rate
     v = -(-model.vocab // tp)
     head = Gemm("logits", tokens, v, model.hidden)
-    logits = head.time(device)
-    logits_bwd = sum(d.time(device) for d in head.backward)
-    extra = {"full": g_fwd + a_fwd + m_fwd, "selective": a_fwd, "none": 0.0}[recompute]
+    ce = FUSED_BYTES["cross_entropy"][0 if "cross_entropy" in fused else 1] * tokens * v / rate
+    logits = head.time(device) + ce
+    logits_bwd = sum(d.time(device) for d in head.backward) + BACKWARD_BYTES * ce
+    g_redo = {"full": g_fwd, "op": sum(_gemm_seconds(g, device, fp8) * recomputed_gemm_share(model, g.name)
+                                        for g in gemms) if recompute == "op" else 0.0}.get(recompute, 0.0)
+    a_redo = a_fwd if recompute in ("full", "selective") else 0.0
+    m_redo = m_fwd if recompute in ("full", "op") else 0.0
+    g_redo, a_redo, m_redo = share * g_redo, share * a_redo, share * m_redo
     forward = g_fwd + a_fwd + m_fwd
-    backward = g_bwd + a_bwd + BACKWARD_BYTES * m_fwd + extra
-    gemm = g_fwd + g_bwd + (g_fwd if recompute == "full" else 0.0)
-    attn = a_fwd + a_bwd + (a_fwd if recompute in ("full", "selective") else 0.0)
+    backward = g_bwd + a_bwd + BACKWARD_BYTES * m_fwd + cast_bwd + g_redo + a_redo + m_redo
+    gemm = g_fwd + g_bwd + g_redo
+    attn = a_fwd + a_bwd + a_redo
+    head_gemm = logits + logits_bwd - (1 + BACKWARD_BYTES) * ce
     return ((forward, backward, gemm, attn, forward + backward - gemm - attn),
-            (logits, logits_bwd, logits + logits_bwd, 0.0, 0.0))
+            (logits, logits_bwd, head_gemm, 0.0, logits + logits_bwd - head_gemm))
 
 
 @lru_cache(maxsize=8192)
-def _compute(model, b, s, device, tp, pp, cp, ep, sp, recompute, attention) -> ComputeTime:
-    tokens = b * (s // cp)
-    gemms = layer_gemms(model, tokens, tp, ep)
-    g_fwd = sum(g.time(device) for g in gemms)
-    g_bwd = sum(d.time(device) for g in gemms for d in g.backward)
-    a_fwd, a_bwd = _attention(model, b, s, cp, tp, device, attention)
-    m_fwd = _elementwise_bytes(model, tokens, s, tp, sp, attention) / (device.hbm_bandwidth * device.memory_efficiency)
+def _compute(model, b, s, device, tp, pp, cp, ep, sp, recompute, attention, share=1.0, fused=FUSED_ALL,
+             fp8=False) -> ComputeTime:
+    # layers / pp layers and 1/pp of the output layer (the even split of compute_time's contract).
+    layer, head = layer_and_head_times(model, b, s, device, tp, cp, ep, sp, recompute, attention, share, fused, fp8)
     layers = model.layers / pp
-    v = -(-model.vocab // tp)
-    head = Gemm("logits", tokens, v, model.hidden)
-    logits = head.time(device)
-    logits_bwd = sum(d.time(device) for d in head.backward)
-    extra = {"full": g_fwd + a_fwd + m_fwd, "selective": a_fwd, "none": 0.0}[recompute]
-    forward = layers * (g_fwd + a_fwd + m_fwd) + logits / pp
-    backward = layers * (g_bwd + a_bwd + BACKWARD_BYTES * m_fwd + extra) + logits_bwd / pp
-    gemm = layers * (g_fwd + g_bwd + (g_fwd if recompute == "full" else 0.0)) + (logits + logits_bwd) / pp
-    attn = layers * (a_fwd + a_bwd + (a_fwd if recompute in ("full", "selective") else 0.0))
-    return ComputeTime(forward, backward, gemm, attn, forward + backward - gemm - attn)
+    return ComputeTime(*(layers * x + y / pp for x, y in zip(layer, head)))
 
 
 @dataclass(frozen=True)
@@ -334,7 +439,7 @@ def _attention(model, b: int, s: int, cp: int, tp: int, device: Device, attentio
     d = model.head_dim
     if attention == "flash":
         flops = 4.0 * b * heads * q * s * d
-        rate = device.peak_flops * device.gemm_efficiency * FLASH_SHARE
+        rate = device.peak_flops * (device.attention_efficiency or device.gemm_efficiency * FLASH_SHARE)
         return flops / rate, 2 * flops / rate
     batch = b * heads
     fwd = gemm_time(q, s, d, device, batch) + gemm_time(q, d, s, device, batch)
@@ -343,13 +448,26 @@ def _attention(model, b: int, s: int, cp: int, tp: int, device: Device, attentio
     return fwd, bwd
 
 
-def _elementwise_bytes(model, tokens: int, s: int, tp: int, sp: bool, attention: str) -> float:
-    # Forward bytes of one layer's memory-bound work on one GPU.
+def _elementwise_bytes(model, tokens: int, s: int, tp: int, sp: bool, attention: str,
+                       fused: tuple[str, ...] = FUSED_ALL) -> float:
+    # Forward bytes of one layer's memory-bound work on one GPU: ELEMENTWISE_BYTES for the norms and residual
+    # adds as fused kernels, plus an eager RMSNorm's extra passes; the activation (GeLU, or SwiGLU fused or not);
+    # rotary embeddings on q and k; the standard kernel's softmax.
     h = model.hidden
-    act = (3 if model.gated_mlp else 2) * 2 * model.ffn_hidden / tp   # read the MLP's input(s), write its output
-    replicated = ELEMENTWISE_BYTES * h / (tp if sp else 1)
+    f = model.ffn_hidden * model.top_k / tp
+    if model.gated_mlp:
+        act = FUSED_BYTES["swiglu"][0 if "swiglu" in fused else 1] * f
+    else:
+        act = 2 * 2 * f   # read the GeLU's input, write its output (one kernel either way)
+    norm = ELEMENTWISE_BYTES
+    if model.norm == "rmsnorm" and "rmsnorm" not in fused:
+        norm += 2 * (FUSED_BYTES["rmsnorm"][1] - FUSED_BYTES["rmsnorm"][0])   # two norms per layer
+    replicated = norm * h / (tp if sp else 1)
+    rope = 0.0
+    if model.position == "rotary":
+        rope = FUSED_BYTES["rope"][0 if "rope" in fused else 1] * (h + model.kv_dim) / tp
     scores = SOFTMAX_BYTES * max(1, model.heads // tp) * s if attention == "standard" else 0.0
-    return tokens * (replicated + act + scores)
+    return tokens * (replicated + act + rope + scores)
 
 
 def optimizer_time(params: float, device: Device) -> float:

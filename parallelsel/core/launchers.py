@@ -1,10 +1,16 @@
 """Hand a plan to the launcher that will run it: Megatron-LM arguments, a torchtitan TOML section, a DeepSpeed JSON config.
 
-Each export sets only the options a launcher has for what a :class:`~parallelsel.Plan` decides (degrees,
-ZeRO/FSDP, micro-batch and global batch, sequence parallelism, recomputation, schedule); the model's
-own shape, data and optimizer settings stay the user's. A plan that a launcher cannot express is
+Each export carries everything the launcher needs to run the plan as the library models it: degrees,
+ZeRO/FSDP, micro-batch and global batch, sequence parallelism, recomputation, schedule and stage split
+(in the launcher's own counting), the model's shape and sequence length (MoE experts and top-k), the
+recipe's precision and optimizer, the overlap the estimate assumes, and what the launcher's validator
+demands around them (Megatron-FSDP's checkpoint format, ``CUDA_DEVICE_MAX_CONNECTIONS``). It starts with
+a comment header (:func:`header`: parallelsel version, plan, model, cluster, stack, launcher and the
+commit or version whose options were checked). A plan or recipe a launcher cannot run as modelled is
 refused: :func:`refusals` lists why, as ``(code, values)`` pairs, and :func:`export` raises
-:class:`LauncherError` carrying them.
+:class:`LauncherError` carrying them. Every export of a fixed set of plans was fed to the launchers' own
+parsers and validators (``tools/record_launchers.py``; verdicts in ``tests/data/launcher_verdicts.json``).
+:func:`read_config` is the way back: the plan a launcher's file describes.
 
 Option names are the launchers' own, checked against their source at these commits:
 
@@ -44,16 +50,66 @@ Option names are the launchers' own, checked against their source at these commi
 from __future__ import annotations
 
 import json
+import re
+import shlex
+from dataclasses import dataclass
 
 from ._check import ParallelselError, choice
+from .model import RECOMPUTE
 from .plan import Plan, Workload
 
-__all__ = ["LAUNCHERS", "LauncherError", "export", "options", "refusals"]
+__all__ = ["LAUNCHERS", "LAUNCHER_SOURCES", "LaunchConfig", "LauncherError", "export", "header", "options",
+           "read_config", "recipe_key", "refusals", "sniff"]
 
 LAUNCHERS = ("megatron", "torchtitan", "deepspeed")
 
+LAUNCHER_SOURCES = {
+    "megatron": {"name": "Megatron-LM", "checked": "NVIDIA/Megatron-LM d98e8a64", "stack": "megatron-core",
+                 "files": "megatron/training/arguments.py (parse_args, validate_args)"},
+    "torchtitan": {"name": "torchtitan", "checked": "pytorch/torchtitan 238fa995", "stack": "torchtitan",
+                   "files": "torchtitan/config/job_config.py, distributed/parallel_dims.py, "
+                            "distributed/pipeline_parallel.py"},
+    "deepspeed": {"name": "DeepSpeed", "checked": "deepspeed 0.19.8", "stack": "deepspeed",
+                  "files": "deepspeed/runtime/config.py (DeepSpeedConfig)"},
+}
+"""Each launcher: its name, the commit or release whose options the exports were checked against
+(``tools/record_launchers.py`` runs exactly these), the :data:`parallelsel.STACKS` key of the stack it
+runs, and the files that read the options. torchtitan 238fa995 is the last commit that reads TOML
+job files (commit 9810191b moved the job config to Python; the 0.3.0 release reads command-line
+overrides only)."""
+
 _TORCH_SCHEDULES = {"gpipe": "GPipe", "1f1b": "1F1B", "interleaved": "Interleaved1F1B"}
 """Our schedule kinds -> torch.distributed.pipelining schedule class names that torchtitan accepts."""
+
+# Recipes (parallelsel.core.recipe.RECIPES keys) each launcher runs, and the options that give them.
+# Megatron-LM validate_args: --bf16 sets bf16 parameters and, unless --grad-reduce-in-bf16, accumulates
+# and reduces gradients in fp32 (main_grads, 4 bytes); without --bf16 parameters are fp32. Its
+# optimizers are adam (default) and sgd; the optimizer keeps fp32 master weights and moments.
+_MEGATRON_RECIPES = {
+    "bf16-adam": {"--bf16": True, "--grad-reduce-in-bf16": True, "--optimizer": "adam"},
+    "bf16-adam-fp32grad": {"--bf16": True, "--optimizer": "adam"},
+    "fp32-adam": {"--optimizer": "adam"},
+    "sgd-momentum": {"--optimizer": "sgd"},
+}
+# torchtitan job_config.py [training]: dtype float32 keeps fp32 parameters and optimizer state, and
+# FSDP's mixed_precision_param casts the compute copy (bfloat16 by default); gradients are reduced in
+# mixed_precision_reduce = float32. Optimizers: Adam and AdamW (components/optimizer.py).
+# Sharded (FSDP) or replicated, that is 4 + 4 + 8 = 16 bytes per parameter, the total of both bf16 Adam
+# recipes (2 + 2 + 12, 2 + 4 + 12 less the fp32 master copy kept as the parameter itself).
+_TORCHTITAN_RECIPES = {
+    "bf16-adam": {"training": {"mixed_precision_param": "bfloat16"}, "optimizer": {"name": "AdamW"}},
+    "bf16-adam-fp32grad": {"training": {"mixed_precision_param": "bfloat16"}, "optimizer": {"name": "AdamW"}},
+    "fp32-adam": {"training": {"mixed_precision_param": "float32"}, "optimizer": {"name": "AdamW"}},
+}
+# DeepSpeed runtime/config.py: bf16.enabled, data_types.grad_accum_dtype ("fp32" or "bf16"), optimizer
+# type "Adam" (DEEPSPEED_OPTIMIZERS has no plain SGD).
+_DEEPSPEED_RECIPES = {
+    "bf16-adam": {"bf16": {"enabled": True}, "data_types": {"grad_accum_dtype": "bf16"}, "optimizer": {"type": "Adam"}},
+    "bf16-adam-fp32grad": {"bf16": {"enabled": True}, "data_types": {"grad_accum_dtype": "fp32"},
+                           "optimizer": {"type": "Adam"}},
+    "fp32-adam": {"bf16": {"enabled": False}, "optimizer": {"type": "Adam"}},
+}
+_RECIPES = {"megatron": _MEGATRON_RECIPES, "torchtitan": _TORCHTITAN_RECIPES, "deepspeed": _DEEPSPEED_RECIPES}
 
 
 class LauncherError(ParallelselError):
@@ -66,19 +122,26 @@ class LauncherError(ParallelselError):
                          + "; ".join(f"{c} {v}" for c, v in self.reasons))
 
 
-def _ep(plan: Plan) -> int:
-    return plan.ep
+def recipe_key(recipe) -> str | None:
+    """The :data:`parallelsel.RECIPES` key of ``recipe`` (None for a recipe not in the catalogue)."""
+    from .recipe import RECIPES
 
-
-def _cp(plan: Plan) -> int:
-    return plan.cp
+    return next((k for k, r in RECIPES.items() if r == recipe), None)
 
 
 def refusals(workload: Workload, plan: Plan, launcher: str) -> tuple[tuple[str, dict], ...]:
-    """Why ``launcher`` cannot run ``plan`` (empty when it can), each as ``(code, values)``; rules in the module docstring."""
+    """Why ``launcher`` cannot run ``plan`` as the library models it (empty when it can), each as ``(code, values)``.
+
+    Rules in the module docstring; besides the degrees and schedules, a recipe the launcher has no
+    options for (``launcher_recipe``) and a recomputation policy it does not implement
+    (``launcher_recompute``) are refused rather than exported as something else.
+    """
     choice("launcher", launcher, LAUNCHERS)
     out: list[tuple[str, dict]] = []
     sharded_part = plan.zero > 0 and plan.shard is not None and plan.shard < plan.dp
+    key = recipe_key(workload.recipe)
+    if key not in _RECIPES[launcher]:
+        out.append(("launcher_recipe", {"recipe": key or workload.recipe.name, "supported": list(_RECIPES[launcher])}))
     # PyTorch FSDP's options (Plan docstring): torchtitan maps reshard_after_forward=False to
     # fsdp_reshard_after_forward="never" and has no switch to skip the per-micro-batch gradient sync;
     # DeepSpeed asserts no_sync is incompatible with ZeRO-2/3 (DeepSpeedEngine.no_sync) and has no
@@ -89,28 +152,46 @@ def refusals(workload: Workload, plan: Plan, launcher: str) -> tuple[tuple[str, 
     if launcher == "megatron":
         if plan.pp > 1 and plan.schedule not in ("1f1b", "interleaved"):
             out.append(("launcher_schedule", {"schedule": plan.schedule, "supported": ["1f1b", "interleaved"]}))
+        if plan.pp > 1 and plan.zero >= 2:
+            # The library prices FSDP with PP as torchtitan runs it (parallelsel.core.stacks); Megatron-LM's
+            # PP shards only the optimizer state (--use-distributed-optimizer).
+            out.append(("launcher_pp_zero", {"pp": plan.pp, "zero": plan.zero, "supported_zero": [0, 1]}))
         if sharded_part and plan.zero >= 2:
             out.append(("launcher_hsdp_zero", {"zero": plan.zero, "shard": plan.shard, "supported_zero": [1]}))
+        if plan.recompute not in ("none", "selective", "full"):
+            out.append(("launcher_recompute", {"recompute": plan.recompute, "supported": ["none", "selective", "full"]}))
     elif launcher == "torchtitan":
         if plan.pp > 1 and plan.schedule not in _TORCH_SCHEDULES:
             out.append(("launcher_schedule", {"schedule": plan.schedule, "supported": list(_TORCH_SCHEDULES)}))
-        if plan.zero == 1:
-            out.append(("launcher_zero", {"zero": 1, "supported": [0, 2, 3]}))
+        if plan.zero in (1, 2):
+            # FSDP2 either reshards after forward (ZeRO-3) or keeps the gathered weights until backward
+            # and gathers again each micro-batch ("never"); neither is ZeRO-1/2's whole weights.
+            out.append(("launcher_zero", {"zero": plan.zero, "supported": [0, 3]}))
         if plan.tp > 1 and not plan.sp:
             out.append(("launcher_tp_without_sp", {"tp": plan.tp}))
         if plan.zero == 0 and plan.dp > 1 and plan.gpus != plan.dp:
             out.append(("launcher_ddp_multi_dim", {"dp": plan.dp, "tp": plan.tp, "pp": plan.pp}))
+        # torchtitan's "selective" is op-level SAC (saves matmul outputs, activation_checkpoint.py);
+        # Korthikanti's selective recomputation of the attention core is not one of its modes.
+        ok = ["none", "full"] + (["op"] if "op" in RECOMPUTE else [])
+        if plan.recompute not in ok:
+            out.append(("launcher_recompute", {"recompute": plan.recompute, "supported": ok}))
     else:
         if plan.pp > 1:
             out.append(("launcher_pp_in_code", {"pp": plan.pp}))
         if plan.tp > 1:
-            out.append(("launcher_tp_in_code", {"tp": plan.tp}))
+            # DeepSpeedConfig accepts tensor_parallel.autotp_size, but deepspeed.initialize builds the config
+            # with mpu=None, so its batch assertion (config.py _batch_assertion) counts every rank as DP:
+            # train_batch_size = micro x accumulation x world, not the plan's micro x accumulation x dp
+            # (deepspeed/__init__.py initialize, runtime/config.py DeepSpeedConfig.__init__). AutoTP also
+            # has no sequence parallelism.
+            out.append(("launcher_tp_batch", {"tp": plan.tp}))
         if plan.recompute != "none":
             out.append(("launcher_recompute_in_code", {"recompute": plan.recompute}))
         if sharded_part:
             out.append(("launcher_hsdp", {"shard": plan.shard, "dp": plan.dp}))
-        if _ep(plan) > 1 or _cp(plan) > 1:
-            out.append(("launcher_ep_cp_in_code", {"ep": _ep(plan), "cp": _cp(plan)}))
+        if plan.ep > 1 or plan.cp > 1:
+            out.append(("launcher_ep_cp_in_code", {"ep": plan.ep, "cp": plan.cp}))
     return tuple(out)
 
 
@@ -130,26 +211,49 @@ def options(workload: Workload, plan: Plan, launcher: str) -> dict:
 
 
 def _megatron(workload: Workload, plan: Plan) -> dict:
-    """Megatron-LM flags (``arguments.py``): sizes, batches, SP, recomputation, distributed optimizer or Megatron-FSDP."""
+    """Megatron-LM flags (``arguments.py``): model shape, sizes, batches, SP, recomputation, ZeRO, precision, overlap."""
     m = workload.model
-    o: dict = {"--tensor-model-parallel-size": plan.tp, "--pipeline-model-parallel-size": plan.pp}
+    o: dict = {"--num-layers": m.layers, "--hidden-size": m.hidden, "--num-attention-heads": m.heads,
+               "--ffn-hidden-size": m.ffn_hidden}
+    if m.kv_heads != m.heads:
+        o["--group-query-attention"] = True
+        o["--num-query-groups"] = m.kv_heads
+    o["--seq-length"] = workload.seq_len
+    o["--max-position-embeddings"] = max(workload.seq_len, m.seq_len)
+    o["--position-embedding-type"] = "rope" if m.position == "rotary" else "learned_absolute"
+    if m.position == "rotary":
+        o["--no-rope-fusion"] = True  # the fused RoPE kernel needs Transformer Engine; same numbers without it
+    o["--normalization"] = "RMSNorm" if m.norm == "rmsnorm" else "LayerNorm"
+    if m.gated_mlp:
+        o["--swiglu"] = True
+    if not m.bias:
+        o["--disable-bias-linear"] = True
+    if not m.tied_embeddings:
+        o["--untie-embeddings-and-output-weights"] = True
+    o["--tokenizer-type"] = "NullTokenizer"
+    o["--vocab-size"] = m.vocab
+    if m.is_moe:
+        o["--num-experts"] = m.experts
+        o["--moe-router-topk"] = m.top_k
+    o["--tensor-model-parallel-size"] = plan.tp
+    o["--pipeline-model-parallel-size"] = plan.pp
     if plan.pp > 1 and plan.schedule == "interleaved" and plan.chunks > 1:
         o["--num-layers-per-virtual-pipeline-stage"] = m.layers // (plan.pp * plan.chunks)
-    if _cp(plan) > 1:
-        o["--context-parallel-size"] = _cp(plan)
-    if _ep(plan) > 1:
-        o["--expert-model-parallel-size"] = _ep(plan)
-        o["--num-experts"] = m.experts
+    if plan.cp > 1:
+        o["--context-parallel-size"] = plan.cp
+    if plan.ep > 1:
+        o["--expert-model-parallel-size"] = plan.ep
     o["--micro-batch-size"] = plan.micro_batch
     o["--global-batch-size"] = workload.global_batch
     if plan.sp and plan.tp > 1:
         o["--sequence-parallel"] = True
     if plan.recompute == "selective":
-        o["--recompute-granularity"] = "selective"
+        o["--recompute-granularity"] = "selective"  # --recompute-modules defaults to core_attn
     elif plan.recompute == "full":
         o["--recompute-granularity"] = "full"
         o["--recompute-method"] = "uniform"
         o["--recompute-num-layers"] = 1
+    o.update(_MEGATRON_RECIPES[recipe_key(workload.recipe)])
     if plan.zero == 1:
         o["--use-distributed-optimizer"] = True
         if plan.shard is not None and plan.shard < plan.dp:
@@ -157,44 +261,87 @@ def _megatron(workload: Workload, plan: Plan) -> dict:
     elif plan.zero >= 2:
         o["--use-megatron-fsdp"] = True
         o["--data-parallel-sharding-strategy"] = {2: "optim_grads", 3: "optim_grads_params"}[plan.zero]
+        o["--ckpt-format"] = "fsdp_dtensor"  # validate_args: "Megatron-FSDP requires the fsdp_dtensor checkpointing format"
+    # The estimate hides DP/ZeRO traffic behind compute (parallelsel.core.estimate); Megatron does so
+    # only when asked (overlap_grad_reduce / overlap_param_gather default False).
+    if plan.dp * plan.cp > 1:
+        o["--overlap-grad-reduce"] = True
+        if plan.zero >= 1:
+            o["--overlap-param-gather"] = True
     return o
 
 
+def megatron_env(plan: Plan) -> dict:
+    """Environment a Megatron-LM launch needs (``validate_args``): CUDA_DEVICE_MAX_CONNECTIONS=1 with TP or CP on
+    GPUs before Blackwell, and not 1 with Megatron-FSDP (``None`` = unset)."""
+    if plan.zero >= 2:
+        return {"CUDA_DEVICE_MAX_CONNECTIONS": None}
+    if plan.tp > 1 or plan.cp > 1:
+        return {"CUDA_DEVICE_MAX_CONNECTIONS": "1"}
+    return {}
+
+
+_TORCHTITAN_FLAVORS = {"Llama-3 8B": ("llama3", "8B"), "Llama-3 70B": ("llama3", "70B"),
+                       "Llama-3 405B": ("llama3", "405B")}
+"""Model presets that are torchtitan flavors (torchtitan/models/llama3/__init__.py ``llama3_args``)."""
+
+
 def _torchtitan(workload: Workload, plan: Plan) -> dict:
-    """torchtitan's ``[parallelism]``, ``[training]`` and ``[activation_checkpoint]`` sections (``job_config.py``)."""
+    """torchtitan's job sections (``job_config.py``): model flavor, parallelism, training, optimizer, activation checkpoint."""
     b, B = plan.micro_batch, workload.global_batch
     if plan.zero == 0:
         replicate, shard = plan.dp, 1
     else:
         shard = plan.shard_size
         replicate = plan.dp // shard
+    out: dict = {}
+    flavor = _TORCHTITAN_FLAVORS.get(workload.model.name)
+    if flavor:
+        out["model"] = {"name": flavor[0], "flavor": flavor[1]}
     par: dict = {"data_parallel_replicate_degree": replicate, "data_parallel_shard_degree": shard}
-    if plan.zero == 2:
-        par["fsdp_reshard_after_forward"] = "never"
-    elif plan.zero == 3:
-        par["fsdp_reshard_after_forward"] = "always" if plan.reshard_after_forward else "never"
+    if plan.zero == 3:
+        # With PP torchtitan's "default" keeps the weights for the step (apply_fsdp: reshard_after_forward
+        # = not pp_enabled), which is what the library models (parallelsel.core.stacks).
+        par["fsdp_reshard_after_forward"] = ("default" if plan.pp > 1 else
+                                             "always" if plan.reshard_after_forward else "never")
     par["tensor_parallel_degree"] = plan.tp
     par["pipeline_parallel_degree"] = plan.pp
     if plan.pp > 1:
         par["pipeline_parallel_schedule"] = _TORCH_SCHEDULES[plan.schedule]
         par["pipeline_parallel_layers_per_stage"] = workload.model.layers // (plan.pp * plan.chunks)
+        # torchtitan counts the embedding and the output as one layer each unless told otherwise
+        # (pipeline_parallel.py: stages = ceil((layers + first_less + last_less) / layers_per_stage)).
+        par["pipeline_parallel_first_stage_less_layers"] = 0
+        par["pipeline_parallel_last_stage_less_layers"] = 0
         par["pipeline_parallel_microbatch_size"] = b
-    par["context_parallel_degree"] = _cp(plan)
-    par["expert_parallel_degree"] = _ep(plan)
+    par["context_parallel_degree"] = plan.cp
+    par["expert_parallel_degree"] = plan.ep
+    out["parallelism"] = par
     # Without PP, local_batch_size is one micro-batch and the trainer accumulates
     # global / (local x dp) of them; with PP the pipeline takes all of a rank's micro-batches at once.
     local = b if plan.pp == 1 else B // plan.dp
-    return {"parallelism": par,
-            "training": {"local_batch_size": local, "global_batch_size": B, "seq_len": workload.seq_len},
-            "activation_checkpoint": ({"mode": "selective", "selective_ac_option": "op"}
-                                      if plan.recompute == "selective" else {"mode": plan.recompute})}
+    rec = _TORCHTITAN_RECIPES[recipe_key(workload.recipe)]
+    out["training"] = {"local_batch_size": local, "global_batch_size": B, "seq_len": workload.seq_len,
+                       **rec["training"]}
+    out["optimizer"] = dict(rec["optimizer"])
+    if plan.recompute == "op":
+        out["activation_checkpoint"] = {"mode": "selective", "selective_ac_option": "op"}
+    else:
+        out["activation_checkpoint"] = {"mode": plan.recompute}
+    return out
 
 
 def _deepspeed(workload: Workload, plan: Plan) -> dict:
-    """DeepSpeed's JSON config (``runtime/constants.py``, ``runtime/zero/config.py``): batches, bf16, ZeRO stage."""
-    return {"train_batch_size": workload.global_batch, "train_micro_batch_size_per_gpu": plan.micro_batch,
-            "gradient_accumulation_steps": plan.microbatches(workload),
-            "bf16": {"enabled": True}, "zero_optimization": {"stage": plan.zero}}
+    """DeepSpeed's JSON config (``runtime/constants.py``, ``runtime/zero/config.py``): batches, precision, optimizer,
+    ZeRO stage with overlapped communication."""
+    o = {"train_batch_size": workload.global_batch, "train_micro_batch_size_per_gpu": plan.micro_batch,
+         "gradient_accumulation_steps": plan.microbatches(workload)}
+    o.update(json.loads(json.dumps(_DEEPSPEED_RECIPES[recipe_key(workload.recipe)])))
+    zero: dict = {"stage": plan.zero}
+    if plan.zero >= 1:
+        zero["overlap_comm"] = True  # the estimate hides ZeRO traffic behind compute
+    o["zero_optimization"] = zero
+    return o
 
 
 def _toml_value(v) -> str:
@@ -205,17 +352,324 @@ def _toml_value(v) -> str:
     return str(v)
 
 
-def export(workload: Workload, plan: Plan, launcher: str) -> str:
-    """``plan`` as Megatron-LM command-line arguments, a torchtitan TOML fragment or a DeepSpeed JSON config."""
+def header(workload: Workload, plan: Plan, launcher: str, cluster=None) -> list[str]:
+    """The export's header as ``key: value`` lines (ASCII): what wrote it, for which plan, model, cluster and launcher."""
+    from . import VERSION
+
+    src = LAUNCHER_SOURCES[launcher]
+    m = workload.model
+    moe = f", experts {m.experts} top-{m.top_k}" if m.is_moe else ""
+    lines = [f"parallelsel {VERSION} export for {src['name']}",
+             f"plan: {plan.label()}",
+             f"model: {m.name} (layers {m.layers}, hidden {m.hidden}, heads {m.heads}, kv_heads {m.kv_heads}, "
+             f"ffn {m.ffn_hidden}, vocab {m.vocab}{moe}), seq_len {workload.seq_len}, global batch "
+             f"{workload.global_batch}, recipe {recipe_key(workload.recipe) or workload.recipe.name}"]
+    if cluster is not None:
+        lines.append(f"cluster: {cluster.nodes} x {cluster.gpus_per_node} {cluster.device.name}, "
+                     f"intra {cluster.intra.name}, inter {cluster.inter.name}")
+    lines += [f"stack: {src['stack']}",
+              f"launcher: {src['name']}, options checked against {src['checked']} ({src['files']})"]
+    return lines
+
+
+def export(workload: Workload, plan: Plan, launcher: str, cluster=None) -> str:
+    """``plan`` as a Megatron-LM launch script, a torchtitan TOML job file or a DeepSpeed JSON config, after a
+    ``#`` comment header (:func:`header`; DeepSpeed reads its config with hjson, which allows comments)."""
     o = options(workload, plan, launcher)
+    head = "".join(f"# {line}\n" for line in header(workload, plan, launcher, cluster))
     if launcher == "megatron":
-        parts = [k if v is True else f"{k} {v}" for k, v in o.items()]
-        return " \\\n".join(parts) + "\n"
+        env = "".join(f"export {k}={v}\n" if v is not None else f"unset {k}\n" for k, v in megatron_env(plan).items())
+        gpn = cluster.gpus_per_node if cluster is not None else min(8, plan.gpus)
+        gpn = gpn if plan.gpus % gpn == 0 else 1
+        parts = [f"torchrun --nnodes {plan.gpus // gpn} --nproc-per-node {gpn} pretrain_gpt.py"]
+        parts += [f"  {k}" if v is True else f"  {k} {v}" for k, v in o.items()]
+        return head + env + " \\\n".join(parts) + "\n"
     if launcher == "torchtitan":
         out = []
         for section, kv in o.items():
             out.append(f"[{section}]")
             out.extend(f"{k} = {_toml_value(v)}" for k, v in kv.items())
             out.append("")
-        return "\n".join(out)
-    return json.dumps(o, indent=2) + "\n"
+        return head + "\n".join(out)
+    return head + json.dumps(o, indent=2) + "\n"
+
+
+# -- the way back: the plan a launcher's file describes ----------------------------------------------
+@dataclass(frozen=True)
+class LaunchConfig:
+    """What a launcher's file says: ``plan`` fields, the job (global batch, sequence length, recipe key),
+    the model shape it gives (Transformer fields; empty when the file names none), the world size when the
+    file states it (``torchrun --nnodes --nproc-per-node``), and ``notes``: ``(code, values)`` for settings
+    that change what runs (a launcher default that differs from the model, a missing option its validator
+    demands)."""
+
+    launcher: str
+    plan: dict
+    global_batch: int | None
+    seq_len: int | None
+    recipe: str | None
+    model: dict
+    world: int | None
+    notes: tuple = ()
+
+
+def sniff(text: str) -> str:
+    """Which launcher's file ``text`` is: JSON (DeepSpeed), TOML sections (torchtitan), else Megatron flags."""
+    body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#")).strip()
+    if body.startswith("{"):
+        return "deepspeed"
+    if re.search(r"^\s*\[[A-Za-z_]+\]\s*$", body, re.M):
+        return "torchtitan"
+    if "--" in body:
+        return "megatron"
+    raise ParallelselError("FILE: neither a DeepSpeed JSON config, a torchtitan TOML job file nor Megatron-LM flags")
+
+
+def read_config(text: str, launcher: str | None = None, world: int | None = None, layers: int | None = None) -> LaunchConfig:
+    """The job ``text`` describes (a Megatron-LM launch script or flags file, a torchtitan TOML, a DeepSpeed JSON).
+
+    ``world`` (GPUs) fills in a size the file leaves to the launcher (Megatron's DP from the world size,
+    torchtitan's ``data_parallel_shard_degree = -1``); ``layers`` lets torchtitan's layers per stage be read
+    as virtual stages when the file names no model flavor.
+    """
+    launcher = launcher or sniff(text)
+    choice("launcher", launcher, LAUNCHERS)
+    return {"megatron": _read_megatron, "torchtitan": _read_torchtitan, "deepspeed": _read_deepspeed}[launcher](
+        text, world, layers)
+
+
+def _bad(what: str, value, rule: str):
+    raise ParallelselError(f"{what}={value!r}: {rule}")
+
+
+def _int(name: str, v) -> int:
+    try:
+        out = int(v)
+    except (TypeError, ValueError):
+        _bad(name, v, "must be an integer")
+    if isinstance(v, bool) or out != float(v):
+        _bad(name, v, "must be an integer")
+    return out
+
+
+def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchConfig:
+    env: dict = {}
+    joined = re.sub(r"\\\n", " ", "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#")))
+    tokens: list[str] = []
+    for line in joined.splitlines():
+        try:
+            words = shlex.split(line, comments=True)
+        except ValueError as exc:
+            _bad("FILE", line.strip()[:60], f"cannot be read as shell words ({exc})")
+        if len(words) >= 2 and words[0] in ("export", "unset"):
+            for w in words[1:]:
+                k, _, v = w.partition("=")
+                env[k] = v if words[0] == "export" else None
+            continue
+        tokens += words
+    flags: dict = {}
+    nodes = nproc = None
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t.startswith("--"):
+            k, eq, v = t.partition("=")
+            if not eq:
+                if i + 1 < len(tokens) and not tokens[i + 1].startswith("--"):
+                    v = tokens[i + 1]
+                    i += 1
+                else:
+                    v = True
+            if k in ("--nnodes", "--nproc-per-node", "--nproc_per_node") and "pretrain" not in " ".join(flags):
+                if k == "--nnodes":
+                    nodes = _int(k, str(v).split(":")[-1])
+                else:
+                    nproc = _int(k, v)
+            else:
+                flags[k] = v
+        i += 1
+    if not flags:
+        _bad("FILE", text.strip()[:60], "has no Megatron-LM flags (--tensor-model-parallel-size ...)")
+    if nodes is not None and nproc is not None:
+        world = nodes * nproc
+    g = lambda k, d=None: flags.get(k, d)  # noqa: E731
+    tp, pp = _int("--tensor-model-parallel-size", g("--tensor-model-parallel-size", 1)), \
+        _int("--pipeline-model-parallel-size", g("--pipeline-model-parallel-size", 1))
+    cp, ep = _int("--context-parallel-size", g("--context-parallel-size", 1)), \
+        _int("--expert-model-parallel-size", g("--expert-model-parallel-size", 1))
+    n_layers = _int("--num-layers", g("--num-layers")) if g("--num-layers") is not None else layers
+    plan: dict = {"tp": tp, "pp": pp, "cp": cp, "ep": ep,
+                  "micro_batch": _int("--micro-batch-size", g("--micro-batch-size", 1)),
+                  "sp": bool(g("--sequence-parallel")) and tp > 1}
+    if world is not None:
+        if world % (tp * pp * cp):
+            _bad("world size", world, f"must be divisible by TP x PP x CP = {tp * pp * cp}")
+        plan["dp"] = world // (tp * pp * cp)
+    vp = g("--num-layers-per-virtual-pipeline-stage")
+    if vp is not None and pp > 1:
+        if n_layers is None:
+            _bad("--num-layers-per-virtual-pipeline-stage", vp, "needs --num-layers to count virtual stages")
+        plan.update(schedule="interleaved", chunks=n_layers // pp // _int("--num-layers-per-virtual-pipeline-stage", vp))
+    gran = g("--recompute-granularity")
+    if gran is not None:
+        choice("--recompute-granularity", gran, ("full", "selective"))
+        plan["recompute"] = gran
+    notes: list = []
+    if g("--use-megatron-fsdp"):
+        strategy = g("--data-parallel-sharding-strategy", "no_shard")
+        choice("--data-parallel-sharding-strategy", strategy, ("no_shard", "optim", "optim_grads", "optim_grads_params"))
+        plan["zero"] = {"no_shard": 0, "optim": 1, "optim_grads": 2, "optim_grads_params": 3}[strategy]
+        if g("--ckpt-format") != "fsdp_dtensor":
+            notes.append(("launcher_missing_option", {"option": "--ckpt-format fsdp_dtensor"}))
+    elif g("--use-distributed-optimizer"):
+        plan["zero"] = 1
+        inst = _int("--num-distributed-optimizer-instances", g("--num-distributed-optimizer-instances", 1))
+        if inst > 1 and "dp" in plan:
+            plan["shard"] = plan["dp"] // inst
+    if (tp > 1 or cp > 1) and plan.get("zero", 0) < 2 and env.get("CUDA_DEVICE_MAX_CONNECTIONS", "") != "1" \
+            and env:
+        notes.append(("launcher_missing_option", {"option": "CUDA_DEVICE_MAX_CONNECTIONS=1"}))
+    if plan.get("dp", 1) * cp > 1 and not g("--overlap-grad-reduce"):
+        notes.append(("launcher_no_overlap", {"option": "--overlap-grad-reduce"}))
+    bf16 = bool(g("--bf16"))
+    opt = g("--optimizer", "adam")
+    recipe = ("sgd-momentum" if opt == "sgd" and not bf16 else
+              None if opt not in ("adam", "sgd") or opt == "sgd" else
+              "fp32-adam" if not bf16 else "bf16-adam" if g("--grad-reduce-in-bf16") else "bf16-adam-fp32grad")
+    if not bf16 and not g("--fp16"):
+        notes.append(("launcher_fp32_params", {"option": "--bf16"}))
+    model: dict = {}
+    for flag, field in (("--num-layers", "layers"), ("--hidden-size", "hidden"), ("--num-attention-heads", "heads"),
+                        ("--ffn-hidden-size", "ffn_hidden"), ("--vocab-size", "vocab"), ("--num-experts", "experts"),
+                        ("--moe-router-topk", "top_k")):
+        if g(flag) is not None:
+            model[field] = _int(flag, g(flag))
+    if model:
+        model.update(gated_mlp=bool(g("--swiglu")), bias=not g("--disable-bias-linear"),
+                     tied_embeddings=not g("--untie-embeddings-and-output-weights"),
+                     norm="rmsnorm" if g("--normalization") == "RMSNorm" else "layernorm",
+                     position="rotary" if g("--position-embedding-type", "learned_absolute") == "rope" else "learned")
+    if g("--group-query-attention") and g("--num-query-groups") is not None:
+        model["kv_heads"] = _int("--num-query-groups", g("--num-query-groups"))
+    if g("--num-experts") is not None and g("--moe-router-topk") is None:
+        model["top_k"] = 2  # Megatron-LM's default moe_router_topk (transformer_config.py)
+        notes.append(("launcher_default", {"option": "--moe-router-topk", "value": 2}))
+    seq = _int("--seq-length", g("--seq-length")) if g("--seq-length") is not None else None
+    gb = _int("--global-batch-size", g("--global-batch-size")) if g("--global-batch-size") is not None else None
+    return LaunchConfig("megatron", plan, gb, seq, recipe, model, world, tuple(notes))
+
+
+def _read_torchtitan(text: str, world: int | None, layers: int | None) -> LaunchConfig:
+    import tomllib
+
+    try:
+        cfg = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        _bad("FILE", "TOML", f"cannot be parsed ({exc})")
+    par, tr = cfg.get("parallelism", {}), cfg.get("training", {})
+    ac = cfg.get("activation_checkpoint", {})
+    rep = _int("data_parallel_replicate_degree", par.get("data_parallel_replicate_degree", 1))
+    shard = _int("data_parallel_shard_degree", par.get("data_parallel_shard_degree", -1))
+    tp = _int("tensor_parallel_degree", par.get("tensor_parallel_degree", 1))
+    pp = _int("pipeline_parallel_degree", par.get("pipeline_parallel_degree", 1))
+    cp = _int("context_parallel_degree", par.get("context_parallel_degree", 1))
+    ep = _int("expert_parallel_degree", par.get("expert_parallel_degree", 1))
+    if shard < 0:  # parallel_dims.py: -1 takes the ranks left over
+        if world is None:
+            _bad("data_parallel_shard_degree", shard, "-1 needs the world size (give --gpus or --nodes)")
+        shard = world // (rep * cp * tp * pp)
+    plan: dict = {"dp": rep * shard, "tp": tp, "pp": pp, "cp": cp, "ep": ep, "sp": tp > 1}
+    if shard > 1:
+        plan["zero"] = 3
+        if rep > 1:
+            plan["shard"] = shard
+        if pp == 1 and par.get("fsdp_reshard_after_forward", "default") == "never":
+            plan["reshard_after_forward"] = False
+    local = _int("local_batch_size", tr.get("local_batch_size", 8))
+    flavor = (cfg.get("model", {}).get("name"), cfg.get("model", {}).get("flavor"))
+    model: dict = {}
+    for name, key in _TORCHTITAN_FLAVORS.items():
+        if key == flavor:
+            from .model import MODELS
+
+            m = next(m for m in MODELS.values() if m.name == name)
+            model = {"preset": next(k for k, v in MODELS.items() if v is m)}
+            layers = m.layers
+    if pp > 1:
+        sched = par.get("pipeline_parallel_schedule", "1F1B")
+        kinds = {v: k for k, v in _TORCH_SCHEDULES.items()}
+        if sched not in kinds:
+            _bad("pipeline_parallel_schedule", sched, f"parallelsel models {', '.join(kinds)}")
+        plan["schedule"] = kinds[sched]
+        plan["micro_batch"] = _int("pipeline_parallel_microbatch_size", par.get("pipeline_parallel_microbatch_size", 1))
+        lps = par.get("pipeline_parallel_layers_per_stage")
+        if lps is not None and layers is not None:
+            first = _int("first_stage_less_layers", par.get("pipeline_parallel_first_stage_less_layers", 1))
+            last = _int("last_stage_less_layers", par.get("pipeline_parallel_last_stage_less_layers", 1))
+            stages = -(-(layers + first + last) // _int("pipeline_parallel_layers_per_stage", lps))
+            plan["chunks"] = max(1, stages // pp)
+            if first or last:
+                return_notes = [("launcher_stage_weights", {"first": first, "last": last})]
+            else:
+                return_notes = []
+        else:
+            plan["chunks"] = 2 if kinds[sched] == "interleaved" else 1  # pipeline_llm's default stages per rank
+            return_notes = []
+        if plan["chunks"] == 1 and plan["schedule"] == "interleaved":
+            plan["schedule"] = "1f1b"
+    else:
+        plan["micro_batch"] = local
+        return_notes = []
+    mode = ac.get("mode", "selective")  # job_config.py ActivationCheckpoint.mode default
+    if mode == "selective":
+        opt = str(ac.get("selective_ac_option", "2"))
+        if opt != "op" or "op" not in RECOMPUTE:
+            _bad("activation_checkpoint.selective_ac_option", opt,
+                 "parallelsel models 'op' only as recompute='op'; use mode 'full' or 'none'")
+        plan["recompute"] = "op"
+    else:
+        choice("activation_checkpoint.mode", mode, ("none", "full"))
+        plan["recompute"] = mode
+    gb = tr.get("global_batch_size", -1)
+    gb = None if gb is None or _int("global_batch_size", gb) < 0 else _int("global_batch_size", gb)
+    if gb is None:
+        gb = local * plan["dp"]  # train.py: defaults to local_batch_size x DP degree
+    mpp = tr.get("mixed_precision_param", "bfloat16")
+    recipe = "bf16-adam" if mpp == "bfloat16" else "fp32-adam"
+    seq = _int("seq_len", tr.get("seq_len", 2048))
+    return LaunchConfig("torchtitan", plan, gb, seq, recipe, model, world, tuple(return_notes))
+
+
+def _read_deepspeed(text: str, world: int | None, layers: int | None) -> LaunchConfig:
+    body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    try:
+        cfg = json.loads(body)
+    except json.JSONDecodeError as exc:
+        _bad("FILE", "JSON", f"cannot be parsed ({exc})")
+    tp = _int("tensor_parallel.autotp_size", cfg.get("tensor_parallel", {}).get("autotp_size", 1) or 1)
+    mb = cfg.get("train_micro_batch_size_per_gpu")
+    gas = cfg.get("gradient_accumulation_steps")
+    tb = cfg.get("train_batch_size")
+    dp = None if world is None else world // tp
+    if tb is not None and mb is not None and gas is not None:
+        dp = _int("train_batch_size", tb) // (_int("train_micro_batch_size_per_gpu", mb) *
+                                              _int("gradient_accumulation_steps", gas))
+    elif world is None:
+        _bad("FILE", "DeepSpeed config", "needs train_batch_size, train_micro_batch_size_per_gpu and "
+             "gradient_accumulation_steps, or the world size (--gpus)")
+    if mb is None:
+        mb = _int("train_batch_size", tb) // (dp * _int("gradient_accumulation_steps", gas or 1))
+    if tb is None:
+        tb = _int("train_micro_batch_size_per_gpu", mb) * _int("gradient_accumulation_steps", gas or 1) * dp
+    plan = {"dp": dp, "tp": tp, "micro_batch": _int("train_micro_batch_size_per_gpu", mb),
+            "zero": _int("zero_optimization.stage", cfg.get("zero_optimization", {}).get("stage", 0))}
+    bf16 = bool(cfg.get("bf16", {}).get("enabled", False))
+    grad = cfg.get("data_types", {}).get("grad_accum_dtype")
+    opt = str(cfg.get("optimizer", {}).get("type", "Adam")).lower()
+    recipe = None if opt not in ("adam", "adamw") else (
+        "fp32-adam" if not bf16 else "bf16-adam-fp32grad" if grad == "fp32" else "bf16-adam")
+    notes = []
+    if plan["zero"] >= 1 and not cfg.get("zero_optimization", {}).get("overlap_comm", False):
+        notes.append(("launcher_no_overlap", {"option": "zero_optimization.overlap_comm"}))
+    return LaunchConfig("deepspeed", plan, _int("train_batch_size", tb), None, recipe, {}, world if world else
+                        dp * tp, tuple(notes))

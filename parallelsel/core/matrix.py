@@ -40,8 +40,9 @@ from .pipeline import bubble_fraction
 from .placement import group_reasons, placement
 from .plan import MICRO_BATCHES, Plan, Workload, batch_violations, constraint_violations, divisors
 from .reasons import Reason
+from .stacks import STACKS
 
-__all__ = ["BUBBLE_LIMIT", "FACTS", "MatrixRow", "SLOWER", "Verdict", "selection_matrix"]
+__all__ = ["BUBBLE_LIMIT", "FACTS", "MatrixRow", "RULES", "Rule", "SLOWER", "Verdict", "selection_matrix"]
 
 STRATEGIES = ("DP", "FSDP", "TP", "PP")
 
@@ -87,6 +88,45 @@ class Verdict(str, Enum):
     def code(self) -> str:
         """The verdict's stable ASCII code (its value; kept as a name of its own for callers that read ``.code``)."""
         return self.value
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One step of :func:`selection_matrix`'s rule order, as data (the decision-flow chart is drawn from it).
+
+    ``stage``: ``"hard"`` (a hard-constraint exclusion, tried per setting in :func:`_try`), ``"cost"`` (the
+    comparison among the strategies that fit, :func:`_feasible_row`) or ``"info"`` (a fact the caller left open);
+    ``code``: the rule's stable name; ``verdict``: what a strategy caught by it gets; ``reasons``: the
+    :class:`~parallelsel.core.reasons.Reason` codes a verdict caught by this rule carries (``tests/test_decision_flow.py``
+    checks them against what the matrix emits); ``value``: the threshold the rule uses, if any."""
+
+    stage: str
+    code: str
+    verdict: Verdict
+    reasons: tuple[str, ...]
+    value: float | None = None
+
+
+RULES: tuple[Rule, ...] = (
+    # hard constraints first (plan.constraint_violations, then the memory budget), per setting
+    Rule("hard", "divisibility", Verdict.INFEASIBLE,
+         ("cluster_too_small", "tp_exceeds_heads", "heads_not_divisible", "kv_heads_not_divisible", "ffn_not_divisible",
+          "stages_exceed_layers", "layers_not_divisible", "tp_no_degree", "pp_no_degree", "no_degree_passes")),
+    Rule("hard", "global_batch", Verdict.INFEASIBLE, ("batch_below_dp", "batch_not_divisible", "interleave_microbatches")),
+    Rule("hard", "memory", Verdict.INFEASIBLE,
+         ("dp_state_exceeds_device", "dp_total_exceeds_device", "fsdp_exceeds_device", "fsdp_unit_exceeds_device",
+          "pp_layer_exceeds_device", "tp_exceeds_device", "pp_exceeds_device", "thriftiest_exceeds_device")),
+    # then cost, among the strategies that fit (_ROWS, then _feasible_row)
+    Rule("cost", "dp_fits", Verdict.NOT_PREFERRED, ("dp_fits_not_slower", "tp_dp_fits", "pp_dp_fits")),
+    Rule("cost", "tp_crosses_nodes", Verdict.NOT_PREFERRED, ("tp_crosses_nodes",)),
+    Rule("cost", "bubble", Verdict.NOT_PREFERRED, ("pp_bubble_too_large",), BUBBLE_LIMIT),
+    Rule("cost", "costlier_per_gpu", Verdict.NOT_PREFERRED, ("costlier_per_gpu",), SLOWER),
+    # last, a verdict that turns on a fact the scenario leaves open
+    Rule("info", "unknown_fact", Verdict.NEED_INFO,
+         ("unknown_global_batch_dp", "unknown_global_batch_fsdp", "unknown_interconnect_tp", "unknown_global_batch_bubble",
+          "unknown_global_batch_pp")),
+)
+"""The order :func:`selection_matrix` applies its rules in; a strategy no rule catches is ``feasible``."""
 
 
 @dataclass(frozen=True)
@@ -161,6 +201,8 @@ def _try(strategy: str, workload: Workload, cluster: Cluster, headroom: float = 
     for degree in _degrees(strategy, workload, cluster):
         trial.tried.add(degree)
         for plan in _plans(strategy, degree):
+            if plan.recompute not in STACKS[workload.stack].recompute:
+                continue  # a policy the stack does not offer is not one of its settings
             hard = constraint_violations(workload, plan, cluster)
             if hard:
                 trial.failed.setdefault(degree, tuple(hard))
@@ -222,8 +264,8 @@ def _infeasible_reasons(t: _Trial, workload: Workload, cluster: Cluster) -> list
             return [Reason("pp_layer_exceeds_device", {"bytes": layer, "params": m.layer_params,
                                                        "bytes_per_param": r.per_param, "capacity": cap})]
     top = max(t.passed)
-    return [Reason(f"{t.strategy.lower()}_exceeds_device", {"degree": top, "plan": p.as_dict(), "bytes": mem.total,
-                                                            "capacity": cap})] + _next_limit(t, top)
+    return [Reason("pp_exceeds_device" if t.strategy == "PP" else "tp_exceeds_device",  # literal: tests/test_reasons.py
+                   {"degree": top, "plan": p.as_dict(), "bytes": mem.total, "capacity": cap})] + _next_limit(t, top)
 
 
 def _fsdp_infeasible(c: Estimate, workload: Workload) -> list[Reason]:

@@ -26,7 +26,7 @@ Examples:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -34,7 +34,7 @@ from ._check import ParallelselError, choice, flag, positive_int, positive_numbe
 from .model import ATTENTION, RECOMPUTE, Transformer
 from .pipeline import KINDS, peak_inflight
 from .recipe import RECIPES, Recipe
-from .stacks import effective_zero
+from .stacks import STACKS, effective_zero, state_shards, wire_bytes
 
 __all__ = [
     "ALLOCATOR_OVERHEAD",
@@ -50,6 +50,7 @@ __all__ = [
     "MemoryBreakdown",
     "States",
     "activations_per_layer",
+    "op_saved_bytes",
     "breakdown",
     "candidate_stages",
     "layers_on",
@@ -89,6 +90,14 @@ DEFAULT_HEADROOM = 0.03
 An assumption, not a measurement: it absorbs what this model does not count (temporary buffers
 of fused kernels, memory spikes of the optimizer step, the estimate's own error). Raise it for a
 job whose memory you have not measured."""
+
+
+EAGER_LOSS_BYTES = 8
+"""Extra bytes per logit at the peak of an eager (unfused) cross-entropy's backward: ``log_softmax``'s
+backward (PyTorch ``aten::_log_softmax_backward_data``) reads the fp32 gradient of its output, which
+``nll_loss``'s backward materialises dense (4 bytes a logit), and writes the fp32 gradient of its input
+(4 more) while the saved output is still alive. A fused loss (torch.compile, Megatron's vocab-parallel
+cross-entropy) works in place."""
 
 
 def communicators(plan) -> int:
@@ -300,7 +309,8 @@ def activations_per_layer(model: Transformer, micro_batch: int, tp: int = 1, sp:
     sbh(34 + 4a/h) without parallelism, and the 5as/h term of every row is replaced by 4a/(ht).
     Recompute modes keep their meaning: "selective" recomputes the core attention (dropping the
     scores, or the statistics under flash), so both kernels give sbh(10 + 24/t) there; "full"
-    keeps only the layer input.
+    keeps only the layer input; "op" (torchtitan's op-level SAC) keeps the tensors
+    :func:`op_saved_bytes` lists.
 
     Generalisation (this library's, stated so it can be checked): K and V are ``kv_dim`` wide
     (GQA), so they scale by kv_dim/h; the MLP's wide tensors scale by ffn_hidden/(4h); a gated MLP
@@ -329,9 +339,53 @@ def activations_per_layer(model: Transformer, micro_batch: int, tp: int = 1, sp:
     return _activations(model, s, b, t, sp, recompute, act_bytes, attention)
 
 
+def op_saved_bytes(model: Transformer, s: int, b: int, t: int = 1, sp: bool = False, act_bytes: float = 2,
+                   attention: str = "flash") -> dict[str, float]:
+    """Bytes one layer keeps per micro-batch under torchtitan's op-level selective activation checkpointing
+    (``recompute="op"``), tensor by tensor, per device.
+
+    The block runs under ``torch.utils.checkpoint`` with a policy (``torchtitan/models/llama3/
+    parallelize_llama.py`` L218-268 @820504e): the checkpoint keeps the block's input; the outputs of
+    ops in ``_save_list`` are cached (MUST_SAVE) -- ``aten.mm`` except every second one
+    (:func:`parallelsel.core.model.op_saved_matmuls`), the flash / memory-efficient SDPA ops (output and
+    logsumexp) and ``_c10d_functional.reduce_scatter_tensor``; every other op (norms, rotary, SiLU and
+    the gating product, residual adds, the other matmuls, all-gathers) is recomputed in backward.
+
+    Per token: the input (``act_bytes`` x h, sequence-split under SP); each saved matmul's output
+    (column-parallel ``wq``/``wv``/``w1``: out / t; row-parallel ``wo``/``w2``: the full h-wide partial
+    sum before its reduction); the SDPA output (h / t) and its fp32 logsumexp per local head; with SP the
+    two reduce-scatter outputs (h / t each). A standard (unfused) attention is not an SDPA op: nothing of
+    it is saved. An MoE block saves top_k copies of its experts' saved outputs.
+
+    >>> import parallelsel as ps
+    >>> sorted(op_saved_bytes(ps.MODELS["llama3-8b"], 1, 1))
+    ['input', 'sdpa', 'w1', 'w2', 'wq', 'wv']
+    """
+    from .model import block_matmuls, op_saved_matmuls
+
+    sh = layer_shape(model)
+    sb = s * b
+    sp = sp and t > 1
+    row_parallel = ("wo", "w2", "fc2")
+    out = {"input": act_bytes * sb * sh.hidden / (t if sp else 1)}
+    saved = op_saved_matmuls(model)
+    for name, _, width in block_matmuls(model):
+        if name in saved:
+            per_rank = width if (name in row_parallel and t > 1) else width / t
+            copies = model.top_k if name not in ("wq", "wk", "wv", "wo") else 1
+            out[name] = act_bytes * sb * per_rank * copies
+    if attention == "flash":
+        out["sdpa"] = act_bytes * sb * sh.hidden / t + _LSE_BYTES * sh.heads * sb / t
+    if sp:
+        out["reduce_scatter"] = 2 * act_bytes * sb * sh.hidden / t
+    return out
+
+
 def _activations(model: Transformer, s: int, b: int, t: int, sp: bool, recompute: str, act_bytes: float,
                  attention: str = "flash") -> float:
     sp = sp and t > 1
+    if recompute == "op":
+        return sum(_op_saved(model, s, b, t, sp, act_bytes, attention).values())
     if recompute == "full":
         # Only the layer input is kept (Korthikanti et al. §5, Table 2 last row).
         x = act_bytes * s * b * layer_shape(model).hidden
@@ -341,6 +395,11 @@ def _activations(model: Transformer, s: int, b: int, t: int, sp: bool, recompute
     if recompute == "none":
         out += scores / t
     return out
+
+
+@lru_cache(maxsize=4096)
+def _op_saved(model, s, b, t, sp, act_bytes, attention):
+    return op_saved_bytes(model, s, b, t, sp, act_bytes, attention)
 
 
 def embedding_activations(model: Transformer, micro_batch: int, tp: int = 1, sp: bool = False,
@@ -489,7 +548,7 @@ def fsdp_units(model: Transformer, tp: int = 1, pp: int = 1, ep: int = 1, stage:
     keeps its parameters from forward to backward), so its weights stay gathered for the whole pass.
     Its reduce-scatter runs after the last block's backward, so the head's gradients, computed first,
     are held through the blocks' backward (``early_grads``; seen in the recorded torch run,
-    tests/data/torch_fsdp_accumulation.json).
+    parallelsel/course/data/torch_fsdp_accumulation.json).
 
     Examples:
         >>> import parallelsel as ps
@@ -599,6 +658,14 @@ class MemoryBreakdown:
         }
 
 
+def _linear_params(model: Transformer, t: int, p: int, e: int, n: int | None = None) -> float:
+    """Weights of the linear layers (attention projections and MLPs; experts split by EP) one device holds on a
+    stage of ``n`` layers (None: the even split)."""
+    layers = -(-model.layers // p) if n is None else n
+    experts = model.experts / e if model.is_moe else 1
+    return layers * (model.attention_params + experts * model.expert_params) / t
+
+
 def _stage_breakdown(workload, plan, i: int, n: int | None = None) -> MemoryBreakdown:
     model, recipe = workload.model, workload.recipe
     t, p, v, e = plan.tp, plan.pp, plan.chunks, plan.ep
@@ -611,19 +678,31 @@ def _stage_breakdown(workload, plan, i: int, n: int | None = None) -> MemoryBrea
 
     n_layers = n
     dense, expert = _stage_params(model, t, p, e, i, n_layers)
-    n = plan.shard_size
+    stack = STACKS[workload.stack]
+    n = state_shards(stack, plan)  # DP (x CP where the stack shards over it)
     zero = effective_zero(plan)  # the stack's semantics (PP with FSDP runs as torchtitan runs it)
     st = _states(dense, recipe, n, zero)
     if expert:
         # Expert weights are replicated only over dp/ep ranks, so ZeRO shards them over that many.
         ex = _states(expert, recipe, max(1, n // e), zero)
         st = States(st.params + ex.params, st.grads + ex.grads, st.optimizer + ex.optimizer)
+    if recipe.gemm == "fp8" and stack.mode(workload.compile) == "te":
+        # Transformer Engine keeps the FP8 copies of the GEMM weights it quantized for the step: on Hopper
+        # a rowwise and a separate columnwise (transposed) one, 1 byte each per weight (TE
+        # docs/features/low_precision_training/performance_considerations.rst: "FP8 training does not always
+        # reduce memory"; weights stay in high precision and are quantized before each GEMM).
+        st = States(st.params + 2.0 * _linear_params(model, t, p, e, n_layers), st.grads, st.optimizer)
 
     flight = _inflight(plan.schedule, p, m, v, i)
     sh = layer_shape(model)
     layers = -(-sh.layers // p) if n_layers is None else n_layers
     kernel = workload.attention
     per_layer = _activations(model, s, b, t, plan.sp, plan.recompute, act, kernel)
+    if plan.recompute_layers is not None:
+        # k layers of each model chunk recompute fully, the others store everything (Megatron's block
+        # method; torchtitan's every-N-th layer AC): per_layer is the stage's average layer.
+        share = plan.recompute_share(model)
+        per_layer = share * per_layer + (1 - share) * _activations(model, s, b, t, plan.sp, "none", act, kernel)
     acts = flight * layers * per_layer
     # Recomputation rebuilds one layer's discarded activations just before its backward; that
     # working set (one layer, one micro-batch) is live at the peak (Chen et al. 2016, "Training Deep
@@ -636,6 +715,11 @@ def _stage_breakdown(workload, plan, i: int, n: int | None = None) -> MemoryBrea
         extra += flight * (s * b * sh.hidden / (t if sp else 1))
     if i == p - 1:
         extra += _inflight(plan.schedule, p, m, v, p - 1) * _logits(model, s, b, t, sp, act)
+        if stack.mode(workload.compile) == "eager" and "cross_entropy" not in stack.fused_ops(workload.compile):
+            # Eager F.cross_entropy(logits.float()) (torchtitan's loss): besides the fp32 log-softmax output the
+            # loss keeps (the 4 bytes per logit above), its backward holds the dense fp32 gradient of that output
+            # and the fp32 gradient of its input at once: 8 more bytes per logit, live for one micro-batch.
+            extra += EAGER_LOSS_BYTES * s * b * model.vocab / t
 
     gather = 0.0
     if zero == 3 and n > 1:
@@ -643,7 +727,9 @@ def _stage_breakdown(workload, plan, i: int, n: int | None = None) -> MemoryBrea
             # Gradient accumulation without sync (FSDP2 set_requires_gradient_sync(False)): every
             # unit's gradient stays unsharded on each rank until the last micro-batch's reduce-scatter.
             st = States(st.params, recipe.grads * (dense + expert), st.optimizer)
-        gather = _gather_peak(model, recipe, t, p, e, i, True, plan.reshard_after_forward, not plan.no_sync, n_layers)
+        gathered = replace(recipe, weights=wire_bytes(stack, recipe)[1])  # unsharded in the gather dtype
+        gather = _gather_peak(model, gathered, t, p, e, i, True, plan.reshard_after_forward, not plan.no_sync,
+                              n_layers)
     rest = st.total + acts + extra + gather
     return MemoryBreakdown(st.params, st.grads, st.optimizer, acts, extra, gather, ALLOCATOR_OVERHEAD * rest,
                            "first" if i == 0 else "last" if i == p - 1 else "middle", flight, i)
@@ -653,12 +739,13 @@ def breakdown(workload, plan) -> MemoryBreakdown:
     """Per-device memory of ``plan`` on its most loaded pipeline stage (first or last), in bytes.
 
     Model states (:func:`model_states`) of the stage's parameters (:func:`stage_params`: split by
-    TP and PP, experts also by EP) sharded by ZeRO over ``plan.shard_size`` ranks; activations
+    TP and PP, experts also by EP) sharded by ZeRO over the ranks the workload's stack shards over
+    (:func:`parallelsel.core.stacks.state_shards`: DP x CP); activations
     (:func:`activations_per_layer`) x layers on the stage x micro-batches in flight
     (:func:`inflight_microbatches`), plus, with recomputation, one layer's rebuilt activations;
     the embedding dropout mask on the first stage and the logits on the last
     (Korthikanti et al. 2022 §4.3); the FSDP gather peak (:func:`gather_peak`, with the plan's
-    ``reshard_after_forward``) under ZeRO-3, and with ``no_sync`` the stage's gradients unsharded; and
+    ``reshard_after_forward``, weights in the stack's gather dtype) under ZeRO-3, and with ``no_sync`` the stage's gradients unsharded; and
     :data:`ALLOCATOR_OVERHEAD`. The first and last stages are both computed; the larger is returned.
 
     With an uneven split (:attr:`parallelsel.Plan.stage_layers`) each stage holds its own layers, so a

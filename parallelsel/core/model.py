@@ -10,11 +10,57 @@ layer norm (2h) that eq. 2 leaves out.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 
 from ._check import Catalogue, ParallelselError, choice, flag, positive_int, store
 
-RECOMPUTE = ("none", "selective", "full")
+RECOMPUTE = ("none", "selective", "op", "full")
+"""Activation recomputation policies, lightest first, as the frameworks define them:
+
+* ``"none"``: every activation a layer's backward needs is stored.
+* ``"selective"``: Megatron-Core's ``--recompute-granularity selective`` with its default
+  ``recompute_modules=["core_attn"]`` (``megatron/core/transformer/transformer_config.py`` L532-582,
+  L1940-1941 @d98e8a6): the attention core is recomputed (Korthikanti et al. 2022 §5).
+* ``"op"``: torchtitan's op-level selective activation checkpointing (``selective_ac_option="op"``;
+  ``torchtitan/models/llama3/parallelize_llama.py`` L218-268 @820504e): inside each checkpointed block
+  the outputs of matmuls (``aten.mm``), of the fused attention (SDPA) and of reduce-scatters are saved,
+  except every second matmul; everything else is recomputed (:func:`op_saved_matmuls`).
+* ``"full"``: the whole layer is recomputed from its input (Megatron ``full``; torchtitan ``full``:
+  ``ptd_checkpoint_wrapper`` on every block, ``parallelize_llama.py`` L237-238 @820504e). With
+  ``Plan(recompute_layers=k)`` only k layers of each pipeline model chunk are (see :mod:`parallelsel.core.plan`).
+"""
+
+
+def block_matmuls(model) -> tuple[tuple[str, int, int], ...]:
+    """The weight matmuls of one transformer block in the order its forward calls them, as
+    ``(name, in_features, out_features)`` (unsharded; an MoE block lists one expert's, which each of
+    top_k experts runs per token).
+
+    Attention: ``wq``, ``wk``, ``wv`` then ``wo`` (torchtitan ``models/llama3/model.py`` L238 and L263
+    @820504e). MLP: gated ``w2(F.silu(w1(x)) * w3(x))`` evaluates ``w1``, ``w3``, then ``w2``
+    (``model.py`` L302); non-gated ``fc1`` then ``fc2``.
+
+    >>> [n for n, _, _ in block_matmuls(MODELS["llama3-8b"])]
+    ['wq', 'wk', 'wv', 'wo', 'w1', 'w3', 'w2']
+    """
+    h, kv, f = model.hidden, model.kv_dim, model.ffn_hidden
+    attn = (("wq", h, h), ("wk", h, kv), ("wv", h, kv), ("wo", h, h))
+    mlp = (("w1", h, f), ("w3", h, f), ("w2", f, h)) if model.gated_mlp else (("fc1", h, f), ("fc2", f, h))
+    return attn + mlp
+
+
+def op_saved_matmuls(model) -> tuple[str, ...]:
+    """The matmuls whose outputs torchtitan's op-level SAC saves: "Saves output of all compute ops,
+    except every second mm" -- a per-block counter of ``aten.mm`` calls, and an mm whose count is even
+    is PREFER_RECOMPUTE (``parallelize_llama.py`` L254-268 @820504e; the same rule for ``mm`` and
+    ``linear`` in ``torchtitan/distributed/activation_checkpoint.py`` L241-274 @b5bcd76). So the 1st,
+    3rd, 5th, ... matmul of :func:`block_matmuls` is saved.
+
+    >>> op_saved_matmuls(MODELS["llama3-8b"])
+    ('wq', 'wv', 'w1', 'w2')
+    """
+    return tuple(name for i, (name, _, _) in enumerate(block_matmuls(model)) if i % 2 == 0)
 
 SHAPE_LIMITS = {"layers": 2**17, "hidden": 2**20, "heads": 2**16, "ffn_hidden": 2**22, "seq_len": 2**27,
                 "vocab": 2**24, "experts": 2**16, "top_k": 2**16}
@@ -75,6 +121,8 @@ class Transformer:
     top_k: int = 1
     name: str = "custom"
     architecture: str = "gpt"
+    source: str = field(default="", compare=False)
+    """Where the record's numbers come from (paper and table, datasheet, measurement); every preset names one."""
 
     def __post_init__(self):
         choice("architecture", self.architecture, tuple(ARCHITECTURES))
@@ -194,23 +242,42 @@ class Transformer:
             "logits": 2.0 * self.vocab * h,
         }
 
-    def flops_per_token(self, recompute: str = "none", seq_len: int | None = None) -> float:
+    def flops_per_token(self, recompute: str = "none", seq_len: int | None = None,
+                        recompute_share: float = 1.0) -> float:
         """Training FLOPs per token (forward + backward = 3 x forward).
 
         Backward costs twice the forward (Kaplan et al. 2020 §2.1; Narayanan et al. 2021 §5.1).
         For the GPT shape with recompute="none" this is 72 l h^2 + 12 l s h + 6 V h; with
         recompute="full" the layers' forward runs once more, giving Narayanan et al. eq. 3:
         96 l h^2 (1 + s/(6h)) + 6 V h per token. "selective" re-runs only the attention-score
-        part (Korthikanti et al. 2022 §5).
+        part (Korthikanti et al. 2022 §5); "op" re-runs the matmuls torchtitan's op-level SAC does not
+        save (every second one, :func:`op_saved_matmuls`), not the attention. ``recompute_share``: the
+        share of the layers that recompute (``Plan(recompute_layers=k)``: k of each chunk's layers).
         """
         choice("recompute", recompute, RECOMPUTE)
         fw = self.forward_flops_per_token(seq_len)
         total = 3.0 * (fw["layers"] + fw["attention"] + fw["logits"])
+        return total + recompute_share * self.recompute_flops_per_token(recompute, seq_len)
+
+    def recompute_flops_per_token(self, recompute: str = "none", seq_len: int | None = None) -> float:
+        """Forward FLOPs per token that ``recompute`` runs a second time, all layers recomputing.
+
+        >>> m = MODELS["llama3-8b"]
+        >>> m.recompute_flops_per_token("op") == 2 * 32 * (4096 * 1024 + 4096 * 4096 + 4096 * 14336)
+        True
+        """
+        choice("recompute", recompute, RECOMPUTE)
+        fw = self.forward_flops_per_token(seq_len)
         if recompute == "full":
-            total += fw["layers"] + fw["attention"]
-        elif recompute == "selective":
-            total += fw["attention"]
-        return total
+            return fw["layers"] + fw["attention"]
+        if recompute == "selective":
+            return fw["attention"]
+        if recompute == "op":
+            saved = op_saved_matmuls(self)
+            redo = sum(i * o for name, i, o in block_matmuls(self) if name not in saved and name not in _ATTN_MM)
+            redo_attn = sum(i * o for name, i, o in block_matmuls(self) if name not in saved and name in _ATTN_MM)
+            return 2.0 * self.layers * (redo_attn + self.top_k * redo)
+        return 0.0
 
     def stage_forward_flops(self, split, seq_len: int | None = None) -> list[float]:
         """Forward FLOPs per token of each pipeline stage, stage ``i`` holding ``split[i]`` layers.
@@ -236,47 +303,88 @@ class Transformer:
         return self.flops_per_token("none", seq_len)
 
 
-def _gpt(name, layers, hidden, heads, seq_len=2048, vocab=51200):
+MIN_PARAMS = 1e8
+MAX_PARAMS = 1e15
+"""The range of :func:`gpt_like` (the CLI's ``--params``): from GPT-2 small's size (below it the 51200-token embedding
+alone outweighs the layers)
+to a thousand times Llama 3 405B."""
+
+
+def gpt_like(params: float, seq_len: int = 2048, vocab: int = 51200):
+    """A GPT-shaped :class:`Transformer` of roughly ``params`` parameters whose heads allow TP.
+
+    Derivation: a GPT layer has about 12 h^2 parameters (Narayanan et al. 2021, eq. 2) and large
+    GPT models keep h / l near 128 (GPT-3 175B: 12288 / 96; 13B: 5120 / 40; 6.7B: 4096 / 32,
+    Brown et al. 2020, Table 2.1). So 12 l h^2 = 12 h^3 / 128 gives h = (128 N / 12)^(1/3). Heads
+    are 128 wide, and their number is rounded to a multiple of 8 (to a power of two below 8), so
+    that TP = 2, 4 and 8 -- a node of eight GPUs -- divide the heads: Megatron-LM requires the
+    heads to divide by the TP size (Shoeybi et al. 2019 §3). Then l = round((N - V h) / (12 h^2)),
+    at least 1, so the embedding (V h) is counted. For N = 175e9 this returns GPT-3's shape, and
+    for 70e9 72 heads (a plain rounding would give 71, a prime: no TP at all).
+
+    Examples:
+        >>> m = gpt_like(175e9)
+        >>> m.layers, m.hidden, m.heads
+        (96, 12288, 96)
+        >>> gpt_like(70e9).heads % 8
+        0
+    """
+    n = float(params) if not isinstance(params, bool) and isinstance(params, (int, float)) else math.nan
+    if not (math.isfinite(n) and MIN_PARAMS <= n <= MAX_PARAMS):
+        raise ParallelselError(f"params={params!r}: must be a finite number between {MIN_PARAMS:g} and {MAX_PARAMS:g}")
+    heads = (128 * n / 12) ** (1 / 3) / 128
+    if heads >= 8:
+        heads = 8 * max(1, round(heads / 8))
+    else:
+        heads = 2 ** max(0, round(math.log2(max(heads, 1.0))))
+    h = 128 * heads
+    layers = max(1, int(round((n - vocab * h) / (12 * h * h))))
+    return Transformer(layers=layers, hidden=h, heads=heads, seq_len=seq_len, vocab=vocab, tied_embeddings=True,
+                       position="learned", bias=True, norm="layernorm", name=f"GPT-like ~{n / 1e9:g}B")
+
+
+_ATTN_MM = ("wq", "wk", "wv", "wo")
+
+
+def _gpt(name, layers, hidden, heads, seq_len=2048, vocab=51200, source=""):
     return Transformer(
         layers=layers, hidden=hidden, heads=heads, seq_len=seq_len, vocab=vocab, tied_embeddings=True,
-        position="learned", bias=True, norm="layernorm", name=name,
+        position="learned", bias=True, norm="layernorm", name=name, source=source,
     )
 
 
-def _llama(name, layers, hidden, heads, ffn, vocab, seq_len, kv_heads=None, experts=1, top_k=1):
+def _llama(name, layers, hidden, heads, ffn, vocab, seq_len, kv_heads=None, experts=1, top_k=1, source=""):
     return Transformer(
         layers=layers, hidden=hidden, heads=heads, kv_heads=kv_heads, ffn_hidden=ffn, vocab=vocab, seq_len=seq_len,
         gated_mlp=True, tied_embeddings=False, position="rotary", bias=False, norm="rmsnorm",
-        experts=experts, top_k=top_k, name=name, architecture="llama",
+        experts=experts, top_k=top_k, name=name, architecture="llama", source=source,
     )
 
 
 MODELS: dict[str, Transformer] = Catalogue("model", {
     # Radford et al. 2019 (GPT-2 XL): 48 layers, d=1600, 25 heads, 1024 context, 50257 vocab -> 1,557,611,200.
-    "gpt2-1.5b": _gpt("GPT-2 1.5B", 48, 1600, 25, seq_len=1024, vocab=50257),
+    "gpt2-1.5b": _gpt("GPT-2 1.5B", 48, 1600, 25, seq_len=1024, vocab=50257,
+                      source="Radford et al. 2019, Language Models are Unsupervised Multitask Learners (GPT-2 XL)"),
     # Brown et al. 2020, Table 2.1 (GPT-3 175B); vocab padded to 51200 as in Narayanan et al. 2021 §5.1.
-    "gpt3-175b": _gpt("GPT-3 175B", 96, 12288, 96),
+    "gpt3-175b": _gpt("GPT-3 175B", 96, 12288, 96,
+                      source=("Brown et al. 2020, Table 2.1; vocabulary padded to 51200 as in Narayanan et al. 2021 "
+                              "§5.1")),
     # Touvron et al. 2023 (Llama 2), Table 1 and the released configs.
-    "llama2-7b": _llama("Llama-2 7B", 32, 4096, 32, 11008, 32000, 4096),
-    "llama2-13b": _llama("Llama-2 13B", 40, 5120, 40, 13824, 32000, 4096),
-    "llama2-70b": _llama("Llama-2 70B", 80, 8192, 64, 28672, 32000, 4096, kv_heads=8),
+    "llama2-7b": _llama("Llama-2 7B", 32, 4096, 32, 11008, 32000, 4096,
+                        source="Touvron et al. 2023 (Llama 2), Table 1 and the released config.json"),
+    "llama2-13b": _llama("Llama-2 13B", 40, 5120, 40, 13824, 32000, 4096,
+                         source="Touvron et al. 2023 (Llama 2), Table 1 and the released config.json"),
+    "llama2-70b": _llama("Llama-2 70B", 80, 8192, 64, 28672, 32000, 4096, kv_heads=8,
+                         source="Touvron et al. 2023 (Llama 2), Table 1 and the released config.json"),
     # Llama 3 Herd of Models (Dubey et al. 2024), Table 3.
-    "llama3-8b": _llama("Llama-3 8B", 32, 4096, 32, 14336, 128256, 8192, kv_heads=8),
-    "llama3-70b": _llama("Llama-3 70B", 80, 8192, 64, 28672, 128256, 8192, kv_heads=8),
-    "llama3-405b": _llama("Llama-3 405B", 126, 16384, 128, 53248, 128256, 8192, kv_heads=8),
+    "llama3-8b": _llama("Llama-3 8B", 32, 4096, 32, 14336, 128256, 8192, kv_heads=8,
+                        source="Dubey et al. 2024 (The Llama 3 Herd of Models), Table 3"),
+    "llama3-70b": _llama("Llama-3 70B", 80, 8192, 64, 28672, 128256, 8192, kv_heads=8,
+                         source="Dubey et al. 2024 (The Llama 3 Herd of Models), Table 3"),
+    "llama3-405b": _llama("Llama-3 405B", 126, 16384, 128, 53248, 128256, 8192, kv_heads=8,
+                          source="Dubey et al. 2024 (The Llama 3 Herd of Models), Table 3"),
     # Jiang et al. 2024 (Mixtral of Experts): 8 experts, top-2, 32 layers, d=4096, GQA 8.
-    "mixtral-8x7b": _llama("Mixtral 8x7B", 32, 4096, 32, 14336, 32000, 4096, kv_heads=8, experts=8, top_k=2),
+    "mixtral-8x7b": _llama("Mixtral 8x7B", 32, 4096, 32, 14336, 32000, 4096, kv_heads=8, experts=8, top_k=2,
+                           source="Jiang et al. 2024 (Mixtral of Experts), Table 1"),
 })
 
-MODEL_SOURCES: dict[str, str] = {
-    "gpt2-1.5b": "Radford et al. 2019, Language Models are Unsupervised Multitask Learners (GPT-2 XL)",
-    "gpt3-175b": "Brown et al. 2020, Table 2.1; vocabulary padded to 51200 as in Narayanan et al. 2021 §5.1",
-    "llama2-7b": "Touvron et al. 2023 (Llama 2), Table 1 and the released config.json",
-    "llama2-13b": "Touvron et al. 2023 (Llama 2), Table 1 and the released config.json",
-    "llama2-70b": "Touvron et al. 2023 (Llama 2), Table 1 and the released config.json",
-    "llama3-8b": "Dubey et al. 2024 (The Llama 3 Herd of Models), Table 3",
-    "llama3-70b": "Dubey et al. 2024 (The Llama 3 Herd of Models), Table 3",
-    "llama3-405b": "Dubey et al. 2024 (The Llama 3 Herd of Models), Table 3",
-    "mixtral-8x7b": "Jiang et al. 2024 (Mixtral of Experts), Table 1",
-}
-"""Where each :data:`MODELS` preset's shape comes from (``parallelsel presets models`` prints it)."""

@@ -61,7 +61,6 @@ MAX_PASSES = 2**17
 simulating cost about 10 microseconds per op on one core (1F1B, p=100, m=1000: 0.4 s), so 2**17
 forward passes (with their backwards, up to 3 ops each) stay within a few seconds."""
 
-_CODE = {a: i for i, a in enumerate(ACTIONS)}
 # Dependency class of each action: an I and a B both produce the input gradient the previous stage
 # waits for, so they share one class (a micro-batch runs one of them on a stage, never both).
 _CLASS = {"F": 0, "B": 1, "I": 1, "W": 2}
@@ -188,55 +187,39 @@ class Schedule:
         return {(s, op.chunk, op.microbatch): "I" for s, ops in enumerate(self.ops) for op in ops if op.kind == "I"}
 
     def deps(self, stage: int, op: Op) -> tuple[tuple[int, Op], ...]:
-        """The ops ``op`` on rank ``stage`` waits for, as ``(rank, Op)`` pairs.
+        """The ops ``op`` on rank ``stage`` waits for, as ``(rank, Op)`` pairs (the rule of :func:`_dependency`).
 
         F of (mb, v) needs F of (mb, v-1); B or I of (mb, v) needs the backward (B or I) of (mb, v+1),
         and on the last global stage its own F; W of (mb, v) needs I of (mb, v) on the same rank.
         """
-        v = self.virtual_stage(stage, op.chunk)
-        mb = op.microbatch
-        if op.kind == "F":
-            if v == 0:
-                return ()
-            s, c = self.place(v - 1)
-            return ((s, _op("F", mb, c)),)
-        if op.kind in ("B", "I"):
-            if v == self.virtual_stages - 1:
-                return ((stage, _op("F", mb, op.chunk)),)
-            s, c = self.place(v + 1)
-            return ((s, _op(self._input_grad_kind.get((s, c, mb), "B"), mb, c)),)
-        return ((stage, _op("I", mb, op.chunk)),)
-
-    @cached_property
-    def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]:
-        np = _numpy()
-        # (action code, see ACTIONS; micro-batch; chunk) of every op, rank after rank, and the
-        # offset where each rank's ops begin (plus the total at the end).
-        ops = [op for stage_ops in self.ops for op in stage_ops]
-        n = len(ops)
-        kc = np.fromiter((_CODE[op.kind] for op in ops), dtype=np.int64, count=n)
-        mb = np.fromiter((op.microbatch for op in ops), dtype=np.int64, count=n)
-        ch = np.fromiter((op.chunk for op in ops), dtype=np.int64, count=n)
-        offset = [0]
-        for stage_ops in self.ops:
-            offset.append(offset[-1] + len(stage_ops))
-        return kc, mb, ch, offset
+        dep = _dependency(_CLASS[op.kind], self.virtual_stage(stage, op.chunk), self.virtual_stages - 1)
+        if dep is None:
+            return ()
+        cls, vs = dep
+        s, c = self.place(vs)
+        kind = "F" if cls == 0 else self._input_grad_kind.get((s, c, op.microbatch), "B")
+        return ((s, _op(kind, op.microbatch, c)),)
 
     def peak_inflight(self) -> np.ndarray:
-        """Per rank, the most micro-batch-chunks whose activations are held at once.
+        """Per rank, the most micro-batch-chunks whose activations are held at once (:func:`_held_peak`).
 
         An activation is held from its F until the pass that last needs it ends: a full B, or the W
         of a split backward (W still reads the stored input; I does not release it). Ranks run their
         ops in order, so this depends only on the order, not on costs.
         """
-        np = _numpy()
-        if np is None:
-            return tuple(_held_peak(op.kind for op in stage_ops) for stage_ops in self.ops)
-        kc, _, _, offset = self._arrays
-        held = np.cumsum((kc == 0).astype(np.int64) - (kc == 1) - (kc == 2))
-        before = np.concatenate(([0], held))[offset[:-1]]  # held count carried over from earlier ranks
-        peaks = np.maximum.reduceat(held, offset[:-1]) - before if len(kc) else np.zeros(self.stages, dtype=np.int64)
-        return np.maximum(peaks, 0)
+        return _vector([_held_peak(op.kind for op in stage_ops) for stage_ops in self.ops], "int64")
+
+
+def _dependency(cls: int, vs: int, last: int) -> tuple[int, int] | None:
+    """The one dependency rule of the simulator: the (class, global stage) of the op that an op of class ``cls``
+    (0 forward, 1 backward or input gradient, 2 weight gradient) at global stage ``vs`` waits for, of the same
+    micro-batch; ``None`` for the first forward. ``last`` is the last global stage (its backward waits for its own F).
+    """
+    if cls == 0:
+        return None if vs == 0 else (0, vs - 1)
+    if cls == 1:
+        return (0, vs) if vs == last else (1, vs + 1)
+    return (1, vs)
 
 
 def _held_peak(actions) -> int:
@@ -430,78 +413,44 @@ def _per_stage(name: str, value, stages: int, allow_zero: bool) -> list[float]:
     return [positive_number(f"{name}[{i}]", x, allow_zero) for i, x in enumerate(values)]
 
 
-def _links_python(sched: Schedule, cost, lat: float):
+def _links(sched: Schedule, cost, lat: float):
     """Per op, in rank order: its rank, its duration, the index of the op it waits for (-2: none)
-    and the p2p latency added to that wait, read off :meth:`Schedule.deps` in pure Python; also the
-    offset where each rank's ops begin (plus the total at the end)."""
-    index: dict[tuple[int, int, int, int], int] = {}
-    stage_l, dur_l, offset = [], [], [0]
+    and the p2p latency added to that wait (:func:`_dependency`, the rule :meth:`Schedule.deps` also reads);
+    also the offset where each rank's ops begin (plus the total at the end). Plain Python with integer keys
+    and lookup tables, with or without numpy."""
+    p, v, m = sched.stages, sched.chunks, sched.microbatches
+    last = sched.virtual_stages - 1
+    vs_of = [[sched.virtual_stage(s, c) for c in range(v)] for s in range(p)]
+    place = [sched.place(g) for g in range(last + 1)]
+    index: dict[int, int] = {}
+    stage_l, dur_l, offset, flat = [], [], [0], []
     for s, stage_ops in enumerate(sched.ops):
+        costs, row = cost[s], vs_of[s]
         for op in stage_ops:
-            k = (_CLASS[op.kind], op.microbatch, op.chunk, s)
+            cls = _CLASS[op.kind]
+            k = ((cls * m + op.microbatch) * v + op.chunk) * p + s
             if k in index:
                 raise RuntimeError("schedule lists the same op twice on one stage")
             index[k] = len(stage_l)
             stage_l.append(s)
-            dur_l.append(cost[s][op.kind])
+            dur_l.append(costs[op.kind])
+            flat.append((cls, row[op.chunk], op.microbatch))
         offset.append(len(stage_l))
-    dep_l, extra_l = [], []
-    for s, stage_ops in enumerate(sched.ops):
-        for op in stage_ops:
-            deps = sched.deps(s, op)
-            if not deps:
-                dep_l.append(-2)
-                extra_l.append(0.0)
-                continue
-            ((ds, dop),) = deps
-            j = index.get((_CLASS[dop.kind], dop.microbatch, dop.chunk, ds))
-            if j is None:
-                raise RuntimeError(f"stage {s} op {op} depends on {dop} on stage {ds}, which the schedule never runs")
-            dep_l.append(j)
-            extra_l.append(lat if ds != s else 0.0)
+    dep_l, extra_l = [-2] * len(flat), [0.0] * len(flat)
+    for g, (cls, vs, mb) in enumerate(flat):
+        dep = _dependency(cls, vs, last)
+        if dep is not None:
+            ds, dc = place[dep[1]]
+            j = index.get(((dep[0] * m + mb) * v + dc) * p + ds, -1)
+            if j < 0:
+                s = stage_l[g]
+                ((ds, dop),) = sched.deps(s, sched.ops[s][g - offset[s]])
+                raise RuntimeError(f"stage {s} op {sched.ops[s][g - offset[s]]} depends on {dop} on stage {ds}, "
+                                   "which the schedule never runs")
+            dep_l[g] = j
+            if ds != stage_l[g]:
+                extra_l[g] = lat
     return offset, stage_l, dur_l, dep_l, extra_l
-
-
-def _links_numpy(sched: Schedule, cost, lat: float):
-    """:func:`_links_python`'s lists, computed with numpy arrays (the rule of :meth:`Schedule.deps`
-    in vectorised form): the faster path where numpy is installed."""
-    np = _numpy()
-    p, v = sched.stages, sched.chunks
-    kc, mb, ch, offset = sched._arrays
-    n = len(kc)
-    stage_a = np.repeat(np.arange(p), np.diff(offset))
-    costs = np.array([[cost[s][k] for k in ACTIONS] for s in range(p)], dtype=float)
-    dur_a = costs[stage_a, kc]
-    cls = np.array([_CLASS[a] for a in ACTIONS], dtype=np.int64)[kc]
-
-    # Each op waits for at most one other op (see Schedule.deps); find it by integer keys.
-    m, nv = sched.microbatches, p * v
-    def key(k, b, c, s):
-        return ((k * m + b) * v + c) * p + s
-    index = np.full(3 * m * v * p, -1, dtype=np.int64)
-    keys = key(cls, mb, ch, stage_a)
-    index[keys] = np.arange(n)
-    if not np.array_equal(index[keys], np.arange(n)):  # a repeated key was overwritten
-        raise RuntimeError("schedule lists the same op twice on one stage")
-    # Global stage of every (rank, chunk), and the (rank, chunk) of every global stage.
-    vs_of = np.array([[sched.virtual_stage(s, c) for c in range(v)] for s in range(p)], dtype=np.int64)
-    rank_of, chunk_of = (np.array(x, dtype=np.int64) for x in zip(*(sched.place(g) for g in range(nv))))
-    vs = vs_of[stage_a, ch]
-    dep_k = np.where(cls == 0, 0, np.where(cls == 2, 1, np.where(vs == nv - 1, 0, 1)))
-    dep_vs = np.where(cls == 0, vs - 1, np.where((cls == 1) & (vs < nv - 1), vs + 1, vs))
-    has_dep = ~((cls == 0) & (vs == 0))
-    dep_vs = np.where(has_dep, dep_vs, 0)
-    dep_s, dep_c = rank_of[dep_vs], chunk_of[dep_vs]
-    dep = np.where(has_dep, index[key(dep_k, mb, dep_c, dep_s)], -2)
-    missing = np.flatnonzero(dep == -1)
-    if missing.size:
-        g = int(missing[0])
-        s = int(stage_a[g])
-        op = sched.ops[s][g - offset[s]]
-        ((ds, dop),) = sched.deps(s, op)
-        raise RuntimeError(f"stage {s} op {op} depends on {dop} on stage {ds}, which the schedule never runs")
-    extra = np.where(has_dep & (dep_s != stage_a), lat, 0.0)
-    return offset, stage_a.tolist(), dur_a.tolist(), dep.tolist(), extra.tolist()
 
 
 def _costs(sched: Schedule, forward, backward, weight) -> list[dict[str, float]]:
@@ -564,9 +513,12 @@ def _columns(sched: Schedule, stage_l, dur_l, end) -> dict:
         return dict(stage=tuple(stage_l), kind=tuple(op.kind for op in ops),
                     microbatch=tuple(op.microbatch for op in ops), chunk=tuple(op.chunk for op in ops),
                     start=tuple(e - d for e, d in zip(end, dur_l)), end=tuple(end), busy=tuple(busy))
-    kc, mb, ch, _ = sched._arrays
+    ops = [op for stage_ops in sched.ops for op in stage_ops]
+    mb = np.fromiter((op.microbatch for op in ops), dtype=np.int64, count=len(ops))
+    ch = np.fromiter((op.chunk for op in ops), dtype=np.int64, count=len(ops))
+    kind = np.array([op.kind for op in ops], dtype="<U1")
     stage_a, dur_a, end_a = np.asarray(stage_l, dtype=np.int64), np.asarray(dur_l, dtype=float), np.asarray(end, dtype=float)
-    return dict(stage=stage_a, kind=np.array(ACTIONS)[kc], microbatch=mb, chunk=ch, start=end_a - dur_a,
+    return dict(stage=stage_a, kind=kind, microbatch=mb, chunk=ch, start=end_a - dur_a,
                 end=end_a, busy=np.bincount(stage_a, weights=dur_a, minlength=p).astype(float))
 
 
@@ -590,8 +542,7 @@ def simulate(sched: Schedule, forward=1.0, backward=2.0, weight=None, p2p: float
         raise ParallelselError(f"schedule={sched!r}: must be a Schedule from pipeline.schedule()")
     cost = _costs(sched, forward, backward, weight)
     lat = positive_number("p2p", p2p, allow_zero=True)
-    links = _links_python if _numpy() is None else _links_numpy
-    offset, stage_l, dur_l, dep_l, extra_l = links(sched, cost, lat)
+    offset, stage_l, dur_l, dep_l, extra_l = _links(sched, cost, lat)
     end, pos = _longest_path(sched.stages, offset, dep_l, extra_l, dur_l)
     for s in range(sched.stages):
         if pos[s] < offset[s + 1]:
@@ -659,11 +610,16 @@ def zb_h1_bubble_time(stages: int, forward: float, backward: float, weight: floa
     1F1B bubble ``(p-1)(T_F+T_B+T_W)`` to ``(p-1)(T_F+T_B-T_W)`` -- a third of it when
     ``T_F = T_B = T_W``. ``backward`` here is the input-gradient pass only. The handcrafted schedule
     reaches it when ``m >= p`` (with fewer micro-batches there are too few W to fill the drain) and
-    ``T_W <= T_B`` (the idle can never drop below the ``(p-1)T_F`` the last stage waits for its
-    first input); :func:`simulate` measures the other cases.
+    ``T_W <= min(T_F, T_B)``: the idle never drops below ``(p-1) max(T_F, T_B)`` (the last stage waits
+    ``(p-1)T_F`` for its first input, the first stage ``(p-1)T_B`` for its first gradient), which the
+    event simulator shows whenever ``T_W`` exceeds either; a larger ``weight`` is refused (the form would
+    go below that floor, even below zero) and :func:`simulate` measures those cases.
     """
     p = positive_int("stages", stages)
     tf = positive_number("forward", forward)
     tb = positive_number("backward", backward)
     tw = positive_number("weight", weight, allow_zero=True)
+    if tw > min(tf, tb):  # outside the form's validity (see above)
+        raise ParallelselError(f"weight={weight!r}: the ZB-H1 closed form holds for weight <= min(forward, backward) "
+                               f"= {min(tf, tb)!r}; simulate() measures the other cases")
     return (p - 1) * (tf + tb - tw)

@@ -20,6 +20,7 @@ from .hardware import MAX_GPUS, Cluster
 from .model import ATTENTION, RECOMPUTE, SHAPE_LIMITS, Transformer
 from .reasons import Reason
 from .recipe import Recipe
+from .stacks import DEFAULT_STACK, STACKS
 
 SCHEDULES = ("gpipe", "1f1b", "interleaved", "zb-h1")
 """Pipeline schedules a Plan may name (the one list; :mod:`parallelsel.core.pipeline` simulates more kinds)."""
@@ -44,6 +45,13 @@ class Workload:
     ``attention`` is ``"flash"`` (default: a fused kernel, as every current training stack uses) or
     ``"standard"`` (the s x s scores are stored, Korthikanti et al. 2022's accounting); see
     :func:`parallelsel.core.memory.activations_per_layer`.
+
+    ``stack``: the framework the job runs on, a key of :data:`parallelsel.core.stacks.STACKS`
+    (``"megatron-core"``, ``"torchtitan"``, ``"deepspeed"``; default
+    :data:`~parallelsel.core.stacks.DEFAULT_STACK`, Megatron-Core): the dtype of each collective, the
+    model-state bytes (``recipe`` defaults to the stack's: 18 bytes a parameter on Megatron-Core, 16 on
+    torchtitan and DeepSpeed), what overlaps and which operators are fused follow it. ``compile``: the model
+    runs under ``torch.compile`` (refused on a stack that does not offer it).
     """
 
     model: Transformer
@@ -51,14 +59,17 @@ class Workload:
     global_batch: int = 1
     seq_len: int | None = None
     attention: str = "flash"
+    stack: str = DEFAULT_STACK
+    compile: bool = False
 
     def __post_init__(self):
         from .recipe import RECIPES  # local: avoids a cycle at import time
 
         if not isinstance(self.model, Transformer):
             raise ParallelselError(f"model={self.model!r}: must be a Transformer (e.g. ps.MODELS['llama3-8b'])")
-        if self.recipe is None:
-            object.__setattr__(self, "recipe", RECIPES["bf16-adam"])
+        choice("stack", self.stack, tuple(STACKS))
+        if self.recipe is None:  # the stack's own bf16 mixed-precision states (Stack.recipe)
+            object.__setattr__(self, "recipe", RECIPES[STACKS[self.stack].recipe])
         if not isinstance(self.recipe, Recipe):
             raise ParallelselError(f"recipe={self.recipe!r}: must be a Recipe (e.g. ps.RECIPES['bf16-adam'])")
         store(self, "global_batch", positive_int("global_batch", self.global_batch, maximum=MAX_GLOBAL_BATCH))
@@ -66,6 +77,8 @@ class Workload:
             object.__setattr__(self, "seq_len", self.model.seq_len)
         store(self, "seq_len", positive_int("seq_len", self.seq_len, maximum=SHAPE_LIMITS["seq_len"]))
         choice("attention", self.attention, ATTENTION)
+        store(self, "compile", flag("compile", self.compile))
+        STACKS[self.stack].mode(self.compile)  # raises if the stack has no compiled mode
 
     @property
     def tokens(self) -> int:
@@ -100,6 +113,20 @@ class Plan:
     With PP both follow the stack that runs FSDP with PP (:mod:`parallelsel.core.stacks`: torchtitan keeps
     weights and gradients unsharded for the step), so they change nothing there.
 
+    ``recompute``: a policy of :data:`parallelsel.core.model.RECOMPUTE` (``"none"``, ``"selective"``
+    -- Megatron's core-attention recompute --, ``"op"`` -- torchtitan's op-level SAC --, ``"full"``).
+    ``recompute_layers``: with ``recompute="full"`` only, recompute k layers of each pipeline model
+    chunk fully and store everything for the others (None: all of them). Megatron-Core's
+    ``--recompute-method block --recompute-num-layers k`` ("recompute only the first
+    recompute_num_layers layers per pipeline stage", ``transformer_config.py`` L543-551 @d98e8a6; per
+    model chunk with virtual stages) and torchtitan's layer SAC ``selective_ac_option="N"`` (full AC on
+    every N-th block, the others none: k = floor(layers of the stage / N); ``parallelize_llama.py``
+    L281-289 @820504e). Megatron's ``uniform`` method with k = 1 is plain ``"full"``.
+    ``tp_overlap``: TP collectives overlap the GEMMs beside them -- Megatron-Core's ``--tp-comm-overlap``
+    (Transformer Engine userbuffers; needs ``sp``), torchtitan's async TP (needs ``compile``);
+    None takes the workload's stack default (off on all three: ``Stack.overlap_tp_comm``). Priced by
+    :func:`parallelsel.core.comm.traffic` from the GEMM each collective hides under.
+
     ``stage_layers``: an uneven pipeline split, the transformer layers of each pipeline rank in stage
     order (``pp`` entries summing to the model's layers; with ``chunks`` > 1 each rank's layers are
     spread over its chunks, so every entry must be at least ``chunks``). None (the default) splits
@@ -125,6 +152,8 @@ class Plan:
     cp: int = 1
     reshard_after_forward: bool = True
     no_sync: bool = False
+    recompute_layers: int | None = None
+    tp_overlap: bool | None = None
     stage_layers: tuple[int, ...] | None = None
 
     def __post_init__(self):
@@ -156,6 +185,14 @@ class Plan:
             raise ParallelselError(f"ep={self.ep}: must divide dp={self.dp} (experts are spread over DP ranks)")
         if self.reshard_after_forward is not True or self.no_sync is not False:
             self._check_fsdp_options()
+        if self.recompute_layers is not None:
+            store(self, "recompute_layers", positive_int("recompute_layers", self.recompute_layers))
+            if self.recompute != "full":
+                raise ParallelselError(f"recompute_layers={self.recompute_layers}: needs recompute='full' (Megatron "
+                                       f"--recompute-num-layers goes with full granularity; torchtitan's every-N-th "
+                                       f"layer AC is full AC), got recompute={self.recompute!r}")
+        if self.tp_overlap is not None:
+            store(self, "tp_overlap", flag("tp_overlap", self.tp_overlap))
         if self.stage_layers is not None:
             self._check_stage_layers()
 
@@ -185,6 +222,16 @@ class Plan:
     @property
     def gpus(self) -> int:
         return self.dp * self.tp * self.pp * self.cp
+
+    def recompute_share(self, model: Transformer) -> float:
+        """Share of the model's layers that recompute: 1 unless ``recompute_layers`` picks k of each chunk's
+        layers (capped at the chunk's layers), 0 without recomputation."""
+        if self.recompute == "none":
+            return 0.0
+        if self.recompute_layers is None:
+            return 1.0
+        per_chunk = model.layers / (self.pp * self.chunks)
+        return min(1.0, self.recompute_layers / per_chunk)
 
     @property
     def shard_size(self) -> int:
@@ -241,9 +288,13 @@ def label_parts(p: Mapping) -> list[tuple[str, str]]:
         parts.append(("sp", "SP"))
     if p.get("ep", 1) > 1:
         parts.append(("ep", f"EP{p['ep']}"))
+    if p.get("tp_overlap") and p["tp"] > 1:
+        parts.append(("tp_overlap", "tp-overlap"))
     parts.append(("micro_batch", f"mb{p['micro_batch']}"))
     if p.get("recompute", "none") != "none":
         parts.append(("recompute", p["recompute"]))
+        if p.get("recompute_layers") is not None:
+            parts.append(("recompute_layers", f"rl{p['recompute_layers']}"))
     if p.get("stage_layers"):
         parts.append(("stage_layers", "L" + "/".join(str(n) for n in _runs(p["stage_layers"]))))
     if p["pp"] > 1:
@@ -486,13 +537,56 @@ def ep_violations(model: Transformer, ep: int) -> list[Reason]:
     return []
 
 
+def recompute_violations(workload: Workload, plan: Plan) -> list[Reason]:
+    """The recomputation policy must be one the workload's stack offers (:data:`parallelsel.core.stacks.STACKS`
+    ``recompute``: Megatron-Core has no op-level policy, torchtitan no core-attention one, DeepSpeed only
+    full layers), and ``recompute_layers`` at most the layers of a model chunk (Megatron-LM validates
+    ``recompute_num_layers`` in 1..num_layers / PP, ``transformer_config.py`` L1919-1925 @d98e8a6)."""
+    out = []
+    offered = STACKS[workload.stack].recompute
+    if plan.recompute not in offered:
+        out.append(Reason("recompute_not_in_stack", {"recompute": plan.recompute, "stack": workload.stack,
+                                                     "offered": ", ".join(offered)}))
+    if plan.recompute_layers is not None:
+        per_chunk = workload.model.layers // (plan.pp * plan.chunks)
+        if plan.recompute_layers > per_chunk:
+            out.append(Reason("recompute_layers_exceed_chunk", {"recompute_layers": plan.recompute_layers,
+                                                                "layers": per_chunk}))
+    return out
+
+
+def tp_overlap_on(workload: Workload, plan: Plan) -> bool:
+    """Whether ``plan``'s TP collectives overlap GEMMs: ``plan.tp_overlap``, or the stack's default when None."""
+    on = STACKS[workload.stack].overlap_tp_comm if plan.tp_overlap is None else plan.tp_overlap
+    return bool(on) and plan.tp > 1
+
+
+def tp_overlap_violations(workload: Workload, plan: Plan) -> list[Reason]:
+    """TP overlap as the workload's stack offers it: Megatron-Core's ``--tp-comm-overlap`` asserts
+    sequence parallelism (``megatron/training/arguments.py`` L1441-1442); torchtitan's async TP
+    raises without ``torch.compile`` of the model (``torchtitan/config/configs.py`` L307-313);
+    DeepSpeed has no TP/GEMM overlap (:data:`parallelsel.core.stacks.STACKS`)."""
+    if not tp_overlap_on(workload, plan):
+        return []
+    st = STACKS[workload.stack]
+    if not st.tp_overlap:
+        return [Reason("tp_overlap_not_offered", {"stack": st.key})]
+    out = []
+    if "sp" in st.tp_overlap_needs and not plan.sp:
+        out.append(Reason("tp_overlap_needs_sp", {"stack": st.key, "tp": plan.tp}))
+    if "compile" in st.tp_overlap_needs and not workload.compile:
+        out.append(Reason("tp_overlap_needs_compile", {"stack": st.key}))
+    return out
+
+
 def constraint_violations(workload: Workload, plan: Plan, cluster: Cluster | None = None) -> list[Reason]:
     """Every hard constraint (other than memory) that ``plan`` violates, as :class:`~parallelsel.core.reasons.Reason`
     objects (``str(reason)`` is the sentence; :mod:`parallelsel.render.reasons` writes it).
 
     The rules (each written once, above): the cluster's GPU count, heads, KV groups (GQA) and FFN
     width over TP, layers over PP x virtual chunks, the global batch into dp x micro_batch x
-    micro-batches (and micro-batches over PP when interleaved), the sequence over 2 x CP, experts over EP.
+    micro-batches (and micro-batches over PP when interleaved), the sequence over 2 x CP, experts over EP,
+    and a recomputation policy and TP overlap as the stack offers them.
 
     >>> import parallelsel as ps
     >>> bad = constraint_violations(ps.Workload(ps.MODELS["gpt3-175b"], global_batch=8), ps.Plan(dp=16, tp=7))
@@ -503,7 +597,8 @@ def constraint_violations(workload: Workload, plan: Plan, cluster: Cluster | Non
     return (cluster_violations(plan.gpus, cluster) + tp_violations(m, plan.tp)
             + pp_violations(m, plan.pp, plan.chunks, plan.stage_layers)
             + batch_violations(workload.global_batch, plan.dp, plan.micro_batch, plan.schedule, plan.pp)
-            + cp_violations(workload.seq_len, plan.cp) + ep_violations(m, plan.ep))
+            + cp_violations(workload.seq_len, plan.cp) + ep_violations(m, plan.ep)
+            + recompute_violations(workload, plan) + tp_overlap_violations(workload, plan))
 
 
 _PLAN_PARTS = (
@@ -513,7 +608,9 @@ _PLAN_PARTS = (
     (r"sp", lambda g: {"sp": True}),
     (r"no-reshard|shard_grad_op", lambda g: {"reshard_after_forward": False}),
     (r"no[_-]sync", lambda g: {"no_sync": True}),
+    (r"tp[_-]overlap", lambda g: {"tp_overlap": True}),
     (r"mb(\d+)", lambda g: {"micro_batch": int(g[0])}),
+    (r"rl(\d+)", lambda g: {"recompute_layers": int(g[0])}),
     (r"l(\d+(?:x\d+)?(?:/\d+(?:x\d+)?)*)", lambda g: {"stage_layers": _read_runs(g[0])}),
     (r"interleaved(?:[×x*]?(\d+))?", lambda g: {"schedule": "interleaved", **({"chunks": int(g[0])} if g[0] else {})}),
 )
@@ -524,9 +621,9 @@ def parse_plan(text: str) -> Plan:
     """The :class:`Plan` a label names: the inverse of :meth:`Plan.label`, also in plain ASCII.
 
     Parts are separated by ``·``, spaces or commas, case-insensitive: ``DP16``, ``TP4``, ``PP2``,
-    ``CP2``, ``EP8``, ``ZeRO-3`` (or ``ZeRO3``, ``FSDP`` = ZeRO-3), ``ZeRO-3/shard8`` (HSDP), ``no-reshard``
+    ``CP2``, ``EP8``, ``tp-overlap``, ``ZeRO-3`` (or ``ZeRO3``, ``FSDP`` = ZeRO-3), ``ZeRO-3/shard8`` (HSDP), ``no-reshard``
     (or ``SHARD_GRAD_OP``: ``reshard_after_forward=False``), ``no_sync``, ``SP``, ``mb2``,
-    a recomputation (its mode code, e.g. ``selective``/``full``;
+    a recomputation (its mode code, e.g. ``selective``/``op``/``full``, and ``rl<k>`` for ``recompute_layers``;
     :func:`parallelsel.render.reasons.read_plan` also reads the words a worded label prints) and a schedule (``1f1b``,
     ``gpipe``, ``zb-h1``, ``interleaved×4`` or ``interleaved4``). Unnamed fields keep Plan's defaults.
 
@@ -539,9 +636,15 @@ def parse_plan(text: str) -> Plan:
     if not isinstance(text, str) or not text.strip():
         raise ParallelselError(f"plan={text!r}: must be a plan label such as 'DP16·TP4·PP1·ZeRO-3'")
     kw: dict = {}
+    source: dict = {}  # field -> the part that set it, to name both sides of a contradiction
     for raw in re.split(r"[·\s,]+", text.strip()):
-        if raw:
-            kw.update(_plan_part(text, raw))
+        if not raw:
+            continue
+        for name, value in _plan_part(text, raw).items():
+            if name in kw and kw[name] != value:
+                raise ParallelselError(f"plan={text!r}: {source[name]!r} and {raw!r} both set {name} "
+                                       f"({kw[name]!r} vs {value!r}); a label names each field once")
+            kw[name], source[name] = value, raw
     return Plan(**kw)
 
 
@@ -566,5 +669,5 @@ def _plan_part(text: str, raw: str) -> dict:
     if t in SCHEDULES:
         return {"schedule": t}
     raise ParallelselError(f"plan={text!r}: cannot read {raw!r}; parts are DP<n> TP<n> PP<n> EP<n> ZeRO-<0..3>"
-                           f"[/shard<n>] no-reshard no_sync SP mb<n> L<layers/...> selective|full and a schedule ({', '.join(SCHEDULES)}; "
+                           f"[/shard<n>] no-reshard no_sync SP mb<n> L<layers/...> selective|op|full rl<k> and a schedule ({', '.join(SCHEDULES)}; "
                            f"interleaved×<v>)")

@@ -7,9 +7,12 @@ momentum and variance), 16 bytes in all.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ._check import Catalogue, ParallelselError, positive_number, store
+
+GEMM_PRECISIONS = ("bf16", "fp8")
+"""Precisions the linear layers' matmuls may run in (:attr:`Recipe.gemm`)."""
 
 MAX_BYTES_PER_VALUE = 1024.0
 """Largest bytes per parameter or activation element accepted (fp32 Adam needs 16 in all)."""
@@ -20,6 +23,17 @@ class Recipe:
     """Bytes per parameter: ``weights`` (compute copy), ``grads``, ``optimizer`` (K in ZeRO's notation).
 
     ``activation`` is the bytes per activation element (Korthikanti et al. 2022 assume 16-bit).
+    ``gemm``: the precision the linear layers' matmuls run in, ``"bf16"`` or ``"fp8"`` (Transformer
+    Engine / torchao float8 with tensorwise scaling). Under FP8 the attention core and the output
+    layer (LM head) stay in bf16: Megatron-Core's ``fp8_dot_product_attention`` and ``fp8_output_proj``
+    default off (``transformer_config.py`` L635-641 @d98e8a6), TE runs "attention computations ... in
+    high precision by default" (TE ``docs/features/low_precision_training/introduction/introduction.rst``
+    @4a221f3a), and torchao's ``Float8Linear`` replaces only ``nn.Linear`` modules, torchtitan
+    filtering ``output`` (``docs/float8.md``). :mod:`parallelsel.core.kernels` times the FP8 GEMMs at
+    the device's FP8 rate and charges the casts; :mod:`parallelsel.core.memory` the FP8 weight copies.
+    ``gather_bytes``: bytes per parameter of the ZeRO-3/FSDP weight all-gather when the recipe fixes
+    it (FSDP2's float8 all-gather: 1); 0 leaves it to the stack's gather dtype
+    (:func:`parallelsel.core.stacks.wire_bytes`).
     """
 
     name: str
@@ -27,10 +41,20 @@ class Recipe:
     grads: float
     optimizer: float
     activation: float = 2.0
+    gemm: str = "bf16"
+    gather_bytes: float = 0.0
+    source: str = field(default="", compare=False)
+    """Where the record's numbers come from (paper and table, datasheet, measurement); every preset names one."""
 
     def __post_init__(self):
         if not isinstance(self.name, str):
             raise ParallelselError(f"name={self.name!r}: must be a string")
+        if self.gemm not in GEMM_PRECISIONS:
+            raise ParallelselError(f"gemm={self.gemm!r}: must be one of {', '.join(GEMM_PRECISIONS)}")
+        if not isinstance(self.source, str):
+            raise ParallelselError(f"source={self.source!r}: must be a string")
+        store(self, "gather_bytes", positive_number("gather_bytes", self.gather_bytes, allow_zero=True,
+                                                    maximum=MAX_BYTES_PER_VALUE))
         for f in ("weights", "grads", "activation"):
             store(self, f, positive_number(f, getattr(self, f), maximum=MAX_BYTES_PER_VALUE))
         store(self, "optimizer", positive_number("optimizer", self.optimizer, allow_zero=True, maximum=MAX_BYTES_PER_VALUE))
@@ -43,22 +67,37 @@ class Recipe:
 
 RECIPES: dict[str, Recipe] = Catalogue("recipe", {
     # ZeRO §3.1: 2 + 2 + 12 (fp32 master, momentum, variance).
-    "bf16-adam": Recipe("bf16 + Adam", 2, 2, 12),
+    "bf16-adam": Recipe("bf16 + Adam", 2, 2, 12,
+                        source="Rajbhandari et al. 2020 (ZeRO) §3.1: 2 + 2 + 12 bytes per parameter"),
     # Megatron-LM's default with fp32 gradient accumulation (main_grad): 2 + 4 + 12.
-    "bf16-adam-fp32grad": Recipe("bf16 + Adam, fp32 grads", 2, 4, 12),
+    "bf16-adam-fp32grad": Recipe("bf16 + Adam, fp32 grads", 2, 4, 12,
+                                 source="Megatron-LM's fp32 gradient accumulation (main_grad): 2 + 4 + 12"),
     # Pure fp32 Adam: weights, grads, momentum, variance, no master copy: 4 + 4 + 8.
-    "fp32-adam": Recipe("fp32 Adam", 4, 4, 8, activation=4),
+    "fp32-adam": Recipe("fp32 Adam", 4, 4, 8, activation=4,
+                        source="fp32 weights, gradients, Adam momentum and variance: 4 + 4 + 8"),
+    # torchtitan FSDP2 / DDP with bf16 compute: parameters, gradients and Adam moments stay fp32 (FSDP2's
+    # MixedPrecisionPolicy casts to bf16 only for the all-gather and the compute; autocast likewise), no master copy: 4 + 4 + 8.
+    "bf16-compute-fp32-adam": Recipe("bf16 compute, fp32 params + Adam", 4, 4, 8,
+                                     source="torchtitan configs.py L94-100 (mixed_precision_param bf16, reduce fp32) with "
+                                            "PyTorch FSDP2 MixedPrecisionPolicy / torch.autocast: fp32 states 4 + 4 + 8, bf16 compute"),
+    # DeepSeek-V3 (DeepSeek-AI 2024, §3.3.2 "Low-Precision Optimizer States"): AdamW moments in BF16, master weights
+    # and the gradients used for accumulation kept in FP32: 2 + 4 + (4 + 2 + 2).
+    "bf16-adam-bf16-moments": Recipe("bf16 + Adam, bf16 moments, fp32 master and grads", 2, 4, 8,
+                                     source='DeepSeek-AI 2024 (DeepSeek-V3 technical report) §3.3.2: BF16 first and second moments of AdamW, FP32 master weights and gradients: 2 + 4 + 8'),
+    # FP8 linear layers (Transformer Engine under Megatron-Core; torchao float8 under torchtitan), states as the
+    # stack keeps them for bf16: Megatron's bf16 weights, fp32 main grads, fp32 master + Adam (2 + 4 + 12) ...
+    "fp8-adam-fp32grad": Recipe("FP8 GEMMs + bf16 weights, fp32 grads + Adam", 2, 4, 12, gemm="fp8",
+                                source='Megatron-Core --fp8-format / --fp8-recipe with Transformer Engine (transformer_config.py L587-641 @d98e8a6): FP8 linear GEMMs, attention and output layer in bf16; states 2 + 4 + 12'),
+    # ... and torchtitan's fp32 parameters, gradients and Adam moments (4 + 4 + 8).
+    # torchtitan's published float8 runs cast the weights to FP8 before FSDP's all-gather
+    # (--float8.enable_fsdp_float8_all_gather: "communicate in float8 to save bandwidth", docs/float8.md).
+    "fp8-compute-fp32-adam": Recipe("FP8 GEMMs + FP8 all-gather, fp32 params + Adam", 4, 4, 8, gemm="fp8",
+                                    gather_bytes=1.0, source='torchtitan --model.converters=float8 (torchao Float8Linear, tensorwise scaling; docs/float8.md @820504e): FP8 linear GEMMs, SDPA and the output layer in bf16; FSDP2 fp32 states 4 + 4 + 8; weights all-gathered in FP8 (enable_fsdp_float8_all_gather, as torchtitan benchmarks/llama3-8b_h200_202506_trainy-whitefiber.md runs it)'),
     # Dettmers et al. 2022 (8-bit optimizers): momentum and variance in 1 byte each, fp32 master kept: 2 + 2 + 6.
-    "bf16-adam8bit": Recipe("bf16 + 8-bit Adam", 2, 2, 6),
+    "bf16-adam8bit": Recipe("bf16 + 8-bit Adam", 2, 2, 6,
+                            source="Dettmers et al. 2022 (8-bit Optimizers via Block-wise Quantization): 2 + 2 + 6"),
     # SGD with momentum in fp32: weights, grads, momentum: 4 + 4 + 4.
-    "sgd-momentum": Recipe("fp32 SGD + momentum", 4, 4, 4, activation=4),
+    "sgd-momentum": Recipe("fp32 SGD + momentum", 4, 4, 4, activation=4,
+                           source="fp32 SGD with momentum: 4 + 4 + 4"),
 })
 
-RECIPE_SOURCES: dict[str, str] = {
-    "bf16-adam": "Rajbhandari et al. 2020 (ZeRO) §3.1: 2 + 2 + 12 bytes per parameter",
-    "bf16-adam-fp32grad": "Megatron-LM's fp32 gradient accumulation (main_grad): 2 + 4 + 12",
-    "fp32-adam": "fp32 weights, gradients, Adam momentum and variance: 4 + 4 + 8",
-    "bf16-adam8bit": "Dettmers et al. 2022 (8-bit Optimizers via Block-wise Quantization): 2 + 2 + 6",
-    "sgd-momentum": "fp32 SGD with momentum: 4 + 4 + 4",
-}
-"""Where each :data:`RECIPES` preset's bytes per parameter come from."""

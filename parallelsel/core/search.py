@@ -59,11 +59,17 @@ from .placement import group_reasons
 from .plan import (MICRO_BATCHES, SCHEDULES, Plan, Workload, balanced_split, batch_violations, constraint_violations,
                    cp_violations, divisors, ep_violations, pp_violations, stage_layer_counts, tp_violations)
 from .reasons import Reason
-from .stacks import pp_zero_reason
+from .stacks import STACKS, pp_zero_reason, stack_fused
 
 __all__ = ["EXCLUSIONS", "Explanation", "Fix", "Ranked", "SearchResult", "enumerates", "explain", "fixes", "search"]
 
 RECOMPUTES = RECOMPUTE  # lightest first: the order in which the search tries them
+
+
+def stack_recomputes(workload: Workload) -> tuple[str, ...]:
+    """The recomputation policies the workload's stack offers (:data:`parallelsel.core.stacks.STACKS`), lightest first."""
+    offered = STACKS[workload.stack].recompute
+    return tuple(r for r in RECOMPUTES if r in offered)
 TIE = 0.039
 """Step times within this relative difference count as a tie: the step-time model's mean absolute
 error on the 14 published Megatron-LM runs of the validation page (3.9%, tests/test_step_time.py
@@ -211,6 +217,10 @@ def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
         prod *= fixed.get(k, 1)
     if cluster.gpus % prod:
         raise ParallelselError(f"dp×tp×pp{'×cp' if 'cp' in fixed else ''}={prod}: must divide the cluster's {cluster.gpus} GPUs")
+    interleaving = fixed.get("chunks", 1) > 1 or fixed.get("schedule") == "interleaved"
+    if interleaving and (fixed.get("pp") == 1 or cluster.gpus == prod):  # pp is 1 in every plan left
+        raise ParallelselError(f"fixed={fixed!r}: interleaving needs a pipeline (pp > 1), and these pins leave "
+                               f"pp = 1 on the cluster's {cluster.gpus} GPUs")
     return fixed
 
 
@@ -375,7 +385,7 @@ def _knobs(space: _Space, tp: int, pp: int, dp: int, split=None):
            for sh in ([space.fixed["shard"]] if "shard" in space.fixed
                       else _shards(z, dp, tp, e, space.cluster.gpus_per_node))]
     sps = space.allowed("sp", (False, True) if tp > 1 else (False,))
-    return (zse, sps, _micro_batches(space, dp), space.allowed("recompute", RECOMPUTES),
+    return (zse, sps, _micro_batches(space, dp), space.allowed("recompute", stack_recomputes(space.workload)),
             _schedules(space.fixed, pp, m, split))
 
 
@@ -436,17 +446,18 @@ def _compute_bound(space: _Space, tp, cp, pp, split, b, rc, sp, ep, m) -> tuple[
     """(m x the slowest rank's compute per micro-batch, the fill the bubble idles on): what
     :func:`parallelsel.core.estimate.estimate` counts before communication and the optimizer step."""
     w = space.workload
-    top, fill = _rank_times(w.model, space.cluster.device, w.seq_len, w.attention, tp, cp, pp, split, b, rc, sp, ep)
+    top, fill = _rank_times(w.model, space.cluster.device, w.seq_len, w.attention, tp, cp, pp, split, b, rc, sp, ep,
+                            tuple(sorted(stack_fused(w))), w.recipe.gemm == "fp8")
     return m * top, m * fill
 
 
 @lru_cache(maxsize=65536)
-def _rank_times(model, device, s, attention, tp, cp, pp, split, b, rc, sp, ep) -> tuple[float, float]:
+def _rank_times(model, device, s, attention, tp, cp, pp, split, b, rc, sp, ep, fused, fp8) -> tuple[float, float]:
     # Per micro-batch: the slowest rank's compute, and the mean of the others' (0 without a pipeline).
     if pp == 1:
-        return compute_time(model, b, s, device, tp, 1, cp, ep, sp, rc, attention).total, 0.0
+        return compute_time(model, b, s, device, tp, 1, cp, ep, sp, rc, attention, 1.0, fused, fp8).total, 0.0
     # stage_compute_times's sums, without building a ComputeTime per rank: n layers each, the head on the last.
-    layer, head = layer_and_head_times(model, b, s, device, tp, cp, ep, sp, rc, attention)
+    layer, head = layer_and_head_times(model, b, s, device, tp, cp, ep, sp, rc, attention, 1.0, fused, fp8)
     lt, ht = layer[0] + layer[1], head[0] + head[1]
     counts = stage_layer_counts(model.layers, pp, split)
     totals = [n * lt for n in counts[:-1]] + [counts[-1] * lt + ht]
@@ -499,6 +510,10 @@ def _search_group(space: _Space, tally: _Tally, g: _Group) -> None:
     cands: list = []
     memo: dict = {}  # (ep, sp, b, recompute) -> the compute bound, shared by the schedules
     for sched, chunks in scheds:
+        bad = pp_violations(m, g.pp, chunks, g.split)  # a pinned chunk count must split the layers too
+        if bad or (g.split is not None and min(g.split) < chunks):  # (every rank one layer per chunk at least)
+            tally.excluded[bad[0].code if bad else "stages_exceed_layers"] += len(keep) * per_zse
+            continue
         if sched == "gpipe" and "schedule" not in space.fixed:
             # Same bubble as 1F1B (Narayanan et al. 2021 §2.2.1) with all m micro-batches in
             # flight instead of at most p: never faster, never smaller, so never timed.
@@ -643,6 +658,9 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
             tally.excluded[BOUND] += g.n  # no plan of it can reach the top N: neither checked for memory nor timed
             continue
         _search_group(space, tally, g)
+    if tally.considered == 0:  # the pins leave no plan at all: an input error, not an empty answer
+        raise ParallelselError(f"fixed={space.fixed!r}: no plan of dp×tp×pp×cp = {cluster.gpus} GPUs has these values "
+                               f"(tp up to the {workload.model.heads} heads, pp up to the {workload.model.layers} layers)")
     ranked = _rank(tally.done, top)
     if tally.fitting > len(ranked):
         tally.excluded[BELOW_TOP] += tally.fitting - len(ranked)
@@ -717,8 +735,9 @@ def explain(workload: Workload, cluster: Cluster, plan: Plan, top: int = 10,
     dominated = None
     if e.fits and plan.recompute != "none":
         lighter = RECOMPUTES[:RECOMPUTES.index(plan.recompute)]
+        lighter = tuple(r for r in lighter if r in stack_recomputes(workload))
         for rc in lighter:
-            q = plan.with_(recompute=rc)
+            q = plan.with_(recompute=rc, recompute_layers=None)
             if breakdown(workload, q).total <= budget(cluster.device, q, headroom):
                 dominated = q
                 break
@@ -778,7 +797,7 @@ def fixes(workload: Workload, cluster: Cluster, plan: Plan, headroom: float = DE
     if workload.recipe != RECIPES["bf16-adam8bit"]:
         keep("recipe", {"recipe": "bf16-adam8bit"}, _replace_recipe(workload, RECIPES["bf16-adam8bit"]), plan, cluster)
     if plan.recompute != "full":
-        keep("recompute", {"recompute": "full"}, workload, plan.with_(recompute="full"), cluster)
+        keep("recompute", {"recompute": "full"}, workload, plan.with_(recompute="full", recompute_layers=None), cluster)
     if plan.zero != 3 and plan.dp > 1:
         keep("zero", {"zero": 3}, workload, plan.with_(zero=3), cluster)
     if plan.tp > 1 and not plan.sp:

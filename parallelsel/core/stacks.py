@@ -1,12 +1,19 @@
-"""Which training stacks run pipeline parallelism together with ZeRO/FSDP, and as what.
+"""The training stacks a job runs on (:data:`STACKS`), and which of them run PP together with ZeRO/FSDP.
 
-Three stacks, three answers (each is data: a :class:`parallelsel.core.reasons.Reason`):
+:data:`STACKS` holds one frozen :class:`Stack` record per framework -- ``"megatron-core"``,
+``"torchtitan"``, ``"deepspeed"`` -- with the version it describes and the source of every field: the
+dtype each collective runs in, the bytes of model state per parameter, what overlaps by default, the
+pipeline schedules and recomputation modes it offers, how it runs FSDP with PP and which operators
+run fused in each execution mode. :class:`parallelsel.core.plan.Workload` names one
+(``Workload(stack=...)``, default :data:`DEFAULT_STACK`); traffic, memory and time read it from there.
+
+PP with ZeRO/FSDP. Three stacks, three answers (each is data: a :class:`parallelsel.core.reasons.Reason`):
 
 * DeepSpeed's ``PipelineEngine`` accepts ZeRO-1 and refuses ZeRO-2 and ZeRO-3: its constructor
   asserts ``zero_optimization_stage() < 2`` ("ZeRO-2 and ZeRO-3 are incompatible with pipeline
   parallelism", ``deepspeed/runtime/pipe/engine.py``).
 * Megatron-LM's distributed optimizer (``--use-distributed-optimizer``) works with PP and shards
-  only the optimizer state (fp32 master weights and Adam moments) over the DP group: ZeRO-1-like;
+  only the optimizer state (fp32 master weights and Adam moments) over the DP x CP group: ZeRO-1-like;
   gradients are reduce-scattered and updated weights all-gathered once per step (Megatron-LM docs,
   "Distributed Optimizer").
 * torchtitan composes FSDP2 with PP: ``apply_fsdp`` sets ``reshard_after_forward = not pp_enabled``
@@ -22,9 +29,214 @@ No stack runs PP with ZeRO-2 (DeepSpeed refuses it, Megatron-LM and torchtitan d
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from ._check import Catalogue, ParallelselError, choice
 from .reasons import Reason
 
-__all__ = ["effective_zero", "pp_zero_reason", "pp_zero_stack"]
+__all__ = ["DEFAULT_STACK", "DTYPE_BYTES", "EXEC_MODES", "FUSIBLE_OPS", "STACKS", "Stack", "effective_zero",
+           "pp_zero_reason", "pp_zero_stack", "stack_fused", "stack_of", "state_shards", "wire_bytes"]
+
+DTYPE_BYTES = MappingProxyType({"fp32": 4, "bf16": 2})
+"""Bytes per element of the dtypes a collective or a state buffer is kept in (IEEE 754 binary32; bfloat16)."""
+
+EXEC_MODES = ("eager", "compile", "te")
+"""How a stack runs the model's operators: PyTorch eager kernels, ``torch.compile`` (Inductor fuses
+pointwise ops and reductions into generated kernels), or Transformer Engine modules (fused
+norm+GEMM, fused attention, fused activations)."""
+
+FUSIBLE_OPS = ("attention", "rmsnorm", "swiglu", "rope", "cross_entropy", "fp8_cast")
+"""The memory-bound operators of a Llama-style layer that a stack may run as one fused kernel
+(``fp8_cast``: the scaling and cast of a GEMM input to FP8 fused into the op that produces it);
+:data:`parallelsel.core.kernels.FUSED_BYTES` gives the bytes each moves fused and unfused."""
+
+
+@dataclass(frozen=True)
+class Stack:
+    """One training framework's defaults, as data. Every field is a fact of the named ``version``;
+    ``source`` says where each comes from (repository, file and line, or documentation page).
+
+    Collective dtypes are those of bf16 mixed-precision training (the recipe every stack's examples
+    use); under an fp32 recipe every collective runs in fp32.
+
+    * ``grad_reduce_dtype``: dtype of the gradient all-reduce / reduce-scatter over DP (and ZeRO/FSDP).
+    * ``param_gather_dtype``: dtype of the parameter all-gather (ZeRO-1/2's updated weights,
+      ZeRO-3/FSDP's weights before forward and backward).
+    * ``recipe``: key of :data:`parallelsel.core.recipe.RECIPES` whose bytes per parameter the stack
+      keeps (weights, gradients, optimizer state); ``model_state_bytes`` their sum, unsharded.
+    * ``optimizer_shard``: the ranks ZeRO/FSDP shards state over: ``"dp"`` or ``"dp_cp"`` (data
+      parallel x context/sequence parallel).
+    * ``overlap_grad_reduce``: ZeRO stages (0 = plain DP) whose gradient reduction overlaps the
+      backward pass by default; ``overlap_param_gather``: the same for the parameter all-gather;
+      ``overlap_tp_comm``: whether TP collectives overlap GEMMs by default; ``tp_overlap``: whether
+      the stack offers TP overlap at all, and ``tp_overlap_needs`` what it requires
+      (``"sp"``: sequence parallelism, ``"compile"``: ``torch.compile``).
+    * ``schedules``: the pipeline schedules offered (kinds of :func:`parallelsel.core.pipeline.schedule`);
+      ``recompute``: the recomputation modes offered (``"none"``, ``"selective"``, ``"op"``, ``"full"``).
+    * ``pp_zero``: ZeRO stages it runs together with PP; ``pp_fsdp_reshard``: with PP and FSDP,
+      whether weights are resharded after each forward (None: it does not run FSDP with PP).
+    * ``modes``: the execution modes it runs (:data:`EXEC_MODES`), first the one without
+      ``compile``; ``fused``: per mode, the operators of :data:`FUSIBLE_OPS` that run as one kernel.
+    """
+
+    key: str
+    name: str
+    version: str
+    source: str
+    grad_reduce_dtype: str
+    param_gather_dtype: str
+    recipe: str
+    optimizer_shard: str
+    overlap_grad_reduce: tuple[int, ...]
+    overlap_param_gather: tuple[int, ...]
+    overlap_tp_comm: bool
+    tp_overlap: bool
+    tp_overlap_needs: tuple[str, ...]
+    schedules: tuple[str, ...]
+    recompute: tuple[str, ...]
+    pp_zero: tuple[int, ...]
+    pp_fsdp_reshard: bool | None
+    modes: tuple[str, ...]
+    fused: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+
+    def __post_init__(self):
+        for f in ("grad_reduce_dtype", "param_gather_dtype"):
+            choice(f, getattr(self, f), tuple(DTYPE_BYTES))
+        choice("optimizer_shard", self.optimizer_shard, ("dp", "dp_cp"))
+        for m in self.modes:
+            choice("modes", m, EXEC_MODES)
+        for m, ops in self.fused.items():
+            choice("fused", m, self.modes)
+            for op in ops:
+                choice("fused op", op, FUSIBLE_OPS)
+        object.__setattr__(self, "fused", MappingProxyType(dict(self.fused)))
+
+    @property
+    def model_state_bytes(self) -> float:
+        """Bytes of model state per parameter without sharding (weights + gradients + optimizer)."""
+        from .recipe import RECIPES  # local: recipe presets are data beside this one
+        return RECIPES[self.recipe].per_param
+
+    def mode(self, compile: bool = False) -> str:
+        """The execution mode a job on this stack runs in: ``"compile"`` when ``compile`` is set, else its first mode."""
+        if compile:
+            if "compile" not in self.modes:
+                raise ParallelselError(f"compile=True: stack {self.key!r} does not run the model under torch.compile "
+                                       f"(its modes: {', '.join(self.modes)})")
+            return "compile"
+        return self.modes[0]
+
+    def fused_ops(self, compile: bool = False) -> tuple[str, ...]:
+        """The operators that run fused in the mode :meth:`mode` picks."""
+        return tuple(self.fused.get(self.mode(compile), ()))
+
+
+_MCORE = "NVIDIA/Megatron-LM @d98e8a6 (core 0.20.0 dev; release core_v0.19.0)"
+_TITAN = "pytorch/torchtitan @b5bcd76 (release v0.2.2)"
+_DS = "deepspeedai/DeepSpeed @edaa722 (0.19.6 dev; release v0.19.5)"
+
+STACKS: dict[str, Stack] = Catalogue("stack", {
+    "megatron-core": Stack(
+        key="megatron-core", name="Megatron-Core", version="0.19.0",
+        source=(f"{_MCORE}: megatron/training/arguments.py L1204-1217 (bf16 forces fp32 gradient accumulation "
+                "and all-reduce), training.py L2635 (grad_reduce_in_fp32); docs/user-guide/features/"
+                "dist_optimizer.md (18 bytes/param bf16 params + fp32 grads, 6 + 12/d distributed; reduce-scatter "
+                "fp32, all-gather bf16 params); core/distributed/distributed_data_parallel.py L289-293 (dist-opt "
+                "over the DP x CP group); arguments.py L3121, L3148 (--overlap-grad-reduce, --overlap-param-gather "
+                "off), core/model_parallel_config.py L265-339 (tp_comm_overlap off, needs sequence parallel: "
+                "arguments.py L1441); core/pipeline_parallel/schedules.py L53 (no pipelining, 1F1B, interleaved); "
+                "core/transformer/transformer_config.py L532-566 (recompute_granularity None / full / selective, in that order); "
+                "arguments.py --no-bias-swiglu-fusion, --no-rope-fusion (fusions on), Transformer Engine "
+                "LayerNormLinear and fused attention"),
+        grad_reduce_dtype="fp32", param_gather_dtype="bf16", recipe="bf16-adam-fp32grad", optimizer_shard="dp_cp",
+        overlap_grad_reduce=(), overlap_param_gather=(), overlap_tp_comm=False, tp_overlap=True,
+        tp_overlap_needs=("sp",), schedules=("1f1b", "interleaved"), recompute=("none", "full", "selective"),
+        pp_zero=(0, 1), pp_fsdp_reshard=None, modes=("te",),
+        fused={"te": ("attention", "rmsnorm", "swiglu", "rope", "fp8_cast")}),
+    "torchtitan": Stack(
+        key="torchtitan", name="torchtitan", version="0.2.2",
+        source=(f"{_TITAN}: torchtitan/config/configs.py L94-100 (mixed_precision_param bf16, mixed_precision_reduce "
+                "fp32; under DDP autocast keeps fp32 parameters and gradients); torchtitan/distributed/fsdp.py "
+                "L112-137 (reshard_after_forward = not pp_enabled) and the FSDP mesh dp_shard x cp; PyTorch FSDP "
+                "notes (implicit forward prefetch, reduce-scatter on its own stream; fp32 sharded parameters, "
+                "gradients and Adam state); configs.py L298-313 (async TP off, needs compile); configs.py L216 and "
+                "torch.distributed.pipelining.schedules.get_schedule_class (GPipe, 1F1B, Interleaved1F1B, "
+                "LoopedBFS, InterleavedZeroBubble, ZBVZeroBubble, DualPipeV); torchtitan/distributed/"
+                "activation_checkpoint.py L333-337 (selective op, full, none; the older layer SAC, every N-th block fully, "
+                "is full with recompute_layers: models/llama3/parallelize_llama.py L281-289 @820504e); torch.compile of model and "
+                "loss (Inductor fuses pointwise ops and reductions)"),
+        grad_reduce_dtype="fp32", param_gather_dtype="bf16", recipe="bf16-compute-fp32-adam", optimizer_shard="dp_cp",
+        overlap_grad_reduce=(0, 1, 2, 3), overlap_param_gather=(1, 2, 3), overlap_tp_comm=False, tp_overlap=True,
+        tp_overlap_needs=("compile",),
+        schedules=("gpipe", "1f1b", "interleaved", "looped-bfs", "interleaved-zb", "zbv", "dualpipev"),
+        recompute=("none", "op", "full"), pp_zero=(0, 3), pp_fsdp_reshard=False, modes=("eager", "compile"),
+        fused={"eager": ("attention",), "compile": ("attention", "rmsnorm", "swiglu", "rope", "fp8_cast", "cross_entropy")}),
+    "deepspeed": Stack(
+        key="deepspeed", name="DeepSpeed", version="0.19.5",
+        source=(f"{_DS}: deepspeed/runtime/constants.py L285-286 and engine.py L1405-1416 (communication_data_type "
+                "defaults to the model dtype: bf16 reduce), engine.py L1492-1495 (gradient accumulation in the "
+                "model dtype), zero/config.py L138, L383-386 (overlap_comm only for ZeRO-3), utils/groups.py "
+                "L845-851 and engine.py L2351-2551 (ZeRO over DP x sequence parallel), runtime/pipe/engine.py "
+                "(ZeRO-2/3 refused with PP), runtime/pipe/schedule.py L189-200 (TrainSchedule: 1F1B only), "
+                "activation_checkpointing (full layers); ZeRO-3 gathers parameters in the model dtype"),
+        grad_reduce_dtype="bf16", param_gather_dtype="bf16", recipe="bf16-adam", optimizer_shard="dp_cp",
+        overlap_grad_reduce=(3,), overlap_param_gather=(3,), overlap_tp_comm=False, tp_overlap=False,
+        tp_overlap_needs=(), schedules=("1f1b",), recompute=("none", "full"), pp_zero=(0, 1), pp_fsdp_reshard=None,
+        modes=("eager", "compile"),
+        fused={"eager": ("attention",), "compile": ("attention", "rmsnorm", "swiglu", "rope", "fp8_cast")}),
+})
+"""The three stacks, keyed as ``Workload(stack=...)`` names them. Fused-operator sets are defaults: eager
+PyTorch fuses attention only (``scaled_dot_product_attention``); ``torch.compile`` also fuses the
+pointwise chains (norm, activation, rotary, and torchtitan's compiled loss); Megatron-Core with
+Transformer Engine fuses norm into the next GEMM, attention, SwiGLU and RoPE (Megatron-LM's
+``bias_swiglu_fusion`` and ``apply_rope_fusion`` default on; ``cross_entropy_loss_fusion`` off)."""
+
+DEFAULT_STACK = "megatron-core"
+"""The stack a :class:`parallelsel.core.plan.Workload` runs on unless told: Megatron-Core, whose papers
+(Shoeybi et al. 2019; Narayanan et al. 2021; Korthikanti et al. 2022) the lesson's TP, PP and SP
+formulas and its measured step times come from. The pages name it."""
+
+
+def stack_fused(workload) -> tuple[str, ...]:
+    """The operators that run fused for ``workload``: its stack's set in the mode ``workload.compile`` picks."""
+    return STACKS[workload.stack].fused_ops(workload.compile)
+
+
+def stack_of(workload) -> Stack:
+    """The :class:`Stack` record a workload runs on."""
+    return STACKS[workload.stack]
+
+
+def wire_bytes(stack: Stack, recipe) -> tuple[float, float]:
+    """``(gradient reduce, parameter gather)`` bytes per element on the wire for ``recipe`` on ``stack``.
+
+    A stack's collective dtypes are those of its bf16 mixed-precision training (:class:`Stack`); a
+    collective never runs narrower than the recipe computes in (``recipe.activation``: an fp32
+    recipe sends fp32 everywhere, as the recorded torch runs in ``tests/data`` do).
+
+    Examples:
+        >>> from parallelsel.core.recipe import RECIPES
+        >>> wire_bytes(STACKS["torchtitan"], RECIPES["bf16-compute-fp32-adam"])   # FSDP2: fp32 reduce, bf16 gather
+        (4.0, 2.0)
+        >>> wire_bytes(STACKS["deepspeed"], RECIPES["bf16-adam"]), wire_bytes(STACKS["deepspeed"], RECIPES["fp32-adam"])
+        ((2.0, 2.0), (4.0, 4.0))
+    """
+    gather = float(max(recipe.activation, DTYPE_BYTES[stack.param_gather_dtype]))
+    if getattr(recipe, "gather_bytes", 0.0):
+        gather = float(recipe.gather_bytes)   # an FP8 recipe that all-gathers FP8 weights (Recipe.gather_bytes)
+    return float(max(recipe.activation, DTYPE_BYTES[stack.grad_reduce_dtype])), gather
+
+
+def state_shards(stack: Stack, plan) -> int:
+    """Ranks ZeRO/FSDP shards a plan's model state over on ``stack``: the shard group (all of DP, or
+    HSDP's ``shard``) times CP where the stack shards over DP x CP -- Megatron-Core's distributed
+    optimizer (``distributed_data_parallel.py`` L289, the ``intra_dp_cp`` group), torchtitan's
+    ``fsdp`` mesh (``dp_shard x cp``, ``parallel_dims.py``), DeepSpeed's ZeRO over DP x sequence
+    parallel (``utils/groups.py`` L845-851). 1 without ZeRO."""
+    if plan.zero == 0:
+        return 1
+    return plan.shard_size * (plan.cp if stack.optimizer_shard == "dp_cp" else 1)
 
 
 def pp_zero_stack(plan) -> Reason | None:

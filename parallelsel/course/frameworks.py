@@ -2,7 +2,7 @@
 
 :mod:`parallelsel.core.memory` counts bytes per parameter; the engines work per *tensor*, which adds three
 effects this module models, each as PyTorch 2.13 implements it (checked against a recorded gloo run,
-``tests/data/torch_ddp_fsdp.json``, from ``tools/record_torch_ddp_fsdp.py``):
+``parallelsel/course/data/torch_ddp_fsdp.json``, from ``tools/record_torch_ddp_fsdp.py``):
 
 * **DDP buckets** (``torch/nn/parallel/distributed.py``, ``BucketCapacityConfig``): without
   ``find_unused_parameters`` or ``static_graph`` the first step puts every gradient in one bucket;

@@ -26,7 +26,8 @@ from ..core.plan import Plan, Workload
 from .references import NARAYANAN_GPT, MeasuredRun
 from .zero3_timeline import deepspeed_zero3_step
 
-__all__ = ["Compared", "compare", "compare_all", "eq3_flops", "run_estimate"]
+__all__ = ["Compared", "StackCompared", "compare", "compare_all", "compare_stack", "eq3_flops", "run_estimate",
+           "stack_estimate"]
 
 
 def _model(run: MeasuredRun) -> Transformer:
@@ -86,3 +87,60 @@ def compare(run: MeasuredRun, device: Device | None = None) -> Compared:
 def compare_all(runs, device: Device | None = None) -> tuple[Compared, ...]:
     """:func:`compare` for each of ``runs``."""
     return tuple(compare(r, device) for r in runs)
+
+
+# -- the stacks' own measured runs (parallelsel.course.stack_runs) ----------------------------------------
+def stack_estimate(run, device: Device | None = None) -> Estimate:
+    """The library's estimate of a :class:`parallelsel.course.stack_runs.StackRun`: its model, stack, recipe,
+    ``compile``, global batch and sequence, the plan the source states, on the part it names (or ``device``),
+    in nodes of eight GPUs."""
+    from ..core.hardware import DEVICES as _DEVICES
+    from ..core.model import MODELS
+    from ..core.recipe import RECIPES
+
+    if isinstance(run.model, tuple):
+        layers, hidden, heads = run.model
+        model = Transformer(layers=layers, hidden=hidden, heads=heads, seq_len=run.seq_len, vocab=run.vocab)
+    else:
+        model = MODELS[run.model]
+    recipe = RECIPES[run.recipe] if run.recipe else None
+    work = Workload(model, recipe=recipe, global_batch=run.global_batch, seq_len=run.seq_len, stack=run.stack,
+                    compile=run.compile)
+    device = _DEVICES[run.device] if device is None else device
+    return estimate(work, Plan(**run.plan), Cluster(device, nodes=max(1, run.gpus // 8)))
+
+
+@dataclass(frozen=True)
+class StackCompared:
+    """A stack's measured run beside the prediction: ``error`` = predicted / published - 1 in the run's metric
+    (tokens/s or teraFLOP/s per GPU); ``memory_error`` the same for peak memory where the source prints it."""
+
+    run: object
+    estimate: Estimate
+    published: float
+    predicted: float
+    memory_published: float | None
+    memory_predicted: float
+
+    @property
+    def error(self) -> float:
+        return self.predicted / self.published - 1
+
+    @property
+    def memory_error(self) -> float | None:
+        if self.memory_published is None:
+            return None
+        return self.memory_predicted / self.memory_published - 1
+
+
+def compare_stack(run, device: Device | None = None) -> StackCompared:
+    """``run`` (a :class:`parallelsel.course.stack_runs.StackRun`) beside the library's prediction."""
+    from .stack_runs import megatron_flops
+
+    e = stack_estimate(run, device)
+    if run.metric == "tflops":
+        predicted = megatron_flops(run) / (e.step.total * run.gpus) / 1e12
+    else:
+        predicted = e.step.tokens_per_s / run.gpus
+    mem = None if run.memory_gib is None else run.memory_gib * 2**30
+    return StackCompared(run, e, run.value, predicted, mem, e.memory.total)

@@ -25,15 +25,18 @@ megatron|torchtitan|deepspeed`` prints the chosen plan for that launcher
 from __future__ import annotations
 
 import argparse
+import contextvars
 import json
 import math
+import os
 import sys
 from dataclasses import replace
 
 from ..core._check import ParallelselError, positive_int
 from ..core.memory import DEFAULT_HEADROOM
-from ..core.model import ATTENTION, RECOMPUTE
-from .cli_text import ERROR, HELP, keys_text, see_help
+from ..core.launchers import LAUNCHERS as LAUNCHER_CHOICES
+from ..core.model import ATTENTION, MAX_PARAMS, MIN_PARAMS, RECOMPUTE, gpt_like
+from .cli_text import ERRORS, HELP, keys_text, see_help
 from .reasons import LANGS
 from .reasons import plan_label
 from .lesson_text import verdict_word
@@ -43,50 +46,23 @@ __all__ = ["main", "gpt_like", "build_parser"]
 DEFAULT_DEVICE = "a100-80gb"
 DEFAULT_SEQ = 2048
 DEFAULT_GPUS_PER_NODE = 8
-PRESET_KINDS = ("models", "devices", "links", "recipes")
-LAUNCHER_CHOICES = ("megatron", "torchtitan", "deepspeed")
-MIN_PARAMS = 1e8
-MAX_PARAMS = 1e15
-"""``--params`` range: from GPT-2 small's size (below it the 51200-token embedding alone outweighs the layers)
-to a thousand times Llama 3 405B."""
-
-
-def gpt_like(params: float, seq_len: int = DEFAULT_SEQ, vocab: int = 51200):
-    """A GPT-shaped :class:`~parallelsel.Transformer` of roughly ``params`` parameters whose heads allow TP.
-
-    Derivation: a GPT layer has about 12 h^2 parameters (Narayanan et al. 2021, eq. 2) and large
-    GPT models keep h / l near 128 (GPT-3 175B: 12288 / 96; 13B: 5120 / 40; 6.7B: 4096 / 32,
-    Brown et al. 2020, Table 2.1). So 12 l h^2 = 12 h^3 / 128 gives h = (128 N / 12)^(1/3). Heads
-    are 128 wide, and their number is rounded to a multiple of 8 (to a power of two below 8), so
-    that TP = 2, 4 and 8 -- a node of eight GPUs -- divide the heads: Megatron-LM requires the
-    heads to divide by the TP size (Shoeybi et al. 2019 §3). Then l = round((N - V h) / (12 h^2)),
-    at least 1, so the embedding (V h) is counted. For N = 175e9 this returns GPT-3's shape, and
-    for 70e9 72 heads (a plain rounding would give 71, a prime: no TP at all).
-
-    Examples:
-        >>> m = gpt_like(175e9)
-        >>> m.layers, m.hidden, m.heads
-        (96, 12288, 96)
-        >>> gpt_like(70e9).heads % 8
-        0
-    """
-    from ..core.model import Transformer
-
-    n = float(params) if not isinstance(params, bool) and isinstance(params, (int, float)) else math.nan
-    if not (math.isfinite(n) and MIN_PARAMS <= n <= MAX_PARAMS):
-        raise ParallelselError(f"params={params!r}: must be a finite number between {MIN_PARAMS:g} and {MAX_PARAMS:g}")
-    heads = (128 * n / 12) ** (1 / 3) / 128
-    if heads >= 8:
-        heads = 8 * max(1, round(heads / 8))
-    else:
-        heads = 2 ** max(0, round(math.log2(max(heads, 1.0))))
-    h = 128 * heads
-    layers = max(1, int(round((n - vocab * h) / (12 * h * h))))
-    return Transformer(layers=layers, hidden=h, heads=heads, seq_len=seq_len, vocab=vocab, tied_embeddings=True,
-                       position="learned", bias=True, norm="layernorm", name=f"GPT-like ~{n / 1e9:g}B")
-
-
+PRESET_KINDS = ("models", "devices", "links", "recipes", "stacks")
 # -- argument parsing ------------------------------------------------------------------------
+_LANG = contextvars.ContextVar("parallelsel_cli_lang", default="zh")
+"""The ``--lang`` of the running command, for errors argparse reports before the arguments are parsed."""
+
+
+def _argv_lang(argv) -> str:
+    """The value of ``--lang`` in ``argv`` if it names a language (``--lang en`` or ``--lang=en``), else Chinese."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    for i, arg in enumerate(argv):
+        value = arg.partition("=")[2] if arg.startswith("--lang=") else (
+            argv[i + 1] if arg == "--lang" and i + 1 < len(argv) else None)
+        if value in LANGS:
+            return value
+    return "zh"
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with no prefix abbreviations (``--gpu`` is not ``--gpus-per-node``), and errors as one line, exit 2."""
 
@@ -95,7 +71,7 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message):  # pragma: no cover - exercised through main()
-        sys.stderr.write(see_help(self.prog, message) + "\n")
+        sys.stderr.write(see_help(self.prog, message, _LANG.get()) + "\n")
         raise SystemExit(2)
 
 
@@ -119,6 +95,7 @@ def _integer(lo: int, hi: int, why: str = ""):
         return v
 
     parse.__name__ = "integer"
+    parse.rule = {"kind": "integer", "min": lo, "max": hi}  # the calculator page checks its fields with it
     return parse
 
 
@@ -135,6 +112,7 @@ def _real(lo: float, hi: float, why: str = ""):
         return v
 
     parse.__name__ = "number"
+    parse.rule = {"kind": "number", "min": lo, "max": hi}
     return parse
 
 
@@ -149,6 +127,7 @@ def _model_args(p: argparse.ArgumentParser) -> None:
     from ..core.model import MODELS, SHAPE_LIMITS
     from ..core.plan import MAX_GLOBAL_BATCH
     from ..core.recipe import RECIPES
+    from ..core.stacks import DEFAULT_STACK, STACKS
 
     lim = SHAPE_LIMITS
     g = p.add_argument_group(HELP["group_model"])
@@ -160,8 +139,11 @@ def _model_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--ffn-hidden", type=_integer(1, lim["ffn_hidden"]), help=HELP["ffn_hidden"])
     g.add_argument("--vocab", type=_integer(1, lim["vocab"]), help=HELP["vocab"])
     g.add_argument("--seq-len", type=_integer(1, lim["seq_len"]), metavar="N", help=HELP["seq_len"])
-    g.add_argument("--recipe", type=_key, default="bf16-adam", metavar="KEY",
+    g.add_argument("--recipe", type=_key, default=None, metavar="KEY",
                    help=HELP["recipe"].format(keys=keys_text(RECIPES)))
+    g.add_argument("--stack", type=_key, default=DEFAULT_STACK, metavar="KEY",
+                   help=HELP["stack"].format(keys=keys_text(STACKS), default=DEFAULT_STACK))
+    g.add_argument("--compile", action="store_true", help=HELP["compile"])
     g.add_argument("--global-batch", type=_integer(1, MAX_GLOBAL_BATCH), metavar="N", help=HELP["global_batch"])
     g.add_argument("--attention", default="flash", choices=ATTENTION, help=HELP["attention"])
 
@@ -190,6 +172,7 @@ def _plan_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--zero", type=_integer(0, 3), help=HELP["zero"])
     g.add_argument("--micro-batch", type=_integer(1, 4096), help=HELP["micro_batch"])
     g.add_argument("--recompute", choices=RECOMPUTE, help=HELP["recompute"])
+    g.add_argument("--recompute-layers", type=_integer(1, 2**17), metavar="K", help=HELP["recompute_layers"])
 
 
 def _measured_args(p: argparse.ArgumentParser, plan_flag: bool) -> None:
@@ -228,7 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--lang", choices=LANGS, default="zh", help=HELP["lang"])
     parser = _Parser(prog="parallelsel", description=HELP["prog"])
     parser.add_argument("--version", action="version", version=f"parallelsel {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="{matrix,plan,bubble,memory,presets}", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="{matrix,plan,check,bubble,memory,presets}", parser_class=_Parser)
     sub.required = True
 
     def command(name):
@@ -238,6 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
     _model_args(m)
     _cluster_args(m)
     _plan_parser(command("plan"))
+    _check_parser(command("check"))
     _bubble_parser(sub, common)
     _memory_parser(command("memory"))
     pr = command("presets")
@@ -253,6 +237,14 @@ def _plan_parser(pl: argparse.ArgumentParser) -> None:
     pl.add_argument("--why", nargs="?", const="", metavar="PLAN", help=HELP["why"])
     pl.add_argument("--export", choices=LAUNCHER_CHOICES, help=HELP["export"])
     _measured_args(pl, plan_flag=True)
+
+
+def _check_parser(ck: argparse.ArgumentParser) -> None:
+    ck.add_argument("file", metavar="FILE", help=HELP["file"])
+    ck.add_argument("--launcher", choices=LAUNCHER_CHOICES, help=HELP["launcher"])
+    _model_args(ck)
+    _cluster_args(ck)
+    ck.add_argument("--top", type=_integer(1, 1000), default=10, metavar="N", help=HELP["top"])
 
 
 def _bubble_parser(sub, common) -> None:
@@ -320,14 +312,20 @@ def _workload(a, cluster):
     from ..core._check import preset
     from ..core.plan import Workload
     from ..core.recipe import RECIPES
+    from ..core.stacks import STACKS
 
     batch = a.global_batch
     if batch is None:
         batch = cluster.gpus  # one sequence per GPU; reported as an assumption
     if a.attention not in ATTENTION:
         raise ParallelselError(f"--attention {a.attention!r}: must be one of {', '.join(ATTENTION)}")
-    return Workload(_model(a), recipe=preset("--recipe", a.recipe, RECIPES), global_batch=batch,
-                    attention=a.attention)
+    stack = preset("--stack", a.stack, STACKS).key
+    recipe = None if a.recipe is None else preset("--recipe", a.recipe, RECIPES)
+    if a.compile and "compile" not in STACKS[stack].modes:
+        raise ParallelselError(f"--compile with --stack {stack}: {stack} does not run the model under torch.compile "
+                               f"(its modes: {', '.join(STACKS[stack].modes)})")
+    return Workload(_model(a), recipe=recipe, global_batch=batch, attention=a.attention, stack=stack,
+                    compile=a.compile)
 
 
 def _cluster(a, need: int | None = None):
@@ -390,8 +388,8 @@ def _cmd_matrix(a, out) -> None:
         unknown.append("interconnect")
     rows = selection_matrix(w, c, unknown=unknown, headroom=_headroom_arg(a))
     if a.json:
-        data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "unknown": unknown, "rows": [
-            {"strategy": r.strategy, "verdict": verdict_word(r.verdict), "verdict_code": r.verdict.code,
+        data = {"model": _model_json(w.model), "stack": w.stack, "cluster": _cluster_json(c), "unknown": unknown, "rows": [
+            {"strategy": r.strategy, "verdict": verdict_word(r.verdict, a.lang), "verdict_code": r.verdict.code,
              "reasons": _reasons_json(r.reasons, a.lang),
              "best": None if r.best is None else {"plan": _plan_json(r.best.plan, a.lang),
                                                    "memory_bytes": r.best.memory.total, "step_s": r.best.step.total}}
@@ -403,7 +401,7 @@ def _cmd_matrix(a, out) -> None:
 
 def _fixed(a) -> dict:
     fixed = {}
-    for k in ("dp", "tp", "pp", "cp", "ep", "zero", "micro_batch", "recompute"):
+    for k in ("dp", "tp", "pp", "cp", "ep", "zero", "micro_batch", "recompute", "recompute_layers"):
         v = getattr(a, k, None)
         if v is not None:
             fixed[k] = v
@@ -421,7 +419,8 @@ def _plan_json(p, lang: str = "zh") -> dict:
     """A plan's fields, with its label rendered in ``lang``."""
     return {"label": plan_label(p, lang), "dp": p.dp, "tp": p.tp, "pp": p.pp, "ep": p.ep, "cp": getattr(p, "cp", 1),
             "zero": p.zero, "shard": p.shard_size, "micro_batch": p.micro_batch, "sp": p.sp,
-            "recompute": p.recompute, "schedule": p.schedule, "chunks": p.chunks}
+            "recompute": p.recompute, "recompute_layers": p.recompute_layers, "schedule": p.schedule,
+            "chunks": p.chunks}
 
 
 def _result_json(x, lang: str = "zh") -> dict:
@@ -453,7 +452,8 @@ def _pinned_plan(a, c):
     cp = a.cp or 1
     dp = a.dp if a.dp is not None else max(1, c.gpus // (tp * pp * cp))
     return Plan(dp=dp, tp=tp, pp=pp, cp=cp, ep=a.ep or 1, zero=a.zero or 0, micro_batch=a.micro_batch or 1,
-                recompute=a.recompute or "none")
+                recompute=a.recompute or ("full" if a.recompute_layers else "none"),
+                recompute_layers=a.recompute_layers)
 
 
 def _cmd_why(a, w, c, out) -> None:
@@ -465,9 +465,9 @@ def _cmd_why(a, w, c, out) -> None:
     e, p = x.estimate, x.plan
     fx = fixes(w, c, p, headroom=h) if x.gpus_match and not e.fits else ()
     if a.export:
-        return _export(a, w, p, out) if x.fits else _refuse_export(p, e, x)
+        return _export(a, w, c, p, out) if x.fits else _refuse_export(p, e, x)
     if a.json:
-        data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "global_batch": w.global_batch,
+        data = {"model": _model_json(w.model), "stack": w.stack, "cluster": _cluster_json(c), "global_batch": w.global_batch,
                 "plan": _plan_json(p, a.lang), "fits": x.fits, "uses_all_gpus": x.gpus_match,
                 "reasons": _reasons_json(e.reasons, a.lang), "verdict": _reasons_json(x.verdict, a.lang),
                 "memory_bytes": e.memory.total, "capacity_bytes": c.device.memory,
@@ -487,15 +487,40 @@ def _refuse_export(p, e, x) -> None:
     raise ParallelselError(f"--export: plan {plan_label(p, 'en')} cannot run here: " + join(x.verdict, "en"))
 
 
-def _export(a, w, p, out) -> None:
+EXPORT_SEARCH_TOP = 300
+"""How many ranked plans ``plan --export L`` looks through for the best one L can run when the top one cannot."""
+
+
+def _export(a, w, c, p, out) -> None:
     from ..core.launchers import export, refusals
     from .launchers import refusals_text
 
     bad = refusals(w, p, a.export)
     if bad:
         raise ParallelselError(f"--export {a.export}: plan {plan_label(p, 'en')} cannot be launched: "
-                               + refusals_text(a.export, bad))
-    out.write(export(w, p, a.export))
+                               + refusals_text(a.export, bad, "en"))
+    out.write(export(w, p, a.export, c))
+
+
+def _export_best(a, w, c, r, out) -> None:
+    """``plan --export L``: the top plan, or else the best plan L can run, saying on stderr which and why."""
+    from ..core.launchers import export, refusals
+    from ..core.search import search
+    from .launchers import fallback_text, refusals_text
+
+    top = r.best
+    bad = refusals(w, top.plan, a.export)
+    if not bad:
+        out.write(export(w, top.plan, a.export, c))
+        return
+    wide = r if len(r.results) >= EXPORT_SEARCH_TOP else search(w, c, top=EXPORT_SEARCH_TOP, fixed=_fixed(a),
+                                                                headroom=_headroom_arg(a))
+    chosen = next((x for x in wide.results if not refusals(w, x.plan, a.export)), None)
+    if chosen is None:
+        raise ParallelselError(f"--export {a.export}: none of the {len(wide.results)} best plans can be launched; the "
+                               f"top one {plan_label(top.plan, 'en')}: " + refusals_text(a.export, bad, "en"))
+    sys.stderr.write(f"parallelsel plan: {fallback_text(a.export, top, bad, chosen, a.lang)}\n")
+    out.write(export(w, chosen.plan, a.export, c))
 
 
 def _cmd_plan(a, out) -> None:
@@ -519,7 +544,7 @@ def _cmd_plan(a, out) -> None:
         if r.best is None:
             raise ParallelselError("--export: no plan fits, so there is nothing to export (run without --export "
                                    "to see the closest miss)")
-        return _export(a, w, r.best.plan, out)
+        return _export_best(a, w, c, r, out)
     miss = None
     if not r.results and r.closest_miss is not None:
         from ..core.estimate import estimate
@@ -527,7 +552,7 @@ def _cmd_plan(a, out) -> None:
         me = estimate(w, r.closest_miss, c, headroom=_headroom_arg(a))
         miss = (me, fixes(w, c, r.closest_miss, headroom=_headroom_arg(a)))
     if a.json:
-        data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "global_batch": w.global_batch,
+        data = {"model": _model_json(w.model), "stack": w.stack, "cluster": _cluster_json(c), "global_batch": w.global_batch,
                 **({"calibration": _calibration_json(cal, a.lang)} if cal is not None else {}), "considered": r.considered,
                 "funnel": [{"stage": s, "plans": n} for s, n in r.funnel()], "excluded": dict(r.excluded),
                 "results": [_result_json(x, a.lang) for x in r.results], "seconds": r.seconds,
@@ -584,6 +609,10 @@ def _cmd_memory(a, out) -> None:
     for flag, bad in (("--tp", tp_violations(m, tp)), ("--pp", pp_violations(m, pp))):
         if bad:  # the structural rules of parallelsel.core.plan, before dp is derived from them
             raise ParallelselError(f"{flag} {tp if flag == '--tp' else pp}: {join(bad, 'en')}")
+    if pp == 1 and (a.schedule != "1f1b" or a.chunks != 1):  # a schedule orders pipeline stages: none here
+        given = " ".join(f for f, on in ((f"--schedule {a.schedule}", a.schedule != "1f1b"),
+                                         (f"--chunks {a.chunks}", a.chunks != 1)) if on)
+        raise ParallelselError(f"{given}: applies only to a pipeline (--pp > 1), got --pp 1")
     if a.dp is None:
         if c.gpus % (tp * pp * cp):
             raise ParallelselError(f"--tp {tp} × --pp {pp} × --cp {cp} = {tp * pp * cp}: must divide the cluster's "
@@ -593,7 +622,8 @@ def _cmd_memory(a, out) -> None:
         dp = a.dp
     plan = Plan(dp=dp, tp=tp, pp=pp, zero=0 if a.zero is None else a.zero,
                 micro_batch=1 if a.micro_batch is None else a.micro_batch, sp=a.sp,
-                recompute="none" if a.recompute is None else a.recompute, schedule=a.schedule, chunks=a.chunks,
+                recompute=a.recompute or ("full" if a.recompute_layers else "none"),
+                recompute_layers=a.recompute_layers, schedule=a.schedule, chunks=a.chunks,
                 cp=cp, ep=1 if a.ep is None else a.ep)
     hard = constraint_violations(w, plan, c)
     if hard:
@@ -602,7 +632,7 @@ def _cmd_memory(a, out) -> None:
     e = estimate(w, plan, c, headroom=_headroom_arg(a))
     mem = e.memory
     if a.json:
-        data = {"model": _model_json(w.model), "cluster": _cluster_json(c), "plan": plan_label(plan, a.lang), "fits": e.fits,
+        data = {"model": _model_json(w.model), "stack": w.stack, "cluster": _cluster_json(c), "plan": plan_label(plan, a.lang), "fits": e.fits,
                 "reasons": _reasons_json(e.reasons, a.lang), "capacity_bytes": c.device.memory, "usable_bytes": e.usable,
                 "headroom": e.headroom, "margin": e.margin, "total_bytes": mem.total,
                 "components_bytes": mem.as_dict(), "stage": mem.stage, "step_s": e.step.total,
@@ -614,13 +644,13 @@ def _cmd_memory(a, out) -> None:
 
 
 def _cmd_presets(a, out) -> None:
-    from ..core.hardware import DEVICE_SOURCES, DEVICES, LINK_SOURCES, LINKS
-    from ..core.model import MODEL_SOURCES, MODELS
-    from ..core.recipe import RECIPE_SOURCES, RECIPES
+    from ..core.hardware import DEVICES, LINKS
+    from ..core.model import MODELS
+    from ..core.recipe import RECIPES
+    from ..core.stacks import STACKS
     from .cli_text import presets_text
 
-    catalogues = {"models": (MODELS, MODEL_SOURCES), "devices": (DEVICES, DEVICE_SOURCES),
-                  "links": (LINKS, LINK_SOURCES), "recipes": (RECIPES, RECIPE_SOURCES)}
+    catalogues = {"models": MODELS, "devices": DEVICES, "links": LINKS, "recipes": RECIPES, "stacks": STACKS}
     kinds = [a.kind] if a.kind else list(PRESET_KINDS)
     if not a.json:
         out.write(presets_text({k: catalogues[k] for k in kinds}))
@@ -632,33 +662,121 @@ def _cmd_presets(a, out) -> None:
         "links": lambda k, x: {"key": k, "name": x.name, "bandwidth_bytes_per_s": x.bandwidth, "latency_s": x.latency},
         "recipes": lambda k, r: {"key": k, "name": r.name, "weights_bytes": r.weights, "grads_bytes": r.grads,
                                  "optimizer_bytes": r.optimizer, "activation_bytes": r.activation},
+        "stacks": lambda k, x: {"key": k, "name": x.name, "version": x.version, "recipe": x.recipe,
+                                "grad_reduce_dtype": x.grad_reduce_dtype, "param_gather_dtype": x.param_gather_dtype,
+                                "model_state_bytes": x.model_state_bytes, "optimizer_shard": x.optimizer_shard,
+                                "overlap_grad_reduce": list(x.overlap_grad_reduce),
+                                "overlap_param_gather": list(x.overlap_param_gather),
+                                "overlap_tp_comm": x.overlap_tp_comm, "schedules": list(x.schedules),
+                                "recompute": list(x.recompute), "modes": list(x.modes)},
     }
-    data = {kind: [{**as_json[kind](k, v), "source": catalogues[kind][1][k]} for k, v in catalogues[kind][0].items()]
+    data = {kind: [{**as_json[kind](k, v), "source": v.source} for k, v in catalogues[kind].items()]
             for kind in kinds}
     out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
-_COMMANDS = {"matrix": _cmd_matrix, "plan": _cmd_plan, "bubble": _cmd_bubble, "memory": _cmd_memory,
+def _check_job(a):
+    """The workload, cluster, plan and launcher file ``check`` judges: the file's settings, the CLI's options for the rest."""
+    from ..core._check import preset
+    from ..core.launchers import read_config
+    from ..core.model import MODELS, Transformer
+    from ..core.plan import Plan, Workload
+    from ..core.recipe import RECIPES
+
+    with open(a.file, encoding="utf-8") as f:
+        text = f.read()
+    first = read_config(text, a.launcher, world=None, layers=None) if a.launcher != "megatron" else None
+    given = any(getattr(a, k) is not None for k in ("model", "params", "layers", "hidden", "heads"))
+    cfg0 = first or read_config(text, a.launcher, world=a.gpus)
+    if given:
+        m = _model(a)
+    elif "preset" in cfg0.model:
+        m = MODELS[cfg0.model["preset"]]
+    elif {"layers", "hidden", "heads"} <= cfg0.model.keys():
+        seq = cfg0.seq_len or a.seq_len or DEFAULT_SEQ
+        m = Transformer(seq_len=seq, name=os.path.basename(a.file), **{"vocab": 51200, **cfg0.model})
+    else:
+        raise ParallelselError(f"{a.file}: names no model shape; give --model KEY (or --layers --hidden --heads)")
+    world = a.gpus if a.gpus is not None else (a.nodes * (a.gpus_per_node or DEFAULT_GPUS_PER_NODE)
+                                               if a.nodes is not None else cfg0.world)
+    cfg = read_config(text, cfg0.launcher, world=world, layers=m.layers)
+    if "dp" not in cfg.plan:
+        raise ParallelselError(f"{a.file}: the data-parallel size follows from the world size, which the file does not "
+                               f"state (no torchrun --nnodes/--nproc-per-node): give --gpus N")
+    plan = Plan(**cfg.plan)
+    c = _cluster(a, need=plan.gpus)
+    if a.global_batch is not None and cfg.global_batch is not None and a.global_batch != cfg.global_batch:
+        raise ParallelselError(f"--global-batch {a.global_batch}: the file says {cfg.global_batch}; give one of them")
+    if cfg.recipe is None:
+        raise ParallelselError(f"{a.file}: its optimizer/precision is none of the recipes the library prices "
+                               f"({', '.join(RECIPES)})")
+    recipe = preset("--recipe", a.recipe, RECIPES) if a.recipe != "bf16-adam" else RECIPES[cfg.recipe]
+    seq = cfg.seq_len or a.seq_len or m.seq_len
+    if seq != m.seq_len:
+        m = replace(m, seq_len=seq)
+    w = Workload(m, recipe=recipe, global_batch=cfg.global_batch or a.global_batch or plan.dp, seq_len=seq,
+                 attention=a.attention)
+    return w, c, plan, cfg
+
+
+def _cmd_check(a, out) -> None:
+    from ..core.plan import constraint_violations
+    from ..core.search import explain, fixes
+    from .cli_text import check_text
+    from .launchers import refusal_text
+    from .reasons import join
+
+    w, c, plan, cfg = _check_job(a)
+    hard = constraint_violations(w, plan, c)
+    if hard:
+        raise ParallelselError(f"{a.file}: plan {plan_label(plan, 'en')}: " + join(hard, "en"))
+    h = _headroom_arg(a)
+    x = explain(w, c, plan, top=a.top, headroom=h)
+    e = x.estimate
+    fx = fixes(w, c, plan, headroom=h) if x.gpus_match and not e.fits else ()
+    notes = [{"code": code, "values": v, "text": refusal_text(cfg.launcher, code, v, a.lang)} for code, v in cfg.notes]
+    best = x.best
+    if a.json:
+        data = {"launcher": cfg.launcher, "model": _model_json(w.model), "cluster": _cluster_json(c),
+                "global_batch": w.global_batch, "recipe": cfg.recipe, "plan": _plan_json(plan, a.lang),
+                "notes": notes, "fits": e.fits, "reasons": _reasons_json(e.reasons, a.lang),
+                "memory_bytes": e.memory.total, "components_bytes": e.memory.as_dict(), "budget_bytes": e.budget,
+                "capacity_bytes": c.device.memory, "step_s": e.step.total, "tokens_per_s": e.step.tokens_per_s,
+                "mfu": e.step.mfu, "decomposition_s": e.step.decomposition, "exposed_s": dict(e.step.exposed),
+                "rank": x.rank, "best": None if best is None else _result_json(best, a.lang),
+                "step_vs_best": None if best is None or not e.fits else e.step.total / best.estimate.step.total,
+                "verdict": _reasons_json(x.verdict, a.lang), "fixes": _fixes_json(fx, a.lang)}
+        out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        return
+    out.write(check_text(w, c, x, fx, cfg, notes, a.lang))
+
+
+_COMMANDS = {"matrix": _cmd_matrix, "plan": _cmd_plan, "check": _cmd_check, "bubble": _cmd_bubble, "memory": _cmd_memory,
              "presets": _cmd_presets}
 
 
 def main(argv=None) -> int:
     """Run the CLI; returns the exit status (0 ok, 2 bad input) instead of raising."""
     parser = build_parser()
+    token = _LANG.set(_argv_lang(argv))
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # --help (0) or an argparse error (2), already printed
-        return int(exc.code or 0)
-    try:
-        _COMMANDS[args.command](args, sys.stdout)
-    except (ParallelselError, ValueError, TypeError) as exc:
-        msg = " ".join(str(exc).split())
-        sys.stderr.write(f"parallelsel {args.command}: {ERROR}: {msg}\n")
-        return 2
-    except OSError as exc:
-        sys.stderr.write(f"parallelsel {args.command}: {ERROR}: {exc.strerror or exc}: {exc.filename}\n")
-        return 2
-    return 0
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # --help (0) or an argparse error (2), already printed
+            return int(exc.code or 0)
+        error = ERRORS[args.lang]
+        try:
+            _COMMANDS[args.command](args, sys.stdout)
+        except (ParallelselError, ValueError, TypeError) as exc:
+            msg = " ".join(str(exc).split())
+            sys.stderr.write(f"parallelsel {args.command}: {error}: {msg}\n")
+            return 2
+        except OSError as exc:
+            sys.stderr.write(f"parallelsel {args.command}: {error}: {exc.strerror or exc}: {exc.filename}\n")
+            return 2
+        return 0
+    finally:
+        _LANG.reset(token)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -7,7 +7,7 @@ from :mod:`parallelsel.render.reasons` in the language asked for (``--lang``).
 
 from __future__ import annotations
 
-from parallelsel.render.reasons import join, plan_label, text
+from parallelsel.render.reasons import TEMPLATES, fix, join, plan_label, text
 from parallelsel.render.tables import fmt_bytes, fmt_count, fmt_flops, fmt_pct, fmt_rate, fmt_time, markdown_table
 from .lesson_text import verdict_word
 
@@ -33,7 +33,9 @@ HELP = {
     "ffn_hidden": "FFN 宽度（默认 4×hidden）",
     "vocab": "词表大小（默认 51200）",
     "seq_len": "序列长度（默认：模型的 seq_len）",
-    "recipe": "精度与优化器：{keys}（默认 bf16-adam）",
+    "recipe": "精度与优化器：{keys}（默认：--stack 所选框架栈自己的 bf16 混合精度配方）",
+    "stack": "训练框架栈（决定集合通信的数据类型、模型状态字节、默认重叠）：{keys}（默认 {default}）",
+    "compile": "用 torch.compile 运行模型（只有提供编译模式的框架栈可选）",
     "global_batch": "全局批量，即每步的序列数（不给则按每卡 1 条估算，并标明“未说明”）",
     "attention": "注意力内核：flash（融合内核，不存 s×s 分数；默认）/ standard（Korthikanti 的记账）",
     # cluster
@@ -52,7 +54,8 @@ HELP = {
     "ep": "专家并行度（MoE，取自 DP 组）",
     "zero": "ZeRO 阶段 0-3（3 = FSDP FULL_SHARD）",
     "micro_batch": "微批次大小",
-    "recompute": "重算：none / selective / full",
+    "recompute": "重算策略：none / selective（Megatron 核心注意力）/ op（torchtitan 算子级选择性重算）/ full",
+    "recompute_layers": "只对每个模型段的前 K 层做完全重算（Megatron --recompute-num-layers；torchtitan 每 N 层一次）",
     # calibration
     "measured_step": "实测的每步秒数",
     "measured_mfu": "实测的 MFU（0-1 之间的比例）",
@@ -71,7 +74,13 @@ HELP = {
     "top": "输出前 N 名（默认 10，至多 1000）",
     "why": ("解释一个方案，如 \"DP16·TP4·PP1·ZeRO-3\"（不给 PLAN 时用 --dp/--tp/--pp 等固定的值）："
             "能否运行、为何被排除、排第几"),
-    "export": "把第一名（或 --why 的方案）输出为 Megatron-LM 参数、torchtitan TOML 或 DeepSpeed JSON",
+    "export": ("把第一名（或 --why 的方案）输出为 Megatron-LM 启动脚本、torchtitan TOML 或 DeepSpeed JSON（带注释头）；"
+               "第一名该启动器跑不了时，导出它能跑的最好方案，并在 stderr 说明"),
+    "check": "评估一个已有作业：Megatron 启动脚本/参数、torchtitan TOML 或 DeepSpeed JSON",
+    "check_description": ("检查 check：读入启动器的配置文件，还原它描述的方案，判断放不放得下（内存分项）、步时与 MFU、"
+                          "暴露的通信、本库的首选与差距，以及单改一项的修法。文件没写的（模型、集群）用与 plan 相同的选项补上。"),
+    "file": "配置文件（Megatron 启动脚本或参数文件、torchtitan .toml、DeepSpeed .json）",
+    "launcher": "文件属于哪个启动器（默认按内容判断）",
     "bubble": "流水线气泡：公式与模拟",
     "bubble_description": ("流水线气泡 pipeline bubble：闭式 (p-1)/(v·m+p-1) 与事件模拟，可输出甘特图 SVG。"
                            "模拟的规模上限：p×m×v ≤ {max_passes}（几秒内算完）。"),
@@ -97,102 +106,167 @@ def keys_text(catalogue) -> str:
     return "、".join(sorted(catalogue))
 
 
-def see_help(prog: str, message: str) -> str:
+def see_help(prog: str, message: str, lang: str = "zh") -> str:
     """An argparse error as one line: what is wrong, and where the usage is."""
-    return f"{prog}: {ERROR}: {' '.join(message.split())}（见 {prog} --help）"
+    see = f"（见 {prog} --help）" if lang == "zh" else f" (see {prog} --help)"
+    return f"{prog}: {ERRORS[lang]}: {' '.join(message.split())}{see}"
 
 
-def header(w, c) -> str:
+ERRORS = {"zh": ERROR, "en": "error"}
+"""The word before a one-line error on stderr, per ``--lang`` (the Chinese one keeps the English word beside it)."""
+
+TEXT: dict[str, dict[str, str]] = {
+    "zh": {
+        "assumed": "（未给 {flags}：按 {device} 服务器的常见配置假定）",
+        "header": ("模型 {model}（{params} 参数，{layers} 层，hidden {hidden}，{heads} 头），"
+                   "全局批量 {global_batch} × 序列 {seq_len}，{recipe}\n"
+                   "集群 {nodes} 节点 × {gpn} 卡 {device}（每卡 {memory}），节点内 {intra}，节点间 {inter}{assumed}\n"),
+        "calibration": ("按实测校准：{plan} 实测 {measured}（模型原估 {before}），算子效率上限 × {scale:.3f} = "
+                        "{efficiency}；以下都按校准后的常数估算\n"),
+        "fix_result": "{fix}：每卡 {bytes}，步时 {step}",
+        "unknown": "未说明：", "sep": "；",
+        "unknown_global_batch": "全局批量（按每卡 1 条、共 {global_batch} 条估算；用 --global-batch 指定）",
+        "unknown_interconnect": "节点内互联（按 {link} 估算；用 --intra 指定）",
+        "verdict_line": "{strategy}：{verdict}\n",
+        "plan": "\n方案 {plan}\n",
+        "excluded": "  - 排除（不可行）：",
+        "fix_line": "  - 可行的改法：{fix}\n",
+        "no_single_fix": "  - 单独改一项（8-bit Adam、完全重算、ZeRO-3、序列并行、微批次 1、加卡）都放不下\n",
+        "why_memory": "  - 每卡内存 {bytes}（上限 {budget} = 可用显存 ×(1 − 预留比例 {headroom})），估计步时 {step}\n",
+        "nothing_passes": "没有能放下的方案，也没有通过其余约束的方案：检查全局批量、头数与层数能否整除。\n",
+        "nothing_fits": "没有能放下的方案。{reason}。\n",
+        "fixes_follow": "单独改一项就能放下的改法（按步时从快到慢）：\n",
+        "no_fix": "单独改一项（8-bit Adam、完全重算、ZeRO-3、序列并行、微批次 1、加到至多 16 倍的卡）都放不下。\n",
+        "batch_assumed": "未给 --global-batch：按每卡 1 条序列（global batch = {global_batch}）估算\n",
+        "search_time": "\n搜索用时 {seconds}\n\n",
+        "memory_plan": "方案 {plan}（最满的一段：{stage}）\n\n",
+        "first": "首段", "last": "末段",
+        "memory_header": "每卡内存（GiB）", "size": "大小", "total": "合计", "capacity": "驱动报告",
+        "usable": "可用（减去 CUDA 上下文与 NCCL）", "budget": "上限（可用 ×(1 − 预留比例 {headroom})）",
+        "margin": "余量（可用显存中空着的比例）",
+        "fits": "放得下", "does_not_fit": "放不下：{reasons}",
+        "step": "步时 {step}，{tokens} tokens/s，MFU {mfu}\n",
+    },
+    "en": {
+        "assumed": " (no {flags}: assumed the usual {device} server)",
+        "header": ("model {model} ({params} parameters, {layers} layers, hidden {hidden}, {heads} heads), "
+                   "global batch {global_batch} × sequence {seq_len}, {recipe}\n"
+                   "cluster {nodes} nodes × {gpn} {device} ({memory} each), intra-node {intra}, inter-node {inter}"
+                   "{assumed}\n"),
+        "calibration": ("calibrated to a measurement: {plan} measured {measured} (model estimate {before}), kernel "
+                        "efficiency ceiling × {scale:.3f} = {efficiency}; everything below uses the calibrated constants\n"),
+        "fix_result": "{fix}: {bytes} per GPU, step {step}",
+        "unknown": "not given: ", "sep": "; ",
+        "unknown_global_batch": "global batch (estimated at one per GPU, {global_batch} in all; set --global-batch)",
+        "unknown_interconnect": "intra-node link (estimated as {link}; set --intra)",
+        "verdict_line": "{strategy}: {verdict}\n",
+        "plan": "\nplan {plan}\n",
+        "excluded": "  - excluded (infeasible): ",
+        "fix_line": "  - a change that fits: {fix}\n",
+        "no_single_fix": ("  - no single change (8-bit Adam, full recompute, ZeRO-3, sequence parallelism, micro-batch 1, "
+                          "more GPUs) makes it fit\n"),
+        "why_memory": "  - memory per GPU {bytes} (limit {budget} = usable memory × (1 − headroom {headroom})), step {step}\n",
+        "nothing_passes": ("no plan fits, and none passes the other constraints: check that the global batch, heads and "
+                           "layers divide.\n"),
+        "nothing_fits": "no plan fits; {reason}.\n",
+        "fixes_follow": "single changes that make it fit (fastest step first):\n",
+        "no_fix": ("no single change (8-bit Adam, full recompute, ZeRO-3, sequence parallelism, micro-batch 1, up to "
+                   "16 times the GPUs) makes it fit.\n"),
+        "batch_assumed": "no --global-batch: estimated at one sequence per GPU (global batch = {global_batch})\n",
+        "search_time": "\nsearch took {seconds}\n\n",
+        "memory_plan": "plan {plan} (the fullest stage: {stage})\n\n",
+        "first": "first", "last": "last",
+        "memory_header": "memory per GPU (GiB)", "size": "size", "total": "total", "capacity": "driver reports",
+        "usable": "usable (minus CUDA context and NCCL)", "budget": "limit (usable × (1 − headroom {headroom}))",
+        "margin": "margin (share of usable memory left free)",
+        "fits": "fits", "does_not_fit": "does not fit: {reasons}",
+        "step": "step {step}, {tokens} tokens/s, MFU {mfu}\n",
+    },
+}
+"""Every line the ``matrix``, ``plan`` and ``memory`` reports print, per ``--lang``; percentages and ratios go
+through :func:`parallelsel.render.units.fmt_pct` (a headroom reads ``3%`` everywhere)."""
+
+
+def header(w, c, lang: str = "zh") -> str:
     """The first two lines of every report: the model and workload, then the cluster (and what was assumed)."""
-    m = w.model
+    m, t = w.model, TEXT[lang]
     names = {"intra": "--intra", "inter": "--inter"}
     assumed = ""
     if c.assumed:
-        flags = " / ".join(names[x] for x in c.assumed)
-        assumed = f"（未给 {flags}：按 {c.device.name} 服务器的常见配置假定）"
-    return (f"模型 {m.name}（{fmt_count(m.params)} 参数，{m.layers} 层，hidden {m.hidden}，{m.heads} 头），"
-            f"全局批量 {w.global_batch} × 序列 {w.seq_len}，{w.recipe.name}\n"
-            f"集群 {c.nodes} 节点 × {c.gpus_per_node} 卡 {c.device.name}（每卡 {fmt_bytes(c.device.memory)}），"
-            f"节点内 {c.intra.name}，节点间 {c.inter.name}{assumed}\n")
+        assumed = t["assumed"].format(flags=" / ".join(names[x] for x in c.assumed), device=c.device.name)
+    return t["header"].format(model=m.name, params=fmt_count(m.params), layers=m.layers, hidden=m.hidden, heads=m.heads,
+                              global_batch=w.global_batch, seq_len=w.seq_len, recipe=w.recipe.name, nodes=c.nodes,
+                              gpn=c.gpus_per_node, device=c.device.name, memory=fmt_bytes(c.device.memory),
+                              intra=c.intra.name, inter=c.inter.name, assumed=assumed)
 
 
-def calibration_text(cal) -> str:
+def calibration_text(cal, lang: str = "zh") -> str:
     """One line saying what a measured step changed (empty without a calibration)."""
     if cal is None:
         return ""
-    return (f"按实测校准：{plan_label(cal.before.plan)} 实测 {fmt_time(cal.measured, 2)}（模型原估 "
-            f"{fmt_time(cal.before.step.total, 2)}），算子效率上限 × {cal.scale:.3f} = "
-            f"{fmt_pct(cal.device.gemm_efficiency)}；以下都按校准后的常数估算\n")
+    return TEXT[lang]["calibration"].format(
+        plan=plan_label(cal.before.plan, lang), measured=fmt_time(cal.measured, 2, lang),
+        before=fmt_time(cal.before.step.total, 2, lang), scale=cal.scale, efficiency=fmt_pct(cal.device.gemm_efficiency))
 
 
-FIXES = {
-    "zh": {"recipe": "改用 8-bit Adam（--recipe {recipe}）", "recompute": "完全重算（--recompute {recompute}）",
-           "zero": "ZeRO-{zero}（--zero {zero}）", "sp": "开启序列并行",
-           "micro_batch": "微批次 {micro_batch}（--micro-batch {micro_batch}）",
-           "gpus": "加到 {gpus} 卡（{nodes} 节点），最快的是 {plan}"},
-    "en": {"recipe": "switch to 8-bit Adam (--recipe {recipe})", "recompute": "full recomputation (--recompute {recompute})",
-           "zero": "ZeRO-{zero} (--zero {zero})", "sp": "turn on sequence parallelism",
-           "micro_batch": "micro-batch {micro_batch} (--micro-batch {micro_batch})",
-           "gpus": "grow to {gpus} GPUs ({nodes} nodes); the fastest plan there is {plan}"},
-}
-"""The sentence of each single change :func:`parallelsel.core.search.fixes` finds, by its code, per language;
-the fields are the change's ``values`` (``plan`` is written as its label)."""
-
-_FIX_RESULT = {"zh": "{fix}：每卡 {bytes}，步时 {step}", "en": "{fix}: {bytes} per GPU, step {step}"}
+FIXES = {lang: TEMPLATES[lang]["fix"] for lang in TEMPLATES}
+"""The sentence of each single change :func:`parallelsel.core.search.fixes` finds, per language: the ``fix`` part of
+the one template table (:data:`parallelsel.render.reasons.TEMPLATES`)."""
 
 
 def fix_text(f, lang: str = "zh") -> str:
     """One single change that makes a plan fit (:func:`parallelsel.core.search.fixes`), with its memory and step."""
-    values = {k: plan_label(v, lang) if k == "plan" else v for k, v in f.values.items()}
-    return _FIX_RESULT[lang].format(fix=FIXES[lang][f.code].format(**values), bytes=fmt_bytes(f.estimate.memory.total),
-                                    step=fmt_time(f.estimate.step.total, 2, lang))
+    return TEXT[lang]["fix_result"].format(fix=fix(f.code, f.values, lang), bytes=fmt_bytes(f.estimate.memory.total),
+                                           step=fmt_time(f.estimate.step.total, 2, lang))
 
 
 def matrix_text(w, c, rows, unknown, lang: str = "zh") -> str:
     """``parallelsel matrix``: the header, what the scenario leaves open, the table, then each row's reasons."""
     from parallelsel.render.matrix_tables import matrix_table
 
-    out = [header(w, c)]
+    t = TEXT[lang]
+    out = [header(w, c, lang)]
     if unknown:
-        names = {"global_batch": f"全局批量（按每卡 1 条、共 {w.global_batch} 条估算；用 --global-batch 指定）",
-                 "interconnect": f"节点内互联（按 {c.intra.name} 估算；用 --intra 指定）"}
-        out.append("未说明：" + "；".join(names[u] for u in unknown) + "\n")
-    out.append("\n" + matrix_table(rows, reasons=False) + "\n")
+        names = {"global_batch": t["unknown_global_batch"].format(global_batch=w.global_batch),
+                 "interconnect": t["unknown_interconnect"].format(link=c.intra.name)}
+        out.append(t["unknown"] + t["sep"].join(names[u] for u in unknown) + "\n")
+    out.append("\n" + matrix_table(rows, reasons=False, lang=lang) + "\n")
     for r in rows:
-        out.append(f"{r.strategy}：{verdict_word(r.verdict)}\n")
+        out.append(t["verdict_line"].format(strategy=r.strategy, verdict=verdict_word(r.verdict, lang)))
         out.extend(f"  - {text(x, lang)}\n" for x in r.reasons)
     return "".join(out)
 
 
 def why_text(w, c, x, fx, lang: str = "zh") -> str:
     """``parallelsel plan --why``: whether the plan runs, why not, the changes that would make it fit, its rank."""
-    e, p = x.estimate, x.plan
-    out = [header(w, c) + f"\n方案 {plan_label(p, lang)}\n"]
+    e, p, t = x.estimate, x.plan, TEXT[lang]
+    out = [header(w, c, lang) + t["plan"].format(plan=plan_label(p, lang))]
     verdict = list(x.verdict)
     if not x.gpus_match:
         out.append(f"  - {text(verdict.pop(0), lang)}\n")
     if e.reasons:
-        out.append("  - 排除（不可行）：" + "；".join(text(r, lang) for r in e.reasons) + "\n")
-        out.extend(f"  - 可行的改法：{fix_text(f, lang)}\n" for f in fx)
+        out.append(t["excluded"] + join(e.reasons, lang) + "\n")
+        out.extend(t["fix_line"].format(fix=fix_text(f, lang)) for f in fx)
         if x.gpus_match and not fx:
-            out.append("  - 单独改一项（8-bit Adam、完全重算、ZeRO-3、序列并行、微批次 1、加卡）都放不下\n")
+            out.append(t["no_single_fix"])
     out.extend(f"  - {text(y, lang)}\n" for y in list(x.why) + verdict[len(e.reasons):])
-    out.append(f"  - 每卡内存 {fmt_bytes(e.memory.total)}（上限 {fmt_bytes(e.budget)} = 可用显存 ×(1 − 预留比例 {e.headroom:.0%})），"
-               f"估计步时 {fmt_time(e.step.total, 2)}\n")
+    out.append(t["why_memory"].format(bytes=fmt_bytes(e.memory.total), budget=fmt_bytes(e.budget),
+                                      headroom=fmt_pct(e.headroom, 0), step=fmt_time(e.step.total, 2, lang)))
     return "".join(out)
 
 
 def _no_plan_text(r, miss, lang: str) -> str:
     """What ``plan`` says when nothing fits: the closest miss and the single changes that would fix it."""
+    t = TEXT[lang]
     if miss is None:
-        return "没有能放下的方案，也没有通过其余约束的方案：检查全局批量、头数与层数能否整除。\n"
+        return t["nothing_passes"]
     _, fx = miss
-    out = [f"没有能放下的方案。{text(r.closest_miss_reason, lang)}。\n"]
+    out = [t["nothing_fits"].format(reason=text(r.closest_miss_reason, lang))]
     if fx:
-        out.append("单独改一项就能放下的改法（按步时从快到慢）：\n")
+        out.append(t["fixes_follow"])
         out.extend(f"  - {fix_text(f, lang)}\n" for f in fx)
     else:
-        out.append("单独改一项（8-bit Adam、完全重算、ZeRO-3、序列并行、微批次 1、加到至多 16 倍的卡）都放不下。\n")
+        out.append(t["no_fix"])
     return "".join(out)
 
 
@@ -200,13 +274,15 @@ def plan_text(w, c, r, miss, cal, batch_assumed: bool, lang: str = "zh") -> str:
     """``parallelsel plan``: the funnel, the exclusions, then the ranked plans with their chain of decisions."""
     from parallelsel.render.matrix_tables import excluded_table, funnel_table, top_table
 
-    out = [header(w, c), calibration_text(cal)]
+    t = TEXT[lang]
+    out = [header(w, c, lang), calibration_text(cal, lang)]
     if batch_assumed:
-        out.append(f"未给 --global-batch：按每卡 1 条序列（global batch = {w.global_batch}）估算\n")
-    out.append(f"\n搜索用时 {fmt_time(r.seconds)}\n\n" + funnel_table(r) + "\n" + excluded_table(r) + "\n")
+        out.append(t["batch_assumed"].format(global_batch=w.global_batch))
+    out.append(t["search_time"].format(seconds=fmt_time(r.seconds, 1, lang)) + funnel_table(r, lang) + "\n"
+               + excluded_table(r, lang) + "\n")
     if not r.results:
         return "".join(out) + _no_plan_text(r, miss, lang)
-    out.append(top_table(r) + "\n")
+    out.append(top_table(r, lang) + "\n")
     for x in r.results:
         out.append(f"{x.rank}. {plan_label(x.plan, lang)}\n")
         out.extend(f"   - {text(y, lang)}\n" for y in x.why)
@@ -229,25 +305,30 @@ def bubble_text(schedule: str, stages: int, microbatches: int, chunks: int, frac
     return "".join(out)
 
 
-MEMORY_PARTS = {"params": "参数", "grads": "梯度", "optimizer": "优化器状态", "activations": "激活",
-                "embeddings": "嵌入/logits 激活", "gather_peak": "FSDP gather 峰值", "allocator": "分配器开销"}
+MEMORY_PARTS = {
+    "zh": {"params": "参数", "grads": "梯度", "optimizer": "优化器状态", "activations": "激活",
+           "embeddings": "嵌入/logits 激活", "gather_peak": "FSDP gather 峰值", "allocator": "分配器开销"},
+    "en": {"params": "weights", "grads": "gradients", "optimizer": "optimizer state", "activations": "activations",
+           "embeddings": "embedding/logits activations", "gather_peak": "FSDP gather peak", "allocator": "allocator overhead"},
+}
 """The names of :class:`parallelsel.core.memory.MemoryBreakdown`'s parts in ``parallelsel memory``'s table."""
 
 
 def memory_text(w, c, plan, e, cal, lang: str = "zh") -> str:
     """``parallelsel memory``: the per-GPU breakdown against the budget, whether it fits, the step."""
-    mem = e.memory
-    out = [header(w, c), calibration_text(cal),
-           f"方案 {plan_label(plan)}（最满的一段：{'首段' if mem.stage == 'first' else '末段'}）\n\n"]
-    rows = [[MEMORY_PARTS[k], fmt_bytes(v)] for k, v in mem.as_dict().items()]
-    rows.append(["合计", fmt_bytes(mem.total)])
-    rows.append(["驱动报告", fmt_bytes(c.device.memory)])
-    rows.append(["可用（减去 CUDA 上下文与 NCCL）", fmt_bytes(e.usable)])
-    rows.append([f"上限（可用 ×(1 − 预留比例 {e.headroom:g})）", fmt_bytes(e.budget)])
-    rows.append(["余量（可用显存中空着的比例）", fmt_pct(e.margin)])
-    out.append(markdown_table(["每卡内存（GiB）", "大小"], rows, align="lr") + "\n")
-    out.append(("放得下" if e.fits else "放不下：" + join(e.reasons, lang)) + "\n")
-    out.append(f"步时 {fmt_time(e.step.total, 2)}，{e.step.tokens_per_s:,.0f} tokens/s，MFU {fmt_pct(e.step.mfu)}\n")
+    mem, t = e.memory, TEXT[lang]
+    out = [header(w, c, lang), calibration_text(cal, lang),
+           t["memory_plan"].format(plan=plan_label(plan, lang), stage=t["first" if mem.stage == "first" else "last"])]
+    rows = [[MEMORY_PARTS[lang][k], fmt_bytes(v)] for k, v in mem.as_dict().items()]
+    rows.append([t["total"], fmt_bytes(mem.total)])
+    rows.append([t["capacity"], fmt_bytes(c.device.memory)])
+    rows.append([t["usable"], fmt_bytes(e.usable)])
+    rows.append([t["budget"].format(headroom=fmt_pct(e.headroom, 0)), fmt_bytes(e.budget)])
+    rows.append([t["margin"], fmt_pct(e.margin)])
+    out.append(markdown_table([t["memory_header"], t["size"]], rows, align="lr") + "\n")
+    out.append((t["fits"] if e.fits else t["does_not_fit"].format(reasons=join(e.reasons, lang))) + "\n")
+    out.append(t["step"].format(step=fmt_time(e.step.total, 2, lang), tokens=f"{e.step.tokens_per_s:,.0f}",
+                                mfu=fmt_pct(e.step.mfu)))
     return "".join(out)
 
 
@@ -268,19 +349,62 @@ def _preset_rows(kind: str, catalogue) -> tuple[list[str], list[list]]:
     if kind == "links":
         return (["键", "名称", "每卡单向带宽", "延迟"],
                 [[k, x.name, fmt_rate(x.bandwidth), fmt_time(x.latency)] for k, x in catalogue.items()])
+    if kind == "stacks":
+        return (["键", "名称", "版本", "梯度归约 / 参数收集", "配方"],
+                [[k, x.name, x.version, f"{x.grad_reduce_dtype} / {x.param_gather_dtype}", x.recipe]
+                 for k, x in catalogue.items()])
     return (["键", "名称", "每参数字节（权重 + 梯度 + 优化器）"],
             [[k, r.name, f"{r.weights:g} + {r.grads:g} + {r.optimizer:g} = {r.per_param:g}"] for k, r in catalogue.items()])
 
 
 PRESET_TITLES = {"models": "模型 --model", "devices": "设备 --device", "links": "互联 --intra / --inter",
-                 "recipes": "配方 --recipe"}
+                 "recipes": "配方 --recipe", "stacks": "框架栈 --stack"}
 
 
 def presets_text(catalogues: dict) -> str:
-    """``parallelsel presets``: one table per kind, ``catalogues`` = {kind: (presets, sources)}."""
+    """``parallelsel presets``: one table per kind, ``catalogues`` = {kind: presets}; each preset's ``source``."""
     out = []
-    for kind, (cat, sources) in catalogues.items():
+    for kind, cat in catalogues.items():
         headers, rows = _preset_rows(kind, cat)
         out.append(f"{PRESET_TITLES[kind]}\n\n" + markdown_table(headers + ["来源"],
-                   [row + [sources[k]] for row, k in zip(rows, cat)]) + "\n")
+                   [row + [v.source] for row, v in zip(rows, cat.values())]) + "\n")
+    return "".join(out)
+
+
+_LAUNCHER_NAMES = {"megatron": "Megatron-LM", "torchtitan": "torchtitan", "deepspeed": "DeepSpeed"}
+
+
+def check_text(w, c, x, fx, cfg, notes, lang: str = "zh") -> str:
+    """``parallelsel check FILE``: the plan the file describes, memory, step and MFU, what is exposed, the library's pick
+    and the distance to it, single-change fixes, and what the file's settings mean for the launcher."""
+    e, p = x.estimate, x.plan
+    mem = e.memory
+    out = [header(w, c), f"\n{_LAUNCHER_NAMES[cfg.launcher]} 配置描述的方案：{plan_label(p, lang)}\n"]
+    out.extend(f"  - 注意：{n['text']}\n" for n in notes)
+    rows = [[MEMORY_PARTS[k], fmt_bytes(v)] for k, v in mem.as_dict().items()]
+    rows.append(["合计", fmt_bytes(mem.total)])
+    rows.append([f"上限（可用 ×(1 − 预留比例 {e.headroom:g})）", fmt_bytes(e.budget)])
+    out.append("\n" + markdown_table(["每卡内存（GiB）", "大小"], rows, align="lr") + "\n")
+    if e.fits:
+        out.append("放得下\n")
+    else:
+        out.append("放不下：" + join(e.reasons, lang) + "\n")
+        out.extend(f"  - 可行的改法：{fix_text(f, lang)}\n" for f in fx)
+        if x.gpus_match and not fx:
+            out.append("  - 单独改一项（8-bit Adam、完全重算、ZeRO-3、序列并行、微批次 1、加卡）都放不下\n")
+    s = e.step
+    out.append(f"步时 {fmt_time(s.total, 2)}（计算 {fmt_time(s.compute, 2)}，暴露的通信 {fmt_time(s.communication, 2)}，"
+               f"气泡 {fmt_time(s.bubble, 2)}），{s.tokens_per_s:,.0f} tokens/s，MFU {fmt_pct(s.mfu)}\n")
+    exposed = [(k, v) for k, v in s.exposed if v > 0]
+    if exposed:
+        out.append("暴露的通信：" + "，".join(f"{k} {fmt_time(v, 2)}" for k, v in exposed) + "\n")
+    if x.best is not None:
+        b = x.best
+        if x.rank == 1:
+            out.append(f"本库的首选就是这个方案\n")
+        else:
+            ratio = f"，本作业是它的 {s.total / b.estimate.step.total:.2f} 倍" if e.fits else ""
+            rank = f"（本作业排第 {x.rank}）" if x.rank is not None else ""
+            out.append(f"本库的首选：{plan_label(b.plan, lang)}，步时 {fmt_time(b.estimate.step.total, 2)}{ratio}{rank}\n")
+    out.extend(f"  - {text(y, lang)}\n" for y in x.verdict if y.code not in {r.code for r in e.reasons})
     return "".join(out)

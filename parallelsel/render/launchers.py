@@ -1,47 +1,122 @@
-"""Sentences for the reasons a launcher refuses a plan (:func:`parallelsel.core.launchers.refusals`)."""
+"""Sentences for what the launchers say about a plan: refusals (:func:`parallelsel.core.launchers.refusals`) and the
+notes :func:`parallelsel.core.launchers.read_config` attaches to a launcher's file, in Chinese and English."""
 
 from __future__ import annotations
 
 from parallelsel.render.reasons import WORDS
 
-__all__ = ["refusal_text", "refusals_text"]
+__all__ = ["fallback_text", "refusal_text", "refusals_text"]
 
-_SCHEDULE_NAMES = WORDS["zh"]["schedule"]
 _LAUNCHER_NAMES = {"megatron": "Megatron-LM", "torchtitan": "torchtitan", "deepspeed": "DeepSpeed"}
 
+_TEMPLATES = {
+    "zh": {
+        "launcher_schedule": "{name} 没有 {schedule} 调度（有：{supported}）",
+        "launcher_hsdp_zero": "{name} 的部分分片（shard {shard}）只支持 ZeRO-1（分布式优化器的多副本），不支持 ZeRO-{zero}",
+        "launcher_pp_zero": "{name} 的 PP{pp} 只与 ZeRO-0/1（分布式优化器）组合；本库按 torchtitan 的做法估算 PP 加 FSDP，"
+                            "ZeRO-{zero} 请用 --export torchtitan",
+        "launcher_zero": "{name} 的 FSDP 要么前向后重分片（ZeRO-3），要么每个微批次都重新 all-gather（never）；"
+                         "没有 ZeRO-{zero} 那样常驻完整权重的分片",
+        "launcher_tp_without_sp": "{name} 的 TP（{tp} 路）总是带序列并行；请用带 SP 的方案",
+        "launcher_ddp_multi_dim": "{name} 的纯 DDP 不能与其他维度组合（DP{dp} × TP{tp} × PP{pp}）；请用 ZeRO-3（FSDP）",
+        "launcher_pp_in_code": "{name} 的流水线段数（PP{pp}）在模型代码里设（PipelineModule），不在 JSON 配置里",
+        "launcher_tp_batch": "{name} 的 AutoTP（tensor_parallel.autotp_size）会把每张卡都算作 DP 来核对全局批量，"
+                             "TP{tp} 的方案批量会变；用 --export megatron",
+        "launcher_recompute_in_code": "{name} 的重算（{recompute}）在模型代码里调用 deepspeed.checkpointing，不是 JSON 开关",
+        "launcher_recompute": "{name} 没有本库的 {recompute} 重算策略（有：{supported}）",
+        "launcher_recipe": "{name} 没有配方 {recipe} 的选项（有：{supported}）",
+        "launcher_hsdp": "{name} 的 ZeRO 在整个 DP 组（{dp}）上分片，JSON 里没有 shard {shard} 的混合分片",
+        "launcher_fsdp_option": "{name} 没有 FSDP 的这个开关：{option}",
+        "launcher_ep_cp_in_code": "{name} 的 EP{ep} / CP{cp} 不由 JSON 配置设",
+        "launcher_missing_option": "{name} 的校验要求 {option}，文件里没有，启动时会被拒绝",
+        "launcher_no_overlap": "没有 {option}：{name} 不会把这部分通信藏在计算后面，本库的估算假定藏了",
+        "launcher_fp32_params": "没有 {option}：{name} 用 fp32 参数和梯度训练（按 fp32 配方估算）",
+        "launcher_default": "没写 {option}：{name} 取默认值 {value}",
+        "launcher_stage_weights": "{name} 把嵌入层和输出层各算作 {first}/{last} 层来切分流水线段，首末段层数更少",
+    },
+    "en": {
+        "launcher_schedule": "{name} has no {schedule} schedule (it has: {supported})",
+        "launcher_hsdp_zero": "{name}'s partial sharding (shard {shard}) supports only ZeRO-1 (distributed-optimizer "
+                              "instances), not ZeRO-{zero}",
+        "launcher_pp_zero": "{name} combines PP{pp} only with ZeRO-0/1 (distributed optimizer); the library prices PP "
+                            "with FSDP as torchtitan runs it, so export ZeRO-{zero} with --export torchtitan",
+        "launcher_zero": "{name}'s FSDP either reshards after forward (ZeRO-3) or all-gathers again every micro-batch "
+                         "(never); it has no sharding that keeps whole weights resident like ZeRO-{zero}",
+        "launcher_tp_without_sp": "{name}'s TP ({tp}-way) always comes with sequence parallelism; use a plan with SP",
+        "launcher_ddp_multi_dim": "{name}'s plain DDP cannot be combined with another dimension (DP{dp} x TP{tp} x "
+                                  "PP{pp}); use ZeRO-3 (FSDP)",
+        "launcher_pp_in_code": "{name} sets pipeline stages (PP{pp}) in model code (PipelineModule), not in the JSON",
+        "launcher_tp_batch": "{name}'s AutoTP (tensor_parallel.autotp_size) counts every rank as DP when it checks the "
+                             "global batch, so a TP{tp} plan's batch would change; use --export megatron",
+        "launcher_recompute_in_code": "{name}'s recomputation ({recompute}) is deepspeed.checkpointing in model code, "
+                                      "not a JSON switch",
+        "launcher_recompute": "{name} has no {recompute} recomputation as the library models it (it has: {supported})",
+        "launcher_recipe": "{name} has no options for the recipe {recipe} (it has: {supported})",
+        "launcher_hsdp": "{name} shards ZeRO over the whole DP group ({dp}); its JSON has no hybrid shard of {shard}",
+        "launcher_fsdp_option": "{name} has no switch for this FSDP option: {option}",
+        "launcher_ep_cp_in_code": "{name}'s EP{ep} / CP{cp} are not set in its JSON config",
+        "launcher_missing_option": "{name}'s validator requires {option}, which the file lacks: the launch would be "
+                                   "refused",
+        "launcher_no_overlap": "no {option}: {name} will not hide this communication behind compute, while the "
+                               "estimate assumes it does",
+        "launcher_fp32_params": "no {option}: {name} trains with fp32 parameters and gradients (priced as the fp32 recipe)",
+        "launcher_default": "{option} not given: {name} takes its default {value}",
+        "launcher_stage_weights": "{name} counts the embedding and the output as {first}/{last} layers when it splits "
+                                  "stages, so the first and last stages hold fewer layers",
+    },
+}
 
-def refusal_text(launcher: str, code: str, values: dict) -> str:
-    """One reason as a Chinese sentence, naming the launcher and the numbers it rests on."""
+_OPTION_WORDS = {
+    "zh": {"no_sync": "梯度累积时跳过同步（no_sync）", "reshard_after_forward": "前向后不释放权重（reshard_after_forward=False）"},
+    "en": {"no_sync": "skipping gradient sync while accumulating (no_sync)",
+           "reshard_after_forward": "keeping weights after forward (reshard_after_forward=False)"},
+}
+
+
+def refusal_text(launcher: str, code: str, values: dict, lang: str = "zh") -> str:
+    """One refusal or note as a sentence in ``lang``, naming the launcher and the numbers it rests on."""
     name = _LAUNCHER_NAMES.get(launcher, launcher)
-    v = values
+    sched = WORDS[lang]["schedule"]
+    recompute = WORDS[lang]["recompute"]
+    sep = "、" if lang == "zh" else ", "
+    v = dict(values)
+    if "schedule" in v:
+        v["schedule"] = sched.get(v["schedule"], v["schedule"])
     if code == "launcher_schedule":
-        ok = "、".join(_SCHEDULE_NAMES.get(s, s) for s in v["supported"])
-        return f"{name} 没有 {_SCHEDULE_NAMES.get(v['schedule'], v['schedule'])} 调度（有：{ok}）"
-    if code == "launcher_hsdp_zero":
-        return f"{name} 的部分分片（shard {v['shard']}）只支持 ZeRO-1（分布式优化器的多副本），不支持 ZeRO-{v['zero']}"
-    if code == "launcher_zero":
-        return f"{name} 没有只分片优化器状态的 ZeRO-{v['zero']}（FSDP 即 ZeRO-3，不重分片即接近 ZeRO-2）"
-    if code == "launcher_tp_without_sp":
-        return f"{name} 的 TP（{v['tp']} 路）总是带序列并行；请用带 SP 的方案"
-    if code == "launcher_ddp_multi_dim":
-        return (f"{name} 的纯 DDP 不能与其他维度组合（DP{v['dp']} × TP{v['tp']} × PP{v['pp']}）；"
-                f"请用 ZeRO-2/3（FSDP）")
-    if code == "launcher_pp_in_code":
-        return f"{name} 的流水线段数（PP{v['pp']}）在模型代码里设（PipelineModule），不在 JSON 配置里"
-    if code == "launcher_tp_in_code":
-        return f"{name} 的 JSON 配置不设 Megatron 式 TP（TP{v['tp']}）；用 --export megatron（Megatron-DeepSpeed）"
-    if code == "launcher_recompute_in_code":
-        return f"{name} 的重算（{v['recompute']}）在模型代码里调用 deepspeed.checkpointing，不是 JSON 开关"
-    if code == "launcher_hsdp":
-        return f"{name} 的 ZeRO 在整个 DP 组（{v['dp']}）上分片，JSON 里没有 shard {v['shard']} 的混合分片"
-    if code == "launcher_fsdp_option":
-        what = {"no_sync": "梯度累积时跳过同步（no_sync）", "reshard_after_forward": "前向后不释放权重（reshard_after_forward=False）"}
-        return f"{name} 没有 FSDP 的这个开关：{what.get(v['option'], v['option'])}"
-    if code == "launcher_ep_cp_in_code":
-        return f"{name} 的 EP{v['ep']} / CP{v['cp']} 不由 JSON 配置设"
-    return f"{name}：{code} {v}"
+        v["supported"] = sep.join(sched.get(s, s) for s in v["supported"])
+    elif code == "launcher_recompute":
+        v["supported"] = sep.join(recompute.get(s, s) for s in v["supported"])
+        v["recompute"] = recompute.get(v["recompute"], v["recompute"])
+    elif code == "launcher_recompute_in_code":
+        v["recompute"] = recompute.get(v["recompute"], v["recompute"])
+    elif code == "launcher_recipe":
+        v["supported"] = sep.join(v["supported"])
+    elif code == "launcher_fsdp_option":
+        v["option"] = _OPTION_WORDS[lang].get(v["option"], v["option"])
+    template = _TEMPLATES[lang].get(code)
+    return template.format(name=name, **v) if template else f"{name}: {code} {values}"
 
 
-def refusals_text(launcher: str, refusals) -> str:
+def refusals_text(launcher: str, refusals, lang: str = "zh") -> str:
     """Every ``(code, values)`` refusal of :func:`parallelsel.core.launchers.refusals`, one sentence each, joined."""
-    return "；".join(refusal_text(launcher, code, values) for code, values in refusals)
+    return ("；" if lang == "zh" else "; ").join(refusal_text(launcher, code, values, lang) for code, values in refusals)
+
+
+def fallback_text(launcher: str, top, refused, chosen, lang: str = "zh") -> str:
+    """What ``plan --export L`` says on stderr when the top plan cannot run on L: which plan it exports instead, and why.
+
+    ``top`` and ``chosen`` are search results (``.rank``, ``.plan``, ``.estimate``); ``refused`` the top plan's
+    refusals.
+    """
+    from parallelsel.render.reasons import plan_label
+    from parallelsel.render.units import fmt_time
+
+    name = _LAUNCHER_NAMES[launcher]
+    why = refusals_text(launcher, refused, lang)
+    if lang == "zh":
+        return (f"第 1 名 {plan_label(top.plan, lang)} 不能交给 {name}：{why}。改为导出 {name} 能跑的最好方案，"
+                f"第 {chosen.rank} 名 {plan_label(chosen.plan, lang)}（估计步时 {fmt_time(chosen.estimate.step.total, 2)}，"
+                f"第 1 名 {fmt_time(top.estimate.step.total, 2)}）")
+    return (f"the top plan {plan_label(top.plan, lang)} cannot run on {name}: {why}. Exporting the best plan {name} "
+            f"can run instead, rank {chosen.rank} {plan_label(chosen.plan, lang)} (estimated step "
+            f"{fmt_time(chosen.estimate.step.total, 2, lang)}, top plan {fmt_time(top.estimate.step.total, 2, lang)})")

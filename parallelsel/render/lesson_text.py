@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from parallelsel.course.lesson import COLLECTIVES, paper_cases
+from parallelsel.render.reasons import WORDS
 
-__all__ = ["CASE_NAMES", "FOUR_COLUMNS", "FOUR_COLUMN_CELLS", "StrategyFacts", "named_paper_cases", "verdict_word", "FOUR_COLUMN_HEADERS", "REFERENCE_LABELS_ZH", "REFERENCE_UNITS_ZH",
+__all__ = ["CASE_NAMES", "FOUR_COLUMNS", "FOUR_COLUMN_CELLS", "StrategyFacts", "MODEL_NAMES", "named_paper_cases", "verdict_word", "FOUR_COLUMN_HEADERS", "REFERENCE_LABELS_ZH", "REFERENCE_UNITS_ZH",
            "VERDICT_WORDS", "reference_label", "reference_unit"]
 
 FOUR_COLUMN_HEADERS = ("策略", "解决的瓶颈", "主要通信", "适用条件", "代价")
@@ -62,8 +63,8 @@ FOUR_COLUMN_CELLS: dict[str, tuple[str, str, str, str, str]] = {
         '专家并行 (EP)',
         'MoE 模型的专家参数：把 E 个专家分到 e 卡，每卡只存 E/e 个',
         '每个 MoE 层前向 2 次 all-to-all（分发 dispatch、合并 combine）、反向 2 次，每次 b·s·h·k 个激活（k 为 top-k），每卡收发 (e−1)/e 之',
-        'MoE 模型且专家数能被 e 整除；路由负载均衡（辅助损失、容量因子）',
-        'all-to-all 在关键路径上、对拓扑敏感；token 路由不均导致 straggler 与丢 token',
+        'MoE 模型且专家数能被 e 整除；路由负载均衡（辅助损失或路由偏置）',
+        'all-to-all 在关键路径上、对拓扑敏感（要与另一微批次的计算重叠才藏得住）；路由不均时最忙的专家拖慢整层，不丢 token 时还要按最坏情况留激活内存',
     ),
 }
 
@@ -73,8 +74,9 @@ CASE_NAMES = {"fits_one_gpu": "模型可单卡", "state_exceeds_gpu": "状态超
 
 
 
-VERDICT_WORDS: dict[str, str] = {"infeasible": "不可行", "feasible": "可行", "not_preferred": "不优先", "need_info": "需更多信息"}
-"""Verdict code (:class:`parallelsel.core.matrix.Verdict` values) -> the lesson's word."""
+VERDICT_WORDS: dict[str, str] = WORDS["zh"]["verdict"]
+"""Verdict code (:class:`parallelsel.core.matrix.Verdict` values) -> the lesson's word (the template table's
+``verdict`` words, :data:`parallelsel.render.reasons.WORDS`, which also has them in English)."""
 
 # -- the validation page: published figures' labels and units (parallelsel.course.references, ASCII) in Chinese ----------
 REFERENCE_LABELS_ZH = {
@@ -120,11 +122,22 @@ FOUR_COLUMNS: tuple[StrategyFacts, ...] = tuple(
 :data:`parallelsel.course.lesson.COLLECTIVES`."""
 
 
+MODEL_NAMES = {"Wide-2x24576": "宽层 2×24576"}
+"""The lesson's names for the models :mod:`parallelsel.course.lesson` names in ASCII (case 3's wide layer)."""
+
+
 def named_paper_cases():
-    """:func:`parallelsel.course.lesson.paper_cases` with each case id replaced by the lesson's name for it."""
-    return [(CASE_NAMES[case], w, c) for case, w, c in paper_cases()]
+    """:func:`parallelsel.course.lesson.paper_cases` as the pages show them: each case id replaced by the lesson's
+    name for it, and a model with a lesson name (:data:`MODEL_NAMES`) carrying that name."""
+    out = []
+    for case, w, c in paper_cases():
+        if w.model.name in MODEL_NAMES:
+            w = replace(w, model=replace(w.model, name=MODEL_NAMES[w.model.name]))
+        out.append((CASE_NAMES[case], w, c))
+    return out
 
 
-def verdict_word(verdict) -> str:
-    """The lesson's word for a :class:`parallelsel.core.matrix.Verdict` (or its code): 不可行, 可行, 不优先, 需更多信息."""
-    return VERDICT_WORDS[getattr(verdict, "value", verdict)]
+def verdict_word(verdict, lang: str = "zh") -> str:
+    """The lesson's word for a :class:`parallelsel.core.matrix.Verdict` (or its code): 不可行, 可行, 不优先, 需更多信息
+    (``lang="en"``: infeasible, feasible, not preferred, needs more information)."""
+    return WORDS[lang]["verdict"][getattr(verdict, "value", verdict)]

@@ -26,8 +26,20 @@ def four_column_table(rows: Sequence[StrategyFacts] = FOUR_COLUMNS) -> str:
                           [[r.name, r.bottleneck, r.communication, r.conditions, r.cost] for r in rows])
 
 
-def _best(r: MatrixRow) -> str:
-    return plan_label(r.best.plan) if r.best is not None else "—"
+HEADERS = {
+    "zh": {"matrix": ("策略", "判断", "最佳设置", "每卡内存", "余量", "步时"), "reasons": "理由", "headline": "主要理由",
+           "funnel": ("阶段", "方案数", "占枚举"), "excluded": ("排除原因", "方案数"),
+           "top": ("名次", "方案", "步时", "tokens/s", "MFU", "每卡内存", "余量")},
+    "en": {"matrix": ("strategy", "verdict", "best setting", "memory per GPU", "margin", "step"), "reasons": "reasons",
+           "headline": "main reason", "funnel": ("stage", "plans", "share of enumerated"),
+           "excluded": ("excluded because", "plans"),
+           "top": ("rank", "plan", "step", "tokens/s", "MFU", "memory per GPU", "margin")},
+}
+"""The column headers of each table, per language (``lang``)."""
+
+
+def _best(r: MatrixRow, lang: str = "zh") -> str:
+    return plan_label(r.best.plan, lang) if r.best is not None else "—"
 
 
 def headline(row: MatrixRow) -> Reason:
@@ -37,7 +49,7 @@ def headline(row: MatrixRow) -> Reason:
     return row.reasons[0] if row.verdict is Verdict.INFEASIBLE else row.reasons[-1]
 
 
-def matrix_table(rows: Sequence[MatrixRow], reasons: bool | str = True) -> str:
+def matrix_table(rows: Sequence[MatrixRow], reasons: bool | str = True, lang: str = "zh") -> str:
     """One line per strategy: verdict, best setting (memory per GPU, headroom left, step time) and the reasons:
     all of them (``True``), only :func:`headline` (``"short"``; pair it with :func:`reasons_list` folded below the
     table) or none (``False``).
@@ -46,15 +58,15 @@ def matrix_table(rows: Sequence[MatrixRow], reasons: bool | str = True) -> str:
     """
     if reasons not in (True, False, "short"):
         raise ValueError(f"reasons={reasons!r}: must be True, False or 'short'")
-    headers = ["策略", "判断", "最佳设置", "每卡内存", "余量", "步时"] + (["主要理由" if reasons == "short" else "理由"]
-                                                                  if reasons else [])
+    h = HEADERS[lang]
+    headers = list(h["matrix"]) + ([h["headline"] if reasons == "short" else h["reasons"]] if reasons else [])
     body = []
     for r in rows:
         e = r.best
-        line = [r.strategy, verdict_word(r.verdict), _best(r), fmt_bytes(e.memory.total) if e else "—",
-                fmt_pct(e.margin) if e else "—", fmt_time(e.step.total, 2) if e else "—"]
+        line = [r.strategy, verdict_word(r.verdict, lang), _best(r, lang), fmt_bytes(e.memory.total) if e else "—",
+                fmt_pct(e.margin) if e else "—", fmt_time(e.step.total, lang=lang) if e else "—"]
         if reasons:
-            line.append(text(headline(r)) if reasons == "short" else join(r.reasons))
+            line.append(text(headline(r), lang) if reasons == "short" else join(r.reasons, lang))
         body.append(line)
     return markdown_table(headers, body)
 
@@ -71,28 +83,28 @@ def paper_cases_table(cases: Sequence[tuple[str, Sequence[MatrixRow]]]) -> str:
                           align="l" + "c" * len(strategies))
 
 
-def funnel_table(result: SearchResult) -> str:
+def funnel_table(result: SearchResult, lang: str = "zh") -> str:
     """Plans left after each stage, with the share of the enumeration."""
     total = max(1, result.considered)
-    return markdown_table(["阶段", "方案数", "占枚举"],
-                          [[stage_title(stage, result.top), f"{n:,}", fmt_pct(n / total)]
+    return markdown_table(list(HEADERS[lang]["funnel"]),
+                          [[stage_title(stage, result.top, lang), f"{n:,}", fmt_pct(n / total)]
                            for stage, n in result.funnel()], align="lrr")
 
 
-def excluded_table(result: SearchResult) -> str:
+def excluded_table(result: SearchResult, lang: str = "zh") -> str:
     """Excluded plans by reason, in the order the checks run."""
-    return markdown_table(["排除原因", "方案数"], [[title(k, {"top": result.top}), f"{v:,}"]
+    return markdown_table(list(HEADERS[lang]["excluded"]), [[title(k, {"top": result.top}, lang), f"{v:,}"]
                                                 for k, v in result.excluded.items()], align="lr")
 
 
-def top_table(result: SearchResult) -> str:
+def top_table(result: SearchResult, lang: str = "zh") -> str:
     """The ranked plans: step time, throughput, MFU, memory per GPU and headroom (share of the usable memory left free)."""
     rows = []
     for r in result.results:
         st, mem = r.estimate.step, r.estimate.memory
-        rows.append([r.rank, plan_label(r.plan), fmt_time(st.total, 2), f"{st.tokens_per_s:,.0f}", fmt_pct(st.mfu),
-                     fmt_bytes(mem.total), fmt_pct(r.estimate.margin)])
-    return markdown_table(["名次", "方案", "步时", "tokens/s", "MFU", "每卡内存", "余量"], rows, align="rlrrrrr")
+        rows.append([r.rank, plan_label(r.plan, lang), fmt_time(st.total, lang=lang), f"{st.tokens_per_s:,.0f}",
+                     fmt_pct(st.mfu), fmt_bytes(mem.total), fmt_pct(r.estimate.margin)])
+    return markdown_table(list(HEADERS[lang]["top"]), rows, align="rlrrrrr")
 
 
 def why_list(result: SearchResult, limit: int | None = None) -> str:
@@ -100,5 +112,5 @@ def why_list(result: SearchResult, limit: int | None = None) -> str:
     out = []
     for r in result.results[:limit]:
         out.append(f"{r.rank}. **{plan_label(r.plan)}**")
-        out.extend(f"    - {w}" for w in r.why)
+        out.extend(f"    - {text(w)}" for w in r.why)
     return "\n".join(out) + "\n"

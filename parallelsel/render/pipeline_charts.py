@@ -285,8 +285,9 @@ def trace_link(timeline: pl.Timeline, label: str | None = None, *, name: str | N
                time_unit: float = TRACE_UNIT) -> str:
     """An ``<a download>`` link whose ``data:`` URL holds ``timeline`` as Chrome-trace JSON.
 
-    The file travels inside the page (base64), so the site writes no extra file and requests nothing:
-    the reader saves it and opens it in Perfetto or ``chrome://tracing``. ``name`` is the file name
+    The file travels in the printed HTML (base64), since a snippet knows no site directory; the site's build
+    (hooks/trace_files.py) writes it next to the page and points the link at that file, so the page stays
+    light. The reader saves it and opens it in Perfetto or ``chrome://tracing``. ``name`` is the file name
     (default :func:`trace_name`), ``label`` the link text (default the file name); ``time_unit`` is the
     length of one cost unit in seconds.
     """

@@ -30,12 +30,13 @@ import re
 import string
 from collections.abc import Iterable, Mapping
 
+from parallelsel.core._check import ParallelselError
 from parallelsel.core.plan import label_parts, parse_plan
 from parallelsel.core.reasons import Reason
 from parallelsel.render.units import fmt_count, fmt_pct, fmt_rate, fmt_size, fmt_time
 
-__all__ = ["EN", "LANGS", "STAGES_EN", "STAGES_ZH", "TITLES_EN", "TITLES_ZH", "WORDS", "ZH", "as_json", "join", "plan_label", "read_plan",
-           "stage_title", "text", "title"]
+__all__ = ["EN", "FIX_EN", "FIX_ZH", "LANGS", "STAGES_EN", "STAGES_ZH", "TEMPLATES", "TITLES_EN", "TITLES_ZH", "WORDS", "ZH",
+           "as_json", "fix", "join", "plan_label", "read_plan", "stage_title", "text", "title"]
 
 LANGS = ("zh", "en")
 
@@ -55,9 +56,15 @@ ZH: dict[str, str] = {
     "interleave_microbatches": "交错调度要求微批次数 {microbatches} 能被 PP={pp} 整除",
     "ep_needs_moe": "EP={ep} 只适用于 MoE 模型，{model} 是稠密模型",
     "experts_not_divisible": "专家数 {experts} 不能被 EP={ep} 整除",
+    "recompute_not_in_stack": "{stack} 没有 {recompute} 重算策略（它提供：{offered}）",
+    "recompute_layers_exceed_chunk": "重算层数 {recompute_layers} 大于每个模型段的层数 {layers}",
+    "fp8_not_supported": "{device} 没有 FP8 张量核心，不能用 {recipe}",
     # memory (parallelsel.core.estimate)
     "memory_exceeds_device": "每卡内存 {bytes:size} > 上限 {capacity:size}[（可用 {usable:size} × (1 − 预留比例 {headroom:pct})）]{stage:stage}",
     "seq_not_divisible_cp": "序列长度 {seq_len} 不是 2×CP 的倍数（CP={cp}）",
+    "tp_overlap_not_offered": "框架栈 {stack} 不提供 TP 通信与 GEMM 的重叠",
+    "tp_overlap_needs_sp": "{stack} 的 TP 通信重叠要求开启序列并行（SP），TP={tp} 的方案没有开",
+    "tp_overlap_needs_compile": "{stack} 的异步 TP 要求用 torch.compile 编译模型（Workload(compile=True)）",
     # search: plans left out without being timed, and the closest miss when nothing fits
     "gpipe_dominated": "GPipe：气泡与 1F1B 相同、在途激活更多（被支配）",
     "closest_miss": "最接近的是 {plan:plan}：每卡 {bytes:size}，比上限 {budget:size} 多 {gap:size}",
@@ -156,8 +163,14 @@ EN: dict[str, str] = {
     "interleave_microbatches": "the interleaved schedule needs the {microbatches} micro-batches divisible by PP={pp}",
     "ep_needs_moe": "EP={ep} applies to MoE models only; {model} is dense",
     "experts_not_divisible": "{experts} experts are not divisible by EP={ep}",
+    "recompute_not_in_stack": "{stack} has no {recompute} recomputation policy (it offers: {offered})",
+    "recompute_layers_exceed_chunk": "recompute_layers={recompute_layers} exceeds the {layers} layers of a model chunk",
+    "fp8_not_supported": "{device} has no FP8 tensor cores for {recipe}",
     "memory_exceeds_device": "memory per GPU {bytes:size} > limit {capacity:size}[ (usable {usable:size} × (1 − headroom {headroom:pct}))]{stage:stage}",
     "seq_not_divisible_cp": "sequence length {seq_len} is not a multiple of 2×CP (CP={cp})",
+    "tp_overlap_not_offered": "stack {stack} does not overlap TP communication with GEMMs",
+    "tp_overlap_needs_sp": "TP communication overlap on {stack} needs sequence parallelism (SP), off in this TP={tp} plan",
+    "tp_overlap_needs_compile": "async TP on {stack} needs the model under torch.compile (Workload(compile=True))",
     "gpipe_dominated": "GPipe: the same bubble as 1F1B with more activations in flight (dominated)",
     "closest_miss": "the closest is {plan:plan}: {bytes:size} per GPU, {gap:size} over the limit {budget:size}",
     "fits_memory": ("fits: {bytes:size} per GPU ≤ limit = usable {usable:size} × (1 − headroom {headroom:pct}) (margin {margin:pct1}; "
@@ -270,6 +283,9 @@ TITLES_ZH: dict[str, str] = {
     "bound_exceeds_best": "仅计算与气泡就慢于前 {top} 名（未算内存、未计时）",
     "pp_zero2_no_stack": "PP 配 ZeRO-2（没有框架这样跑）",
     "seq_not_divisible_cp": "序列长度不是 2×CP 的倍数",
+    "tp_overlap_not_offered": "框架栈不提供 TP 通信重叠",
+    "tp_overlap_needs_sp": "TP 通信重叠需要 SP",
+    "tp_overlap_needs_compile": "异步 TP 需要 torch.compile",
     "gpipe_dominated": "GPipe：气泡与 1F1B 相同、在途激活更多（被支配）",
 }
 
@@ -293,6 +309,9 @@ TITLES_EN: dict[str, str] = {
     "bound_exceeds_best": "compute and bubble alone slower than the top {top}",
     "pp_zero2_no_stack": "PP with ZeRO-2 (no stack runs it)",
     "seq_not_divisible_cp": "sequence not a multiple of 2×CP",
+    "tp_overlap_not_offered": "the stack has no TP communication overlap",
+    "tp_overlap_needs_sp": "TP communication overlap needs SP",
+    "tp_overlap_needs_compile": "async TP needs torch.compile",
     "gpipe_dominated": "GPipe: 1F1B's bubble with more in flight (dominated)",
 }
 
@@ -302,11 +321,26 @@ STAGES_ZH: dict[str, str] = {"considered": "枚举", "passed_constraints": "约�
 STAGES_EN: dict[str, str] = {"considered": "enumerated", "passed_constraints": "passed the constraints",
                              "fitting": "fit in memory", "ranked": "top {top}"}
 
+# The single changes that make a plan fit (parallelsel.core.search.fixes), by their code; ``{plan:plan}`` is a label.
+FIX_ZH: dict[str, str] = {
+    "recipe": "改用 8-bit Adam（--recipe {recipe}）", "recompute": "完全重算（--recompute {recompute}）",
+    "zero": "ZeRO-{zero}（--zero {zero}）", "sp": "开启序列并行",
+    "micro_batch": "微批次 {micro_batch}（--micro-batch {micro_batch}）",
+    "gpus": "加到 {gpus} 卡（{nodes} 节点），最快的是 {plan:plan}",
+}
+FIX_EN: dict[str, str] = {
+    "recipe": "switch to 8-bit Adam (--recipe {recipe})", "recompute": "full recomputation (--recompute {recompute})",
+    "zero": "ZeRO-{zero} (--zero {zero})", "sp": "turn on sequence parallelism",
+    "micro_batch": "micro-batch {micro_batch} (--micro-batch {micro_batch})",
+    "gpus": "grow to {gpus} GPUs ({nodes} nodes); the fastest plan there is {plan:plan}",
+}
+
 # -- words ---------------------------------------------------------------------------------------
 WORDS: dict[str, dict[str, Mapping]] = {
     "zh": {
+        "verdict": {"infeasible": "不可行", "feasible": "可行", "not_preferred": "不优先", "need_info": "需更多信息"},
         "stage": {None: "", "first": "（首段）", "middle": "（中间段）", "last": "（末段）"},
-        "recompute": {"none": "不重算", "selective": "选择性重算", "full": "完全重算"},
+        "recompute": {"none": "不重算", "selective": "选择性重算", "op": "算子级选择性重算", "full": "完全重算"},
         "where": {True: "跨节点", False: "在节点内"},
         "schedule": {"gpipe": "GPipe", "1f1b": "1F1B", "interleaved": "交错 1F1B", "zb-h1": "ZB-H1", "looped-bfs": "Looped BFS",
                      "interleaved-zb": "交错零气泡", "zbv": "ZBV（V 形）", "dualpipev": "DualPipeV（V 形）"},
@@ -318,8 +352,11 @@ WORDS: dict[str, dict[str, Mapping]] = {
                  "both": "：省下的内存换来了更大的微批次和更少的重算"},
     },
     "en": {
+        "verdict": {"infeasible": "infeasible", "feasible": "feasible", "not_preferred": "not preferred",
+                    "need_info": "needs more information"},
         "stage": {None: "", "first": " (first stage)", "middle": " (a middle stage)", "last": " (last stage)"},
-        "recompute": {"none": "no recompute", "selective": "selective recompute", "full": "full recompute"},
+        "recompute": {"none": "no recompute", "selective": "selective recompute", "op": "op-level selective recompute",
+                      "full": "full recompute"},
         "where": {True: "across nodes", False: "within a node"},
         "schedule": {"gpipe": "GPipe", "1f1b": "1F1B", "interleaved": "interleaved 1F1B", "zb-h1": "ZB-H1",
                      "looped-bfs": "Looped BFS", "interleaved-zb": "interleaved zero bubble", "zbv": "ZBV (V-shaped)",
@@ -337,7 +374,7 @@ WORDS: dict[str, dict[str, Mapping]] = {
 
 _NUMBER_SPECS = {  # value, language -> text
     "size": lambda v, lang: fmt_size(v),
-    "secs": lambda v, lang: fmt_time(v, 2, lang),  # as the tables print a step time
+    "secs": lambda v, lang: fmt_time(v, lang=lang),  # to the model's precision (units.places), as the tables
     "rate": lambda v, lang: fmt_rate(v),
     "count": lambda v, lang: fmt_count(v),
     "pct": lambda v, lang: fmt_pct(v, 0),
@@ -347,7 +384,13 @@ _NUMBER_SPECS = {  # value, language -> text
     "g": lambda v, lang: f"{v:g}",
 }
 
-_TABLES = {"zh": (ZH, TITLES_ZH), "en": (EN, TITLES_EN)}
+TEMPLATES: dict[str, dict[str, dict[str, str]]] = {
+    "zh": {"reason": ZH, "title": TITLES_ZH, "stage": STAGES_ZH, "fix": FIX_ZH},
+    "en": {"reason": EN, "title": TITLES_EN, "stage": STAGES_EN, "fix": FIX_EN},
+}
+"""The one template table: per language, a sentence per reason code (``reason``), a category title per exclusion
+code (``title``), a name per funnel stage (``stage``) and a sentence per single change (``fix``).
+``tests/test_reasons.py`` checks that every code the library can emit has each language's template."""
 
 
 def plan_label(plan, lang: str = "zh") -> str:
@@ -367,12 +410,21 @@ def read_plan(text: str):
         >>> read_plan(plan_label(Plan(dp=2, recompute="full"))) == Plan(dp=2, recompute="full")
         True
     """
-    if isinstance(text, str):
-        words = sorted(((w, mode) for lang in WORDS.values() for mode, w in lang["recompute"].items()),
-                       key=lambda x: -len(x[0]))
-        for word, mode in words:
-            text = text.replace(word, mode)
-    return parse_plan(text)
+    if not isinstance(text, str):
+        return parse_plan(text)
+    words = sorted(((w, mode) for lang in WORDS.values() for mode, w in lang["recompute"].items()),
+                   key=lambda x: -len(x[0]))
+    coded, used = text, {}
+    for word, mode in words:
+        if word in coded:
+            coded, used[mode] = coded.replace(word, mode), word
+    try:
+        return parse_plan(coded)
+    except ParallelselError as e:  # name the label and its parts as the user wrote them
+        msg = str(e).replace(f"plan={coded!r}", f"plan={text!r}", 1)
+        for mode, word in used.items():
+            msg = msg.replace(f"{mode!r} and", f"{word!r} and").replace(f"and {mode!r} both", f"and {word!r} both")
+        raise ParallelselError(msg) from None
 
 
 class _Formatter(string.Formatter):
@@ -419,7 +471,7 @@ def _check_lang(lang: str) -> None:
 def text(reason: Reason, lang: str = "zh") -> str:
     """The sentence for ``reason`` in ``lang`` ("zh" or "en")."""
     _check_lang(lang)
-    table = _TABLES[lang][0]
+    table = TEMPLATES[lang]["reason"]
     if reason.code not in table:
         raise KeyError(f"reason code {reason.code!r} has no {lang} sentence in parallelsel/render/reasons.py")
     return _fill(table[reason.code], reason.values, lang)
@@ -428,7 +480,7 @@ def text(reason: Reason, lang: str = "zh") -> str:
 def title(code: str, values: Mapping | None = None, lang: str = "zh") -> str:
     """The short category name of ``code`` (a row of the search's exclusion table)."""
     _check_lang(lang)
-    table = _TABLES[lang][1]
+    table = TEMPLATES[lang]["title"]
     if code not in table:
         raise KeyError(f"reason code {code!r} has no {lang} category title in parallelsel/render/reasons.py")
     return _fill(table[code], values or {}, lang)
@@ -437,7 +489,16 @@ def title(code: str, values: Mapping | None = None, lang: str = "zh") -> str:
 def stage_title(stage: str, top: int, lang: str = "zh") -> str:
     """The name of a stage of the search's funnel (``considered`` ... ``ranked``)."""
     _check_lang(lang)
-    return (STAGES_ZH if lang == "zh" else STAGES_EN)[stage].format(top=top)
+    return TEMPLATES[lang]["stage"][stage].format(top=top)
+
+
+def fix(code: str, values: Mapping, lang: str = "zh") -> str:
+    """The sentence of one single change that makes a plan fit (a :class:`parallelsel.core.search.Fix`'s code and values)."""
+    _check_lang(lang)
+    table = TEMPLATES[lang]["fix"]
+    if code not in table:
+        raise KeyError(f"fix code {code!r} has no {lang} sentence in parallelsel/render/reasons.py")
+    return _fill(table[code], values, lang)
 
 
 def join(reasons: Iterable[Reason], lang: str = "zh", sep: str | None = None) -> str:

@@ -126,7 +126,7 @@ def _seconds(ax, ys: list[int], parts: Mapping[str, Sequence[float]], totals: li
     div, unit = time_unit(max(totals))
     _stack(ax, ys, {k: [v / div for v in vals] for k, vals in parts.items()}, legend=True)
     for i, (y, total) in enumerate(zip(ys, totals)):
-        text = fmt_time(total, 2) + (f"  {notes[i]}" if notes is not None else "")
+        text = fmt_time(total) + (f"  {notes[i]}" if notes is not None else "")
         ax.annotate(text, xy=(total / div, y), xytext=(3, 0), textcoords="offset points", va="center", fontsize=8)
     ax.set_xlim(0, max(totals) / div * (1.6 if notes is not None else 1.3))
     ax.set_xlabel(STEP_AXIS["time"].format(unit=unit))

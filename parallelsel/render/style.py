@@ -42,6 +42,11 @@ COLORS = {
     "bound": "#8A4B08",  # text marking a region where a limit binds (e.g. communication-bound)
     "cp_group": "#1B6F6A",  # placement diagram: rank 0's context-parallel group
     "pp_group": "#6A3D9A",  # placement diagram: rank 0's pipeline group
+    # the selection matrix's verdicts (decision-flow chart, render/decision_flow.py)
+    "infeasible": "#E45756",
+    "not_preferred": "#F58518",
+    "need_info": "#4C78A8",
+    "feasible": "#54A24B",
 }
 
 # Line/bar series in order, for charts whose series are not one of the named quantities above: the one
@@ -110,14 +115,105 @@ def to_svg(fig, salt: str) -> str:
     box = boxes[-1]  # inches, origin at the bottom left; SVG's y axis points down
     height = fig.get_size_inches()[1]
     x, y, w, h = (round(v * _PT, 3) for v in (box.x0, height - box.y1, box.width, box.height))
-    return _ROOT_SIZE.sub(f'width="{w:g}pt" height="{h:g}pt" viewBox="{x:g} {y:g} {w:g} {h:g}"', text, count=1)
+    text = _ROOT_SIZE.sub(f'width="{w:g}pt" height="{h:g}pt" viewBox="{x:g} {y:g} {w:g} {h:g}"', text, count=1)
+    return compact_svg(text)
+
+
+_METADATA = re.compile(r"\s*<metadata>.*?</metadata>", re.S)
+_PATH_D = re.compile(r' d="([^"]*)"')
+_TOKEN = re.compile(r"[A-Za-z]|-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?")
+_GROUP = re.compile(r'(<g id="[^"]*")>\n((?:<path [^>]*/>\n)+)</g>')
+_SHARED = re.compile(r' (clip-path="[^"]*") (style="[^"]*")/>')
+PATH_DECIMALS = 2
+"""Decimals kept in path coordinates: matplotlib writes six, in points; a hundredth of a point is far below a pixel."""
+
+
+def _num(v: float) -> str:
+    t = f"{v:.{PATH_DECIMALS}f}".rstrip("0").rstrip(".")
+    return "0" if t in ("-0", "") else t
+
+
+def _path(d: str) -> str:
+    """One path's data, shorter and drawing the same: coordinates to :data:`PATH_DECIMALS` decimals, and in a path of
+    straight lines (matplotlib's bars and grid lines), a line that keeps x or y as ``V`` or ``H``."""
+    tokens = _TOKEN.findall(d)
+    plain = " ".join(t if t.isalpha() else _num(float(t)) for t in tokens)
+    # Only "M x y", "L x y" and "z" in turn are shortened further; anything else is kept as it is, rounded.
+    i = 0
+    while i < len(tokens):
+        step = 1 if tokens[i] == "z" else 3 if tokens[i] in ("M", "L") else 0
+        if not step or (step == 3 and (i + 2 >= len(tokens) or tokens[i + 1].isalpha() or tokens[i + 2].isalpha())):
+            return plain
+        i += step
+    out, i, x, y = [], 0, None, None
+    while i < len(tokens):
+        t = tokens[i]
+        if t == "z":
+            out.append("z")
+            i += 1
+            continue
+        nx, ny = _num(float(tokens[i + 1])), _num(float(tokens[i + 2]))
+        if t == "L" and nx == x:
+            out.append(f"V{ny}")
+        elif t == "L" and ny == y:
+            out.append(f"H{nx}")
+        else:
+            out.append(f"{t}{nx} {ny}")
+        x, y, i = nx, ny, i + 3
+    return "".join(out)
+
+
+def _hoist(m: re.Match) -> str:
+    """A group of paths that share their clip and style: both said once, on the group (SVG inherits them). Not done
+    when the style sets what the SVG's own ``*`` rule sets (stroke-linejoin / -linecap): the rule would win there."""
+    paths = m.group(2).splitlines()
+    shared = {_SHARED.search(p).groups() if _SHARED.search(p) else None for p in paths}
+    if len(shared) != 1 or None in shared:
+        return m.group(0)
+    clip, style = shared.pop()
+    if "stroke-line" in style:
+        return m.group(0)
+    body = "".join(p.replace(f" {clip} {style}/>", "/>") + "\n" for p in paths)
+    return f"{m.group(1)} {clip} {style}>\n{body}</g>"
+
+
+def compact_svg(svg: str) -> str:
+    """Matplotlib's SVG with the same drawing in fewer bytes: no metadata block, no indentation, path data rounded and
+    shortened (:func:`_path`), a clip and style shared by every path of a group written once on the group. Pipeline
+    charts with a thousand bars were 250 KB each and pushed pages past the site's 600 KiB budget (issue 33). Text
+    elements are untouched (their content and positions are what the snapshot tests and readers see)."""
+    svg = _METADATA.sub("", svg)
+    svg = re.sub(r"\n[ \t]+", "\n", svg)
+    svg = _PATH_D.sub(lambda m: f' d="{_path(m.group(1))}"', svg)
+    return _GROUP.sub(_hoist, svg)
+
+
+PHONE_LABEL_PX = 8.5
+"""Smallest chart text, in CSS pixels, a narrow screen may shrink a chart's labels to (8 px plus rounding margin)."""
+
+_VIEWBOX_WIDTH = re.compile(r'viewBox="[-\d.]+ [-\d.]+ ([\d.]+) [\d.]+"')
+_FONT_SIZE = re.compile(r"font-size: ?([\d.]+)px")
+
+
+def narrow_min_width(svg: str) -> float | None:
+    """The narrowest a chart may be drawn (CSS px) so that its smallest label stays :data:`PHONE_LABEL_PX` tall:
+    matplotlib writes sizes in viewBox units (points), so the chart's width in px is viewBox width x label px / font.
+    None when the SVG names no font size. docs/assets/extra.css applies it on narrow screens only (the chart then
+    scrolls inside its own box instead of shrinking its text)."""
+    box, sizes = _VIEWBOX_WIDTH.search(svg), [float(f) for f in _FONT_SIZE.findall(svg)]
+    if not box or not sizes:
+        return None
+    return float(box.group(1)) * PHONE_LABEL_PX / min(sizes)
 
 
 def figure_html(svg: str, caption: str) -> str:
-    """Wrap an inline SVG in a captioned figure; the caption doubles as the accessible name."""
+    """Wrap an inline SVG in a captioned figure; the caption doubles as the accessible name. The SVG carries the
+    width below which narrow screens scroll it rather than shrink it (:func:`narrow_min_width`, as ``--ps-min-w``)."""
     if not caption:
         raise ValueError("caption='': every chart needs a caption (it is its alt text)")
-    svg = svg.replace("<svg ", f'<svg role="img" aria-label="{_escape(caption)}" ', 1)
+    least = narrow_min_width(svg)
+    style = f' style="--ps-min-w: {least:.0f}px"' if least else ""
+    svg = svg.replace("<svg ", f'<svg role="img" aria-label="{_escape(caption)}"{style} ', 1)
     return f'<figure class="ps-chart">\n{svg}\n<figcaption>{_escape(caption)}</figcaption>\n</figure>\n'
 
 

@@ -55,3 +55,16 @@ def folded(title: str, body: str, kind: str = "note") -> str:
     """
     lines = body.rstrip("\n").splitlines()
     return f'??? {kind} "{title}"\n\n' + "".join(f"    {line}\n" if line.strip() else "\n" for line in lines)
+
+
+def folded_html(title: str, html: str, kind: str = "note") -> str:
+    """Already-rendered HTML (a table printed by an ``html="true"`` snippet) inside a collapsed block: the element
+    pymdownx.details writes for ``??? kind "title"``, so it looks like (and counts as) a fold.
+
+    >>> print(folded_html("全部数值", "<table></table>"), end="")
+    <details class="note"><summary>全部数值</summary>
+    <table></table>
+    </details>
+    """
+    esc = title.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return f'<details class="{kind}"><summary>{esc}</summary>\n{html.strip()}\n</details>\n'

@@ -2,7 +2,7 @@
 # node; at each size the plan search's best plan, decomposed, on two interconnects between nodes.
 import parallelsel as ps
 from parallelsel.render.style import figure_html  # markdown-exec: hide
-from parallelsel.render.tables import fmt_rate, markdown_table
+from parallelsel.render.tables import fmt_rate, folded_html, markdown_table
 from parallelsel.render.line_charts import curves
 from parallelsel.core.search import search
 import markdown  # markdown-exec: hide
@@ -29,9 +29,11 @@ for short, inter in inters.items():
 print(markdown.markdown(  # markdown-exec: hide
     f"拓扑：每节点 8 张 {device.name}，节点内 {intra.name}（每卡 {fmt_rate(intra.bandwidth)}）；节点之间先用 "
     f"{inters['25GbE'].name}（每卡 {fmt_rate(inters['25GbE'].bandwidth)}），再换成 {inters['IB HDR'].name}"
-    f"（每卡 {fmt_rate(inters['IB HDR'].bandwidth)}）对照。{work.model.name}，全局批量 {work.global_batch}。下表是 25GbE 时各规模的最佳方案：\n\n"
-    + markdown_table(["GPU 数", "最佳方案", "计算", "暴露的通信", "气泡", "估计 / 线性承诺"], rows, align="rlrrrr"),
+    f"（每卡 {fmt_rate(inters['IB HDR'].bandwidth)}）对照。{work.model.name}，全局批量 {work.global_batch}。",
     extensions=["tables"]))
+print(folded_html("深入：25GbE 时各规模的最佳方案与步时分解", markdown.markdown(  # markdown-exec: hide
+    markdown_table(["GPU 数", "最佳方案", "计算", "暴露的通信", "气泡", "估计 / 线性承诺"], rows, align="rlrrrr"),
+    extensions=["tables"])))
 svg = curves(gpus, {f"节点间 {k}": v for k, v in share.items()}, title=f"{work.model.name}：实际吞吐占线性承诺的比例",
              xlabel="GPU 数", ylabel="估计 ÷ 线性承诺", salt="mis-linear-scaling", logx=2, percent=True,
              ylim=(0, 1.05), xticks=[(g, str(g)) for g in gpus], references={"线性承诺": 1.0})

@@ -33,7 +33,7 @@ ratio = cluster.intra.bandwidth / cluster.inter.bandwidth  # markdown-exec: hide
 print(figure_html(svg, f"TP 超过一个节点的卡数（{cluster.gpus_per_node}）后，每层的 all-reduce 改走 {cluster.inter.name}，"  # markdown-exec: hide
                   f"每卡带宽只有节点内 {cluster.intra.name} 的 1/{ratio:.0f}；步时从 TP{DEGREES[inside]} 的 "  # markdown-exec: hide
                   f"{fmt_time(steps[inside].total)} 变为 TP{DEGREES[inside + 1]} 的 {fmt_time(steps[inside + 1].total)}"))  # markdown-exec: hide
-print("每步的计算 / 暴露的通信：" + "；".join(f"TP{t} {fmt_time(st.compute, 2)} / {fmt_time(st.communication, 2)}"
+print("每步的计算 / 暴露的通信：" + "；".join(f"TP{t} {fmt_time(st.compute)} / {fmt_time(st.communication)}"
                                           for t, st in zip(DEGREES, steps)))
 # What the page says: compute grows a little as the per-GPU matrices shrink; the exposed communication is what jumps
 # once TP leaves the node.

@@ -1,31 +1,18 @@
-# The library beside PyTorch 2.13 as recorded from the real engine (tools/record_torch_*.py -> tests/data/torch_*.json):
+# The library beside PyTorch 2.13 as recorded from the real engine (tools/record_torch_*.py -> parallelsel/course/data/):
 # pipeline schedules rank by rank, DDP and FSDP2 bytes per rank and collectives per step.
 # --8<-- [start:setup]
-import json
 from collections import Counter
 from math import prod
-from pathlib import Path
 
-import parallelsel as ps
-from parallelsel import pipeline
 from parallelsel.course import frameworks
+from parallelsel.course.torch_records import (accumulation_agreement, by_op, fsdp_padding, record, record_model,
+                                              schedule_agreement)
 from parallelsel.render.tables import fmt_bytes, markdown_table
 
-
-def recorded(name):  # markdown-exec: hide
-    """tests/data/<name> of this checkout, looked for above the snippet's file, the working directory and the package."""  # markdown-exec: hide
-    starts = [Path(globals()["__file__"]).resolve().parent] if "__file__" in globals() else []  # markdown-exec: hide
-    for start in starts + [Path.cwd().resolve(), Path(ps.__file__).resolve().parent]:  # markdown-exec: hide
-        for folder in (start, *start.parents):  # markdown-exec: hide
-            if (folder / "tests" / "data" / name).is_file():  # markdown-exec: hide
-                return json.loads((folder / "tests" / "data" / name).read_text(encoding="utf-8"))  # markdown-exec: hide
-    raise FileNotFoundError(f"tests/data/{name}: not found above {starts + [Path.cwd()]} or the parallelsel package")  # markdown-exec: hide
-
-
-SCHEDULES = recorded("torch_pipeline_schedules.json")   # torch's per-rank runtime order, every schedule class
-ENGINES = recorded("torch_ddp_fsdp.json")               # DDP and FSDP2 bytes per rank, collectives per step
-ACCUMULATION = recorded("torch_fsdp_accumulation.json")  # FSDP2 over micro-batches, with and without resharding / sync
-MODEL = ps.Transformer(architecture="llama", **ENGINES["model"])
+SCHEDULES = record("torch_pipeline_schedules.json")   # torch's per-rank runtime order, every schedule class
+ENGINES = record("torch_ddp_fsdp.json")               # DDP and FSDP2 bytes per rank, collectives per step
+ACCUMULATION = record("torch_fsdp_accumulation.json")  # FSDP2 over micro-batches, with and without resharding / sync
+MODEL = record_model()
 
 
 def exact(n):
@@ -36,37 +23,16 @@ def same(flag):
     return "相同" if flag else "**不同**"
 # --8<-- [end:setup]
 # --8<-- [start:compare]
-def library_orders(kind, p, m, v):
-    """Every rank's (global stage, action, micro-batch) list from the library, or the ValueError it raises."""
-    try:
-        sched = pipeline.schedule(kind, p, m, chunks=v)
-    except ValueError as error:
-        return error
-    return [[list(a) for a in sched.rank_order(r)] for r in range(p)]
-
-
-def compare(kind, entries):
-    """(torch ran, ranks, ranks equal, torch refused, library refused too, [(entry, library error)])."""
-    ran = ranks = equal = refused = both = 0
-    refusals = []
-    for e in entries:
-        ours = library_orders(kind, e["stages"], e["microbatches"], e["chunks"])
-        if "refused" in e:
-            refused += 1
-            both += isinstance(ours, ValueError)
-            refusals.append((e, ours))
-        else:
-            ran += 1
-            ranks += e["stages"]
-            equal += 0 if isinstance(ours, ValueError) else sum(a == b for a, b in zip(ours, e["ranks"]))
-    return ran, ranks, equal, refused, both, refusals
+def compare(kind):
+    """The library beside torch's record for one schedule kind (parallelsel.course.torch_records)."""
+    return schedule_agreement(kind, [e for e in SCHEDULES["settings"] if e["kind"] == kind])
 # --8<-- [end:compare]
 # --8<-- [start:schedules]
 rows, totals = [], Counter()
 for kind, torch_class in SCHEDULES["classes"].items():
-    ran, ranks, equal, refused, both, _ = compare(kind, [e for e in SCHEDULES["settings"] if e["kind"] == kind])
-    totals.update(ran=ran, ranks=ranks, equal=equal, refused=refused, both=both)
-    rows.append([f"`{kind}`", f"`{torch_class}`", ran, f"{equal} / {ranks}", refused, both])
+    a = compare(kind)
+    totals.update(ran=a.ran, ranks=a.ranks, equal=a.equal, refused=a.refused, both=a.both)
+    rows.append([f"`{kind}`", f"`{torch_class}`", a.ran, f"{a.equal} / {a.ranks}", a.refused, a.both])
 t = totals
 rows.append(["合计", "", t["ran"], f"{t['equal']} / {t['ranks']}", t["refused"], t["both"]])
 print(f"torch {SCHEDULES['torch']}，p ∈ {{{', '.join(map(str, SCHEDULES['grid']['stages']))}}}、"
@@ -75,8 +41,8 @@ print(f"torch {SCHEDULES['torch']}，p ∈ {{{', '.join(map(str, SCHEDULES['grid
 print(markdown_table(["本库的 kind", "torch 的类", "torch 运行", "逐 rank 相同", "torch 拒绝", "本库也拒绝"],
                      rows, align="llrrrr"))
 zb = [e for e in SCHEDULES["settings"] if e["kind"] == "interleaved-zb" and e["chunks"] == 1]
-ran, ranks, equal, *_ = compare("zb-h1", zb)
-print(f"\n`zb-h1` 是本库对每卡一段的 `interleaved-zb` 的叫法：与同样 {ran} 个设置对照，{equal} / {ranks} 个 rank 的顺序相同。")
+a = schedule_agreement("zb-h1", zb)
+print(f"\n`zb-h1` 是本库对每卡一段的 `interleaved-zb` 的叫法：与同样 {a.ran} 个设置对照，{a.equal} / {a.ranks} 个 rank 的顺序相同。")
 # --8<-- [end:schedules]
 # --8<-- [start:refusals]
 def settings_text(entries):
@@ -88,7 +54,7 @@ def settings_text(entries):
     return "；".join(f"p={p}, m={m}, v={v}" for p, m, v in triples)
 
 
-refusals = {kind: compare(kind, [e for e in SCHEDULES["settings"] if e["kind"] == kind])[-1] for kind in SCHEDULES["classes"]}
+refusals = {kind: compare(kind).refusals for kind in SCHEDULES["classes"]}
 groups = {}  # (kind, torch's error with the numbers masked) -> [(entry, library error)]
 for kind, found in refusals.items():
     for e, ours in found:
@@ -154,11 +120,7 @@ for run in ENGINES["runs"]:
                              and ours.padded_shard == rec["params"]["padded_shard_bytes"] and all(a == b for a, b in others)))
         extra.append([f"{w} / {r}"] + [f"{exact(a)} / {exact(b)}" for a, b in others])
         shapes = run["ranks"][0]["fsdp2"]["shapes"]  # as torch's module registers them
-        for name, local in rec["params"]["local_by_name"].items():
-            shape = shapes[name]
-            chunk, held = -(-shape[0] // w), local // (4 * prod(shape[1:]))  # torch.chunk's rows; rows this rank holds
-            if held < chunk:
-                padding.append((w, r, name, shape[0], held, chunk))
+        padding += [(w, r, *t) for t in fsdp_padding(w, r, rec, shapes)]
 print(markdown_table(["world / rank", "本地参数（本库）", "本地参数（torch）", "补齐后的分片（本库）", "补齐后的分片（torch）",
                       "各项与 torch"], rows, align="lrrrrl"))
 print('\n??? note "梯度、Adam 状态和未分片参数的峰值（本库 / torch）"')
@@ -172,15 +134,6 @@ print("\n本地参数比补齐后的分片少，是因为下面这些张量按�
 for (w, r, d0, held, chunk), names in short.items():
     tensors = "、".join(f"`{n}`" + (f"（{k} 层各一个）" if k > 1 else "") for n, k in names.items())
     print(f"- world={w}、rank {r}：{tensors}，共 {d0} 行，每块 ⌈{d0}/{w}⌉ = {chunk} 行，这个 rank 只有 {held} 行")
-
-
-def by_op(calls):
-    """(op, phase) -> (calls, input bytes, output bytes) of one step."""
-    out = {}
-    for op, phase, i, o in calls:
-        n, a, b = out.get((op, phase), (0, 0, 0))
-        out[op, phase] = (n + 1, a + i, b + o)
-    return out
 
 
 rows = []
@@ -203,20 +156,7 @@ for run in ACCUMULATION["runs"]:
     w = run["world"]
     for k, setting in enumerate(run["ranks"][0]):
         raf, sync = setting["reshard_after_forward"], setting["sync"]
-        agree, counts = True, None
-        for r, rank in enumerate(run["ranks"]):
-            rec = rank[k]
-            ours = frameworks.fsdp2(MODEL, w, r, reshard_after_forward=raf, microbatches=ACCUMULATION["microbatches"],
-                                    no_sync=sync == "last")
-            calls = [(c.op, c.phase, c.input_bytes, c.output_bytes) for c in ours.collectives]
-            agree &= all(calls == [(c["op"], c["phase"], c["input_bytes"], c["output_bytes"]) for c in step]
-                         for step in rec["collectives_per_step"])
-            agree &= (ours.unsharded_forward, ours.unsharded_backward) == (rec["unsharded_peak"]["forward"],
-                                                                           rec["unsharded_peak"]["backward"])
-            if r == 0:
-                mine = Counter(c.op for c in ours.collectives)
-                theirs = Counter(c["op"] for c in rec["collectives_per_step"][0])
-                counts = (mine, theirs, ours.unsharded_backward, rec["unsharded_peak"]["backward"])
+        agree, counts = accumulation_agreement(MODEL, run, k, ACCUMULATION["microbatches"])
         mine, theirs, peak, their_peak = counts
         rows.append([f"world={w}，`reshard_after_forward={raf}`，{'每个微批次都同步梯度' if sync == 'every' else '只在最后一个微批次同步（no_sync）'}",
                      f"{mine['all-gather']} / {theirs['all-gather']}", f"{mine['reduce-scatter']} / {theirs['reduce-scatter']}",

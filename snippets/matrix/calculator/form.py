@@ -21,12 +21,27 @@ def options(catalogue, selected, empty=None):
 
 
 def field(name, label, control):
-    return f'<label class="ps-calc-field"><span>{label}</span>{control}</label>'
+    control = control.replace(f'<select name="{name}"', f'<select name="{name}" id="calc-{name}"', 1)
+    message = (f'<span class="ps-calc-msg" id="calc-{name}-msg" aria-live="polite"></span>'
+               if "data-rule" in control else "")
+    return f'<span class="ps-calc-field"><label for="calc-{name}">{label}</label>{control}{message}</span>'
 
 
-def number(name, value="", placeholder="", step="1", minimum="1"):
-    return (f'<input type="number" name="{name}" value="{value}" min="{minimum}" step="{step}" '
-            f'placeholder="{html.escape(placeholder)}" inputmode="{"numeric" if step == "1" else "decimal"}">')
+RULES = calculator.field_rules()  # each number field's rule, read from the CLI flag it becomes
+
+
+def number(name, value=None, placeholder="", required=False):
+    """A text box the page checks with the CLI's own rule for the flag (``data-rule``); a message goes beside it.
+
+    Plain text, not ``type=number``: a browser empties a number box it cannot parse (``4-``) without telling the page,
+    which would then run on the default instead of saying what is wrong.
+    """
+    rule = {**RULES[name], **({"required": True} if required else {})}
+    shown = "" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
+    return (f'<input type="text" name="{name}" id="calc-{name}" value="{html.escape(shown)}" '
+            f'inputmode="{"numeric" if rule["kind"] == "integer" else "decimal"}" autocomplete="off" '
+            f'placeholder="{html.escape(placeholder)}" data-rule="{html.escape(json.dumps(rule))}" '
+            f'aria-describedby="calc-{name}-msg">')
 
 
 def key_of(catalogue, value):
@@ -50,11 +65,14 @@ assert set(calculator.SHAPE_FIELDS) == {"layers", "hidden", "heads", "kv_heads",
 
 attention = "".join(f'<option value="{k}"{" selected" if k == defaults.attention else ""}>{k}</option>' for k in ATTENTION)
 
+stacks = "".join(f'<option value="{k}"{" selected" if k == ps.core.stacks.DEFAULT_STACK else ""}>{html.escape(st.name)}（{k}）</option>'
+                 for k, st in ps.STACKS.items())
+
 buttons = "".join(
     f'<button type="button" class="md-button ps-calc-scenario" data-fill="{html.escape(json.dumps(values))}">'
     f'{html.escape(name)}</button>' for name, values in scenarios)
 
-print(f"""<form id="calc-form" class="ps-calc" data-assets="../../assets/calculator/" data-search-exclude novalidate>
+print(f"""<form id="calc-form" class="ps-calc" data-assets="../../assets/calculator/" data-search-exclude novalidate hidden>
 <p class="ps-calc-scenarios">选择矩阵里的案例：{buttons}</p>
 <fieldset><legend>模型与训练</legend>
 {field("model", "模型", f'<select name="model">{options(ps.MODELS, DEFAULT_MODEL)}<option value="{calculator.CUSTOM}">自定义形状…</option></select>')}
@@ -63,16 +81,20 @@ print(f"""<form id="calc-form" class="ps-calc" data-assets="../../assets/calcula
 {field("global_batch", "全局批量（序列数）", number("global_batch", placeholder="不填：未知"))}
 {field("recipe", "精度与优化器", f'<select name="recipe">{options(ps.RECIPES, defaults.recipe)}</select>')}
 {field("attention", "注意力内核 attention", f'<select name="attention">{attention}</select>')}
+{field("stack", "训练框架 stack", f'<select name="stack">{stacks}</select>')}
+{field("compile", "执行方式", '<select name="compile"><option value="">框架默认（eager 或 TE）</option><option value="on">torch.compile</option></select>')}
 </fieldset>
 <fieldset><legend>集群</legend>
 {field("device", "GPU", f'<select name="device">{options(ps.DEVICES, defaults.device)}</select>')}
-{field("nodes", "节点数", number("nodes", defaults.nodes))}
-{field("gpus_per_node", "每节点卡数", number("gpus_per_node", defaults.gpus_per_node))}
+{field("nodes", "节点数", number("nodes", 1 if defaults.nodes is None else defaults.nodes, required=True))}
+{field("gpus_per_node", "每节点卡数", number("gpus_per_node", cli.DEFAULT_GPUS_PER_NODE if defaults.gpus_per_node is None
+                                             else defaults.gpus_per_node, required=True))}
 {field("intra", "节点内互联", f'<select name="intra">{options(ps.LINKS, None, "不说明（按默认估算）")}</select>')}
 {field("inter", "节点间互联", f'<select name="inter">{options(ps.LINKS, None, "默认")}</select>')}
-{field("headroom", "预留比例 headroom（占可用显存的比例）", number("headroom", defaults.headroom, step="0.01", minimum="0"))}
+{field("headroom", "预留比例 headroom（占可用显存的比例）", number("headroom", defaults.headroom, required=True))}
 </fieldset>
 <p><button type="submit" class="md-button">运行</button>
-<progress id="calc-progress" max="4" hidden></progress> <span id="calc-status" role="status" aria-live="polite"></span></p>
+<button type="button" id="calc-cancel" class="md-button" hidden>取消</button>
+<progress id="calc-progress" max="1" value="0" hidden></progress> <span id="calc-status" role="status" aria-live="polite"></span></p>
 </form>
 <div id="calc-result" aria-live="polite" data-search-exclude></div>""")

@@ -28,4 +28,4 @@ print(markdown_table(["约束", "最佳方案", "每步时间"], [
 ], align="llr"))
 print(f"TP={TP} 的最佳方案慢 {tp16.estimate.step.total / free.estimate.step.total:.2f} 倍。它的理由：\n")
 for line in tp16.why:
-    print(f"- {line}")
+    print(f"- {text(line)}")

@@ -9,7 +9,9 @@ cluster = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=32, gpus_per_node=8,
                      intra=ps.LINKS["nvlink4"], inter=ps.LINKS["ib-ndr"])
 workload = ps.Workload(ps.MODELS["llama3-70b"], global_batch=512)
 plan = ps.Plan(dp=4, tp=8, pp=8, sp=True, zero=1, recompute="selective")
-pt = scaling_efficiency(workload, [plan], cluster)[0]
+base = plan.with_(dp=1)  # E(P) against the smallest configuration of the same pipeline (TP x PP), as on the scaling page
+pt = scaling_efficiency(workload, [base, plan], cluster)[-1]
+assert pt.reference == base.gpus and pt.efficiency < 1
 e, m = pt.estimate, plan.microbatches(workload)
 assert e.fits, e.reasons
 tp = [t for t in e.traffic if t.strategy == "TP"]
@@ -20,7 +22,7 @@ rows = [
     ["内存", "该计划每卡（最重的段）", fmt_bytes(e.memory.total)],
     ["通信", f"TP 每步通信（{tp[0].link}，不可重叠）", fmt_time(tp_time)],
     ["气泡", f"p={plan.pp}，m={m}：(p-1)/(m+p-1)", fmt_pct(pipeline.bubble_fraction(plan.pp, m))],
-    ["扩展", f"E(P)，P={plan.gpus}", fmt_pct(pt.efficiency)],
+    ["扩展", f"E(P)，P={plan.gpus}（基准 P={base.gpus}）", fmt_pct(pt.efficiency)],
 ]
 print(f"{workload.model.name}，{plan_label(plan)}，B={workload.global_batch}\n")
 print(markdown_table(["推导", "量", "值"], rows, align="llr"))

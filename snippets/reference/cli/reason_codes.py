@@ -2,7 +2,6 @@
 import string
 
 from parallelsel.render import reasons as rr
-from parallelsel.render.cli_text import FIXES
 from parallelsel.render.tables import markdown_table
 from parallelsel.core.search import EXCLUSIONS
 
@@ -20,5 +19,5 @@ print(markdown_table(["code", "values", "含义（zh）"],
                       for c in sorted(rr.ZH)], align="lll"))
 print("\n`fixes[]` 的改法代码与它的 `values`（除 `gpus` 外，`values` 只有一个与代码同名的键）：\n")
 print(markdown_table(["code", "values", "句子（zh，花括号处填 values）"],
-                     [[f"`{c}`", values(t) if "{" in t else f"`{c}`", f"`{t}`"] for c, t in FIXES["zh"].items()],
+                     [[f"`{c}`", values(t) if "{" in t else f"`{c}`", f"`{t}`"] for c, t in rr.TEMPLATES["zh"]["fix"].items()],
                      align="lll"))

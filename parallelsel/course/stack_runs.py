@@ -1,0 +1,176 @@
+"""Measured runs of each training stack, from the stacks' own published benchmarks, with the plan each states.
+
+The 14 Megatron-LM runs of :data:`parallelsel.course.references.MEASURED_RUNS` (A100, 2021-2022) are joined by:
+
+* Megatron-LM's README H100 weak-scaling table (``README.md`` § Performance Benchmarking, the image
+  ``images/model_table.png`` last changed in commit f2e5db4, 2024-07-15; NVIDIA/Megatron-LM @d98e8a6):
+  per-GPU teraFLOP/s of GPT models from 1.7B to 462B on 48 to 6,144 H100s, vocabulary 131,072, sequence
+  4,096, with ``--overlap-grad-reduce --overlap-param-gather --tp-comm-overlap`` (the README's words).
+  The table gives TP, PP, DP and the global batch; what it does not give is named in :data:`MEGATRON_ASSUMED`.
+* torchtitan's benchmarks (pytorch/torchtitan @b5bcd76): ``benchmarks/llama3_h100_202412_torchtitan.md``
+  (Llama 3.1 8B/70B/405B on the 500 W, 96 GB HBM2e H100 of Grand Teton, eager / compiled / Float8, tokens
+  per second per GPU and peak memory), ``benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md`` (vanilla-TP
+  column), ``benchmarks/llama3-8b_h200_202506_trainy-whitefiber.md`` (H200), and ``docs/performance.md``
+  at 877991a (Llama 2/3 on 64 A100 80GB, eager; Llama 3.1 405B on 128 H100).
+
+Each row is data: the numbers as the source prints them, nothing computed by the library.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["MEGATRON_ASSUMED", "MEGATRON_H100", "STACK_RUNS", "StackRun", "TORCHTITAN_RUNS", "megatron_flops"]
+
+
+@dataclass(frozen=True)
+class StackRun:
+    """One published, measured run of a stack with its plan.
+
+    ``model``: a :data:`parallelsel.MODELS` key, or ``(layers, hidden, heads)`` of a GPT shape;
+    ``device``: a :data:`parallelsel.DEVICES` key (the part the source names); ``gpus``; ``plan``: the
+    :class:`parallelsel.Plan` fields the source states; ``global_batch`` (sequences) and ``seq_len``;
+    ``recipe``: a :data:`parallelsel.RECIPES` key, None for the stack's own bf16 recipe; ``compile``;
+    ``metric``: ``"tokens"`` (tokens per second per GPU) or ``"tflops"`` (teraFLOP/s per GPU counted by
+    :func:`megatron_flops`); ``value``; ``memory_gib``: the peak memory the source prints (GiB), None if
+    it prints none; ``source``: file and table.
+    """
+
+    label: str
+    stack: str
+    model: object
+    device: str
+    gpus: int
+    plan: dict
+    global_batch: int
+    seq_len: int
+    metric: str
+    value: float
+    source: str
+    recipe: str | None = None
+    compile: bool = False
+    memory_gib: float | None = None
+    vocab: int | None = None
+    notes: tuple[str, ...] = field(default=())
+
+
+MEGATRON_ASSUMED = ("micro-batch 1", "no recomputation", "sequence parallelism with TP (--tp-comm-overlap requires it)",
+                    "distributed optimizer (ZeRO-1)", "interleaved 1F1B with 4 virtual stages where PP > 1 and the layers "
+                    "divide (else 1F1B)", "GPT shape: 4h GeLU MLP (Megatron-Core's ffn_hidden_size default, "
+                    "transformer_config.py L1453), bf16 (MFU column = TFLOP/s / 989.4)")
+"""What the README table does not state, and what the rows assume for it."""
+
+_MLM = ("NVIDIA/Megatron-LM README.md § Performance Benchmarking (images/model_table.png, commit f2e5db4, 2024-07-15): "
+        "per-GPU TFLOP/s, vocabulary 131072, sequence 4096, --overlap-grad-reduce --overlap-param-gather --tp-comm-overlap")
+
+
+def _mlm(name, heads, hidden, layers, tp, pp, gpus, batch, tflops):
+    chunks = 4 if pp > 1 and layers % (pp * 4) == 0 else 1
+    plan = dict(dp=gpus // (tp * pp), tp=tp, pp=pp, zero=1, micro_batch=1, sp=tp > 1, tp_overlap=tp > 1,
+                schedule="interleaved" if chunks > 1 else "1f1b", chunks=chunks)
+    return StackRun(f"Megatron-Core GPT {name} ({gpus} H100)", "megatron-core", (layers, hidden, heads), "h100-sxm-80gb",
+                    gpus, plan, batch, 4096, "tflops", tflops, _MLM, vocab=131072, notes=MEGATRON_ASSUMED)
+
+
+MEGATRON_H100 = (
+    _mlm("1.7B", 16, 2048, 24, 1, 1, 48, 192, 408.8),
+    _mlm("7.1B", 32, 4096, 30, 2, 1, 96, 192, 465.9),
+    _mlm("16B", 48, 6144, 32, 4, 1, 192, 192, 489.1),
+    _mlm("32B", 56, 7168, 48, 8, 1, 384, 192, 459.6),
+    _mlm("70B", 64, 8192, 84, 8, 2, 768, 384, 419.7),
+    _mlm("119B", 80, 10240, 92, 8, 4, 1536, 768, 420.5),
+    _mlm("177B", 96, 12288, 96, 8, 6, 2304, 1152, 432.8),
+    _mlm("314B", 128, 16384, 96, 8, 8, 3072, 1536, 474.4),
+    _mlm("462B", 144, 18432, 112, 8, 16, 6144, 3072, 459.9),
+)
+"""Megatron-LM README's H100 weak-scaling table (the nine rows, as transcribed from the image)."""
+
+_TT_H100 = ("pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md @b5bcd76 (= docs/performance.md @d4c86e3), "
+            "Table {t}: TPS/GPU at iteration 90, memory = max over GPUs; H100 96 GB HBM2e, 500 W; sequence 8192")
+_TT_ASYNC = ("pytorch/torchtitan benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md @b5bcd76, vanilla TP column "
+             "(tokens/s per GPU); same Grand Teton H100s; sequence 8192 (config default)")
+_TT_H200 = ("pytorch/torchtitan benchmarks/llama3-8b_h200_202506_trainy-whitefiber.md @b5bcd76: FSDP, local batch 2, "
+            "compile, float8 with enable_fsdp_float8_all_gather, default selective (op) AC; TPS/GPU and memory at step 100")
+_TT_A100 = ("pytorch/torchtitan docs/performance.md @877991a (Llama 3 rows from 7e76ecb, Llama 2 rows from 0809984): "
+            "64 A100 80GB, FSDP2 over 64, bf16, eager (train_configs compile = false then); WPS per GPU")
+_TT_405 = ("pytorch/torchtitan docs/performance.md @877991a: Llama 3.1 405B on 128 H100 (95 GB HBM2e, lower-TDP SXM), "
+           "FSDP 16 x TP 8, local batch 2, sequence 8192, full AC, compile; WPS per GPU")
+
+_FP8 = "fp8-compute-fp32-adam"
+
+
+def _tt(label, model, device, gpus, plan, batch, seq, value, source, memory=None, compile=False, fp8=False):
+    return StackRun(label, "torchtitan", model, device, gpus, plan, batch, seq, "tokens", value, source,
+                    _FP8 if fp8 else None, compile, memory)
+
+
+def _fsdp(dp, mb, recompute="op", **kw):
+    return dict(dp=dp, zero=3, micro_batch=mb, recompute=recompute, **kw)
+
+
+_H = "h100-hbm2e-96gb"
+_A = "a100-80gb"
+TORCHTITAN_RUNS = (
+    # Table 1: Llama 3.1 8B on 8 GPUs, FSDP 8, local batch 2, selective (op) AC.
+    _tt("torchtitan Llama 3.1 8B, 8 GPUs, eager", "llama3-8b", _H, 8, _fsdp(8, 2), 16, 8192, 5762,
+        _TT_H100.format(t=1), 82.4),
+    _tt("torchtitan Llama 3.1 8B, 8 GPUs, compile", "llama3-8b", _H, 8, _fsdp(8, 2), 16, 8192, 6667,
+        _TT_H100.format(t=1), 77.0, compile=True),
+    _tt("torchtitan Llama 3.1 8B, 8 GPUs, compile + Float8", "llama3-8b", _H, 8, _fsdp(8, 2), 16, 8192, 8532,
+        _TT_H100.format(t=1), 76.8, compile=True, fp8=True),
+    # Table 3: the same on 128 GPUs.
+    _tt("torchtitan Llama 3.1 8B, 128 GPUs, eager", "llama3-8b", _H, 128, _fsdp(128, 2), 256, 8192, 5605,
+        _TT_H100.format(t=3), 67.0),
+    _tt("torchtitan Llama 3.1 8B, 128 GPUs, compile", "llama3-8b", _H, 128, _fsdp(128, 2), 256, 8192, 6514,
+        _TT_H100.format(t=3), 62.0, compile=True),
+    _tt("torchtitan Llama 3.1 8B, 128 GPUs, compile + Float8", "llama3-8b", _H, 128, _fsdp(128, 2), 256, 8192, 8380,
+        _TT_H100.format(t=3), 61.8, compile=True, fp8=True),
+    # Table 4: Llama 3.1 70B, FSDP 32 x TP 8 (torchtitan's TP shards the norms by sequence), local batch 16, full AC.
+    _tt("torchtitan Llama 3.1 70B, 256 GPUs, FSDP32 TP8, Float8", "llama3-70b", _H, 256,
+        _fsdp(32, 16, "full", tp=8, sp=True), 512, 8192, 829, _TT_H100.format(t=4), 71.9, compile=True, fp8=True),
+    # Async-TP benchmarks, vanilla TP column.
+    _tt("torchtitan Llama 3 70B, 256 GPUs, FSDP32 TP8, bf16", "llama3-70b", _H, 256,
+        _fsdp(32, 16, "full", tp=8, sp=True), 512, 8192, 597.3, _TT_ASYNC, compile=True),
+    _tt("torchtitan Llama 3 8B, 64 GPUs, FSDP8 TP8, bf16", "llama3-8b", _H, 64, _fsdp(8, 12, tp=8, sp=True),
+        96, 8192, 4378, _TT_ASYNC, compile=True),
+    _tt("torchtitan Llama 3 8B, 64 GPUs, FSDP8 TP8, Float8", "llama3-8b", _H, 64, _fsdp(8, 12, tp=8, sp=True),
+        96, 8192, 5078.1, _TT_ASYNC, compile=True, fp8=True),
+    # Llama 3.1 405B, 2D.
+    _tt("torchtitan Llama 3.1 405B, 128 GPUs, FSDP16 TP8", "llama3-405b", _H, 128, _fsdp(16, 2, "full", tp=8, sp=True),
+        32, 8192, 109, _TT_405, compile=True),
+    _tt("torchtitan Llama 3.1 405B, 128 GPUs, FSDP16 TP8, Float8", "llama3-405b", _H, 128,
+        _fsdp(16, 2, "full", tp=8, sp=True), 32, 8192, 177, _TT_405, compile=True, fp8=True),
+    # H200.
+    _tt("torchtitan Llama 3.1 8B, 32 H200, Float8", "llama3-8b", "h200-141gb", 32, _fsdp(32, 2), 64, 8192, 10938,
+        _TT_H200, 47.96, compile=True, fp8=True),
+    _tt("torchtitan Llama 3.1 8B, 64 H200, Float8", "llama3-8b", "h200-141gb", 64, _fsdp(64, 2), 128, 8192, 10753,
+        _TT_H200, 46.97, compile=True, fp8=True),
+    # A100, eager; "selective layer" = every 2nd block fully (selective_ac_option "2"): half of each stage's layers.
+    _tt("torchtitan Llama 3 8B, 64 A100, layer AC", "llama3-8b", _A, 64,
+        _fsdp(64, 1, "full", recompute_layers=16), 64, 8192, 2904, _TT_A100),
+    _tt("torchtitan Llama 3 8B, 64 A100, op AC", "llama3-8b", _A, 64, _fsdp(64, 1), 64, 8192, 2973, _TT_A100),
+    _tt("torchtitan Llama 3 70B, 64 A100, full AC", "llama3-70b", _A, 64, _fsdp(64, 1, "full"), 64, 8192, 331,
+        _TT_A100),
+    _tt("torchtitan Llama 2 13B, 64 A100, no AC", "llama2-13b", _A, 64, _fsdp(64, 2, "none"), 128, 4096, 2162,
+        _TT_A100),
+    _tt("torchtitan Llama 2 13B, 64 A100, layer AC", "llama2-13b", _A, 64,
+        _fsdp(64, 2, "full", recompute_layers=20), 128, 4096, 1914, _TT_A100),
+    _tt("torchtitan Llama 2 13B, 64 A100, op AC", "llama2-13b", _A, 64, _fsdp(64, 2), 128, 4096, 1904, _TT_A100),
+    _tt("torchtitan Llama 2 70B, 64 A100, op AC", "llama2-70b", _A, 64, _fsdp(64, 1), 64, 4096, 355, _TT_A100),
+    _tt("torchtitan Llama 2 70B, 64 A100, full AC", "llama2-70b", _A, 64, _fsdp(64, 2, "full"), 128, 4096, 353,
+        _TT_A100),
+)
+"""torchtitan's published measured runs with the plan each states (FSDP2 over all GPUs unless TP is named)."""
+
+STACK_RUNS = MEGATRON_H100 + TORCHTITAN_RUNS
+"""Every stack run of the validation page beside the 14 Megatron-LM A100 runs."""
+
+
+def megatron_flops(run: StackRun) -> float:
+    """FLOPs per iteration as Megatron-LM counts them for a GPT (MHA, 4h non-gated MLP):
+    ``num_floating_point_operations`` in ``megatron/training/training.py`` (2024):
+    12 B s L h^2 x ((1 + g/a + s/h) + f/h + V/(2 L h)) with g = a query groups and f = 4h, which is
+    72 B s L h^2 (1 + s/(6h) + V/(12 L h))."""
+    layers, hidden, _ = run.model
+    b, s, v = run.global_batch, run.seq_len, run.vocab
+    return 72.0 * b * s * layers * hidden**2 * (1 + s / (6 * hidden) + v / (12 * layers * hidden))

@@ -1,0 +1,46 @@
+# Step time and memory beside each stack's own measured runs: Megatron-LM's README H100 table and torchtitan's
+# benchmarks (H100 500 W, H200, A100), each with the plan its source states, with one set of device constants.
+from parallelsel.course.measured import compare_all, compare_stack
+from parallelsel.course.references import MEASURED_RUNS
+from parallelsel.course.stack_runs import MEGATRON_ASSUMED, STACK_RUNS
+from parallelsel.render.reasons import plan_label
+from parallelsel.render.tables import markdown_table
+from parallelsel.render.units import fmt_pct
+
+rows = [compare_stack(r) for r in STACK_RUNS]
+
+
+def setting(c):
+    w = c.estimate.workload
+    parts = ["torch.compile" if w.compile else ("TE" if w.stack == "megatron-core" else "eager")]
+    if w.recipe.gemm == "fp8":
+        parts.append("FP8")
+    return " · ".join(parts)
+
+
+def memory(c):
+    if c.memory_published is None:
+        return "—", "—"
+    return f"{c.memory_published / 2**30:.1f} / {c.memory_predicted / 2**30:.1f} GiB", f"{c.memory_error:+.1%}"
+
+
+unit = {"tflops": "TFLOP/s", "tokens": "tokens/s"}
+print(markdown_table(
+    ["运行", "设备", "方案", "执行", "指标（每卡）", "公布", "本库", "误差", "内存 公布 / 本库", "内存误差"],
+    [[c.run.label, c.estimate.cluster.device.name, plan_label(c.estimate.plan), setting(c), unit[c.run.metric],
+      f"{c.published:g}", f"{c.predicted:.1f}", f"{c.error:+.1%}", *memory(c)] for c in rows],
+    align="lllllrrrrr"))
+
+old = compare_all(MEASURED_RUNS)
+groups = {"Megatron-LM（A100，论文 14 行）": [c.error for c in old],
+          "Megatron-Core（H100，README 表）": [c.error for c in rows if c.run.stack == "megatron-core"],
+          "torchtitan（H100 / H200 / A100）": [c.error for c in rows if c.run.stack == "torchtitan"]}
+groups["全部"] = [e for errs in groups.values() for e in errs]
+print("\n**按框架分组的误差**（吞吐，预测 / 公布 − 1）\n")
+print(markdown_table(["分组", "行数", "平均绝对误差", "最大误差"],
+                     [[name, len(errs), fmt_pct(sum(map(abs, errs)) / len(errs), 1),
+                       f"{max(errs, key=abs):+.1%}"] for name, errs in groups.items()], align="lrrr"))
+mem = [c for c in rows if c.memory_published is not None]
+within = sum(abs(c.memory_error) <= 0.10 for c in mem)
+print(f"\n公布了内存的 {len(mem)} 行里，{within} 行的预测在 10% 以内。")
+print("\nREADME 表没有写出、这里按假设取的方案字段：" + "；".join(MEGATRON_ASSUMED) + "。")

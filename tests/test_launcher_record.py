@@ -1,0 +1,114 @@
+"""Every export of the recorded set was accepted by the launcher's own parser and validator, which read the plan's
+degrees; the exports have not changed since they were recorded; ``read_config`` (and ``parallelsel check``) of every
+export gives back the exported plan.
+
+The record, ``tests/data/launcher_verdicts.json``, is written by ``tools/record_launchers.py`` (Megatron-LM
+d98e8a64 ``parse_args``/``validate_args``, torchtitan 238fa995 ``ConfigManager``/``ParallelDims``/``pipeline_llm``,
+DeepSpeed 0.19.8 ``DeepSpeedConfig``; its docstring lists what was stubbed). After changing an export, re-run it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import parallelsel as ps
+from parallelsel.core.launchers import export, read_config
+from parallelsel.render.reasons import read_plan
+
+DATA = json.loads((Path(__file__).parent / "data" / "launcher_verdicts.json").read_text())
+ENTRIES = DATA["entries"]
+
+
+def _inputs(e):
+    w = ps.Workload(ps.MODELS[e["model"]], recipe=ps.RECIPES[e["recipe"]], global_batch=e["global_batch"],
+                    seq_len=e["seq_len"])
+    gpn = e["gpus_per_node"]
+    c = ps.Cluster(ps.DEVICES[e["device"]], nodes=max(1, e["gpus"] // gpn), gpus_per_node=min(gpn, e["gpus"]))
+    return w, read_plan(e["plan"]), c
+
+
+def _body(text: str) -> str:
+    """The export without its version line (a release bump alone is not a change of what the launcher reads)."""
+    return "\n".join(line for line in text.splitlines() if not line.startswith("# parallelsel "))
+
+
+def test_the_record_covers_the_fixed_set():
+    plans = {e["name"]: read_plan(e["plan"]) for e in ENTRIES}
+    assert len(ENTRIES) >= 30 and len(plans) >= 30
+    assert {e["launcher"] for e in ENTRIES} == {"megatron", "torchtitan", "deepspeed"}
+    kinds = {
+        "dense": any(not ps.MODELS[e["model"]].is_moe for e in ENTRIES),
+        "moe_ep": any(p.ep > 1 for p in plans.values()),
+        "cp": any(p.cp > 1 for p in plans.values()),
+        "zero1": any(p.zero == 1 for p in plans.values()),
+        "zero2": any(p.zero == 2 for p in plans.values()),
+        "zero3": any(p.zero == 3 for p in plans.values()),
+        "interleaved": any(p.schedule == "interleaved" and p.chunks > 1 for p in plans.values()),
+        "hsdp": any(p.zero and p.shard_size < p.dp for p in plans.values()),
+    }
+    assert all(kinds.values()), kinds
+
+
+@pytest.mark.parametrize("e", ENTRIES, ids=lambda e: f"{e['launcher']}-{e['name']}")
+def test_recorded_export_was_accepted_with_the_plans_degrees(e):
+    assert e["accepted"], e["error"]
+    assert e["degrees_equal"], (e["expected"], e["read"])
+    for k, v in e["expected"].items():
+        assert e["read"][k] == v, k
+
+
+@pytest.mark.parametrize("e", ENTRIES, ids=lambda e: f"{e['launcher']}-{e['name']}")
+def test_export_unchanged_since_recorded(e):
+    w, plan, c = _inputs(e)
+    assert _body(export(w, plan, e["launcher"], c)) == _body(e["export"]), \
+        "the export changed: re-run tools/record_launchers.py so the launchers judge the new one"
+
+
+@pytest.mark.parametrize("e", ENTRIES, ids=lambda e: f"{e['launcher']}-{e['name']}")
+def test_read_config_round_trips_every_export(e):
+    w, plan, c = _inputs(e)
+    got = read_config(e["export"], world=e["gpus"], layers=w.model.layers)
+    assert got.launcher == e["launcher"]
+    assert ps.Plan(**got.plan) == plan
+    assert got.global_batch == w.global_batch
+    if got.seq_len is not None:
+        assert got.seq_len == w.seq_len
+    assert got.recipe == e["recipe"] or (e["launcher"] == "torchtitan" and e["recipe"].startswith("bf16-adam"))
+    fp32 = e["recipe"] in ("fp32-adam", "sgd-momentum")  # no --bf16 on purpose: the note says what that means
+    assert [c for c, _ in got.notes] == (["launcher_fp32_params"] if fp32 and e["launcher"] == "megatron" else [])
+
+
+def test_what_the_launchers_read_matches_the_recipe_and_the_overlap():
+    for e in ENTRIES:
+        r = e["read"]
+        if e["launcher"] == "megatron":
+            assert r["params_dtype"] == ("torch.float32" if e["recipe"] in ("fp32-adam", "sgd-momentum")
+                                         else "torch.bfloat16")
+            assert r["overlap_grad_reduce"] == (r["dp"] * r["cp"] > 1)
+        elif e["launcher"] == "deepspeed":
+            assert r["bf16"] == e["recipe"].startswith("bf16")
+
+
+@pytest.mark.parametrize("e", ENTRIES, ids=lambda e: f"{e['launcher']}-{e['name']}")
+def test_cli_check_gives_back_every_exported_plan(e, tmp_path, capsys):
+    from parallelsel.render.cli import main
+
+    w, plan, c = _inputs(e)
+    f = tmp_path / {"megatron": "launch.sh", "torchtitan": "job.toml", "deepspeed": "ds.json"}[e["launcher"]]
+    f.write_text(e["export"])
+    args = ["check", str(f), "--json", "--device", e["device"], "--gpus", str(e["gpus"]),
+            "--gpus-per-node", str(min(e["gpus_per_node"], e["gpus"])), "--recipe", e["recipe"]]
+    if e["launcher"] != "megatron":  # Megatron's script carries the shape; the others name a flavor or nothing
+        args += ["--model", e["model"], "--seq-len", str(e["seq_len"])]
+    assert main(args) == 0, capsys.readouterr().err
+    got = json.loads(capsys.readouterr().out)
+    p = got["plan"]
+    assert ps.Plan(dp=p["dp"], tp=p["tp"], pp=p["pp"], cp=p["cp"], ep=p["ep"], zero=p["zero"],
+                   shard=None if p["shard"] == p["dp"] or not p["zero"] else p["shard"], micro_batch=p["micro_batch"],
+                   sp=p["sp"], recompute=p["recompute"], schedule=p["schedule"], chunks=p["chunks"]) == plan
+    assert got["global_batch"] == w.global_batch and got["model"]["layers"] == w.model.layers
+    assert got["model"]["params"] == w.model.params or e["launcher"] == "megatron"
+    assert got["step_s"] > 0 and 0 < got["mfu"] < 1
