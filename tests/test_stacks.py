@@ -45,8 +45,8 @@ def test_search_labels_pp_zero_plans_with_their_stack():
     assert r.excluded["pp_zero2_no_stack"] > 0
     # The wider space (micro-batches, interleaving depths) fills the top 10 with ZeRO-0 plans here; pin ZeRO-1
     # to see PP x ZeRO plans labelled with their stack.
-    sharded = ps.search(W, CLUSTER, top=5, fixed={"pp": 8, "zero": 1})
-    assert sharded.results and all(x.plan.zero == 1 for x in sharded.results)
+    sharded = ps.search(W, CLUSTER, top=5, fixed={"pp": 8, "zero": 1, "tp": 2, "cp": 1})
+    assert sharded.results and all(x.plan.zero == 1 and x.plan.dp > 1 for x in sharded.results)
     for x in r.results + sharded.results:
         if x.plan.zero:
             assert x.estimate.stack is not None and x.estimate.stack in x.why
