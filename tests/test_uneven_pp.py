@@ -10,7 +10,7 @@ import pytest
 import parallelsel as ps
 from parallelsel.core.pipeline import schedule, simulate
 from parallelsel.core.plan import balanced_split, megatron_split, parse_plan, torchtitan_split
-from parallelsel.core.search import enumerates, search
+from parallelsel.core.search import enumerates, explain, search
 from parallelsel.course.measured import run_estimate
 from parallelsel.course.references import MEASURED_RUNS, NARAYANAN_ZERO3
 from parallelsel.render.cli import main
@@ -138,3 +138,39 @@ def test_every_validation_plan_is_accepted(run):
         assert [r.code for r in e.reasons] == ["memory_exceeds_device"], "accepted now: drop it from KNOWN_REFUSED"
     else:
         assert e.fits, (e.plan.label(), e.reasons)
+
+
+def test_tie_set_names_what_would_decide():
+    r = search(ps.Workload(ps.MODELS["llama2-13b"], global_batch=64), ps.Cluster(ps.DEVICES["a100-80gb"], nodes=2),
+               top=5)
+    best = r.best.estimate.step.total
+    tied = [x for x in r.results if x.estimate.step.total <= best * (1 + r.tie["band"])]
+    assert r.tie.code == "tie_set" and r.tie["count"] == len(tied) >= 2
+    # Every field the tied plans differ in is named, with a measurement for it.
+    for f in r.tie["differ"]:
+        assert len({repr(x.plan.as_dict()[f]) for x in tied}) > 1
+    assert r.tie["decide"] and set(r.tie["decide"]) <= {"measure_collectives", "profile_pipeline", "measure_overlap",
+                                                       "measure_kernels", "measure_memory"}
+    # --why on the second plan: how far it is from the pick, and that the model cannot tell them apart.
+    second = r.results[1]
+    x = explain(r.workload, r.cluster, second.plan, top=5)
+    within = [v for v in x.verdict if v.code == "within_tie"]
+    assert within and within[0]["ratio"] == pytest.approx(second.estimate.step.total / best)
+
+
+def _published_over_pick():
+    out = {}
+    for run in RUNS:
+        e = run_estimate(run)
+        if e.fits:
+            r = search(e.workload, e.cluster, top=3, fixed={"recompute": e.plan.recompute})
+            out[run.label] = e.step.total / r.best.estimate.step.total
+    return out
+
+
+@pytest.mark.xfail(strict=True, reason="measured on this branch: the median published/pick step is 1.29 with the "
+                   "publication's recompute mode pinned (1.44 unpinned); the model still ranks lower-TP, ZeRO-sharded "
+                   "plans ahead of Megatron-LM's published ones (issue 29's 'honest ranking' item, open)")
+def test_median_published_plan_over_the_pick_at_most_1_10():
+    ratios = _published_over_pick()
+    assert statistics.median(ratios.values()) <= 1.10, ratios

@@ -61,7 +61,8 @@ from .plan import (MICRO_BATCHES, SCHEDULES, Plan, Workload, balanced_split, bat
 from .reasons import Reason
 from .stacks import STACKS, pp_zero_reason, stack_fused
 
-__all__ = ["EXCLUSIONS", "Explanation", "Fix", "Ranked", "SearchResult", "enumerates", "explain", "fixes", "search"]
+__all__ = ["DECIDERS", "EXCLUSIONS", "Explanation", "Fix", "Ranked", "SearchResult", "enumerates", "explain", "fixes",
+           "search", "tie_set"]
 
 RECOMPUTES = RECOMPUTE  # lightest first: the order in which the search tries them
 
@@ -145,6 +146,10 @@ class SearchResult:
     """The plan that passed every other constraint and missed the memory by the least (None if none did)."""
     closest_miss_reason: Reason | None = field(default=None, compare=False)
     """``closest_miss`` as a reason: ``closest_miss`` with its ``plan``, memory ``bytes``, ``budget`` and ``gap``."""
+    tie: Reason | None = field(default=None, compare=False)
+    """When more than one ranked plan is within the tie band of the fastest (:data:`TIE`, the model's measured
+    error): a ``tie_set`` reason with how many (``count``), the ``band``, the ``plans``, the fields they differ
+    in (``differ``) and what would decide between them (``decide``: :data:`DECIDERS` codes). None otherwise."""
 
     def __iter__(self):
         """Iterate over the ranked plans (``for r in ps.search(...)``)."""
@@ -670,7 +675,38 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
     miss = None if plan is None else Reason("closest_miss", {"plan": plan.as_dict(), "bytes": need, "budget": cap,
                                                              "gap": gap})
     return SearchResult(workload, cluster, results, excl, tally.considered, tally.passed, tally.fitting, top,
-                        time.perf_counter() - t0, plan, miss)
+                        time.perf_counter() - t0, plan, miss, tie_set(results))
+
+
+DECIDERS = {
+    "tp": "measure_collectives", "cp": "measure_collectives", "ep": "measure_collectives",
+    "pp": "profile_pipeline", "schedule": "profile_pipeline", "chunks": "profile_pipeline",
+    "stage_layers": "profile_pipeline", "dp": "measure_collectives", "zero": "measure_overlap",
+    "shard": "measure_overlap", "micro_batch": "measure_kernels", "sp": "measure_kernels",
+    "recompute": "measure_memory",
+}
+"""Plan field -> what would decide between tied plans that differ in it: ``measure_collectives`` (the bus
+bandwidth of the groups on this cluster, nccl-tests ``all_reduce_perf``/``alltoall_perf``), ``profile_pipeline``
+(one profiled step: the stages' real F/B times and the bubble), ``measure_overlap`` (how much DP/ZeRO traffic
+hides behind compute: a profiler trace), ``measure_kernels`` (GEMM and elementwise efficiency at that size) and
+``measure_memory`` (the real peak, ``torch.cuda.max_memory_allocated``: whether less recomputation fits)."""
+
+
+def tie_set(results) -> Reason | None:
+    """The ranked plans within :data:`TIE` of the fastest, as a ``tie_set`` reason (None if only one is): the
+    model's measured error cannot order them, so the result says so and names the fields they differ in and
+    the measurements (:data:`DECIDERS`) that would decide."""
+    if not results:
+        return None
+    best = min(r.estimate.step.total for r in results)
+    tied = [r for r in results if r.estimate.step.total <= best * (1 + TIE)]
+    if len(tied) < 2:
+        return None
+    dicts = [r.plan.as_dict() for r in tied]
+    differ = [f for f in DECIDERS if len({repr(d.get(f)) for d in dicts}) > 1]
+    decide = sorted({DECIDERS[f] for f in differ})
+    return Reason("tie_set", {"count": len(tied), "band": TIE, "best_seconds": best,
+                              "plans": [d for d in dicts], "differ": differ, "decide": decide})
 
 
 def _step_reason(st) -> Reason:
@@ -763,6 +799,10 @@ def _verdict(x: Explanation, top: int) -> tuple[Reason, ...]:
         best = x.best.estimate.step.total
         out.append(Reason("below_top", {"top": top, "seconds": e.step.total, "best": x.best.plan.as_dict(),
                                         "best_seconds": best, "ratio": e.step.total / best}))
+    if x.fits and x.best is not None and e.step.total <= x.best.estimate.step.total * (1 + TIE) and x.rank != 1:
+        # Within the model's measured error of the pick: the ranking cannot tell them apart.
+        out.append(Reason("within_tie", {"ratio": e.step.total / x.best.estimate.step.total, "band": TIE,
+                                         "best": x.best.plan.as_dict()}))
     return tuple(out)
 
 

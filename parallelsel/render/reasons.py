@@ -87,6 +87,8 @@ ZH: dict[str, str] = {
     "dominated_by": "被支配：重算更少的 {plan:plan} 也放得下，计算更少，搜索不会为它计时",
     "nothing_fits": "搜索中没有任何方案放得下",
     "ranked": "在搜索的前 {top} 名中排第 {rank}",
+    "within_tie": "与第一名 {best:plan} 相差 {ratio:x2} 倍，在模型实测误差 {band:pct1} 之内：排名分不出谁快",
+    "tie_set": "前 {count} 个方案的步时相差不到 {band:pct1}（模型的实测误差），分不出谁快；它们在 {differ} 上不同，要靠实测（{decide:decide}）来定",
     "below_top": "不在前 {top} 名：步时 {seconds:secs}，是第一名 {best:plan}（{best_seconds:secs}）的 {ratio:x2} 倍",
     "dominated_by_less_recompute": "同一配置已有重算更少的方案放得下",
     "ranked_below_top": "排名在前 {top} 之后",
@@ -194,6 +196,9 @@ EN: dict[str, str] = {
     "dominated_by": "dominated: {plan:plan}, with less recomputation, fits too and computes less; the search never times this one",
     "nothing_fits": "no plan of the search fits",
     "ranked": "ranked {rank} in the search's top {top}",
+    "within_tie": "{ratio:x2} times the best, {best:plan}: within the model's measured error {band:pct1}, the ranking cannot tell them apart",
+    "tie_set": ("the first {count} plans are within {band:pct1} of each other (the model's measured error), so the "
+                "ranking cannot order them; they differ in {differ}, and a measurement decides ({decide:decide})"),
     "below_top": ("not in the top {top}: step {seconds:secs}, {ratio:x2} times that of the best, {best:plan} "
                   "({best_seconds:secs})"),
     "dominated_by_less_recompute": "the same plan with less recomputation already fits",
@@ -340,6 +345,10 @@ WORDS: dict[str, dict[str, Mapping]] = {
     "zh": {
         "verdict": {"infeasible": "不可行", "feasible": "可行", "not_preferred": "不优先", "need_info": "需更多信息"},
         "stage": {None: "", "first": "（首段）", "middle": "（中间段）", "last": "（末段）"},
+        "decide": {"measure_collectives": "用 nccl-tests 测这些组的总线带宽", "profile_pipeline": "剖析一步，看各段前后向时间与气泡",
+                   "measure_overlap": "用 profiler 看 DP/ZeRO 通信被计算掩盖了多少",
+                   "measure_kernels": "测这个尺寸下 GEMM 与逐元素算子的效率",
+                   "measure_memory": "测真实峰值内存，看更少的重算能否放下"},
         "recompute": {"none": "不重算", "selective": "选择性重算", "op": "算子级选择性重算", "full": "完全重算"},
         "where": {True: "跨节点", False: "在节点内"},
         "schedule": {"gpipe": "GPipe", "1f1b": "1F1B", "interleaved": "交错 1F1B", "zb-h1": "ZB-H1", "looped-bfs": "Looped BFS",
@@ -355,6 +364,11 @@ WORDS: dict[str, dict[str, Mapping]] = {
         "verdict": {"infeasible": "infeasible", "feasible": "feasible", "not_preferred": "not preferred",
                     "need_info": "needs more information"},
         "stage": {None: "", "first": " (first stage)", "middle": " (a middle stage)", "last": " (last stage)"},
+        "decide": {"measure_collectives": "the groups' bus bandwidth, with nccl-tests",
+                   "profile_pipeline": "one profiled step: the stages' forward/backward times and the bubble",
+                   "measure_overlap": "how much DP/ZeRO traffic hides behind compute, in a profiler trace",
+                   "measure_kernels": "GEMM and elementwise efficiency at that size",
+                   "measure_memory": "the real peak memory: whether less recomputation fits"},
         "recompute": {"none": "no recompute", "selective": "selective recompute", "op": "op-level selective recompute",
                       "full": "full recompute"},
         "where": {True: "across nodes", False: "within a node"},
@@ -437,6 +451,9 @@ class _Formatter(string.Formatter):
             return _NUMBER_SPECS[spec](value, self.lang)
         if spec == "plan":
             return plan_label(value, self.lang)
+        if isinstance(value, (list, tuple)):  # a list of codes or fields: each worded by ``spec`` if given
+            sep = "、" if self.lang == "zh" else ", "
+            return sep.join(self.format_field(v, spec) for v in value)
         if spec in WORDS[self.lang]:
             return WORDS[self.lang][spec][value]
         if spec:
