@@ -103,7 +103,7 @@ def test_search_proposes_metas_split_for_llama3_405b():
 def test_search_under_a_second_cold_on_16384_gpus():
     w, c = _llama405b()
     r = search(w, c, top=10)
-    assert r.results and r.seconds < 30  # make bench reports the cold figure; this guards against blow-ups
+    assert r.results and r.seconds < 60  # make bench reports the cold figure; this guards against blow-ups
 
 
 def test_pinned_expert_degree(capsys):
