@@ -168,7 +168,7 @@ def _published_over_pick():
     return out
 
 
-@pytest.mark.xfail(strict=True, reason="measured on this branch: the median published/pick step is 1.29 with the "
+@pytest.mark.xfail(strict=True, reason="measured on this branch: the median published/pick step was 1.29 with the "
                    "publication's recompute mode pinned (1.44 unpinned); the model still ranks lower-TP, ZeRO-sharded "
                    "plans ahead of Megatron-LM's published ones (issue 29's 'honest ranking' item, open)")
 def test_median_published_plan_over_the_pick_at_most_1_10():

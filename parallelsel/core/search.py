@@ -71,9 +71,9 @@ def stack_recomputes(workload: Workload) -> tuple[str, ...]:
     """The recomputation policies the workload's stack offers (:data:`parallelsel.core.stacks.STACKS`), lightest first."""
     offered = STACKS[workload.stack].recompute
     return tuple(r for r in RECOMPUTES if r in offered)
-TIE = 0.039
+TIE = 0.031
 """Step times within this relative difference count as a tie: the step-time model's mean absolute
-error on the 14 published Megatron-LM runs of the validation page (3.9%, tests/test_step_time.py
+error on the 14 published Megatron-LM runs of the validation page (3.1%, tests/test_step_time.py
 checks it is not below the measured error). A plan faster by less than that is not known to be faster."""
 
 # Exclusion codes (``SearchResult.excluded`` keys), in the order they are checked. The constraint codes
@@ -191,11 +191,11 @@ def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
         if k in probe_kw:
             probe_kw[k] = positive_int(k, probe_kw[k])
     probe_dp = math.lcm(probe_kw.get("ep", 1), probe_kw.get("shard") or 1)
-    if "stage_layers" in probe_kw and "pp" not in probe_kw:
+    if probe_kw.get("stage_layers") is not None and "pp" not in probe_kw:
         probe_kw["pp"] = len(probe_kw["stage_layers"]) if hasattr(probe_kw["stage_layers"], "__len__") else 1
     probe = Plan(dp=probe_dp, **probe_kw)
     fixed.update({k: getattr(probe, k) for k in fixed if k not in free})
-    if "stage_layers" in fixed:
+    if fixed.get("stage_layers") is not None:  # (None pins the even split)
         fixed.setdefault("pp", probe.pp)
         if sum(fixed["stage_layers"]) != workload.model.layers:
             raise ParallelselError(f"stage_layers={fixed['stage_layers']}: must add up to the {workload.model.layers} "
