@@ -436,6 +436,20 @@ def balanced_split(layers: int, pp: int, head: float = 0.0, embedding: float = 0
     return tuple(split)
 
 
+def balanced_stage_layers(model: Transformer, pp: int) -> tuple[int, ...] | None:
+    """The split a PP degree gets from the search and the selection matrix: :func:`balanced_split` with the
+    output layer weighed by its forward FLOPs against one layer's (:meth:`Transformer.forward_flops_per_token`),
+    or None when that is the even split (the layers divide and moving a layer off the last stage does not pay)."""
+    if pp == 1:
+        return None
+    fw = model.forward_flops_per_token()
+    head = fw["logits"] / ((fw["layers"] + fw["attention"]) / model.layers)
+    split = balanced_split(model.layers, pp, head=head)
+    if model.layers % pp == 0 and max(split) == min(split):
+        return None
+    return split
+
+
 def fsdp_plan(strategy: str, dp: int, shard: int | None = None, **kw) -> Plan:
     """A Plan for a PyTorch FSDP ShardingStrategy (see the module docstring for the mapping)."""
     choice("strategy", strategy, tuple(FSDP_STRATEGIES))

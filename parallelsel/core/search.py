@@ -56,7 +56,7 @@ from .hardware import Cluster
 from .memory import DEFAULT_HEADROOM, check_headroom, breakdown, budget
 from .model import RECOMPUTE
 from .placement import group_reasons
-from .plan import (MICRO_BATCHES, SCHEDULES, Plan, Workload, balanced_split, batch_violations, constraint_violations,
+from .plan import (MICRO_BATCHES, SCHEDULES, Plan, Workload, balanced_stage_layers, batch_violations, constraint_violations,
                    cp_violations, divisors, ep_violations, pp_violations, stage_layer_counts, tp_violations)
 from .reasons import Reason
 from .stacks import STACKS, pp_zero_reason, stack_fused
@@ -236,18 +236,7 @@ def _split(fixed: dict, pp: int, model) -> tuple[int, ...] | None:
     not pay for moving a layer)."""
     if "stage_layers" in fixed:
         return fixed["stage_layers"]
-    if pp == 1:
-        return None
-    return _balanced(model, pp)
-
-
-def _balanced(model, pp: int) -> tuple[int, ...] | None:
-    fw = model.forward_flops_per_token()
-    head = fw["logits"] / ((fw["layers"] + fw["attention"]) / model.layers)
-    split = balanced_split(model.layers, pp, head=head)
-    if model.layers % pp == 0 and max(split) == min(split):
-        return None
-    return split
+    return balanced_stage_layers(model, pp)
 
 
 def _depths(model, pp: int, split) -> list[int]:
