@@ -78,23 +78,11 @@ checks it is not below the measured error). A plan faster by less than that is n
 
 # Exclusion codes (``SearchResult.excluded`` keys), in the order they are checked. The constraint codes
 # are those of parallelsel.core.plan's rules; render/reasons.py titles each one.
-HEADS = "heads_not_divisible"
-KV_HEADS = "kv_heads_not_divisible"
-FFN = "ffn_not_divisible"
-LAYERS = "layers_not_divisible"
-EXPERTS = "experts_not_divisible"
-PP_ZERO2 = "pp_zero2_no_stack"
-BATCH = "batch_not_divisible"
-BATCH_BELOW = "batch_below_dp"
-INTERLEAVE = "interleave_microbatches"
-GPIPE = "gpipe_dominated"
-MEMORY = "memory_exceeds_device"
-DOMINATED = "dominated_by_less_recompute"
-BELOW_TOP = "ranked_below_top"
-BOUND = "bound_exceeds_best"
-EXCLUSIONS = ("tp_exceeds_heads", HEADS, KV_HEADS, FFN, "stages_exceed_layers", LAYERS, "stage_layers_sum",
-              "ep_needs_moe", EXPERTS, PP_ZERO2, BATCH_BELOW, BATCH, INTERLEAVE, GPIPE, DOMINATED, BOUND, MEMORY,
-              BELOW_TOP)
+EXCLUSIONS = ("tp_exceeds_heads", "heads_not_divisible", "kv_heads_not_divisible", "ffn_not_divisible",
+              "stages_exceed_layers", "layers_not_divisible", "stage_layers_sum", "ep_needs_moe", "experts_not_divisible",
+              "pp_zero2_no_stack", "batch_below_dp", "batch_not_divisible", "interleave_microbatches",
+              "gpipe_dominated", "dominated_by_less_recompute", "bound_exceeds_best", "memory_exceeds_device",
+              "ranked_below_top")
 """Every exclusion code, in check order; the same keys whatever ``top`` is (the top N is in
 ``SearchResult.top``, not in the key)."""
 
@@ -213,8 +201,12 @@ def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
     bad = tp_violations(m, fixed["tp"]) if "tp" in fixed else []
     if bad:
         raise ParallelselError(f"tp={fixed['tp']}: must divide the {m.heads} attention heads and the "
-                               f"{m.kv_heads} KV heads of {m.name}" if bad[0].code != FFN else
+                               f"{m.kv_heads} KV heads of {m.name}" if bad[0].code != "ffn_not_divisible" else
                                f"tp={fixed['tp']}: must divide the FFN width {m.ffn_hidden} of {m.name}")
+    bad = ep_violations(m, fixed["ep"]) if "ep" in fixed else []
+    if bad:
+        raise ParallelselError(f"ep={fixed['ep']}: " + ("needs an MoE model" if bad[0].code == "ep_needs_moe" else
+                                                        f"must divide the {m.experts} experts of {m.name}"))
     if "pp" in fixed and fixed["pp"] > m.layers:
         raise ParallelselError(f"pp={fixed['pp']}: must be at most the {m.layers} layers of {m.name}")
     prod = 1
@@ -494,8 +486,8 @@ def _search_group(space: _Space, tally: _Tally, g: _Group) -> None:
     keep = []
     for t in zse:
         r = pp_zero_reason(g.pp, t[0], g.dp)
-        if r is not None and r.code == PP_ZERO2:
-            tally.excluded[PP_ZERO2] += per_zse * len(scheds)
+        if r is not None and r.code == "pp_zero2_no_stack":
+            tally.excluded["pp_zero2_no_stack"] += per_zse * len(scheds)
         else:
             keep.append(t)
     by_ep: dict[int, list] = {}
@@ -511,7 +503,7 @@ def _search_group(space: _Space, tally: _Tally, g: _Group) -> None:
         if sched == "gpipe" and "schedule" not in space.fixed:
             # Same bubble as 1F1B (Narayanan et al. 2021 §2.2.1) with all m micro-batches in
             # flight instead of at most p: never faster, never smaller, so never timed.
-            tally.excluded[GPIPE] += len(keep) * per_zse
+            tally.excluded["gpipe_dominated"] += len(keep) * per_zse
             continue
         for ep, zs in by_ep.items():
             bad = ep_violations(m, ep)  # EP must tile the experts
@@ -552,9 +544,9 @@ def _search_micro(space: _Space, tally: _Tally, base: dict, zs, mbs, rcs, cands:
             live = []
             for zsh in zs:
                 if zsh in found:
-                    tally.excluded[DOMINATED] += 1
+                    tally.excluded["dominated_by_less_recompute"] += 1
                 elif too_big.get((zsh, rc), b) < b:
-                    tally.excluded[MEMORY] += 1
+                    tally.excluded["memory_exceeds_device"] += 1
                 else:
                     live.append(zsh)
             if not live:
@@ -568,18 +560,18 @@ def _search_micro(space: _Space, tally: _Tally, base: dict, zs, mbs, rcs, cands:
             compute, fill = cb
             lb = compute + _bubble_for(base["schedule"], base["pp"], m, base["chunks"]) * fill
             if lb > tally.bound():
-                tally.excluded[BOUND] += len(live)
+                tally.excluded["bound_exceeds_best"] += len(live)
                 continue
             probe = Plan(micro_batch=b, recompute=rc, zero=live[0][0], shard=live[0][1], **base)
             lb = _plan_bound(space, probe, tally, lb)
             if lb > tally.bound():
-                tally.excluded[BOUND] += len(live)
+                tally.excluded["bound_exceeds_best"] += len(live)
                 continue
             for z, shard in live:
                 plan = probe if (z, shard) == live[0] else Plan(micro_batch=b, recompute=rc, zero=z, shard=shard, **base)
                 need, cap = breakdown(w, plan).total, budget(cluster.device, plan, space.headroom)
                 if need > cap:
-                    tally.excluded[MEMORY] += 1
+                    tally.excluded["memory_exceeds_device"] += 1
                     too_big[((z, shard), rc)] = b
                     if need - cap < tally.miss[0]:
                         tally.miss = (need - cap, plan, need, cap)
@@ -649,7 +641,7 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
     groups = [g for g in (_prepare_group(space, tally, *d) for d in _degrees(space)) if g is not None]
     for g in sorted(groups, key=lambda g: g.bound):
         if math.isfinite(g.bound) and g.bound > tally.bound():  # (infinite: the batch rule refuses them all)
-            tally.excluded[BOUND] += g.n  # no plan of it can reach the top N: neither checked for memory nor timed
+            tally.excluded["bound_exceeds_best"] += g.n  # no plan of it can reach the top N: neither checked for memory nor timed
             continue
         _search_group(space, tally, g)
     if tally.considered == 0:  # the pins leave no plan at all: an input error, not an empty answer
@@ -657,7 +649,7 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
                                f"(tp up to the {workload.model.heads} heads, pp up to the {workload.model.layers} layers)")
     ranked = _rank(tally.done, top)
     if tally.fitting > len(ranked):
-        tally.excluded[BELOW_TOP] += tally.fitting - len(ranked)
+        tally.excluded["ranked_below_top"] += tally.fitting - len(ranked)
     results = tuple(Ranked(k + 1, e.plan, e, why(e)) for k, e in enumerate(ranked))
     excl = {c: tally.excluded[c] for c in EXCLUSIONS if tally.excluded.get(c)}  # check order, stable keys
     gap, plan, need, cap = tally.miss
