@@ -124,11 +124,10 @@ def test_every_validation_plan_is_enumerated(run):
     assert enumerates(e.workload, e.cluster, e.plan), e.plan.label()
 
 
-KNOWN_REFUSED = {"ZeRO-3 530B 640", "ZeRO-3 530B 1120"}
-"""DeepSpeed's 2021 ZeRO-3 runs of MT-NLG on 640 and 1,120 GPUs at micro-batch 4 and 2: they trained with
-DeepSpeed's activation-checkpoint partitioning/offload, a recompute policy the library cannot express yet
-(the fidelity issue, 28); the model refuses them by memory (116.8 GB and 81.8 GB against 81.4 GB), on main too.
-Listed so the day they are accepted this test says so."""
+KNOWN_REFUSED = {"ZeRO-3 530B 640"}
+"""DeepSpeed's 2021 ZeRO-3 run of MT-NLG on 640 GPUs at micro-batch 4: it trained with DeepSpeed's
+activation-checkpoint partitioning/offload, a recompute policy the library cannot express yet (the fidelity
+issue, 28); the model refuses it by memory, on main too. Listed so the day it is accepted this test says so."""
 
 
 @pytest.mark.parametrize("run", RUNS, ids=[r.label for r in RUNS])
