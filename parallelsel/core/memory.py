@@ -654,6 +654,18 @@ def _linear_params(model: Transformer, t: int, p: int, e: int) -> float:
     return layers * (model.attention_params + experts * model.expert_params) / t
 
 
+def _fsdp_peak(workload, plan, stack, st: States, params: float, i: int) -> tuple[States, float]:
+    """FSDP's states and gather peak on stage ``i``: with ``no_sync`` (FSDP2
+    ``set_requires_gradient_sync(False)``) every unit's gradient stays unsharded on each rank until the
+    last micro-batch's reduce-scatter; the gathered weights are in the stack's gather dtype."""
+    recipe = workload.recipe
+    if plan.no_sync:
+        st = States(st.params, recipe.grads * params, st.optimizer)
+    gathered = replace(recipe, weights=wire_bytes(stack, recipe)[1])
+    return st, _gather_peak(workload.model, gathered, plan.tp, plan.pp, plan.ep, i, True, plan.reshard_after_forward,
+                            not plan.no_sync)
+
+
 def _stage_breakdown(workload, plan, i: int) -> MemoryBreakdown:
     model, recipe = workload.model, workload.recipe
     t, p, v, e = plan.tp, plan.pp, plan.chunks, plan.ep
@@ -708,14 +720,7 @@ def _stage_breakdown(workload, plan, i: int) -> MemoryBreakdown:
             # and the fp32 gradient of its input at once: 8 more bytes per logit, live for one micro-batch.
             extra += EAGER_LOSS_BYTES * s * b * model.vocab / t
 
-    gather = 0.0
-    if zero == 3 and n > 1:
-        if plan.no_sync:
-            # Gradient accumulation without sync (FSDP2 set_requires_gradient_sync(False)): every
-            # unit's gradient stays unsharded on each rank until the last micro-batch's reduce-scatter.
-            st = States(st.params, recipe.grads * (dense + expert), st.optimizer)
-        gathered = replace(recipe, weights=wire_bytes(stack, recipe)[1])  # unsharded in the gather dtype
-        gather = _gather_peak(model, gathered, t, p, e, i, True, plan.reshard_after_forward, not plan.no_sync)
+    st, gather = _fsdp_peak(workload, plan, stack, st, dense + expert, i) if zero == 3 and n > 1 else (st, 0.0)
     rest = st.total + acts + extra + gather
     return MemoryBreakdown(st.params, st.grads, st.optimizer, acts, extra, gather, ALLOCATOR_OVERHEAD * rest,
                            "first" if i == 0 else "last", flight)
