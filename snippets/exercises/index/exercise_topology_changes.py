@@ -21,7 +21,8 @@ for name, w, c in named_paper_cases():
         if m.verdict != b.verdict:
             by_nodes.append(f"- **{name} · {m.strategy}**：{verdict_word(b.verdict)} → {verdict_word(m.verdict)}"
                             f"（{c.nodes} → {control.nodes} 个节点）。" + join(m.reasons[1:]))
-        if a.verdict != m.verdict:
+        if a.verdict != m.verdict:  # caused by the slow link: the new verdict's reasons name it
+            assert any(slow.inter.name in str(r.values) for r in a.reasons), (name, a.strategy)
             by_link.append(f"- **{name} · {a.strategy}**：{verdict_word(m.verdict)} → {verdict_word(a.verdict)}。"
                            + join(a.reasons[1:]))
     # What the answer says about the slow link: PP only sends activations between neighbours and keeps its verdict;
