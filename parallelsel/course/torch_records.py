@@ -1,13 +1,15 @@
 """The library beside PyTorch 2.13 as recorded from the real engine: the records, and what agrees.
 
-Three JSON records in ``parallelsel/course/data/`` (package data, so the validation page and the tests read the same
+JSON records in ``parallelsel/course/data/`` (package data, so the validation page and the tests read the same
 files from an installed package; each written by ``tools/record_torch_*.py`` from a multi-process gloo run, its
 ``how`` field says how):
 
 * ``torch_pipeline_schedules.json``: each ``torch.distributed.pipelining`` schedule class's per-rank runtime order
   (or torch's refusal) over a grid of stages, micro-batches and chunks;
 * ``torch_ddp_fsdp.json``: DDP and FSDP2 bytes per rank and collectives per step for a small Llama-shaped model;
-* ``torch_fsdp_accumulation.json``: FSDP2 over several micro-batches, with and without resharding and gradient sync.
+* ``torch_fsdp_accumulation.json``: FSDP2 over several micro-batches, with and without resharding and gradient sync;
+* ``torch_names.json``: whether each torch name the generated plan code may use exists, and its parameters
+  (``tools/record_torch_names.py``; read by the code page and ``tests/test_plan_code.py``).
 
 The functions here compare the library with a record and return numbers and flags; :mod:`parallelsel.render` and the
 validation page word them.
@@ -29,7 +31,7 @@ __all__ = ["RECORDS", "ScheduleAgreement", "accumulation_agreement", "by_op", "f
            "record", "record_model", "schedule_agreement"]
 
 DATA = Path(__file__).resolve().parent / "data"
-RECORDS = ("torch_pipeline_schedules.json", "torch_ddp_fsdp.json", "torch_fsdp_accumulation.json")
+RECORDS = ("torch_pipeline_schedules.json", "torch_ddp_fsdp.json", "torch_fsdp_accumulation.json", "torch_names.json")
 
 
 @lru_cache(maxsize=None)

@@ -119,7 +119,7 @@ ZH: dict[str, str] = {
     "dp_batch_limits_degree": "全局批量 {global_batch} 只能整除到 {dp} 路 DP，{idle} 卡闲置",
     "fsdp_shards_states": "ZeRO-{zero} 把状态分到 {shards} 卡：每卡状态 {states:size}[，gather 峰值 {gather_peak:size}]",
     "dp_fits_not_slower": "DP 已能放下且不更慢（步时 {seconds:secs}），分片只多出通信和实现细节",
-    "fsdp_faster_than_dp": "DP 也能放下，但 ZeRO-{zero} 的步时 {seconds:secs} 比 DP 的 {dp_seconds:secs} 短{gain:gain}",
+    "fsdp_faster_than_dp": "DP 也能放下，但 ZeRO-{zero} 的步时 {seconds:secs} 比 DP 的 {dp_seconds:secs} 短[ {shorter:pct1}]{gain:gain}",
     "tp_alone_idle": "纯 TP 只用 {tp} 卡，其余 {idle} 卡闲置（实际会与 DP/PP 组合）",
     "tp_dp_fits": "模型放得下单卡（纯 DP 每卡 {bytes:size} ≤ {budget:size}）：DP/FSDP 更简单，TP 每层 4 次 all-reduce 纯属额外代价",
     "tp_crosses_nodes": "高频的 TP 通信不该跨慢链路：组内要放进一个节点（≤ {gpus_per_node} 卡）",
@@ -227,7 +227,7 @@ EN: dict[str, str] = {
     "fsdp_shards_states": "ZeRO-{zero} shards the state over {shards} GPUs: {states:size} per GPU[, gather peak {gather_peak:size}]",
     "dp_fits_not_slower": ("DP already fits and is not slower (step {seconds:secs}); sharding adds only communication "
                            "and implementation detail"),
-    "fsdp_faster_than_dp": "DP fits too, but ZeRO-{zero}'s step {seconds:secs} is shorter than DP's {dp_seconds:secs}{gain:gain}",
+    "fsdp_faster_than_dp": "DP fits too, but ZeRO-{zero}'s step {seconds:secs} is[ {shorter:pct1}] shorter than DP's {dp_seconds:secs}{gain:gain}",
     "tp_alone_idle": "pure TP uses only {tp} GPUs, the other {idle} idle (in practice combined with DP/PP)",
     "tp_dp_fits": ("the model fits one GPU (pure DP {bytes:size} per GPU ≤ {budget:size}): DP/FSDP are simpler, TP's "
                    "4 all-reduces per layer are pure extra cost"),
@@ -460,13 +460,23 @@ def _check_lang(lang: str) -> None:
         raise ValueError(f"lang={lang!r}: must be one of {', '.join(LANGS)}")
 
 
+DERIVED = {
+    # two step times that round alike at the model's precision (units.places) still differ: say by how much
+    "fsdp_faster_than_dp": lambda v: {"shorter": 1 - v["seconds"] / v["dp_seconds"]},
+}
+"""Values a sentence shows that are computed from the reason's own values (never stored twice in the data)."""
+
+
 def text(reason: Reason, lang: str = "zh") -> str:
     """The sentence for ``reason`` in ``lang`` ("zh" or "en")."""
     _check_lang(lang)
     table = TEMPLATES[lang]["reason"]
     if reason.code not in table:
         raise KeyError(f"reason code {reason.code!r} has no {lang} sentence in parallelsel/render/reasons.py")
-    return _fill(table[reason.code], reason.values, lang)
+    values = reason.values
+    if reason.code in DERIVED:
+        values = {**values, **DERIVED[reason.code](values)}
+    return _fill(table[reason.code], values, lang)
 
 
 def title(code: str, values: Mapping | None = None, lang: str = "zh") -> str:

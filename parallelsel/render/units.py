@@ -111,9 +111,12 @@ def fmt_pct(x: float, digits: int | None = None) -> str:
 
 
 def fmt_rate(bytes_per_s: float) -> str:
-    """Bandwidth in decimal GB/s (10**9 bytes/s, as vendors quote links), three significant digits."""
+    """Bandwidth in decimal GB/s (10**9 bytes/s, as vendors quote links): three significant digits, at most one
+    decimal (:func:`places`): ``fmt_rate(3.125e9) == '3.1 GB/s'``, ``fmt_rate(25e9) == '25 GB/s'``."""
     v = bytes_per_s / 1e9
-    return f"{v:,.0f} GB/s" if v >= 100 else f"{v:.3g} GB/s"
+    if v >= 100:
+        return f"{v:,.0f} GB/s"
+    return f"{v:.{places(v)}f} GB/s" if v < 10 else f"{v:.3g} GB/s"
 
 
 def fmt_flops(flops_per_s: float) -> str:

@@ -3,6 +3,7 @@ from parallelsel import reliability as rel
 
 from parallelsel.core.placement import placement
 from parallelsel.render.tables import fmt_bytes, fmt_pct, fmt_rate, fmt_time, markdown_table
+from parallelsel.render.units import fmt_size
 from parallelsel.core.search import search
 from parallelsel.render.reasons import plan_label
 from parallelsel.render.lesson_text import named_paper_cases
@@ -36,7 +37,7 @@ rows = [
     ["互联（每卡每步发送）", "；".join(f"{k}：{fmt_bytes(v, 'GiB')}" for k, v in per_link.items())],
     ["每卡内存", f"{fmt_bytes(e.memory.total)} / 可用 {fmt_bytes(e.usable)}（驱动报告 {fmt_bytes(cluster.device.memory)}，"
                  f"余量 {fmt_pct(e.margin)}）"],
-    ["checkpoint 大小", f"{fmt_bytes(ckpt, 'TiB', 2)}（权重 {r.weights:g} + 优化器 {r.optimizer:g} 字节/参数）"],
+    ["checkpoint 大小", f"{fmt_size(ckpt)}（权重 {r.weights:g} + 优化器 {r.optimizer:g} 字节/参数）"],
     ["写一次 checkpoint", f"{fmt_time(write)}（存储 {fmt_rate(STORAGE_BW)}）"],
     ["作业的平均故障间隔", f"{fmt_time(mtbf)}（按 Llama 3 报告的中断率折算到 {plan.gpus} 卡）"],
     ["建议的 checkpoint 间隔", f"{fmt_time(interval)}（Young 公式 √(2·写入时间·MTBF)）"],

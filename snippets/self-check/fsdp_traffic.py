@@ -9,6 +9,6 @@ rows, sent = [], {}
 for label, plan in (("DP", ps.Plan(dp=8)), ("ZeRO-3 / FSDP", ps.Plan(dp=8, zero=3))):
     items = traffic(work, plan, cluster)
     sent[label] = sum(t.sent for t in items)
-    rows.append([label, "、".join(f"{t.op} ×{t.calls:g}" for t in items), fmt_bytes(sent[label], "GiB", 2)])
+    rows.append([label, "、".join(f"{t.op} ×{t.calls:g}" for t in items), fmt_bytes(sent[label], "GiB")])
 print(markdown_table(["策略", "每步的集合通信", "每卡发送"], rows, align="llr"))
 print(f"\nZeRO-3 / DP = {sent['ZeRO-3 / FSDP'] / sent['DP']:.2f}")

@@ -1,10 +1,8 @@
 # What was checked about the generated code: the torch version recorded and every torch name the code may use.
-import json
-from pathlib import Path
-
+from parallelsel.course.torch_records import record
 from parallelsel.render.tables import markdown_table
 
-record = json.loads(Path("tests/data/torch_names.json").read_text(encoding="utf-8"))
+record = record("torch_names.json")  # package data: parallelsel/course/data/torch_names.json
 rows = [[f"`{name}`", "有" if v["exists"] else "无", "、".join(f"`{p}`" for p in (v.get("params") or [])[:5]) or "—"]
         for name, v in sorted(record["names"].items())]
 assert all(v["exists"] for v in record["names"].values())
