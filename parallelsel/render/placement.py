@@ -36,7 +36,7 @@ def link_text(link: Link) -> str:
     Examples:
         >>> from parallelsel import LINKS
         >>> link_text(LINKS["nvlink3"]), link_text(LINKS["eth-25g"])
-        ('每卡 300 GB/s', '每节点 1 块网卡、每块 3.12 GB/s，节点内各卡分用')
+        ('每卡 300 GB/s', '每节点 1 块网卡、每块 3.1 GB/s，节点内各卡分用')
     """
     if link.per == "gpu":
         return f"每卡 {fmt_rate(link.bandwidth)}"
