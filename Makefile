@@ -10,11 +10,13 @@ $(STAMP): pyproject.toml requirements/constraints.txt scripts/setup.sh package-l
 	bash scripts/setup.sh
 	@touch $(STAMP)
 
-# serve: full (not --dirty) strict rebuilds, made fast by the cache in hooks/exec_blocks.py: what each block
-# printed, and the notebook, are stored in .cache/ keyed on their source, the library's bytes and the tool
-# versions, so a prose edit re-runs nothing and a library edit re-runs every block. Never stale.
-serve: $(STAMP)  ## live-reload server on http://127.0.0.1:8000 (also watches the library and snippets)
-	PARALLELSEL_SNIPPET_CACHE=1 $(VENV)/bin/mkdocs serve -a 127.0.0.1:8000 --watch parallelsel --watch snippets --watch hooks
+# serve: --dirty rebuilds re-render only the edited page (a prose edit is served in about a second); an edit of
+# the library, a snippet or a hook re-renders every page (hooks/exec_blocks.py on_files), and the cache in
+# hooks/exec_blocks.py (each block's output and the notebook, keyed on their source, the library's bytes and the
+# tool versions) re-runs exactly the blocks whose inputs changed. Never stale. --dirty needs --no-strict (MkDocs
+# refuses the pair): warnings show in the log; `make build` and `make test` stay strict and full.
+serve: $(STAMP)  ## live-reload server on http://127.0.0.1:8000 (also watches the library, snippets and hooks)
+	PARALLELSEL_SNIPPET_CACHE=1 $(VENV)/bin/mkdocs serve --dirty --no-strict -a 127.0.0.1:8000 --watch parallelsel --watch snippets --watch hooks
 
 build: $(STAMP)  ## strict static build into site/
 	$(VENV)/bin/mkdocs build --clean

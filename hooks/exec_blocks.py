@@ -24,6 +24,10 @@ It differs from markdown-exec's own runner in three ways:
 The notebook gets the same treatment through mkdocs-jupyter's public options: ``execute`` follows
 ``PARALLELSEL_SNIPPET_EXEC``, and in cache mode its own cache (keyed on the notebook's bytes) is put in
 ``.cache/mkdocs-jupyter/<library and versions hash>`` so a library edit cannot serve a stale page.
+
+``make serve`` runs ``mkdocs serve --dirty``, which re-renders only pages whose Markdown changed; ``on_files`` removes
+every page's HTML from the served site when ``parallelsel/``, ``snippets/`` or ``hooks/`` changed since the last
+build, so they all re-render (and the cache re-runs exactly the blocks whose inputs changed).
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ import markdown_exec
 
 log = logging.getLogger("mkdocs.hooks.exec_blocks")
 _PACKAGES = ("numpy", "matplotlib", "markdown-exec", "markdown", "pymdown-extensions", "pygments", "mkdocs-jupyter", "nbconvert", "ipykernel")
-_state = {"page": "?", "env": "", "lib": None, "hits": 0, "runs": 0, "cache": Path(".cache/exec")}
+_state = {"page": "?", "env": "", "lib": None, "hits": 0, "runs": 0, "cache": Path(".cache/exec"), "dirty": False, "inputs": None}
 
 
 def _on(name: str, default: str) -> bool:
@@ -59,9 +63,15 @@ def env_hash(library: Path) -> str:
     h = hashlib.sha256(sys.version.encode())
     for name in _PACKAGES:
         h.update(f"{name}={metadata.version(name)}".encode())
-    for path in sorted(library.rglob("*")):
+    return tree_hash(library, h)
+
+
+def tree_hash(folder: Path, h=None) -> str:
+    """sha256 of every file under ``folder`` (path and bytes), ``__pycache__`` aside."""
+    h = h or hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
         if path.is_file() and "__pycache__" not in path.parts:
-            h.update(path.relative_to(library).as_posix().encode() + b"\0" + path.read_bytes())
+            h.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
     return h.hexdigest()
 
 
@@ -155,3 +165,19 @@ def on_page_markdown(markdown, page, **kwargs):
 def on_post_build(config, **kwargs):
     if _on("PARALLELSEL_SNIPPET_CACHE", ""):
         log.info(f"exec blocks: {_state['runs']} ran, {_state['hits']} from .cache/exec")
+
+
+def on_startup(command, dirty=False, **kwargs):
+    _state["dirty"] = bool(dirty)
+
+
+def on_files(files, config, **kwargs):
+    if _state["dirty"]:  # `make serve`: what the pages run changed, so every page re-renders
+        root = Path(config.config_file_path).resolve().parent
+        now = "".join(tree_hash(root / name) for name in ("parallelsel", "snippets", "hooks"))
+        if _state["inputs"] not in (None, now):
+            for f in files.documentation_pages():
+                if os.path.isfile(f.abs_dest_path):
+                    os.remove(f.abs_dest_path)
+        _state["inputs"] = now
+    return files

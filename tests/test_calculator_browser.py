@@ -196,6 +196,8 @@ TYPED = ["4-", "1e", "--2", "8e+", "", " ", "0", "-1", "2.5", "nan", "inf", "1e3
 def fresh(page_and_log):
     page, log, server, site = page_and_log
     other = page.context.new_page()
+    other.console = []  # every console message but debug/info: the page must print no warning and no error
+    other.on("console", lambda m: m.type not in ("debug", "info", "log") and other.console.append(f"{m.type}: {m.text}"))
     other.goto(server.base_url + PAGE, wait_until="load")
     yield other
     other.close()
@@ -232,6 +234,7 @@ def test_typed_non_number_in_nodes_is_refused_with_a_message_and_nothing_runs(fr
     assert page.evaluate("document.activeElement.id") == "calc-nodes"
     assert "见字段旁的说明" in page.inner_text("#calc-result")
     assert page.is_hidden("#calc-cancel")
+    assert page.console == []  # the old number boxes warned twice that "None" cannot be parsed
 
 
 def test_form_has_no_none_values_and_a_prose_fallback_without_javascript(site):
@@ -295,3 +298,4 @@ def test_page_answers_clicks_during_a_long_run_and_cancel_stops_it(fresh):
     page.locator("#calc-seq_len").fill("")
     run(page)
     assert page.get_attribute("#calc-result", "data-state") == "done"
+    assert page.console == []

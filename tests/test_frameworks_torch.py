@@ -9,6 +9,8 @@ documented dim-0 padding, which the library models (``padded_shard`` vs ``local_
 from __future__ import annotations
 
 
+import json
+
 import pytest
 
 from parallelsel.course.torch_records import record
@@ -165,3 +167,26 @@ def test_unit_level_traffic_and_memory_agree_with_the_tensor_level(world, raf, n
         # without prefetch: the most weights + gradients held at one moment of backward, tensor by tensor
         assert ps.memory.gather_peak(EVEN, FP32, prefetch=False, reshard_after_forward=raf) == \
             max(wb + gb for _, wb, gb in tensors.moments)
+
+
+def test_the_validation_pages_agreement_functions_find_what_the_record_holds():
+    """parallelsel.course.torch_records, which the validation page prints: every recorded FSDP2 accumulation setting
+    agrees on every rank, the padded tensors are exactly those whose rows do not split evenly, and a changed record
+    is reported as a disagreement (the functions can say no)."""
+    from parallelsel.course.torch_records import accumulation_agreement, fsdp_padding, record_model
+
+    model = record_model()
+    assert model == MODEL
+    for run in ACC["runs"]:
+        for k, _ in enumerate(run["ranks"][0]):
+            agree, (mine, theirs, peak, their_peak) = accumulation_agreement(model, run, k, ACC["microbatches"])
+            assert agree and mine == theirs and peak == their_peak
+    broken = json.loads(json.dumps(ACC["runs"][0]))
+    broken["ranks"][1][0]["unsharded_peak"]["backward"] += 1
+    assert not accumulation_agreement(model, broken, 0, ACC["microbatches"])[0]
+    for run in DATA["runs"]:
+        w, shapes = run["world"], run["ranks"][0]["fsdp2"]["shapes"]
+        for r, rank in enumerate(run["ranks"]):
+            found = {name for name, *_ in fsdp_padding(w, r, rank["fsdp2"], shapes)}
+            uneven = {name for name, shape in shapes.items() if shape[0] % w and (r + 1) * -(-shape[0] // w) > shape[0]}
+            assert found == uneven, (w, r)

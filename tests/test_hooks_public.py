@@ -81,3 +81,38 @@ def test_no_test_reads_the_clock():
             if name in clocks or (isinstance(node, ast.Attribute) and node.attr == "time" and getattr(node.value, "id", "") == "time"):
                 found.append(f"{path.name}:{node.lineno}")
     assert not found, f"tests that read the clock (move the timing to benchmarks/run.py): {found}"
+
+
+def test_dirty_serve_rerenders_every_page_only_when_what_pages_run_changed(tmp_path):
+    """hooks/exec_blocks.py under `make serve --dirty`: a prose edit leaves the other pages' HTML alone; a library
+    edit removes it all, so every page re-renders."""
+    import importlib.util
+    from types import SimpleNamespace
+
+    spec = importlib.util.spec_from_file_location("exec_blocks_under_test", REPO / "hooks" / "exec_blocks.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    (tmp_path / "parallelsel").mkdir()
+    (tmp_path / "parallelsel" / "core.py").write_text("X = 1\n")
+    pages = [tmp_path / "site" / f"p{i}.html" for i in range(3)]
+    files = SimpleNamespace(documentation_pages=lambda: [SimpleNamespace(abs_dest_path=str(p)) for p in pages])
+    config = SimpleNamespace(config_file_path=str(tmp_path / "mkdocs.yml"))
+
+    def build():
+        hook.on_files(files, config)
+        for p in pages:  # MkDocs writes every page whose HTML is missing or older than its Markdown
+            p.parent.mkdir(exist_ok=True)
+            p.write_text("html")
+
+    hook.on_startup("serve", dirty=True)
+    build()
+    build()  # a prose edit: nothing the pages run changed, every other page's HTML stays
+    assert all(p.is_file() for p in pages)
+    (tmp_path / "parallelsel" / "core.py").write_text("X = 2\n")
+    hook.on_files(files, config)  # a library edit: every page re-renders
+    assert not any(p.is_file() for p in pages)
+    build()
+    hook.on_startup("build", dirty=False)
+    (tmp_path / "parallelsel" / "core.py").write_text("X = 3\n")
+    hook.on_files(files, config)  # a full build never removes anything itself
+    assert all(p.is_file() for p in pages)

@@ -27,7 +27,7 @@ import pytest
 
 import parallelsel as ps
 from parallelsel.render.cli import main
-from parallelsel.core.launchers import LauncherError, export, options, refusals
+from parallelsel.core.launchers import LAUNCHER_SOURCES, LauncherError, export, options, refusals
 
 MEGATRON_FLAGS = {  # flag: (type, choices) as declared in Megatron-LM
     "--tensor-model-parallel-size": (int, None),
@@ -111,9 +111,14 @@ PLANS = [  # (model, nodes, global batch, plan)
 ]
 
 
-def _case(model, nodes, batch, plan):
-    w = ps.Workload(ps.MODELS[model], global_batch=batch)
+def _case(model, nodes, batch, plan, launcher="megatron"):
+    w = ps.Workload(ps.MODELS[model], global_batch=batch, stack=LAUNCHER_SOURCES[launcher]["stack"])
     return w, plan, nodes * 8
+
+
+def _w(model, batch, launcher):
+    """A workload on the stack ``launcher`` runs (the estimate follows the stack; an export must match it)."""
+    return ps.Workload(ps.MODELS[model], global_batch=batch, stack=LAUNCHER_SOURCES[launcher]["stack"])
 
 
 @pytest.mark.parametrize("case", PLANS, ids=lambda c: c[3].label())
@@ -144,7 +149,7 @@ def test_megatron_export_parses_with_megatrons_flags_and_satisfies_its_rules(cas
 
 @pytest.mark.parametrize("case", PLANS, ids=lambda c: c[3].label())
 def test_torchtitan_export_is_toml_with_its_fields_and_rules(case):
-    w, plan, world = _case(*case)
+    w, plan, world = _case(*case, "torchtitan")
     bad = refusals(w, plan, "torchtitan")
     if bad:
         codes = {c for c, _ in bad}
@@ -173,7 +178,7 @@ def test_torchtitan_export_is_toml_with_its_fields_and_rules(case):
 
 @pytest.mark.parametrize("case", PLANS, ids=lambda c: c[3].label())
 def test_deepspeed_export_satisfies_the_batch_assertion(case):
-    w, plan, world = _case(*case)
+    w, plan, world = _case(*case, "deepspeed")
     if refusals(w, plan, "deepspeed"):
         with pytest.raises(LauncherError):
             export(w, plan, "deepspeed")
@@ -189,12 +194,16 @@ def test_deepspeed_export_satisfies_the_batch_assertion(case):
 
 
 def test_each_launcher_refuses_what_it_cannot_run():
-    w = ps.Workload(ps.MODELS["llama2-7b"], global_batch=64)
     zb = ps.Plan(dp=4, pp=2, schedule="zb-h1")
-    assert [c for c, _ in refusals(w, zb, "megatron")] == ["launcher_schedule"]
-    assert [c for c, _ in refusals(w, zb, "torchtitan")] == ["launcher_schedule", "launcher_ddp_multi_dim"]
-    assert "launcher_pp_in_code" in [c for c, _ in refusals(w, zb, "deepspeed")]
-    assert [c for c, _ in refusals(w, ps.Plan(dp=2, tp=4, zero=3), "torchtitan")] == ["launcher_tp_without_sp"]
+    assert [c for c, _ in refusals(_w("llama2-7b", 64, "megatron"), zb, "megatron")] == ["launcher_schedule"]
+    assert [c for c, _ in refusals(_w("llama2-7b", 64, "torchtitan"), zb, "torchtitan")] == \
+        ["launcher_schedule", "launcher_ddp_multi_dim"]
+    assert "launcher_pp_in_code" in [c for c, _ in refusals(_w("llama2-7b", 64, "deepspeed"), zb, "deepspeed")]
+    assert [c for c, _ in refusals(_w("llama2-7b", 64, "torchtitan"), ps.Plan(dp=2, tp=4, zero=3), "torchtitan")] == \
+        ["launcher_tp_without_sp"]
+    # Priced for one stack, exported to another's launcher: refused (the estimate would not be that job's).
+    assert ("launcher_stack", {"stack": "megatron-core", "launcher_stack": "torchtitan"}) in \
+        refusals(_w("llama2-7b", 64, "megatron"), ps.Plan(dp=8, zero=3), "torchtitan")
 
 
 def test_cli_export_and_refusal(capsys):
@@ -218,12 +227,13 @@ def test_cli_export_and_refusal(capsys):
 
 
 def test_fsdp_options_map_or_are_refused():
-    w = ps.Workload(ps.MODELS["llama3-8b"], global_batch=64)
     keep = ps.Plan(dp=8, zero=3, reshard_after_forward=False)
-    assert options(w, keep, "torchtitan")["parallelism"]["fsdp_reshard_after_forward"] == "never"
-    assert options(w, ps.Plan(dp=8, zero=3), "torchtitan")["parallelism"]["fsdp_reshard_after_forward"] == "always"
+    tt = _w("llama3-8b", 64, "torchtitan")
+    assert options(tt, keep, "torchtitan")["parallelism"]["fsdp_reshard_after_forward"] == "never"
+    assert options(tt, ps.Plan(dp=8, zero=3), "torchtitan")["parallelism"]["fsdp_reshard_after_forward"] == "always"
     for launcher in ("megatron", "deepspeed"):
-        assert ("launcher_fsdp_option", {"option": "reshard_after_forward"}) in refusals(w, keep, launcher)
+        assert ("launcher_fsdp_option", {"option": "reshard_after_forward"}) in \
+            refusals(_w("llama3-8b", 64, launcher), keep, launcher)
     nosync = ps.Plan(dp=8, zero=3, no_sync=True)
     for launcher in ("megatron", "torchtitan", "deepspeed"):
-        assert refusals(w, nosync, launcher) == (("launcher_fsdp_option", {"option": "no_sync"}),)
+        assert refusals(_w("llama3-8b", 64, launcher), nosync, launcher) == (("launcher_fsdp_option", {"option": "no_sync"}),)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
 
 import pytest
 from hypothesis import given, settings
@@ -25,10 +24,6 @@ from parallelsel.core.memory import (
 )
 
 GPT3 = MODELS["gpt3-175b"]
-
-
-def test_doctests():
-    assert doctest.testmod(memory).failed == 0
 
 
 # ------------------------------------------------------------------------------ model states

@@ -137,14 +137,14 @@ def test_selection_matrix_equals_the_numpy_run(without_numpy, with_numpy):
     assert without_numpy["matrix"] == with_numpy["matrix"]
 
 
-def test_pipeline_pure_python_path_equals_the_vectorised_path(without_numpy, with_numpy):
-    # Bit-for-bit: both paths run the same longest-path loop on the same float costs.
+def test_pipeline_without_numpy_equals_the_numpy_run(without_numpy, with_numpy):
+    # Bit-for-bit: one code path (pipeline._links and the longest-path loop); numpy only holds the arrays handed out.
     assert without_numpy["pipeline"] == with_numpy["pipeline"]
     assert without_numpy["misc"] == with_numpy["misc"]
 
 
 def test_import_does_not_load_numpy_or_matplotlib():
-    """numpy is imported only where the simulator's vectorised path needs it, not by the decision path."""
+    """numpy is imported only for the arrays a Timeline hands out, not by the decision path."""
     script = textwrap.dedent(
         """
         import json, sys

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
 import math
 
 import numpy as np
@@ -334,11 +333,6 @@ def test_large_interleaved_matches_closed_form():
     # Its speed is a `make bench` row (simulate: interleaved p=64 m=512 chunks=2), not a timed test.
     tl = pl.simulate(pl.schedule("interleaved", 64, 512, chunks=2))
     assert abs(tl.bubble_fraction - pl.bubble_fraction(64, 512, 2)) < TOL
-
-
-def test_doctests():
-    failures, _ = doctest.testmod(pl, verbose=False)
-    assert failures == 0
 
 
 # ---------------------------------------------------------------------------- charts

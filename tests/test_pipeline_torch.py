@@ -8,6 +8,8 @@ The reference is ``parallelsel/course/data/torch_pipeline_schedules.json``: what
 
 from __future__ import annotations
 
+import re
+
 
 import pytest
 
@@ -42,17 +44,23 @@ def test_the_record_covers_the_grid():
     assert len(ran) > len(SETTINGS) / 2
 
 
-@pytest.mark.parametrize("entry", SETTINGS, ids=_id)
-def test_rank_order_equals_torch_runtime(entry):
-    kind, p, m, v = entry["kind"], entry["stages"], entry["microbatches"], entry["chunks"]
-    if "refused" in entry:
-        # torch refuses: the library raises ValueError naming the parameter and the rule
-        with pytest.raises(ValueError, match=r"(chunks|microbatches)=\d+: must be"):
-            pl.schedule(kind, p, m, chunks=v)
-        return
-    sched = pl.schedule(kind, p, m, chunks=v)
-    for rank in range(p):
-        assert sched.rank_order(rank) == _as_tuples(entry["ranks"][rank]), f"rank {rank}"
+def test_rank_order_equals_torch_runtime():
+    """Every recorded setting: torch ran it and the library's order equals torch's on every rank, or torch refused
+    it and the library raises a ValueError naming the parameter and the rule. Lists every setting that differs."""
+    differ = []
+    for entry in SETTINGS:
+        kind, p, m, v = entry["kind"], entry["stages"], entry["microbatches"], entry["chunks"]
+        if "refused" in entry:
+            try:
+                pl.schedule(kind, p, m, chunks=v)
+                differ.append(f"{_id(entry)}: torch refused, the library accepts")
+            except ValueError as e:
+                if not re.match(r"(chunks|microbatches)=\d+: must be", str(e)):
+                    differ.append(f"{_id(entry)}: refused with {e}")
+            continue
+        sched = pl.schedule(kind, p, m, chunks=v)
+        differ += [f"{_id(entry)} rank {r}" for r in range(p) if sched.rank_order(r) != _as_tuples(entry["ranks"][r])]
+    assert differ == []
 
 
 @pytest.mark.parametrize("entry", [e for e in SETTINGS if e["kind"] == "interleaved-zb" and e["chunks"] == 1], ids=_id)
@@ -71,20 +79,23 @@ def test_1f1b_ir_differs_from_runtime_on_the_last_rank_only():
             assert differs == [e["stages"] - 1], _id(e)
 
 
-@pytest.mark.parametrize("entry", [e for e in SETTINGS if "ranks" in e], ids=_id)
-def test_simulating_torchs_order_gives_the_same_timeline(entry):
-    kind, p, m, v = entry["kind"], entry["stages"], entry["microbatches"], entry["chunks"]
-    ours = pl.schedule(kind, p, m, chunks=v)
-    theirs = pl.Schedule.from_rank_orders(entry["ranks"], layout=ours.layout)
-    a = pl.simulate(ours, forward=1.0, backward=1.0, weight=1.0, p2p=0.1)
-    b = pl.simulate(theirs, forward=1.0, backward=1.0, weight=1.0, p2p=0.1)
-    assert a.makespan == b.makespan
-    assert list(a.end) == list(b.end)
-    assert list(a.peak_inflight) == list(b.peak_inflight)
-    # every micro-batch passes every global stage forward once, on the rank torch puts it
-    for rank in range(p):
-        stages = {s for s, act, _ in theirs.rank_order(rank) if act == "F"}
-        assert stages == {ours.virtual_stage(rank, c) for c in range(v)}
+def test_simulating_torchs_order_gives_the_same_timeline():
+    """Every setting torch ran: torch's order, simulated, gives the library's timeline and peaks, and each rank runs
+    forwards of exactly the global stages the library places on it. Lists every setting that differs."""
+    differ = []
+    for entry in (e for e in SETTINGS if "ranks" in e):
+        kind, p, m, v = entry["kind"], entry["stages"], entry["microbatches"], entry["chunks"]
+        ours = pl.schedule(kind, p, m, chunks=v)
+        theirs = pl.Schedule.from_rank_orders(entry["ranks"], layout=ours.layout)
+        a = pl.simulate(ours, forward=1.0, backward=1.0, weight=1.0, p2p=0.1)
+        b = pl.simulate(theirs, forward=1.0, backward=1.0, weight=1.0, p2p=0.1)
+        if a.makespan != b.makespan or list(a.end) != list(b.end) or list(a.peak_inflight) != list(b.peak_inflight):
+            differ.append(f"{_id(entry)}: timeline")
+        for rank in range(p):
+            stages = {s for s, act, _ in theirs.rank_order(rank) if act == "F"}
+            if stages != {ours.virtual_stage(rank, c) for c in range(v)}:
+                differ.append(f"{_id(entry)}: rank {rank} stages")
+    assert differ == []
 
 
 def test_v_layout_puts_first_and_last_stage_on_rank_0():
@@ -102,3 +113,21 @@ def test_single_stage_refusals_are_marked_as_a_type_mismatch():
     assert odd and all(e["kind"] in ("gpipe", "1f1b") and e["chunks"] > 1 and "one stage per rank" in e["refused"]["why"]
                        for e in odd)
     assert all("why" not in e["refused"] for e in SETTINGS if "refused" in e and e not in odd)
+
+
+def test_the_validation_pages_schedule_agreement_counts_every_rank():
+    """parallelsel.course.torch_records.schedule_agreement, which the validation page prints: for each kind every rank
+    torch ran is equal and every setting torch refused is refused by the library too; a changed order is counted."""
+    from parallelsel.course.torch_records import library_orders, schedule_agreement
+
+    for kind in DATA["classes"]:
+        entries = [e for e in SETTINGS if e["kind"] == kind]
+        a = schedule_agreement(kind, entries)
+        assert (a.equal, a.both) == (a.ranks, a.refused) and a.ran + a.refused == len(entries) and a.ran > 0
+        assert all(isinstance(ours, ValueError) for _, ours in a.refusals)
+    ran = next(e for e in SETTINGS if e["kind"] == "1f1b" and "ranks" in e)
+    changed = {**ran, "ranks": [list(reversed(o)) for o in ran["ranks"]]}
+    assert schedule_agreement("1f1b", [changed]).equal == 0
+    refused = next(e for e in SETTINGS if "refused" in e)
+    assert isinstance(library_orders(refused["kind"], refused["stages"], refused["microbatches"], refused["chunks"]),
+                      ValueError)

@@ -111,3 +111,22 @@ def test_label_round_trips_recompute_layers():
 
     q = ps.Plan(dp=4, recompute="op")
     assert read_plan(plan_label(q)) == q and read_plan(plan_label(q, "en")) == q
+
+
+def test_search_and_matrix_try_only_the_stacks_policies():
+    # Llama 3 8B at 8K on one node of the 500 W H100s with a batch that needs recomputation on some plans.
+    cluster = ps.Cluster(ps.DEVICES["h100-hbm2e-96gb"])
+    for stack, absent in (("torchtitan", "selective"), ("megatron-core", "op")):
+        w = ps.Workload(L8, global_batch=64, stack=stack)
+        result = ps.search(w, cluster, top=50)
+        assert result.results and all(r.plan.recompute != absent for r in result.results)
+        rows = ps.selection_matrix(w, cluster)
+        assert all(r.best is None or r.best.plan.recompute != absent for r in rows if hasattr(r, "best"))
+
+
+def test_fp8_recipe_is_refused_on_a_part_without_fp8():
+    w = ps.Workload(L8, global_batch=8, stack="torchtitan", recipe=ps.RECIPES["fp8-compute-fp32-adam"])
+    e = ps.estimate(w, ps.Plan(dp=8, zero=3, recompute="op"), ps.Cluster(ps.DEVICES["a100-80gb"]))
+    assert "fp8_not_supported" in [r.code for r in e.reasons]
+    h = ps.estimate(w, ps.Plan(dp=8, zero=3, recompute="op"), ps.Cluster(ps.DEVICES["h100-sxm-80gb"]))
+    assert "fp8_not_supported" not in [r.code for r in h.reasons]

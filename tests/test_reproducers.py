@@ -153,3 +153,8 @@ def test_accepted_inputs_compute_finite_nonnegative_times_and_bytes_and_mfu_at_m
         assert _finite_nonneg(x), x
     assert s.mfu <= 1.0, (plan, batch, s.mfu)
     assert s.mfu <= (eff if eff is not None else A100.gemm_efficiency) + 1e-9
+
+
+def test_cli_why_with_a_contradictory_label_is_refused_naming_the_parts():
+    p = _cli("plan", "--model", "llama2-7b", "--gpus", "8", "--why", "DP8·DP4")
+    assert p.returncode == 2 and "'DP8' and 'DP4' both set dp" in p.stderr and "Traceback" not in p.stderr

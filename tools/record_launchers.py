@@ -63,75 +63,83 @@ sys.path.insert(0, str(ROOT))
 
 DEVICE = "h100-sxm-80gb"
 
-# (name, model preset, GPUs, GPUs per node, global batch, seq_len or None, recipe, plan label, launchers)
+# (name, model preset, GPUs, GPUs per node, global batch, seq_len or None, recipe (None: the launcher's stack's),
+#  plan label, launchers)
 PLANS = [
-    ("dense-ddp", "gpt2-1.5b", 8, 8, 64, None, "bf16-adam", "DP8 mb2", ("megatron", "torchtitan", "deepspeed")),
-    ("dense-zero1", "gpt2-1.5b", 8, 8, 64, None, "bf16-adam", "DP8 ZeRO-1 mb2", ("megatron", "deepspeed")),
-    ("dense-zero2", "gpt2-1.5b", 8, 8, 64, None, "bf16-adam", "DP8 ZeRO-2 mb2", ("megatron", "deepspeed")),
-    ("dense-zero3", "llama3-8b", 8, 8, 64, None, "bf16-adam", "DP8 ZeRO-3 mb1",
+    ("dense-ddp", "gpt2-1.5b", 8, 8, 64, None, None, "DP8 mb2", ("megatron", "torchtitan", "deepspeed")),
+    ("dense-zero1", "gpt2-1.5b", 8, 8, 64, None, None, "DP8 ZeRO-1 mb2", ("megatron", "deepspeed")),
+    ("dense-zero2", "gpt2-1.5b", 8, 8, 64, None, None, "DP8 ZeRO-2 mb2", ("megatron", "deepspeed")),
+    ("dense-zero3", "llama3-8b", 8, 8, 64, None, None, "DP8 ZeRO-3 mb1",
      ("megatron", "torchtitan", "deepspeed")),
     ("dense-zero3-fp32grad", "llama2-7b", 16, 8, 128, None, "bf16-adam-fp32grad", "DP16 ZeRO-3 mb1 full",
-     ("megatron", "torchtitan")),
+     ("megatron",)),
+    ("dense-zero3-bf16grad", "llama2-7b", 16, 8, 128, None, "bf16-adam", "DP16 ZeRO-3 mb1 full", ("megatron",)),
+    ("tp-overlap", "llama3-8b", 8, 8, 64, None, None, "DP4 TP2 SP tp-overlap mb1 selective", ("megatron",)),
     ("dense-zero1-fp32", "gpt2-1.5b", 16, 8, 128, None, "fp32-adam", "DP16 ZeRO-1 mb1", ("megatron", "deepspeed")),
-    ("dense-zero2-16", "llama2-7b", 16, 8, 128, None, "bf16-adam", "DP16 ZeRO-2 mb1", ("megatron", "deepspeed")),
-    ("dense-zero3-16", "llama2-7b", 16, 8, 128, None, "bf16-adam", "DP16 ZeRO-3 mb2", ("deepspeed",)),
-    ("tp-sp-selective", "llama3-8b", 8, 8, 64, None, "bf16-adam", "DP4 TP2 SP mb1 selective", ("megatron",)),
-    ("tp-nosp", "llama2-7b", 8, 8, 64, None, "bf16-adam", "DP4 TP2 mb1 full", ("megatron",)),
-    ("tp-zero3-sp", "llama3-70b", 64, 8, 512, None, "bf16-adam", "DP16 TP4 ZeRO-3 SP mb1 selective",
+    ("dense-zero2-16", "llama2-7b", 16, 8, 128, None, None, "DP16 ZeRO-2 mb1", ("megatron", "deepspeed")),
+    ("dense-zero3-16", "llama2-7b", 16, 8, 128, None, None, "DP16 ZeRO-3 mb2", ("deepspeed",)),
+    ("tp-sp-selective", "llama3-8b", 8, 8, 64, None, None, "DP4 TP2 SP mb1 selective", ("megatron",)),
+    ("tp-nosp", "llama2-7b", 8, 8, 64, None, None, "DP4 TP2 mb1 full", ("megatron",)),
+    ("tp-zero3-sp", "llama3-70b", 64, 8, 512, None, None, "DP16 TP4 ZeRO-3 SP mb1 selective",
      ("megatron",)),
-    ("tp-zero3-sp-full", "llama3-70b", 64, 8, 512, None, "bf16-adam", "DP16 TP4 ZeRO-3 SP mb1 full",
+    ("tp-zero3-sp-full", "llama3-70b", 64, 8, 512, None, None, "DP16 TP4 ZeRO-3 SP mb1 full",
      ("megatron", "torchtitan")),
-    ("tp-zero2-sp", "llama2-13b", 32, 8, 256, None, "bf16-adam", "DP16 TP2 ZeRO-2 SP mb2", ("megatron",)),
-    ("pp-1f1b", "llama3-8b", 16, 8, 128, None, "bf16-adam", "DP2 TP4 PP2 ZeRO-1 SP mb1 1f1b", ("megatron",)),
-    ("pp-1f1b-ddp", "llama3-70b", 64, 8, 512, None, "bf16-adam", "DP2 TP8 PP4 SP mb1 selective 1f1b",
+    ("tp-zero2-sp", "llama2-13b", 32, 8, 256, None, None, "DP16 TP2 ZeRO-2 SP mb2", ("megatron",)),
+    ("pp-1f1b", "llama3-8b", 16, 8, 128, None, None, "DP2 TP4 PP2 ZeRO-1 SP mb1 1f1b", ("megatron",)),
+    ("pp-1f1b-ddp", "llama3-70b", 64, 8, 512, None, None, "DP2 TP8 PP4 SP mb1 selective 1f1b",
      ("megatron",)),
-    ("pp-interleaved", "llama3-70b", 64, 8, 512, None, "bf16-adam", "DP8 TP4 PP2 ZeRO-1 SP mb1 full interleaved×4",
+    ("pp-interleaved", "llama3-70b", 64, 8, 512, None, None, "DP8 TP4 PP2 ZeRO-1 SP mb1 full interleaved×4",
      ("megatron",)),
-    ("pp-interleaved-2", "llama3-8b", 16, 8, 128, None, "bf16-adam", "DP2 TP2 PP4 ZeRO-1 SP mb1 interleaved×2",
+    ("pp-interleaved-2", "llama3-8b", 16, 8, 128, None, None, "DP2 TP2 PP4 ZeRO-1 SP mb1 interleaved×2",
      ("megatron",)),
-    ("pp-fsdp-1f1b", "llama3-70b", 64, 8, 512, None, "bf16-adam", "DP8 TP4 PP2 ZeRO-3 SP mb1 full 1f1b",
+    ("pp-fsdp-1f1b", "llama3-70b", 64, 8, 512, None, None, "DP8 TP4 PP2 ZeRO-3 SP mb1 full 1f1b",
      ("torchtitan",)),
-    ("pp-fsdp-interleaved", "llama3-8b", 16, 8, 128, None, "bf16-adam", "DP4 PP4 ZeRO-3 mb1 full interleaved×2",
+    ("pp-fsdp-interleaved", "llama3-8b", 16, 8, 128, None, None, "DP4 PP4 ZeRO-3 mb1 full interleaved×2",
      ("torchtitan",)),
-    ("pp-fsdp-gpipe", "llama3-8b", 16, 8, 128, None, "bf16-adam", "DP4 PP4 ZeRO-3 mb2 gpipe", ("torchtitan",)),
-    ("pp-gpipe-tp", "llama3-8b", 16, 8, 128, None, "bf16-adam", "DP2 TP2 PP4 ZeRO-3 SP mb1 full gpipe",
+    ("pp-fsdp-gpipe", "llama3-8b", 16, 8, 128, None, None, "DP4 PP4 ZeRO-3 mb2 gpipe", ("torchtitan",)),
+    ("pp-gpipe-tp", "llama3-8b", 16, 8, 128, None, None, "DP2 TP2 PP4 ZeRO-3 SP mb1 full gpipe",
      ("torchtitan",)),
-    ("hsdp-zero3", "llama3-8b", 16, 8, 128, None, "bf16-adam", "DP16 ZeRO-3/shard8 mb1 full", ("torchtitan",)),
-    ("hsdp-zero1", "llama2-13b", 32, 8, 256, None, "bf16-adam", "DP32 ZeRO-1/shard8 mb2 full", ("megatron",)),
-    ("hsdp-zero3-tp", "llama3-70b", 64, 8, 512, None, "bf16-adam", "DP16 TP4 ZeRO-3/shard2 SP mb1 full",
+    ("hsdp-zero3", "llama3-8b", 16, 8, 128, None, None, "DP16 ZeRO-3/shard8 mb1 full", ("torchtitan",)),
+    ("hsdp-zero1", "llama2-13b", 32, 8, 256, None, None, "DP32 ZeRO-1/shard8 mb2 full", ("megatron",)),
+    ("hsdp-zero3-tp", "llama3-70b", 64, 8, 512, None, None, "DP16 TP4 ZeRO-3/shard2 SP mb1 full",
      ("torchtitan",)),
-    ("moe-ep-zero1", "mixtral-8x7b", 64, 8, 256, None, "bf16-adam", "DP16 TP4 ZeRO-1 SP EP8 mb1 full",
+    ("moe-ep-zero1", "mixtral-8x7b", 64, 8, 256, None, None, "DP16 TP4 ZeRO-1 SP EP8 mb1 full",
      ("megatron",)),
-    ("moe-ep-fsdp", "mixtral-8x7b", 16, 8, 64, None, "bf16-adam", "DP16 ZeRO-3 EP8 mb1 full",
+    ("moe-ep-fsdp", "mixtral-8x7b", 16, 8, 64, None, None, "DP16 ZeRO-3 EP8 mb1 full",
      ("megatron", "torchtitan")),
-    ("moe-ep-tp", "mixtral-8x7b", 32, 8, 128, None, "bf16-adam", "DP8 TP4 ZeRO-1 SP EP4 mb1 selective",
+    ("moe-ep-tp", "mixtral-8x7b", 32, 8, 128, None, None, "DP8 TP4 ZeRO-1 SP EP4 mb1 selective",
      ("megatron",)),
-    ("moe-ep-pp", "mixtral-8x7b", 32, 8, 128, None, "bf16-adam", "DP4 TP4 PP2 ZeRO-1 SP EP4 mb1 full 1f1b",
+    ("moe-ep-pp", "mixtral-8x7b", 32, 8, 128, None, None, "DP4 TP4 PP2 ZeRO-1 SP EP4 mb1 full 1f1b",
      ("megatron",)),
-    ("moe-dense-ep1", "mixtral-8x7b", 16, 8, 64, None, "bf16-adam", "DP4 TP4 ZeRO-1 SP mb1 full", ("megatron",)),
-    ("cp-zero1", "llama3-8b", 16, 8, 64, 32768, "bf16-adam", "DP2 TP4 CP2 ZeRO-1 SP mb1 full", ("megatron",)),
-    ("cp-fsdp", "llama3-8b", 16, 8, 64, 32768, "bf16-adam", "DP2 TP4 CP2 ZeRO-3 SP mb1 full",
+    ("moe-dense-ep1", "mixtral-8x7b", 16, 8, 64, None, None, "DP4 TP4 ZeRO-1 SP mb1 full", ("megatron",)),
+    ("recompute-block", "llama3-8b", 8, 8, 64, None, None, "DP4 PP2 ZeRO-1 mb1 full rl4 1f1b", ("megatron",)),
+    ("recompute-layer-sac", "llama3-8b", 8, 8, 64, None, None, "DP4 PP2 ZeRO-3 mb1 full rl4 1f1b", ("torchtitan",)),
+    ("recompute-op", "llama3-8b", 8, 8, 64, None, None, "DP8 ZeRO-3 mb1 op", ("torchtitan",)),
+    ("cp-zero1", "llama3-8b", 16, 8, 64, 32768, None, "DP2 TP4 CP2 ZeRO-1 SP mb1 full", ("megatron",)),
+    ("cp-fsdp", "llama3-8b", 16, 8, 64, 32768, None, "DP2 TP4 CP2 ZeRO-3 SP mb1 full",
      ("megatron", "torchtitan")),
-    ("cp-long", "llama3-8b", 8, 8, 8, 131072, "bf16-adam", "DP1 TP4 CP2 SP mb1 full", ("megatron", "torchtitan")),
-    ("cp-pp", "llama3-70b", 64, 8, 64, 65536, "bf16-adam", "DP1 TP8 PP4 CP2 SP mb1 full 1f1b", ("megatron",)),
+    ("cp-long", "llama3-8b", 8, 8, 8, 131072, None, "DP1 TP4 CP2 SP mb1 full", ("megatron", "torchtitan")),
+    ("cp-pp", "llama3-70b", 64, 8, 64, 65536, None, "DP1 TP8 PP4 CP2 SP mb1 full 1f1b", ("megatron",)),
 ]
 
 
 def cases():
     """Every (entry inputs, export text) of the fixed set, exported by this checkout's parallelsel."""
     import parallelsel as ps
-    from parallelsel.core.launchers import export, refusals
+    from parallelsel.core.launchers import LAUNCHER_SOURCES, export, refusals
     from parallelsel.core.plan import constraint_violations
     from parallelsel.render.reasons import read_plan
 
     out = []
-    for name, model, gpus, gpn, batch, seq, recipe, label, launchers in PLANS:
-        w = ps.Workload(ps.MODELS[model], recipe=ps.RECIPES[recipe], global_batch=batch, seq_len=seq)
+    for name, model, gpus, gpn, batch, seq, recipe_key, label, launchers in PLANS:
         plan = read_plan(label)
         c = ps.Cluster(ps.DEVICES[DEVICE], nodes=max(1, gpus // gpn), gpus_per_node=min(gpn, gpus))
         assert plan.gpus == gpus, (name, plan.gpus, gpus)
-        assert not constraint_violations(w, plan, c), (name, constraint_violations(w, plan, c))
         for launcher in launchers:
+            stack = LAUNCHER_SOURCES[launcher]["stack"]
+            recipe = recipe_key or ps.STACKS[stack].recipe
+            w = ps.Workload(ps.MODELS[model], recipe=ps.RECIPES[recipe], global_batch=batch, seq_len=seq, stack=stack)
+            assert not constraint_violations(w, plan, c), (name, constraint_violations(w, plan, c))
             bad = refusals(w, plan, launcher)
             assert not bad, (name, launcher, bad)
             out.append({"name": name, "launcher": launcher, "model": model, "device": DEVICE, "gpus": gpus,
@@ -216,6 +224,7 @@ def run_megatron(src: Path, entries):
                     "data_parallel_sharding_strategy": args.data_parallel_sharding_strategy if args.use_megatron_fsdp
                     else None, "overlap_grad_reduce": bool(args.overlap_grad_reduce),
                     "recompute_granularity": args.recompute_granularity,
+                    "recompute_method": args.recompute_method, "recompute_num_layers": args.recompute_num_layers,
                     "moe_router_topk": args.moe_router_topk if args.num_experts else None}
             results.append({"accepted": True, "error": None, "read": read})
         except BaseException as exc:  # noqa: BLE001 - argparse exits, validators assert
@@ -280,6 +289,7 @@ def run_torchtitan(src: Path, entries):
                     "micro_batch": mb, "global_batch": gb, "layers_per_stage": lps,
                     "fsdp_reshard_after_forward": p.fsdp_reshard_after_forward,
                     "activation_checkpoint": cfg.activation_checkpoint.mode,
+                    "selective_ac_option": str(cfg.activation_checkpoint.selective_ac_option),
                     "mixed_precision_param": t.mixed_precision_param, "optimizer": cfg.optimizer.name}
             results.append({"accepted": True, "error": None, "read": read})
         except BaseException as exc:  # noqa: BLE001

@@ -4,7 +4,7 @@
  * so a long search never freezes the page; the page cancels a run by terminating this worker.
  *
  * Messages in:  {type: "run", form, assets}          (assets: the absolute URL of assets/calculator/)
- * Messages out: {type: "progress", step, steps, text} while loading and computing,
+ * Messages out: {type: "progress", step, steps, text} while loading (steps 0: no count yet) and computing,
  *               {type: "done", out, load, run}        (out: run_json's object; load/run: seconds),
  *               {type: "unavailable"}                 (this build has no Pyodide),
  *               {type: "failed", message}             (the runtime itself failed: not a refused input).
@@ -20,13 +20,13 @@ function say(step, steps, text) {
 function Unavailable() {}
 
 async function load(assets) {
-  say(0, 1, "读取资源清单…");
+  say(0, 0, "读取资源清单…");
   var manifest = await (await fetch(new URL("manifest.json", assets))).json();
   if (!manifest.pyodide) throw new Unavailable();
-  say(0, 1, "下载并启动 Python 运行时（Pyodide " + manifest.pyodide.version + "）…");
+  say(0, 0, "下载并启动 Python 运行时（Pyodide " + manifest.pyodide.version + "）…");
   var mod = await import(new URL(manifest.pyodide.module, assets).href);
   var py = await mod.loadPyodide({ indexURL: new URL(manifest.pyodide.index, assets).href });
-  say(0, 1, "安装 parallelsel…");
+  say(0, 0, "安装 parallelsel…");
   var wheel = await (await fetch(new URL(manifest.wheel, assets))).arrayBuffer();
   var sitePackages = py.runPython("import site; site.getsitepackages()[0]");
   py.unpackArchive(wheel, "wheel", { extractDir: sitePackages });

@@ -43,6 +43,9 @@
     statusEl.textContent = text;
     if (step === null) {
       progress.hidden = true;
+    } else if (!steps) { // loading: no count of steps to show, an indeterminate bar
+      progress.hidden = false;
+      progress.removeAttribute("value");
     } else {
       progress.hidden = false;
       progress.max = steps;
@@ -243,9 +246,10 @@
     running = true;
     button.disabled = true;
     cancel.hidden = false;
+    result.textContent = ""; // an earlier result or refusal no longer describes the form
     result.setAttribute("data-state", "loading");
     started = performance.now();
-    status("准备中…", 0, 1);
+    status("准备中…", 0, 0);
     if (!worker) startWorker();
     worker.postMessage({ type: "run", form: fields(), assets: assets.href });
   });

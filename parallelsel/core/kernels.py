@@ -279,10 +279,11 @@ def recomputed_gemm_share(model, name: str) -> float:
     (:func:`parallelsel.core.model.op_saved_matmuls`), grouped as this module fuses them (``qkv`` = wq, wk,
     wv; ``proj`` = wo; ``fc1`` = w1 and w3 when gated; ``fc2`` = w2).
 
-    >>> import parallelsel as ps
-    >>> m = ps.MODELS["llama3-8b"]
-    >>> recomputed_gemm_share(m, "qkv"), recomputed_gemm_share(m, "proj"), recomputed_gemm_share(m, "fc1")
-    (0.16666666666666666, 1.0, 0.5)
+    Examples:
+        >>> import parallelsel as ps
+        >>> m = ps.MODELS["llama3-8b"]
+        >>> recomputed_gemm_share(m, "qkv"), recomputed_gemm_share(m, "proj"), recomputed_gemm_share(m, "fc1")
+        (0.16666666666666666, 1.0, 0.5)
     """
     from .model import block_matmuls, op_saved_matmuls
 
@@ -323,8 +324,12 @@ def _compute(model, b, s, device, tp, pp, cp, ep, sp, recompute, attention, shar
     ce = FUSED_BYTES["cross_entropy"][0 if "cross_entropy" in fused else 1] * tokens * v / rate
     logits = head.time(device) + ce
     logits_bwd = sum(d.time(device) for d in head.backward) + BACKWARD_BYTES * ce
-    g_redo = {"full": g_fwd, "op": sum(_gemm_seconds(g, device, fp8) * recomputed_gemm_share(model, g.name)
-                                        for g in gemms) if recompute == "op" else 0.0}.get(recompute, 0.0)
+    if recompute == "full":
+        g_redo = g_fwd
+    elif recompute == "op":
+        g_redo = sum(_gemm_seconds(g, device, fp8) * recomputed_gemm_share(model, g.name) for g in gemms)
+    else:
+        g_redo = 0.0
     a_redo = a_fwd if recompute in ("full", "selective") else 0.0
     m_redo = m_fwd if recompute in ("full", "op") else 0.0
     g_redo, a_redo, m_redo = share * g_redo, share * a_redo, share * m_redo

@@ -57,6 +57,7 @@ from dataclasses import dataclass
 from ._check import ParallelselError, choice
 from .model import RECOMPUTE
 from .plan import Plan, Workload
+from .stacks import STACKS
 
 __all__ = ["LAUNCHERS", "LAUNCHER_SOURCES", "LaunchConfig", "LauncherError", "export", "header", "options",
            "read_config", "recipe_key", "refusals", "sniff"]
@@ -95,11 +96,9 @@ _MEGATRON_RECIPES = {
 # torchtitan job_config.py [training]: dtype float32 keeps fp32 parameters and optimizer state, and
 # FSDP's mixed_precision_param casts the compute copy (bfloat16 by default); gradients are reduced in
 # mixed_precision_reduce = float32. Optimizers: Adam and AdamW (components/optimizer.py).
-# Sharded (FSDP) or replicated, that is 4 + 4 + 8 = 16 bytes per parameter, the total of both bf16 Adam
-# recipes (2 + 2 + 12, 2 + 4 + 12 less the fp32 master copy kept as the parameter itself).
+# That is the torchtitan stack's recipe, bf16-compute-fp32-adam (4 + 4 + 8 bytes per parameter).
 _TORCHTITAN_RECIPES = {
-    "bf16-adam": {"training": {"mixed_precision_param": "bfloat16"}, "optimizer": {"name": "AdamW"}},
-    "bf16-adam-fp32grad": {"training": {"mixed_precision_param": "bfloat16"}, "optimizer": {"name": "AdamW"}},
+    "bf16-compute-fp32-adam": {"training": {"mixed_precision_param": "bfloat16"}, "optimizer": {"name": "AdamW"}},
     "fp32-adam": {"training": {"mixed_precision_param": "float32"}, "optimizer": {"name": "AdamW"}},
 }
 # DeepSpeed runtime/config.py: bf16.enabled, data_types.grad_accum_dtype ("fp32" or "bf16"), optimizer
@@ -139,6 +138,11 @@ def refusals(workload: Workload, plan: Plan, launcher: str) -> tuple[tuple[str, 
     """
     choice("launcher", launcher, LAUNCHERS)
     out: list[tuple[str, dict]] = []
+    stack = LAUNCHER_SOURCES[launcher]["stack"]
+    if workload.stack != stack:
+        # The estimate follows the workload's stack (dtypes, overlap, state bytes): priced for another one,
+        # the plan is not what this launcher would run.
+        out.append(("launcher_stack", {"stack": workload.stack, "launcher_stack": stack}))
     sharded_part = plan.zero > 0 and plan.shard is not None and plan.shard < plan.dp
     key = recipe_key(workload.recipe)
     if key not in _RECIPES[launcher]:
@@ -150,50 +154,84 @@ def refusals(workload: Workload, plan: Plan, launcher: str) -> tuple[tuple[str, 
     fsdp_opts = [o for o, on in (("reshard_after_forward", not plan.reshard_after_forward), ("no_sync", plan.no_sync))
                  if on and plan.pp == 1 and not (launcher == "torchtitan" and o == "reshard_after_forward")]
     out += [("launcher_fsdp_option", {"option": o}) for o in fsdp_opts]
-    if launcher == "megatron":
-        if plan.pp > 1 and plan.schedule not in ("1f1b", "interleaved"):
-            out.append(("launcher_schedule", {"schedule": plan.schedule, "supported": ["1f1b", "interleaved"]}))
-        if plan.pp > 1 and plan.zero >= 2:
-            # The library prices FSDP with PP as torchtitan runs it (parallelsel.core.stacks); Megatron-LM's
-            # PP shards only the optimizer state (--use-distributed-optimizer).
-            out.append(("launcher_pp_zero", {"pp": plan.pp, "zero": plan.zero, "supported_zero": [0, 1]}))
-        if sharded_part and plan.zero >= 2:
-            out.append(("launcher_hsdp_zero", {"zero": plan.zero, "shard": plan.shard, "supported_zero": [1]}))
-        if plan.recompute not in ("none", "selective", "full"):
-            out.append(("launcher_recompute", {"recompute": plan.recompute, "supported": ["none", "selective", "full"]}))
-    elif launcher == "torchtitan":
-        if plan.pp > 1 and plan.schedule not in _TORCH_SCHEDULES:
-            out.append(("launcher_schedule", {"schedule": plan.schedule, "supported": list(_TORCH_SCHEDULES)}))
-        if plan.zero in (1, 2):
-            # FSDP2 either reshards after forward (ZeRO-3) or keeps the gathered weights until backward
-            # and gathers again each micro-batch ("never"); neither is ZeRO-1/2's whole weights.
-            out.append(("launcher_zero", {"zero": plan.zero, "supported": [0, 3]}))
-        if plan.tp > 1 and not plan.sp:
-            out.append(("launcher_tp_without_sp", {"tp": plan.tp}))
-        if plan.zero == 0 and plan.dp > 1 and plan.gpus != plan.dp:
-            out.append(("launcher_ddp_multi_dim", {"dp": plan.dp, "tp": plan.tp, "pp": plan.pp}))
-        # torchtitan's "selective" is op-level SAC (saves matmul outputs, activation_checkpoint.py);
-        # Korthikanti's selective recomputation of the attention core is not one of its modes.
-        ok = ["none", "full"] + (["op"] if "op" in RECOMPUTE else [])
-        if plan.recompute not in ok:
-            out.append(("launcher_recompute", {"recompute": plan.recompute, "supported": ok}))
+    if plan.tp_overlap and plan.tp > 1 and launcher == "deepspeed":
+        out.append(("launcher_tp_overlap", {"tp": plan.tp}))
+    if launcher == "torchtitan":
+        out += _refuse_torchtitan(plan, STACKS[stack], sharded_part, workload.model.layers)
     else:
-        if plan.pp > 1:
-            out.append(("launcher_pp_in_code", {"pp": plan.pp}))
-        if plan.tp > 1:
-            # DeepSpeedConfig accepts tensor_parallel.autotp_size, but deepspeed.initialize builds the config
-            # with mpu=None, so its batch assertion (config.py _batch_assertion) counts every rank as DP:
-            # train_batch_size = micro x accumulation x world, not the plan's micro x accumulation x dp
-            # (deepspeed/__init__.py initialize, runtime/config.py DeepSpeedConfig.__init__). AutoTP also
-            # has no sequence parallelism.
-            out.append(("launcher_tp_batch", {"tp": plan.tp}))
-        if plan.recompute != "none":
-            out.append(("launcher_recompute_in_code", {"recompute": plan.recompute}))
-        if sharded_part:
-            out.append(("launcher_hsdp", {"shard": plan.shard, "dp": plan.dp}))
-        if plan.ep > 1 or plan.cp > 1:
-            out.append(("launcher_ep_cp_in_code", {"ep": plan.ep, "cp": plan.cp}))
+        out += {"megatron": _refuse_megatron, "deepspeed": _refuse_deepspeed}[launcher](plan, STACKS[stack], sharded_part)
     return tuple(out)
+
+
+def _refuse_megatron(plan: Plan, stack, sharded_part: bool) -> list:
+    """Megatron-LM's refusals (schedules and recomputation modes from the megatron-core stack's facts)."""
+    out: list = []
+    if plan.pp > 1 and plan.schedule not in stack.schedules:
+        out.append(("launcher_schedule", {"schedule": plan.schedule, "supported": list(stack.schedules)}))
+    if plan.pp > 1 and plan.zero >= 2:
+        # The library prices FSDP with PP as torchtitan runs it (parallelsel.core.stacks); Megatron-LM's
+        # PP shards only the optimizer state (--use-distributed-optimizer).
+        out.append(("launcher_pp_zero", {"pp": plan.pp, "zero": plan.zero, "supported_zero": [0, 1]}))
+    if sharded_part and plan.zero >= 2:
+        out.append(("launcher_hsdp_zero", {"zero": plan.zero, "shard": plan.shard, "supported_zero": [1]}))
+    offered = stack.recompute
+    if plan.recompute not in offered:
+        out.append(("launcher_recompute", {"recompute": plan.recompute, "supported": list(offered)}))
+    return out
+
+
+def _layer_sac_every(workload, plan: Plan, layers: int | None = None) -> int | None:
+    """torchtitan's ``selective_ac_option`` N whose every-N-th-block AC recomputes ``plan.recompute_layers`` blocks of
+    each stage (floor(stage layers / N) of them), or None when no N does."""
+    per = (layers if workload is None else workload.model.layers) // (plan.pp * plan.chunks)
+    k = plan.recompute_layers
+    n = per // k if k else 0
+    return n if n >= 1 and per // n == k else None
+
+
+def _refuse_torchtitan(plan: Plan, stack, sharded_part: bool, layers: int = 0) -> list:
+    """torchtitan's refusals (job_config.py, parallelize.py, activation_checkpoint.py)."""
+    out: list = []
+    if plan.pp > 1 and plan.schedule not in _TORCH_SCHEDULES:
+        out.append(("launcher_schedule", {"schedule": plan.schedule, "supported": list(_TORCH_SCHEDULES)}))
+    if plan.zero in (1, 2):
+        # FSDP2 either reshards after forward (ZeRO-3) or keeps the gathered weights until backward
+        # and gathers again each micro-batch ("never"); neither is ZeRO-1/2's whole weights.
+        out.append(("launcher_zero", {"zero": plan.zero, "supported": [0, 3]}))
+    if plan.tp > 1 and not plan.sp:
+        out.append(("launcher_tp_without_sp", {"tp": plan.tp}))
+    if plan.zero == 0 and plan.dp > 1 and plan.gpus != plan.dp:
+        out.append(("launcher_ddp_multi_dim", {"dp": plan.dp, "tp": plan.tp, "pp": plan.pp}))
+    if plan.recompute_layers is not None and _layer_sac_every(None, plan, layers) is None:
+        out.append(("launcher_recompute_layers", {"recompute_layers": plan.recompute_layers,
+                                                  "stage_layers": layers // (plan.pp * plan.chunks)}))
+    # torchtitan's "selective" is op-level SAC (saves matmul outputs, activation_checkpoint.py);
+    # Korthikanti's selective recomputation of the attention core is not one of its modes.
+    ok = ["none", "full"] + (["op"] if "op" in RECOMPUTE else [])
+    if plan.recompute not in ok:
+        out.append(("launcher_recompute", {"recompute": plan.recompute, "supported": ok}))
+    return out
+
+
+def _refuse_deepspeed(plan: Plan, stack, sharded_part: bool) -> list:
+    """DeepSpeed's refusals: what its JSON config cannot set, or sets with another meaning."""
+    out: list = []
+    if plan.pp > 1:
+        out.append(("launcher_pp_in_code", {"pp": plan.pp}))
+    if plan.tp > 1:
+        # DeepSpeedConfig accepts tensor_parallel.autotp_size, but deepspeed.initialize builds the config
+        # with mpu=None, so its batch assertion (config.py _batch_assertion) counts every rank as DP:
+        # train_batch_size = micro x accumulation x world, not the plan's micro x accumulation x dp
+        # (deepspeed/__init__.py initialize, runtime/config.py DeepSpeedConfig.__init__). AutoTP also
+        # has no sequence parallelism.
+        out.append(("launcher_tp_batch", {"tp": plan.tp}))
+    if plan.recompute != "none":
+        out.append(("launcher_recompute_in_code", {"recompute": plan.recompute}))
+    if sharded_part:
+        out.append(("launcher_hsdp", {"shard": plan.shard, "dp": plan.dp}))
+    if plan.ep > 1 or plan.cp > 1:
+        out.append(("launcher_ep_cp_in_code", {"ep": plan.ep, "cp": plan.cp}))
+    return out
 
 
 def options(workload: Workload, plan: Plan, launcher: str) -> dict:
@@ -211,8 +249,8 @@ def options(workload: Workload, plan: Plan, launcher: str) -> dict:
     return {"megatron": _megatron, "torchtitan": _torchtitan, "deepspeed": _deepspeed}[launcher](workload, plan)
 
 
-def _megatron(workload: Workload, plan: Plan) -> dict:
-    """Megatron-LM flags (``arguments.py``): model shape, sizes, batches, SP, recomputation, ZeRO, precision, overlap."""
+def _megatron_model(workload: Workload) -> dict:
+    """Megatron-LM's model flags: shape, sequence length, position, norm, MLP, bias, tying, vocabulary, MoE."""
     m = workload.model
     o: dict = {"--num-layers": m.layers, "--hidden-size": m.hidden, "--num-attention-heads": m.heads,
                "--ffn-hidden-size": m.ffn_hidden}
@@ -236,6 +274,13 @@ def _megatron(workload: Workload, plan: Plan) -> dict:
     if m.is_moe:
         o["--num-experts"] = m.experts
         o["--moe-router-topk"] = m.top_k
+    return o
+
+
+def _megatron(workload: Workload, plan: Plan) -> dict:
+    """Megatron-LM flags (``arguments.py``): model shape, sizes, batches, SP, recomputation, ZeRO, precision, overlap."""
+    m = workload.model
+    o = _megatron_model(workload)
     o["--tensor-model-parallel-size"] = plan.tp
     o["--pipeline-model-parallel-size"] = plan.pp
     if plan.pp > 1 and plan.schedule == "interleaved" and plan.chunks > 1:
@@ -248,8 +293,15 @@ def _megatron(workload: Workload, plan: Plan) -> dict:
     o["--global-batch-size"] = workload.global_batch
     if plan.sp and plan.tp > 1:
         o["--sequence-parallel"] = True
+        if plan.tp_overlap:
+            o["--tp-comm-overlap"] = True  # Transformer Engine userbuffers; validate_args: needs --sequence-parallel
     if plan.recompute == "selective":
         o["--recompute-granularity"] = "selective"  # --recompute-modules defaults to core_attn
+    elif plan.recompute == "full" and plan.recompute_layers is not None:
+        # transformer_config.py: block = "recompute only the first recompute_num_layers layers per pipeline stage"
+        o["--recompute-granularity"] = "full"
+        o["--recompute-method"] = "block"
+        o["--recompute-num-layers"] = plan.recompute_layers
     elif plan.recompute == "full":
         o["--recompute-granularity"] = "full"
         o["--recompute-method"] = "uniform"
@@ -306,6 +358,8 @@ def _torchtitan(workload: Workload, plan: Plan) -> dict:
         par["fsdp_reshard_after_forward"] = ("default" if plan.pp > 1 else
                                              "always" if plan.reshard_after_forward else "never")
     par["tensor_parallel_degree"] = plan.tp
+    if plan.tp_overlap and plan.tp > 1:
+        par["enable_async_tensor_parallel"] = True  # job_config.py: effective only with compile
     par["pipeline_parallel_degree"] = plan.pp
     if plan.pp > 1:
         par["pipeline_parallel_schedule"] = _TORCH_SCHEDULES[plan.schedule]
@@ -325,8 +379,15 @@ def _torchtitan(workload: Workload, plan: Plan) -> dict:
     out["training"] = {"local_batch_size": local, "global_batch_size": B, "seq_len": workload.seq_len,
                        **rec["training"]}
     out["optimizer"] = dict(rec["optimizer"])
+    if workload.compile:
+        out["compile"] = {"enable": True, "components": ["model", "loss"]}
     if plan.recompute == "op":
         out["activation_checkpoint"] = {"mode": "selective", "selective_ac_option": "op"}
+    elif plan.recompute == "full" and plan.recompute_layers is not None:
+        # Layer SAC: full AC on every N-th block of a stage (parallelize.py), N chosen so that the stage's
+        # floor(layers / N) blocks are the plan's recompute_layers (refusals checks that one exists).
+        out["activation_checkpoint"] = {"mode": "selective",
+                                        "selective_ac_option": str(_layer_sac_every(workload, plan))}
     else:
         out["activation_checkpoint"] = {"mode": plan.recompute}
     return out
@@ -368,7 +429,8 @@ def header(workload: Workload, plan: Plan, launcher: str, cluster=None) -> list[
     if cluster is not None:
         lines.append(f"cluster: {cluster.nodes} x {cluster.gpus_per_node} {cluster.device.name}, "
                      f"intra {cluster.intra.name}, inter {cluster.inter.name}")
-    lines += [f"stack: {src['stack']}",
+    st = STACKS[workload.stack]
+    lines += [f"stack: {st.key} (facts of {st.name} {st.version})" + (", torch.compile" if workload.compile else ""),
               f"launcher: {src['name']}, options checked against {src['checked']} ({src['files']})"]
     return lines
 
@@ -412,6 +474,7 @@ class LaunchConfig:
     model: dict
     world: int | None
     notes: tuple = ()
+    compile: bool = False
 
 
 def sniff(text: str) -> str:
@@ -453,7 +516,10 @@ def _int(name: str, v) -> int:
     return out
 
 
-def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchConfig:
+def _megatron_words(text: str) -> tuple[dict, dict, int | None]:
+    """A launch script's environment lines, its Megatron flags (``--flag value``; a bare switch is True) and the
+    world size its ``torchrun --nnodes --nproc-per-node`` gives (None without them)."""
+    world = None
     env: dict = {}
     joined = re.sub(r"\\\n", " ", "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#")))
     tokens: list[str] = []
@@ -493,6 +559,33 @@ def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchCo
         _bad("FILE", text.strip()[:60], "has no Megatron-LM flags (--tensor-model-parallel-size ...)")
     if nodes is not None and nproc is not None:
         world = nodes * nproc
+    return env, flags, world
+
+
+def _megatron_model_fields(g, notes: list) -> dict:
+    """The Transformer fields Megatron's model flags give (``g`` reads a flag); appends a note for a default taken."""
+    model: dict = {}
+    for flag, field in (("--num-layers", "layers"), ("--hidden-size", "hidden"), ("--num-attention-heads", "heads"),
+                        ("--ffn-hidden-size", "ffn_hidden"), ("--vocab-size", "vocab"), ("--num-experts", "experts"),
+                        ("--moe-router-topk", "top_k")):
+        if g(flag) is not None:
+            model[field] = _int(flag, g(flag))
+    if model:
+        model.update(gated_mlp=bool(g("--swiglu")), bias=not g("--disable-bias-linear"),
+                     tied_embeddings=not g("--untie-embeddings-and-output-weights"),
+                     norm="rmsnorm" if g("--normalization") == "RMSNorm" else "layernorm",
+                     position="rotary" if g("--position-embedding-type", "learned_absolute") == "rope" else "learned")
+    if g("--group-query-attention") and g("--num-query-groups") is not None:
+        model["kv_heads"] = _int("--num-query-groups", g("--num-query-groups"))
+    if g("--num-experts") is not None and g("--moe-router-topk") is None:
+        model["top_k"] = 2  # Megatron-LM's default moe_router_topk (transformer_config.py)
+        notes.append(("launcher_default", {"option": "--moe-router-topk", "value": 2}))
+    return model
+
+
+def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchConfig:
+    env, flags, stated = _megatron_words(text)
+    world = stated if stated is not None else world
     g = lambda k, d=None: flags.get(k, d)  # noqa: E731
     tp, pp = _int("--tensor-model-parallel-size", g("--tensor-model-parallel-size", 1)), \
         _int("--pipeline-model-parallel-size", g("--pipeline-model-parallel-size", 1))
@@ -502,6 +595,8 @@ def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchCo
     plan: dict = {"tp": tp, "pp": pp, "cp": cp, "ep": ep,
                   "micro_batch": _int("--micro-batch-size", g("--micro-batch-size", 1)),
                   "sp": bool(g("--sequence-parallel")) and tp > 1}
+    if g("--tp-comm-overlap"):
+        plan["tp_overlap"] = True
     if world is not None:
         if world % (tp * pp * cp):
             _bad("world size", world, f"must be divisible by TP x PP x CP = {tp * pp * cp}")
@@ -515,6 +610,8 @@ def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchCo
     if gran is not None:
         choice("--recompute-granularity", gran, ("full", "selective"))
         plan["recompute"] = gran
+        if gran == "full" and g("--recompute-method") == "block":
+            plan["recompute_layers"] = _int("--recompute-num-layers", g("--recompute-num-layers", 1))
     notes: list = []
     if g("--use-megatron-fsdp"):
         strategy = g("--data-parallel-sharding-strategy", "no_shard")
@@ -539,25 +636,39 @@ def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchCo
               "fp32-adam" if not bf16 else "bf16-adam" if g("--grad-reduce-in-bf16") else "bf16-adam-fp32grad")
     if not bf16 and not g("--fp16"):
         notes.append(("launcher_fp32_params", {"option": "--bf16"}))
-    model: dict = {}
-    for flag, field in (("--num-layers", "layers"), ("--hidden-size", "hidden"), ("--num-attention-heads", "heads"),
-                        ("--ffn-hidden-size", "ffn_hidden"), ("--vocab-size", "vocab"), ("--num-experts", "experts"),
-                        ("--moe-router-topk", "top_k")):
-        if g(flag) is not None:
-            model[field] = _int(flag, g(flag))
-    if model:
-        model.update(gated_mlp=bool(g("--swiglu")), bias=not g("--disable-bias-linear"),
-                     tied_embeddings=not g("--untie-embeddings-and-output-weights"),
-                     norm="rmsnorm" if g("--normalization") == "RMSNorm" else "layernorm",
-                     position="rotary" if g("--position-embedding-type", "learned_absolute") == "rope" else "learned")
-    if g("--group-query-attention") and g("--num-query-groups") is not None:
-        model["kv_heads"] = _int("--num-query-groups", g("--num-query-groups"))
-    if g("--num-experts") is not None and g("--moe-router-topk") is None:
-        model["top_k"] = 2  # Megatron-LM's default moe_router_topk (transformer_config.py)
-        notes.append(("launcher_default", {"option": "--moe-router-topk", "value": 2}))
+    model = _megatron_model_fields(g, notes)
     seq = _int("--seq-length", g("--seq-length")) if g("--seq-length") is not None else None
     gb = _int("--global-batch-size", g("--global-batch-size")) if g("--global-batch-size") is not None else None
     return LaunchConfig("megatron", plan, gb, seq, recipe, model, world, tuple(notes))
+
+
+def _torchtitan_stages(par: dict, plan: dict, layers: int | None, local: int) -> list:
+    """Schedule, micro-batch and virtual stages from ``[parallelism]`` into ``plan``, counted as ``pipeline_llm``
+    counts them (embedding and output weigh ``first/last_stage_less_layers`` layers); returns the notes."""
+    pp = plan["pp"]
+    if pp == 1:
+        plan["micro_batch"] = local
+        return []
+    sched = par.get("pipeline_parallel_schedule", "1F1B")
+    kinds = {v: k for k, v in _TORCH_SCHEDULES.items()}
+    if sched not in kinds:
+        _bad("pipeline_parallel_schedule", sched, f"parallelsel models {', '.join(kinds)}")
+    plan["schedule"] = kinds[sched]
+    plan["micro_batch"] = _int("pipeline_parallel_microbatch_size", par.get("pipeline_parallel_microbatch_size", 1))
+    lps = par.get("pipeline_parallel_layers_per_stage")
+    notes = []
+    if lps is not None and layers is not None:
+        first = _int("first_stage_less_layers", par.get("pipeline_parallel_first_stage_less_layers", 1))
+        last = _int("last_stage_less_layers", par.get("pipeline_parallel_last_stage_less_layers", 1))
+        stages = -(-(layers + first + last) // _int("pipeline_parallel_layers_per_stage", lps))
+        plan["chunks"] = max(1, stages // pp)
+        if first or last:
+            notes.append(("launcher_stage_weights", {"first": first, "last": last}))
+    else:
+        plan["chunks"] = 2 if kinds[sched] == "interleaved" else 1  # pipeline_llm's default stages per rank
+    if plan["chunks"] == 1 and plan["schedule"] == "interleaved":
+        plan["schedule"] = "1f1b"
+    return notes
 
 
 def _read_torchtitan(text: str, world: int | None, layers: int | None) -> LaunchConfig:
@@ -580,6 +691,8 @@ def _read_torchtitan(text: str, world: int | None, layers: int | None) -> Launch
             _bad("data_parallel_shard_degree", shard, "-1 needs the world size (give --gpus or --nodes)")
         shard = world // (rep * cp * tp * pp)
     plan: dict = {"dp": rep * shard, "tp": tp, "pp": pp, "cp": cp, "ep": ep, "sp": tp > 1}
+    if par.get("enable_async_tensor_parallel") and tp > 1:
+        plan["tp_overlap"] = True
     if shard > 1:
         plan["zero"] = 3
         if rep > 1:
@@ -596,38 +709,18 @@ def _read_torchtitan(text: str, world: int | None, layers: int | None) -> Launch
             m = next(m for m in MODELS.values() if m.name == name)
             model = {"preset": next(k for k, v in MODELS.items() if v is m)}
             layers = m.layers
-    if pp > 1:
-        sched = par.get("pipeline_parallel_schedule", "1F1B")
-        kinds = {v: k for k, v in _TORCH_SCHEDULES.items()}
-        if sched not in kinds:
-            _bad("pipeline_parallel_schedule", sched, f"parallelsel models {', '.join(kinds)}")
-        plan["schedule"] = kinds[sched]
-        plan["micro_batch"] = _int("pipeline_parallel_microbatch_size", par.get("pipeline_parallel_microbatch_size", 1))
-        lps = par.get("pipeline_parallel_layers_per_stage")
-        if lps is not None and layers is not None:
-            first = _int("first_stage_less_layers", par.get("pipeline_parallel_first_stage_less_layers", 1))
-            last = _int("last_stage_less_layers", par.get("pipeline_parallel_last_stage_less_layers", 1))
-            stages = -(-(layers + first + last) // _int("pipeline_parallel_layers_per_stage", lps))
-            plan["chunks"] = max(1, stages // pp)
-            if first or last:
-                return_notes = [("launcher_stage_weights", {"first": first, "last": last})]
-            else:
-                return_notes = []
-        else:
-            plan["chunks"] = 2 if kinds[sched] == "interleaved" else 1  # pipeline_llm's default stages per rank
-            return_notes = []
-        if plan["chunks"] == 1 and plan["schedule"] == "interleaved":
-            plan["schedule"] = "1f1b"
-    else:
-        plan["micro_batch"] = local
-        return_notes = []
+    return_notes = _torchtitan_stages(par, plan, layers, local)
     mode = ac.get("mode", "selective")  # job_config.py ActivationCheckpoint.mode default
     if mode == "selective":
         opt = str(ac.get("selective_ac_option", "2"))
-        if opt != "op" or "op" not in RECOMPUTE:
-            _bad("activation_checkpoint.selective_ac_option", opt,
-                 "parallelsel models 'op' only as recompute='op'; use mode 'full' or 'none'")
-        plan["recompute"] = "op"
+        if opt == "op":
+            plan["recompute"] = "op"
+        elif opt.isdigit() and int(opt) >= 1 and layers is not None:
+            per = layers // (plan["pp"] * plan.get("chunks", 1))  # every N-th block of a stage, full AC
+            plan.update(recompute="full", recompute_layers=max(1, per // int(opt)))
+        else:
+            _bad("activation_checkpoint.selective_ac_option", opt, "must be 'op' or a positive integer N (full AC on "
+                 "every N-th block; the model's layers must be known)")
     else:
         choice("activation_checkpoint.mode", mode, ("none", "full"))
         plan["recompute"] = mode
@@ -636,9 +729,10 @@ def _read_torchtitan(text: str, world: int | None, layers: int | None) -> Launch
     if gb is None:
         gb = local * plan["dp"]  # train.py: defaults to local_batch_size x DP degree
     mpp = tr.get("mixed_precision_param", "bfloat16")
-    recipe = "bf16-adam" if mpp == "bfloat16" else "fp32-adam"
+    recipe = "bf16-compute-fp32-adam" if mpp == "bfloat16" else "fp32-adam"
     seq = _int("seq_len", tr.get("seq_len", 2048))
-    return LaunchConfig("torchtitan", plan, gb, seq, recipe, model, world, tuple(return_notes))
+    return LaunchConfig("torchtitan", plan, gb, seq, recipe, model, world, tuple(return_notes),
+                        compile=bool(cfg.get("compile", {}).get("enable", False)))
 
 
 def _read_deepspeed(text: str, world: int | None, layers: int | None) -> LaunchConfig:

@@ -305,10 +305,8 @@ def activations_per_layer(model: Transformer, micro_batch: int, tp: int = 1, sp:
     bytes, and the backward recomputes the probabilities (Dao 2023, §3.1, Algorithms 1-2; the
     attention-dropout mask is regenerated from the RNG state, not stored). The row becomes
     sbh(34 + 4a/h) without parallelism, and the 5as/h term of every row is replaced by 4a/(ht).
-    Recompute modes keep their meaning: "selective" recomputes the core attention (dropping the
-    scores, or the statistics under flash), so both kernels give sbh(10 + 24/t) there; "full"
-    keeps only the layer input; "op" (torchtitan's op-level SAC) keeps the tensors
-    :func:`op_saved_bytes` lists.
+    "selective" recomputes the core attention (dropping the scores, or the statistics under flash),
+    so both kernels give sbh(10 + 24/t); "full" keeps the layer input; "op" :func:`op_saved_bytes`.
 
     Generalisation (this library's, stated so it can be checked): K and V are ``kv_dim`` wide
     (GQA), so they scale by kv_dim/h; the MLP's wide tensors scale by ffn_hidden/(4h); a gated MLP
@@ -355,9 +353,10 @@ def op_saved_bytes(model: Transformer, s: int, b: int, t: int = 1, sp: bool = Fa
     two reduce-scatter outputs (h / t each). A standard (unfused) attention is not an SDPA op: nothing of
     it is saved. An MoE block saves top_k copies of its experts' saved outputs.
 
-    >>> import parallelsel as ps
-    >>> sorted(op_saved_bytes(ps.MODELS["llama3-8b"], 1, 1))
-    ['input', 'sdpa', 'w1', 'w2', 'wq', 'wv']
+    Examples:
+        >>> import parallelsel as ps
+        >>> sorted(op_saved_bytes(ps.MODELS["llama3-8b"], 1, 1))
+        ['input', 'sdpa', 'w1', 'w2', 'wq', 'wv']
     """
     from .model import block_matmuls, op_saved_matmuls
 
@@ -654,6 +653,36 @@ def _linear_params(model: Transformer, t: int, p: int, e: int) -> float:
     return layers * (model.attention_params + experts * model.expert_params) / t
 
 
+def _fp8_weight_copies(workload, t: int, p: int, e: int) -> float:
+    """Bytes of FP8 weight copies a stage keeps through the step: Transformer Engine keeps the FP8 copies of
+    the GEMM weights it quantized, on Hopper a rowwise and a separate columnwise (transposed) one, 1 byte each
+    per weight (TE docs/features/low_precision_training/performance_considerations.rst: "FP8 training does not
+    always reduce memory"; weights stay in high precision and are quantized before each GEMM). torchao's
+    Float8Linear casts per use and keeps none. 0 without an FP8 recipe."""
+    if workload.recipe.gemm != "fp8" or STACKS[workload.stack].mode(workload.compile) != "te":
+        return 0.0
+    return 2.0 * _linear_params(workload.model, t, p, e)
+
+
+def _stage_layer_activations(workload, plan, s: int, b: int) -> tuple[float, float]:
+    """One micro-batch's stored activations of a stage's average layer, and the recomputation working set.
+
+    With ``recompute_layers`` k layers of each model chunk recompute fully and the others store
+    everything (Megatron's block method; torchtitan's every-N-th layer AC). Recomputation rebuilds one
+    layer's discarded activations just before its backward, and that working set (one layer, one
+    micro-batch) is live at the peak (Chen et al. 2016, "Training Deep Nets with Sublinear Memory Cost":
+    the recomputed segment is materialised for its backward)."""
+    model, t, act, kernel = workload.model, plan.tp, workload.recipe.activation, workload.attention
+    per_layer = _activations(model, s, b, t, plan.sp, plan.recompute, act, kernel)
+    if plan.recompute == "none":
+        return per_layer, 0.0
+    whole = _activations(model, s, b, t, plan.sp, "none", act, kernel)
+    if plan.recompute_layers is not None:
+        share = plan.recompute_share(model)
+        per_layer = share * per_layer + (1 - share) * whole
+    return per_layer, whole - per_layer
+
+
 def _stage_breakdown(workload, plan, i: int) -> MemoryBreakdown:
     model, recipe = workload.model, workload.recipe
     t, p, v, e = plan.tp, plan.pp, plan.chunks, plan.ep
@@ -673,29 +702,13 @@ def _stage_breakdown(workload, plan, i: int) -> MemoryBreakdown:
         # Expert weights are replicated only over dp/ep ranks, so ZeRO shards them over that many.
         ex = _states(expert, recipe, max(1, n // e), zero)
         st = States(st.params + ex.params, st.grads + ex.grads, st.optimizer + ex.optimizer)
-    if recipe.gemm == "fp8" and stack.mode(workload.compile) == "te":
-        # Transformer Engine keeps the FP8 copies of the GEMM weights it quantized for the step: on Hopper
-        # a rowwise and a separate columnwise (transposed) one, 1 byte each per weight (TE
-        # docs/features/low_precision_training/performance_considerations.rst: "FP8 training does not always
-        # reduce memory"; weights stay in high precision and are quantized before each GEMM).
-        st = States(st.params + 2.0 * _linear_params(model, t, p, e), st.grads, st.optimizer)
+    st = States(st.params + _fp8_weight_copies(workload, t, p, e), st.grads, st.optimizer)
 
     flight = _inflight(plan.schedule, p, m, v, i)
     sh = layer_shape(model)
     layers = -(-sh.layers // p)
-    kernel = workload.attention
-    per_layer = _activations(model, s, b, t, plan.sp, plan.recompute, act, kernel)
-    if plan.recompute_layers is not None:
-        # k layers of each model chunk recompute fully, the others store everything (Megatron's block
-        # method; torchtitan's every-N-th layer AC): per_layer is the stage's average layer.
-        share = plan.recompute_share(model)
-        per_layer = share * per_layer + (1 - share) * _activations(model, s, b, t, plan.sp, "none", act, kernel)
-    acts = flight * layers * per_layer
-    # Recomputation rebuilds one layer's discarded activations just before its backward; that
-    # working set (one layer, one micro-batch) is live at the peak (Chen et al. 2016, "Training Deep
-    # Nets with Sublinear Memory Cost": the recomputed segment is materialised for its backward).
-    if plan.recompute != "none":
-        acts += _activations(model, s, b, t, plan.sp, "none", act, kernel) - per_layer
+    per_layer, working = _stage_layer_activations(workload, plan, s, b)
+    acts = flight * layers * per_layer + working
 
     extra = 0.0
     if i == 0:
@@ -703,10 +716,7 @@ def _stage_breakdown(workload, plan, i: int) -> MemoryBreakdown:
     if i == p - 1:
         extra += _inflight(plan.schedule, p, m, v, p - 1) * _logits(model, s, b, t, sp, act)
         if stack.mode(workload.compile) == "eager" and "cross_entropy" not in stack.fused_ops(workload.compile):
-            # Eager F.cross_entropy(logits.float()) (torchtitan's loss): besides the fp32 log-softmax output the
-            # loss keeps (the 4 bytes per logit above), its backward holds the dense fp32 gradient of that output
-            # and the fp32 gradient of its input at once: 8 more bytes per logit, live for one micro-batch.
-            extra += EAGER_LOSS_BYTES * s * b * model.vocab / t
+            extra += EAGER_LOSS_BYTES * s * b * model.vocab / t   # one micro-batch's eager loss backward
 
     gather = 0.0
     if zero == 3 and n > 1:

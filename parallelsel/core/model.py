@@ -41,8 +41,9 @@ def block_matmuls(model) -> tuple[tuple[str, int, int], ...]:
     @820504e). MLP: gated ``w2(F.silu(w1(x)) * w3(x))`` evaluates ``w1``, ``w3``, then ``w2``
     (``model.py`` L302); non-gated ``fc1`` then ``fc2``.
 
-    >>> [n for n, _, _ in block_matmuls(MODELS["llama3-8b"])]
-    ['wq', 'wk', 'wv', 'wo', 'w1', 'w3', 'w2']
+    Examples:
+        >>> [n for n, _, _ in block_matmuls(MODELS["llama3-8b"])]
+        ['wq', 'wk', 'wv', 'wo', 'w1', 'w3', 'w2']
     """
     h, kv, f = model.hidden, model.kv_dim, model.ffn_hidden
     attn = (("wq", h, h), ("wk", h, kv), ("wv", h, kv), ("wo", h, h))
@@ -57,8 +58,9 @@ def op_saved_matmuls(model) -> tuple[str, ...]:
     ``linear`` in ``torchtitan/distributed/activation_checkpoint.py`` L241-274 @b5bcd76). So the 1st,
     3rd, 5th, ... matmul of :func:`block_matmuls` is saved.
 
-    >>> op_saved_matmuls(MODELS["llama3-8b"])
-    ('wq', 'wv', 'w1', 'w2')
+    Examples:
+        >>> op_saved_matmuls(MODELS["llama3-8b"])
+        ('wq', 'wv', 'w1', 'w2')
     """
     return tuple(name for i, (name, _, _) in enumerate(block_matmuls(model)) if i % 2 == 0)
 
@@ -262,9 +264,10 @@ class Transformer:
     def recompute_flops_per_token(self, recompute: str = "none", seq_len: int | None = None) -> float:
         """Forward FLOPs per token that ``recompute`` runs a second time, all layers recomputing.
 
-        >>> m = MODELS["llama3-8b"]
-        >>> m.recompute_flops_per_token("op") == 2 * 32 * (4096 * 1024 + 4096 * 4096 + 4096 * 14336)
-        True
+        Examples:
+            >>> m = MODELS["llama3-8b"]
+            >>> m.recompute_flops_per_token("op") == 2 * 32 * (4096 * 1024 + 4096 * 4096 + 4096 * 14336)
+            True
         """
         choice("recompute", recompute, RECOMPUTE)
         fw = self.forward_flops_per_token(seq_len)

@@ -69,9 +69,9 @@ _CLASS = {"F": 0, "B": 1, "I": 1, "W": 2}
 def _numpy():
     """numpy if it can be imported, else ``None``.
 
-    Only the simulator's vectorised bookkeeping and the arrays a :class:`Timeline` hands out use numpy,
-    imported here on first use; without it (Pyodide on the calculator page, a minimal install) the
-    same numbers come from the pure-Python path, and the arrays are tuples.
+    Only the arrays a :class:`Timeline` and :meth:`Schedule.peak_inflight` hand out use numpy, imported here on
+    first use; the simulation itself is one pure-Python path, so without numpy (Pyodide on the calculator page, a
+    minimal install) the numbers are the same and the arrays are tuples.
     """
     try:
         import numpy

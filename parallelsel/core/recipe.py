@@ -30,7 +30,9 @@ class Recipe:
     high precision by default" (TE ``docs/features/low_precision_training/introduction/introduction.rst``
     @4a221f3a), and torchao's ``Float8Linear`` replaces only ``nn.Linear`` modules, torchtitan
     filtering ``output`` (``docs/float8.md``). :mod:`parallelsel.core.kernels` times the FP8 GEMMs at
-    the device's FP8 rate and charges the casts; :mod:`parallelsel.core.memory` the FP8 weight copies.
+    the device's FP8 rate and charges the casts; :mod:`parallelsel.core.memory` the FP8 weight copies
+    Transformer Engine keeps. Saved activations are counted at ``activation`` bytes under FP8 too (an
+    over-estimate where a framework saves a GEMM's input in FP8).
     ``gather_bytes``: bytes per parameter of the ZeRO-3/FSDP weight all-gather when the recipe fixes
     it (FSDP2's float8 all-gather: 1); 0 leaves it to the stack's gather dtype
     (:func:`parallelsel.core.stacks.wire_bytes`).

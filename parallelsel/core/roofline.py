@@ -12,6 +12,12 @@ Thakur, Rabenseifner & Gropp 2005 §4), a dense model of ``6 x params`` FLOPs pe
 2020 §2.1: 2 forward, 4 backward), and no attention-score FLOPs: it is the condition to predict with,
 before `parallelsel.core.estimate` prices the whole step.
 
+The bandwidth beta is ``link.bandwidth`` (line rate). For a group that crosses nodes pass the link the
+group is priced on (:func:`parallelsel.core.placement.link_for`): NCCL runs one ring per HCA a group has
+on a node, so that link carries k HCAs' bandwidth. The bytes per parameter are the recipe's, or with
+``stack`` those the stack sends (:func:`parallelsel.core.stacks.wire_bytes`: fp32 gradients on
+Megatron-Core and torchtitan, bf16 on DeepSpeed; bf16 parameter gathers).
+
 Units: FLOP/s, bytes/s, bytes; thresholds in tokens or elements.
 """
 
@@ -23,6 +29,7 @@ from ._check import ParallelselError, positive_int, positive_number
 from .comm import bus_factor
 from .hardware import Device, Link
 from .recipe import RECIPES, Recipe
+from .stacks import Stack, wire_bytes
 
 # FLOPs per parameter per token (Kaplan et al. 2020 §2.1): forward 2, backward 4 (input and weight gradients).
 _FORWARD, _BACKWARD = 2.0, 4.0
@@ -51,7 +58,17 @@ def intensity(device: Device, link: Link) -> float:
     return flops / beta
 
 
-def dp_critical_tokens(device: Device, link: Link, ranks: int, recipe: Recipe = RECIPES["bf16-adam"]) -> float:
+def _wire(recipe: Recipe, stack: Stack | None) -> tuple[float, float]:
+    """(gradient, weight) bytes per parameter on the wire: the recipe's, or as ``stack`` sends them."""
+    if stack is None:
+        return recipe.grads, recipe.weights
+    if not isinstance(stack, Stack):
+        raise ParallelselError(f"stack={stack!r}: must be a Stack (e.g. ps.STACKS['megatron-core']) or None")
+    return wire_bytes(stack, recipe)
+
+
+def dp_critical_tokens(device: Device, link: Link, ranks: int, recipe: Recipe = RECIPES["bf16-adam"],
+                       stack: Stack | None = None) -> float:
     """Tokens per GPU per step above which DP's gradient all-reduce fits under the backward pass.
 
     Backward time per step: 4 P T / F. Ring all-reduce of the gradients: 2(n-1)/n x g P / beta bytes,
@@ -66,10 +83,11 @@ def dp_critical_tokens(device: Device, link: Link, ranks: int, recipe: Recipe = 
     """
     flops, beta = _hardware(device, link)
     n = positive_int("ranks", ranks)
-    return bus_factor("all-reduce", n) * recipe.grads / _BACKWARD * flops / beta
+    return bus_factor("all-reduce", n) * _wire(recipe, stack)[0] / _BACKWARD * flops / beta
 
 
-def fsdp_critical_tokens(device: Device, link: Link, ranks: int, recipe: Recipe = RECIPES["bf16-adam"]) -> float:
+def fsdp_critical_tokens(device: Device, link: Link, ranks: int, recipe: Recipe = RECIPES["bf16-adam"],
+                         stack: Stack | None = None) -> float:
     """Tokens per GPU per micro-batch above which FSDP's (ZeRO-3's) traffic fits under the whole step.
 
     Per micro-batch FSDP all-gathers the weights twice (forward, and again in backward after the
@@ -85,12 +103,13 @@ def fsdp_critical_tokens(device: Device, link: Link, ranks: int, recipe: Recipe 
     """
     flops, beta = _hardware(device, link)
     n = positive_int("ranks", ranks)
-    volume = bus_factor("all-gather", n) * 2 * recipe.weights + bus_factor("reduce-scatter", n) * recipe.grads
+    g, w = _wire(recipe, stack)
+    volume = bus_factor("all-gather", n) * 2 * w + bus_factor("reduce-scatter", n) * g
     return volume / (_FORWARD + _BACKWARD) * flops / beta
 
 
 def dp_comm_to_compute(tokens: float, device: Device, link: Link, ranks: int,
-                       recipe: Recipe = RECIPES["bf16-adam"]) -> float:
+                       recipe: Recipe = RECIPES["bf16-adam"], stack: Stack | None = None) -> float:
     """Ratio of DP's gradient all-reduce to the backward pass for ``tokens`` per GPU per step (1.0 = break-even).
 
     Both sides of :func:`dp_critical_tokens` scale the same way except the backward, which grows with the
@@ -101,11 +120,11 @@ def dp_comm_to_compute(tokens: float, device: Device, link: Link, ranks: int,
         >>> round(dp_comm_to_compute(4096, DEVICES["a100-80gb"], LINKS["ib-hdr"], 64), 2)
         3.0
     """
-    return dp_critical_tokens(device, link, ranks, recipe) / positive_number("tokens", tokens)
+    return dp_critical_tokens(device, link, ranks, recipe, stack) / positive_number("tokens", tokens)
 
 
 def fsdp_comm_to_compute(tokens: float, device: Device, link: Link, ranks: int,
-                         recipe: Recipe = RECIPES["bf16-adam"]) -> float:
+                         recipe: Recipe = RECIPES["bf16-adam"], stack: Stack | None = None) -> float:
     """Ratio of FSDP's (ZeRO-3's) per-micro-batch traffic to the micro-batch's compute, for ``tokens`` per GPU
     per micro-batch (1.0 = break-even; see :func:`fsdp_critical_tokens`).
 
@@ -114,7 +133,7 @@ def fsdp_comm_to_compute(tokens: float, device: Device, link: Link, ranks: int,
         >>> round(fsdp_comm_to_compute(4096, DEVICES["a100-80gb"], LINKS["ib-hdr"], 64), 2)
         3.0
     """
-    return fsdp_critical_tokens(device, link, ranks, recipe) / positive_number("tokens", tokens)
+    return fsdp_critical_tokens(device, link, ranks, recipe, stack) / positive_number("tokens", tokens)
 
 
 def pp_comm_to_compute(hidden: int, layers_per_stage: int, device: Device, link: Link,
@@ -231,12 +250,12 @@ class Conditions:
 
 
 def conditions(device: Device, link: Link, ranks: int = 8, tp: int = 8,
-               recipe: Recipe = RECIPES["bf16-adam"]) -> Conditions:
+               recipe: Recipe = RECIPES["bf16-adam"], stack: Stack | None = None) -> Conditions:
     """Every strategy's compute-bound threshold on one device and link (see the functions above)."""
     return Conditions(
         device=device.name, link=link.name, intensity=intensity(device, link),
-        dp_tokens=dp_critical_tokens(device, link, ranks, recipe),
-        fsdp_tokens=fsdp_critical_tokens(device, link, ranks, recipe),
+        dp_tokens=dp_critical_tokens(device, link, ranks, recipe, stack),
+        fsdp_tokens=fsdp_critical_tokens(device, link, ranks, recipe, stack),
         tp_hidden=tp_critical_hidden(tp, device, link, activation_bytes=recipe.activation),
         pp_hidden_layers=pp_critical_hidden_layers(device, link, activation_bytes=recipe.activation),
     )

@@ -42,6 +42,7 @@ Examples:
 from __future__ import annotations
 
 import heapq
+import math
 import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -74,21 +75,10 @@ checks it is not below the measured error). A plan faster by less than that is n
 
 # Exclusion codes (``SearchResult.excluded`` keys), in the order they are checked. The constraint codes
 # are those of parallelsel.core.plan's rules; render/reasons.py titles each one.
-HEADS = "heads_not_divisible"
-KV_HEADS = "kv_heads_not_divisible"
-FFN = "ffn_not_divisible"
-LAYERS = "layers_not_divisible"
-EXPERTS = "experts_not_divisible"
-PP_ZERO2 = "pp_zero2_no_stack"
-BATCH = "batch_not_divisible"
-BATCH_BELOW = "batch_below_dp"
-INTERLEAVE = "interleave_microbatches"
-GPIPE = "gpipe_dominated"
-MEMORY = "memory_exceeds_device"
-DOMINATED = "dominated_by_less_recompute"
-BELOW_TOP = "ranked_below_top"
-EXCLUSIONS = ("tp_exceeds_heads", HEADS, KV_HEADS, FFN, "stages_exceed_layers", LAYERS, "ep_needs_moe", EXPERTS,
-              PP_ZERO2, BATCH_BELOW, BATCH, INTERLEAVE, GPIPE, MEMORY, DOMINATED, BELOW_TOP)
+EXCLUSIONS = ("tp_exceeds_heads", "heads_not_divisible", "kv_heads_not_divisible", "ffn_not_divisible",
+              "stages_exceed_layers", "layers_not_divisible", "ep_needs_moe", "experts_not_divisible",
+              "pp_zero2_no_stack", "batch_below_dp", "batch_not_divisible", "interleave_microbatches",
+              "gpipe_dominated", "memory_exceeds_device", "dominated_by_less_recompute", "ranked_below_top")
 """Every exclusion code, in check order; the same keys whatever ``top`` is (the top N is in
 ``SearchResult.top``, not in the key)."""
 
@@ -174,7 +164,10 @@ def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
         if k not in _FIXABLE:
             raise ParallelselError(f"fixed[{k!r}]: unknown plan field; allowed: {', '.join(_FIXABLE)}")
     # Let Plan validate the values themselves (types, ranges, schedule names), and keep its normalised values.
-    probe = Plan(**{k: v for k, v in fixed.items() if k not in ("chunks", "schedule", "dp")})
+    # The probe's DP is one that a pinned EP and HSDP shard divide (Plan requires both to divide dp).
+    probe_dp = math.lcm(*(positive_int(k, fixed[k]) for k in ("ep", "shard") if fixed.get(k) is not None)) \
+        if any(fixed.get(k) is not None for k in ("ep", "shard")) else 1
+    probe = Plan(dp=probe_dp, **{k: v for k, v in fixed.items() if k not in ("chunks", "schedule", "dp")})
     fixed.update({k: getattr(probe, k) for k in fixed if k not in ("chunks", "schedule", "dp")})
     if "dp" in fixed:
         fixed["dp"] = positive_int("dp", fixed["dp"])
@@ -189,8 +182,12 @@ def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
     bad = tp_violations(m, fixed["tp"]) if "tp" in fixed else []
     if bad:
         raise ParallelselError(f"tp={fixed['tp']}: must divide the {m.heads} attention heads and the "
-                               f"{m.kv_heads} KV heads of {m.name}" if bad[0].code != FFN else
+                               f"{m.kv_heads} KV heads of {m.name}" if bad[0].code != "ffn_not_divisible" else
                                f"tp={fixed['tp']}: must divide the FFN width {m.ffn_hidden} of {m.name}")
+    bad = ep_violations(m, fixed["ep"]) if "ep" in fixed else []
+    if bad:
+        raise ParallelselError(f"ep={fixed['ep']}: " + ("needs an MoE model" if bad[0].code == "ep_needs_moe" else
+                                                        f"must divide the {m.experts} experts of {m.name}"))
     if "pp" in fixed and pp_violations(m, fixed["pp"]):
         raise ParallelselError(f"pp={fixed['pp']}: must divide the {m.layers} layers of {m.name}")
     prod = 1
@@ -280,7 +277,9 @@ def _degrees(space: _Space):
                 continue
             for pp in divisors(G // (tp * cp)):
                 dp = G // (tp * pp * cp)
-                if pp <= m.layers and fixed.get("pp", pp) == pp and fixed.get("dp", dp) == dp:
+                # A pinned EP is carved out of DP (Plan: ep divides dp); other DP degrees cannot hold it.
+                if pp <= m.layers and fixed.get("pp", pp) == pp and fixed.get("dp", dp) == dp \
+                        and dp % fixed.get("ep", 1) == 0:
                     yield tp, cp, pp, dp
 
 
@@ -314,8 +313,8 @@ def _search_group(space: _Space, tally: _Tally, tp: int, cp: int, pp: int, dp: i
     keep = []
     for t in zse:
         r = pp_zero_reason(pp, t[0], dp)
-        if r is not None and r.code == PP_ZERO2:
-            tally.excluded[PP_ZERO2] += per_zse * len(scheds)
+        if r is not None and r.code == "pp_zero2_no_stack":
+            tally.excluded["pp_zero2_no_stack"] += per_zse * len(scheds)
         else:
             keep.append(t)
     for sched, chunks in scheds:
@@ -326,7 +325,7 @@ def _search_group(space: _Space, tally: _Tally, tp: int, cp: int, pp: int, dp: i
         if sched == "gpipe" and "schedule" not in space.fixed:
             # Same bubble as 1F1B (Narayanan et al. 2021 §2.2.1) with all m micro-batches in
             # flight instead of at most p: never faster, never smaller, so never timed.
-            tally.excluded[GPIPE] += len(keep) * per_zse
+            tally.excluded["gpipe_dominated"] += len(keep) * per_zse
             continue
         for z, shard, ep in keep:
             bad = ep_violations(m, ep)  # EP must tile the experts
@@ -357,15 +356,15 @@ def _search_micro(space: _Space, tally: _Tally, base: dict, mbs, rcs) -> None:
         for rc in rcs:
             tally.passed += 1
             if found:
-                tally.excluded[DOMINATED] += 1
+                tally.excluded["dominated_by_less_recompute"] += 1
                 continue
             if too_big[rc] is not None and b > too_big[rc]:
-                tally.excluded[MEMORY] += 1
+                tally.excluded["memory_exceeds_device"] += 1
                 continue
             plan = Plan(micro_batch=b, recompute=rc, **base)
             need, cap = breakdown(w, plan).total, budget(cluster.device, plan, space.headroom)
             if need > cap:
-                tally.excluded[MEMORY] += 1
+                tally.excluded["memory_exceeds_device"] += 1
                 too_big[rc] = b
                 if need - cap < tally.miss[0]:
                     tally.miss = (need - cap, plan, need, cap)
@@ -419,7 +418,7 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
                                f"(tp up to the {workload.model.heads} heads, pp up to the {workload.model.layers} layers)")
     ranked = _rank(_estimate_best(tally.cands, workload, cluster, top, headroom, exhaustive=_exhaustive), top)
     if tally.fitting > len(ranked):
-        tally.excluded[BELOW_TOP] += tally.fitting - len(ranked)
+        tally.excluded["ranked_below_top"] += tally.fitting - len(ranked)
     results = tuple(Ranked(k + 1, e.plan, e, why(e)) for k, e in enumerate(ranked))
     excl = {c: tally.excluded[c] for c in EXCLUSIONS if tally.excluded.get(c)}  # check order, stable keys
     gap, plan, need, cap = tally.miss

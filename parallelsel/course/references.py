@@ -302,3 +302,45 @@ __all__ += ["PretrainingRun", "LLAMA2_70B_PRETRAINING"]
 __all__ += ["MeasuredRun", "NARAYANAN_THROUGHPUT", "KORTHIKANTI_TABLE5", "NARAYANAN_ZERO3", "MEASURED_RUNS"]
 MEASURED_RUNS = NARAYANAN_THROUGHPUT + KORTHIKANTI_TABLE5
 """The 14 runs the step-time model is validated on (tests/test_step_time.py, docs/validation.md)."""
+
+
+# -- published nccl-tests bus bandwidths: the collective model's reference -------------------------
+@dataclass(frozen=True)
+class NcclFigure:
+    """One published all_reduce_perf bus bandwidth for large messages over two or more nodes of 8 GPUs.
+
+    ``hcas``: network ports per node; ``device`` and ``inter``: keys of ``ps.DEVICES`` / ``ps.LINKS``
+    for the node (``inter`` None: ``hcas`` ports of ``port`` shared by the node's GPUs); ``busbw``:
+    bytes/s as published; ``source``: the issue and the words the figure is quoted from.
+    """
+
+    label: str
+    hcas: int
+    device: str
+    inter: str | None
+    port: str
+    busbw: float
+    source: str
+
+
+NCCL_BUSBW = (
+    NcclFigure("A100 · 1 × HDR", 1, "a100-80gb", None, "ib-hdr", 24e9,
+               "NVIDIA/nccl #1048: two 8-A100 nodes on one HDR NIC (NCCL_IB_HCA=mlx5_0) reached "
+               "'the theoretical value (24GB/s)'"),
+    NcclFigure("V100 · 1 × EDR", 1, "v100-32gb", None, "ib-edr", 12.2e9,
+               "NVIDIA/nccl-tests #29, sjeaugey: '12.2 GB/s (for a 100Gbps card) is as good as you can get'"),
+    NcclFigure("A100 · 4 × HDR", 4, "a100-80gb", "ib-hdr-4hca", "ib-hdr", 86e9,
+               "NVIDIA/nccl #1048: 86 GB/s on four HDR NICs; NVIDIA/nccl-tests #119: 85-96 GB/s with 4 HDR HCAs per 8 A100"),
+    NcclFigure("DGX-1 · 4 × EDR", 4, "v100-32gb", "ib-edr-4hca", "ib-edr", 48e9,
+               "NVIDIA/nccl-tests #29, sjeaugey: 'DGX-1 can get 48 GB/s because we have 4 IB adapters'"),
+    NcclFigure("DGX A100 · 8 × HDR", 8, "a100-80gb", "ib-hdr", "ib-hdr", 192e9,
+               "NVIDIA/nccl #812, AddyLaddy (NVIDIA): 'we measure 192GB/s AllReduce BusBW'"),
+    NcclFigure("DGX H100 · 8 × NDR", 8, "h100-sxm-80gb", "ib-ndr", "ib-ndr", 370e9,
+               "NVIDIA/nccl-tests #309 (NVIDIA's DGX H100 figure, 'nearly 370 GB/s in a single node, and 380GB/s in a "
+               "multi-host'); NVIDIA/nccl-tests #212, sjeaugey: NVLink 4 'effective ... 370GB/s' with NCCL_ALGO=RING"),
+)
+"""Published nccl-tests all-reduce bus bandwidths across nodes with 1, 4 and 8 HCAs per node, each with its
+source (NVIDIA maintainers' answers, or measurements they confirmed); the validation page sets the
+collective model of :mod:`parallelsel.core.placement` beside them."""
+
+__all__ += ["NCCL_BUSBW", "NcclFigure"]

@@ -141,7 +141,7 @@ def _model_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--seq-len", type=_integer(1, lim["seq_len"]), metavar="N", help=HELP["seq_len"])
     g.add_argument("--recipe", type=_key, default=None, metavar="KEY",
                    help=HELP["recipe"].format(keys=keys_text(RECIPES)))
-    g.add_argument("--stack", type=_key, default=DEFAULT_STACK, metavar="KEY",
+    g.add_argument("--stack", type=_key, default=None, metavar="KEY",
                    help=HELP["stack"].format(keys=keys_text(STACKS), default=DEFAULT_STACK))
     g.add_argument("--compile", action="store_true", help=HELP["compile"])
     g.add_argument("--global-batch", type=_integer(1, MAX_GLOBAL_BATCH), metavar="N", help=HELP["global_batch"])
@@ -308,6 +308,17 @@ def _model(a):
     return m
 
 
+def _stack_arg(a) -> str:
+    """--stack, else the stack of the launcher --export names, else the default stack."""
+    from ..core.launchers import LAUNCHER_SOURCES
+    from ..core.stacks import DEFAULT_STACK
+
+    if a.stack is not None:
+        return a.stack
+    export = getattr(a, "export", None)
+    return LAUNCHER_SOURCES[export]["stack"] if export else DEFAULT_STACK
+
+
 def _workload(a, cluster):
     from ..core._check import preset
     from ..core.plan import Workload
@@ -319,7 +330,7 @@ def _workload(a, cluster):
         batch = cluster.gpus  # one sequence per GPU; reported as an assumption
     if a.attention not in ATTENTION:
         raise ParallelselError(f"--attention {a.attention!r}: must be one of {', '.join(ATTENTION)}")
-    stack = preset("--stack", a.stack, STACKS).key
+    stack = preset("--stack", _stack_arg(a), STACKS).key
     recipe = None if a.recipe is None else preset("--recipe", a.recipe, RECIPES)
     if a.compile and "compile" not in STACKS[stack].modes:
         raise ParallelselError(f"--compile with --stack {stack}: {stack} does not run the model under torch.compile "
@@ -685,9 +696,10 @@ def _check_job(a):
 
     with open(a.file, encoding="utf-8") as f:
         text = f.read()
-    first = read_config(text, a.launcher, world=None, layers=None) if a.launcher != "megatron" else None
+    world_arg = a.gpus if a.gpus is not None else (a.nodes * (a.gpus_per_node or DEFAULT_GPUS_PER_NODE)
+                                                   if a.nodes is not None else None)
     given = any(getattr(a, k) is not None for k in ("model", "params", "layers", "hidden", "heads"))
-    cfg0 = first or read_config(text, a.launcher, world=a.gpus)
+    cfg0 = read_config(text, a.launcher, world=world_arg)
     if given:
         m = _model(a)
     elif "preset" in cfg0.model:
@@ -697,8 +709,7 @@ def _check_job(a):
         m = Transformer(seq_len=seq, name=os.path.basename(a.file), **{"vocab": 51200, **cfg0.model})
     else:
         raise ParallelselError(f"{a.file}: names no model shape; give --model KEY (or --layers --hidden --heads)")
-    world = a.gpus if a.gpus is not None else (a.nodes * (a.gpus_per_node or DEFAULT_GPUS_PER_NODE)
-                                               if a.nodes is not None else cfg0.world)
+    world = world_arg if world_arg is not None else cfg0.world
     cfg = read_config(text, cfg0.launcher, world=world, layers=m.layers)
     if "dp" not in cfg.plan:
         raise ParallelselError(f"{a.file}: the data-parallel size follows from the world size, which the file does not "
@@ -710,12 +721,17 @@ def _check_job(a):
     if cfg.recipe is None:
         raise ParallelselError(f"{a.file}: its optimizer/precision is none of the recipes the library prices "
                                f"({', '.join(RECIPES)})")
-    recipe = preset("--recipe", a.recipe, RECIPES) if a.recipe != "bf16-adam" else RECIPES[cfg.recipe]
+    recipe = preset("--recipe", a.recipe, RECIPES) if a.recipe is not None else RECIPES[cfg.recipe]
     seq = cfg.seq_len or a.seq_len or m.seq_len
     if seq != m.seq_len:
         m = replace(m, seq_len=seq)
+    from ..core.launchers import LAUNCHER_SOURCES
+
+    stack = LAUNCHER_SOURCES[cfg.launcher]["stack"]
+    if a.stack is not None and a.stack != stack:
+        raise ParallelselError(f"--stack {a.stack}: a {cfg.launcher} file runs on {stack}")
     w = Workload(m, recipe=recipe, global_batch=cfg.global_batch or a.global_batch or plan.dp, seq_len=seq,
-                 attention=a.attention)
+                 attention=a.attention, stack=stack, compile=cfg.compile)
     return w, c, plan, cfg
 
 
@@ -735,6 +751,14 @@ def _cmd_check(a, out) -> None:
     e = x.estimate
     fx = fixes(w, c, plan, headroom=h) if x.gpus_match and not e.fits else ()
     notes = [{"code": code, "values": v, "text": refusal_text(cfg.launcher, code, v, a.lang)} for code, v in cfg.notes]
+    for n in notes:  # a note whose option has a price: the same job with it set, as the stack runs it by default
+        if n["code"] == "launcher_fp32_params":
+            from ..core.estimate import estimate
+            from ..core.recipe import RECIPES
+            from ..core.stacks import STACKS
+
+            fixed = estimate(replace(w, recipe=RECIPES[STACKS[w.stack].recipe]), plan, c, headroom=h)
+            n.update(fix_fits=fixed.fits, fix_memory_bytes=fixed.memory.total, fix_step_s=fixed.step.total)
     best = x.best
     if a.json:
         data = {"launcher": cfg.launcher, "model": _model_json(w.model), "cluster": _cluster_json(c),

@@ -146,6 +146,16 @@ TEXT: dict[str, dict[str, str]] = {
         "margin": "余量（可用显存中空着的比例）",
         "fits": "放得下", "does_not_fit": "放不下：{reasons}",
         "step": "步时 {step}，{tokens} tokens/s，MFU {mfu}\n",
+        "check_plan": "\n{launcher} 配置描述的方案：{plan}\n",
+        "check_note": "  - 注意：{note}\n",
+        "check_note_fix": "    加上 {option}：每卡 {bytes}（{fits}），步时 {step}\n",
+        "still_does_not_fit": "仍放不下",
+        "check_step": ("步时 {step}（计算 {compute}，暴露的通信 {communication}，气泡 {bubble}），{tokens} tokens/s，"
+                       "MFU {mfu}\n"),
+        "check_exposed": "暴露的通信：{parts}\n", "list_sep": "，",
+        "check_is_best": "本库的首选就是这个方案\n",
+        "check_best": "本库的首选：{plan}，步时 {step}{ratio}{rank}\n",
+        "check_ratio": "，本作业是它的 {ratio:.2f} 倍", "check_rank": "（本作业排第 {rank}）",
     },
     "en": {
         "assumed": " (no {flags}: assumed the usual {device} server)",
@@ -181,6 +191,16 @@ TEXT: dict[str, dict[str, str]] = {
         "margin": "margin (share of usable memory left free)",
         "fits": "fits", "does_not_fit": "does not fit: {reasons}",
         "step": "step {step}, {tokens} tokens/s, MFU {mfu}\n",
+        "check_plan": "\nthe plan the {launcher} config describes: {plan}\n",
+        "check_note": "  - note: {note}\n",
+        "check_note_fix": "    with {option}: {bytes} per GPU ({fits}), step {step}\n",
+        "still_does_not_fit": "still does not fit",
+        "check_step": ("step {step} (compute {compute}, exposed communication {communication}, bubble {bubble}), "
+                       "{tokens} tokens/s, MFU {mfu}\n"),
+        "check_exposed": "exposed communication: {parts}\n", "list_sep": ", ",
+        "check_is_best": "this is the library's own pick\n",
+        "check_best": "the library's pick: {plan}, step {step}{ratio}{rank}\n",
+        "check_ratio": ", this job takes {ratio:.2f} times as long", "check_rank": " (this job ranks {rank})",
     },
 }
 """Every line the ``matrix``, ``plan`` and ``memory`` reports print, per ``--lang``; percentages and ratios go
@@ -377,34 +397,37 @@ _LAUNCHER_NAMES = {"megatron": "Megatron-LM", "torchtitan": "torchtitan", "deeps
 def check_text(w, c, x, fx, cfg, notes, lang: str = "zh") -> str:
     """``parallelsel check FILE``: the plan the file describes, memory, step and MFU, what is exposed, the library's pick
     and the distance to it, single-change fixes, and what the file's settings mean for the launcher."""
-    e, p = x.estimate, x.plan
-    mem = e.memory
-    out = [header(w, c), f"\n{_LAUNCHER_NAMES[cfg.launcher]} 配置描述的方案：{plan_label(p, lang)}\n"]
-    out.extend(f"  - 注意：{n['text']}\n" for n in notes)
-    rows = [[MEMORY_PARTS[k], fmt_bytes(v)] for k, v in mem.as_dict().items()]
-    rows.append(["合计", fmt_bytes(mem.total)])
-    rows.append([f"上限（可用 ×(1 − 预留比例 {e.headroom:g})）", fmt_bytes(e.budget)])
-    out.append("\n" + markdown_table(["每卡内存（GiB）", "大小"], rows, align="lr") + "\n")
-    if e.fits:
-        out.append("放得下\n")
-    else:
-        out.append("放不下：" + join(e.reasons, lang) + "\n")
-        out.extend(f"  - 可行的改法：{fix_text(f, lang)}\n" for f in fx)
-        if x.gpus_match and not fx:
-            out.append("  - 单独改一项（8-bit Adam、完全重算、ZeRO-3、序列并行、微批次 1、加卡）都放不下\n")
+    e, p, t = x.estimate, x.plan, TEXT[lang]
+    out = [header(w, c, lang), t["check_plan"].format(launcher=_LAUNCHER_NAMES[cfg.launcher], plan=plan_label(p, lang))]
+    for n in notes:
+        out.append(t["check_note"].format(note=n["text"]))
+        if "fix_step_s" in n:
+            out.append(t["check_note_fix"].format(option=n["values"]["option"], bytes=fmt_bytes(n["fix_memory_bytes"]),
+                                                  fits=t["fits"] if n["fix_fits"] else t["still_does_not_fit"],
+                                                  step=fmt_time(n["fix_step_s"], 2, lang)))
+    rows = [[MEMORY_PARTS[lang][k], fmt_bytes(v)] for k, v in e.memory.as_dict().items()]
+    rows.append([t["total"], fmt_bytes(e.memory.total)])
+    rows.append([t["budget"].format(headroom=fmt_pct(e.headroom, 0)), fmt_bytes(e.budget)])
+    out.append("\n" + markdown_table([t["memory_header"], t["size"]], rows, align="lr") + "\n")
+    out.append((t["fits"] if e.fits else t["does_not_fit"].format(reasons=join(e.reasons, lang))) + "\n")
+    out.extend(t["fix_line"].format(fix=fix_text(f, lang)) for f in fx)
+    if not e.fits and x.gpus_match and not fx:
+        out.append(t["no_single_fix"])
     s = e.step
-    out.append(f"步时 {fmt_time(s.total, 2)}（计算 {fmt_time(s.compute, 2)}，暴露的通信 {fmt_time(s.communication, 2)}，"
-               f"气泡 {fmt_time(s.bubble, 2)}），{s.tokens_per_s:,.0f} tokens/s，MFU {fmt_pct(s.mfu)}\n")
-    exposed = [(k, v) for k, v in s.exposed if v > 0]
+    out.append(t["check_step"].format(step=fmt_time(s.total, 2, lang), compute=fmt_time(s.compute, 2, lang),
+                                      communication=fmt_time(s.communication, 2, lang),
+                                      bubble=fmt_time(s.bubble, 2, lang), tokens=f"{s.tokens_per_s:,.0f}",
+                                      mfu=fmt_pct(s.mfu)))
+    exposed = [f"{k} {fmt_time(v, 2, lang)}" for k, v in s.exposed if v > 0]
     if exposed:
-        out.append("暴露的通信：" + "，".join(f"{k} {fmt_time(v, 2)}" for k, v in exposed) + "\n")
-    if x.best is not None:
-        b = x.best
-        if x.rank == 1:
-            out.append(f"本库的首选就是这个方案\n")
-        else:
-            ratio = f"，本作业是它的 {s.total / b.estimate.step.total:.2f} 倍" if e.fits else ""
-            rank = f"（本作业排第 {x.rank}）" if x.rank is not None else ""
-            out.append(f"本库的首选：{plan_label(b.plan, lang)}，步时 {fmt_time(b.estimate.step.total, 2)}{ratio}{rank}\n")
-    out.extend(f"  - {text(y, lang)}\n" for y in x.verdict if y.code not in {r.code for r in e.reasons})
+        out.append(t["check_exposed"].format(parts=t["list_sep"].join(exposed)))
+    if x.best is not None and x.rank == 1:
+        out.append(t["check_is_best"])
+    elif x.best is not None:
+        b = x.best.estimate.step.total
+        out.append(t["check_best"].format(plan=plan_label(x.best.plan, lang), step=fmt_time(b, 2, lang),
+                                          ratio=t["check_ratio"].format(ratio=s.total / b) if e.fits else "",
+                                          rank=t["check_rank"].format(rank=x.rank) if x.rank is not None else ""))
+    codes = {r.code for r in e.reasons}
+    out.extend(f"  - {text(y, lang)}\n" for y in x.verdict if y.code not in codes)
     return "".join(out)

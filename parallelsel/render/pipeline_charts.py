@@ -11,6 +11,7 @@ from html import escape
 from collections.abc import Sequence
 
 import numpy as np
+from matplotlib.collections import PolyCollection
 from matplotlib.patches import Patch
 from matplotlib.ticker import PercentFormatter
 
@@ -64,8 +65,9 @@ def _draw(ax, tl: pl.Timeline, xlabel: str | None, legend: bool = True, labels: 
     height = 0.8
     edge = dict(edgecolor="white", linewidth=0.6) if labelled else dict(linewidth=0)
     # Each row's full extent in a faint grey, so idle time reads as empty space inside the step.
-    for stage in range(p):
-        ax.broken_barh([(0, tl.makespan)], (stage - height / 2, height), facecolors=COLORS["bubble"], alpha=0.18, linewidth=0)
+    ax.add_collection(PolyCollection([_box(0, tl.makespan, stage, height) for stage in range(p)],
+                                     facecolors=COLORS["bubble"], alpha=0.18, linewidth=0))
+    boxes: dict[tuple[str, int], list] = {}  # one collection per kind and chunk, every stage in it: lighter to draw
     for stage in range(p):
         on_stage = tl.stage == stage
         for kind in _KINDS:
@@ -76,17 +78,16 @@ def _draw(ax, tl: pl.Timeline, xlabel: str | None, legend: bool = True, labels: 
                 starts, ends = tl.start[sel], tl.end[sel]
                 if not labelled:
                     starts, ends = _merge_runs(starts, ends)  # fewer SVG paths, no seams between touching blocks
-                alpha = 1.0 if v == 1 else 1.0 - 0.45 * chunk / (v - 1)  # later chunks lighter
-                ax.broken_barh(
-                    list(zip(starts, ends - starts)), (stage - height / 2, height),
-                    facecolors=COLORS[kind], alpha=alpha, **edge,
-                )
+                boxes.setdefault((kind, chunk), []).extend(_box(a, b, stage, height) for a, b in zip(starts, ends))
                 if labelled:
                     for a, b, mb in zip(starts, ends, tl.microbatch[sel]):
                         if b - a > 0:
                             # inside its block, so the crop need not measure it (hundreds per chart)
                             ax.text((a + b) / 2, stage, str(int(mb)), ha="center", va="center", fontsize=7, color="white",
                                     in_layout=False)
+    for (kind, chunk), verts in boxes.items():
+        alpha = 1.0 if v == 1 else 1.0 - 0.45 * chunk / (v - 1)  # later chunks lighter
+        ax.add_collection(PolyCollection(verts, facecolors=COLORS[kind], alpha=alpha, **edge))
     ax.set_ylim(p - 0.5, -0.5)  # stage 0 at the top
     ax.set_yticks(range(p))
     ax.set_yticklabels([rank_label(s, i) for i in range(p)], fontsize=8 if p <= 16 else 6)
@@ -100,6 +101,12 @@ def _draw(ax, tl: pl.Timeline, xlabel: str | None, legend: bool = True, labels: 
         handles = [Patch(facecolor=COLORS[k], label=_KIND_LABEL[k]) for k in kinds]
         handles.append(Patch(facecolor=COLORS["bubble"], alpha=0.3, label="空闲（气泡）"))
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+
+
+def _box(start: float, end: float, row: float, height: float) -> list[tuple[float, float]]:
+    """The four corners of one block of a Gantt row."""
+    lo, hi = row - height / 2, row + height / 2
+    return [(start, lo), (start, hi), (end, hi), (end, lo)]
 
 
 def _merge_runs(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -47,9 +47,11 @@ def step_timelines(traces: Mapping[str, object], *, title: str, salt: str, width
         y = rows - 1
         for name, trace in traces.items():
             for lane in LANES:
+                spans: dict[str, list[tuple[float, float]]] = {}  # one collection per colour: lighter to draw
                 for seg in trace.lane(lane):
-                    ax.broken_barh([(seg.start * 1e3, seg.duration * 1e3)], (y - 0.38, 0.76),
-                                   facecolors=_FACE[seg.kind], edgecolor="white", linewidth=0.3)
+                    spans.setdefault(_FACE[seg.kind], []).append((seg.start * 1e3, seg.duration * 1e3))
+                for face, xs in spans.items():
+                    ax.broken_barh(xs, (y - 0.38, 0.76), facecolors=face, edgecolor="white", linewidth=0.3)
                 yticks.append(y)
                 ylabels.append(f"{name} · {_LANE_NAMES[lane]}")
                 y -= 1

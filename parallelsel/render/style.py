@@ -179,13 +179,24 @@ def _hoist(m: re.Match) -> str:
 
 def compact_svg(svg: str) -> str:
     """Matplotlib's SVG with the same drawing in fewer bytes: no metadata block, no indentation, path data rounded and
-    shortened (:func:`_path`), a clip and style shared by every path of a group written once on the group. Pipeline
+    shortened (:func:`_path`), a clip and style shared by every path of a group written once on the group, the
+    labels' one font list written once on the root. Pipeline
     charts with a thousand bars were 250 KB each and pushed pages past the site's 600 KiB budget (issue 33). Text
     elements are untouched (their content and positions are what the snapshot tests and readers see)."""
     svg = _METADATA.sub("", svg)
     svg = re.sub(r"\n[ \t]+", "\n", svg)
     svg = _PATH_D.sub(lambda m: f' d="{_path(m.group(1))}"', svg)
-    return _GROUP.sub(_hoist, svg)
+    svg = _GROUP.sub(_hoist, svg)
+    # Every label names the same font list (RC's font.family): said once on the root, which the labels inherit.
+    fonts = set(_FONT.findall(svg))
+    if len(fonts) == 1:
+        svg = _FONT_DECL.sub("", svg).replace(' style=""', "")
+        svg = svg.replace("<svg ", f'<svg font-family="{fonts.pop()}" ', 1)
+    return svg
+
+
+_FONT = re.compile(r"font-family: ([^;\"]*)")
+_FONT_DECL = re.compile(r"font-family: [^;\"]*; |; font-family: [^;\"]*(?=\")|font-family: [^;\"]*(?=\")")
 
 
 PHONE_LABEL_PX = 8.5

@@ -6,7 +6,7 @@ from parallelsel.core.estimate import estimate
 
 from parallelsel.render.step_charts import step_bars, step_parts
 from parallelsel.render.style import figure_html  # markdown-exec: hide
-from parallelsel.render.tables import fmt_pct, fmt_time
+from parallelsel.render.tables import fmt_pct, fmt_rate, fmt_time
 import markdown  # markdown-exec: hide
 from parallelsel.render.reasons import plan_label
 from parallelsel.core.placement import link_for
@@ -16,7 +16,7 @@ _, _, cluster = named_paper_cases()[1]
 work = Workload(MODELS["llama2-7b"], global_batch=256)
 name = f"{work.model.name}，{cluster.gpus} × {cluster.device.name}"
 DEGREES = (4, 8, 16, 32)
-labels, steps, notes = [], [], []
+labels, steps, notes, tp_calls = [], [], [], []
 for tp in DEGREES:
     # The rest of the GPUs do data parallelism; ZeRO-1 if it fits, else ZeRO-3 (FSDP).
     for zero in (1, 3):
@@ -27,11 +27,16 @@ for tp in DEGREES:
     labels.append(f"TP{tp} · DP{e.plan.dp} · ZeRO-{zero}")
     steps.append(e.step)
     notes.append(f"TP 组走 {link_for(cluster, tp).name}")
+    tp_items = [t for t in e.traffic if t.strategy == "TP"]
+    tp_calls.append((sum(t.calls for t in tp_items), sum(t.time for t in tp_items) / sum(t.calls for t in tp_items)))
 svg = step_bars(labels, step_parts(steps), notes=notes, title=f"{name}：TP 度从 {DEGREES[0]} 到 {DEGREES[-1]} 的每步时间", salt="mis-tp-degree")
 inside = max(i for i, t in enumerate(DEGREES) if t <= cluster.gpus_per_node)  # the last TP degree inside a node
-ratio = cluster.intra.bandwidth / cluster.inter.bandwidth  # markdown-exec: hide
-print(figure_html(svg, f"TP 超过一个节点的卡数（{cluster.gpus_per_node}）后，每层的 all-reduce 改走 {cluster.inter.name}，"  # markdown-exec: hide
-                  f"每卡带宽只有节点内 {cluster.intra.name} 的 1/{ratio:.0f}；步时从 TP{DEGREES[inside]} 的 "  # markdown-exec: hide
+out_link = link_for(cluster, DEGREES[inside + 1])  # markdown-exec: hide
+(n_in, t_in), (n_out, t_out) = tp_calls[inside], tp_calls[inside + 1]  # markdown-exec: hide
+print(figure_html(svg, f"TP 超过一个节点的卡数（{cluster.gpus_per_node}）后，TP 组的环改走 {out_link.name}（NCCL 每块网卡一个环，"  # markdown-exec: hide
+                  f"合起来 {fmt_rate(out_link.achieved)}，节点内 {cluster.intra.name} 是 {fmt_rate(cluster.intra.achieved)}）；"  # markdown-exec: hide
+                  f"每次集合通信从 {fmt_time(t_in)} 变为 {fmt_time(t_out)}（环更长、每步的延迟更大），"  # markdown-exec: hide
+                  f"DP 度减半使每卡的微批次和 TP 调用从每步 {n_in:,.0f} 次变为 {n_out:,.0f} 次；步时从 TP{DEGREES[inside]} 的 "  # markdown-exec: hide
                   f"{fmt_time(steps[inside].total)} 变为 TP{DEGREES[inside + 1]} 的 {fmt_time(steps[inside + 1].total)}"))  # markdown-exec: hide
 print("每步的计算 / 暴露的通信：" + "；".join(f"TP{t} {fmt_time(st.compute)} / {fmt_time(st.communication)}"
                                           for t, st in zip(DEGREES, steps)))

@@ -14,11 +14,13 @@ from parallelsel.render.comm_charts import describe_traffic
 from parallelsel.render.tables import fmt_bytes, fmt_time, markdown_table
 from parallelsel.render.reasons import plan_label
 
-rows = []
+rows, total = [], {}
 for plan in plans:
     e = estimate(work, plan, cluster)
+    total[plan.tp] = e.step.total
     assert e.fits, e.reasons  # compare only plans that are legal and fit
     rows.append([plan_label(plan), fmt_bytes(e.memory.total), describe_traffic(e.traffic), fmt_time(e.step.communication),
                  fmt_time(e.step.total), f"{e.step.tokens_per_s:,.0f}"])
 print()
 print(markdown_table(["方案", "每卡内存", "集合通信", "暴露的通信", "步时", "tokens/s"], rows, align="lrlrrr"))
+assert total[max(total)] > total[min(total)], total   # the answer: TP across nodes is the slower plan

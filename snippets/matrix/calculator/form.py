@@ -56,7 +56,8 @@ for name, workload, cluster in named_paper_cases():
         scenarios.append((name, {"model": model, "device": device, "nodes": cluster.nodes,
                                  "gpus_per_node": cluster.gpus_per_node, "global_batch": workload.global_batch,
                                  "seq_len": workload.seq_len, "intra": key_of(ps.LINKS, cluster.intra) or "",
-                                 "inter": key_of(ps.LINKS, cluster.inter) or "", "recipe": "bf16-adam"}))
+                                 "inter": key_of(ps.LINKS, cluster.inter) or "", "recipe": "",
+                                 "stack": workload.stack}))
 
 shape = "".join(field(n, label, number(n)) for n, label in [
     ("layers", "层数 layers"), ("hidden", "隐藏维度 hidden"), ("heads", "注意力头数 heads"),
@@ -79,7 +80,8 @@ print(f"""<form id="calc-form" class="ps-calc" data-assets="../../assets/calcula
 <div class="ps-calc-shape" hidden>{shape}</div>
 {field("seq_len", "序列长度 seq_len", number("seq_len", placeholder="模型的默认值"))}
 {field("global_batch", "全局批量（序列数）", number("global_batch", placeholder="不填：未知"))}
-{field("recipe", "精度与优化器", f'<select name="recipe">{options(ps.RECIPES, defaults.recipe)}</select>')}
+{field("stack", "训练框架栈", f'<select name="stack">{options(ps.STACKS, defaults.stack)}</select>')}
+{field("recipe", "精度与优化器", f'<select name="recipe">{options(ps.RECIPES, defaults.recipe, "框架栈自己的配方")}</select>')}
 {field("attention", "注意力内核 attention", f'<select name="attention">{attention}</select>')}
 {field("stack", "训练框架 stack", f'<select name="stack">{stacks}</select>')}
 {field("compile", "执行方式", '<select name="compile"><option value="">框架默认（eager 或 TE）</option><option value="on">torch.compile</option></select>')}

@@ -2,6 +2,8 @@
 import contextlib
 import io
 import json
+import os
+import tempfile
 
 from parallelsel.render.cli import main
 
@@ -13,13 +15,20 @@ COMMANDS = {  # markdown-exec: hide
     "bubble": ["bubble", "--stages", "4", "--microbatches", "8"],
     "memory": ["memory", "--model", "llama2-13b", "--tp", "8", "--global-batch", "16"],
     "presets": ["presets", "recipes"],
+    "check": ["check", "job.sh"],
 }
+JOB = tempfile.NamedTemporaryFile("w", suffix=".sh", delete=False)  # markdown-exec: hide
+with contextlib.redirect_stdout(JOB):  # markdown-exec: hide
+    main(["plan", "--model", "llama2-7b", "--global-batch", "64", "--export", "megatron"])  # markdown-exec: hide
+JOB.close()  # markdown-exec: hide
 
 
 def shape(x, path, out, parent=()):  # markdown-exec: hide
     """One line per key path: `a.b[].c  type`. Lists show their first element's keys."""
     if isinstance(x, dict) and path == "excluded":  # keyed by exclusion code: one line for all
         out.append(("excluded.<code>", "int"))
+    elif isinstance(x, dict) and path == "exposed_s":  # keyed by strategy label (DP, FSDP, TP, PP, CP, EP ...)
+        out.append(("exposed_s.<strategy>", "float"))
     elif isinstance(x, dict) and path.endswith(".values") and {"code", "text"} <= set(parent):  # a reason's values: per code
         out.append((path + ".<name>", "number|str|bool|null|dict (see the code table)"))
     elif isinstance(x, dict):
@@ -36,7 +45,7 @@ def shape(x, path, out, parent=()):  # markdown-exec: hide
 for name, argv in COMMANDS.items():
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        code = main(argv + ["--json"])
+        code = main([JOB.name if a == "job.sh" else a for a in argv] + ["--json"])
     assert code == 0, argv
     rows = []
     shape(json.loads(buf.getvalue()), "", rows)
@@ -48,3 +57,4 @@ for name, argv in COMMANDS.items():
             seen.append((k, t))
     print(f"`parallelsel {' '.join(argv)} --json`\n")
     print("```text\n" + "\n".join(f"{k:<44} {t}" for k, t in seen) + "\n```\n")
+os.unlink(JOB.name)  # markdown-exec: hide
