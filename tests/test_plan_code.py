@@ -116,12 +116,11 @@ def test_plans_the_generator_cannot_write_are_refused(plan):
 
 def test_the_search_plan_of_the_page_exports_consistently():
     cluster = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=8, gpus_per_node=8)
-    ranked = search(W70, cluster, top=20).results
+    titan = ps.Workload(W70.model, global_batch=W70.global_batch, stack="torchtitan")  # the page's job, PyTorch-native
+    ranked = search(titan, cluster, top=20).results
     plan = next(r.plan for r in ranked if r.plan.dp > 1 and r.plan.tp > 1 and r.plan.pp > 1 and r.plan.zero == 3)
-    ast.parse(torch_code(W70, plan))
-    # FSDP with PP is torchtitan's (parallelsel.core.stacks): exported on its stack; Megatron-LM refuses it.
-    toml = tomllib.loads(export(replace(W70, stack="torchtitan", recipe=ps.RECIPES["bf16-compute-fp32-adam"]), plan,
-                                "torchtitan"))
+    ast.parse(torch_code(titan, plan))
+    toml = tomllib.loads(export(titan, plan, "torchtitan"))
     par = toml["parallelism"]
     degrees = par["data_parallel_replicate_degree"] * par["data_parallel_shard_degree"] * par["tensor_parallel_degree"] \
         * par["pipeline_parallel_degree"]

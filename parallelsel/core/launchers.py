@@ -80,6 +80,7 @@ job files (commit 9810191b moved the job config to Python; the 0.3.0 release rea
 overrides only)."""
 
 _TORCH_SCHEDULES = {"gpipe": "GPipe", "1f1b": "1F1B", "interleaved": "Interleaved1F1B"}
+TORCH_SCHEDULES = _TORCH_SCHEDULES  # public: render/plan_code.py names the torch schedule classes from it
 """Our schedule kinds -> torch.distributed.pipelining schedule class names that torchtitan accepts."""
 
 # Recipes (parallelsel.core.recipe.RECIPES keys) each launcher runs, and the options that give them.
