@@ -397,6 +397,8 @@ def _prepare_group(space: _Space, tally: _Tally, tp: int, cp: int, pp: int, dp: 
     knobs = _knobs(space, tp, pp, dp, split)
     zse, sps, mbs, rcs, scheds = knobs
     n = len(zse) * len(sps) * len(mbs) * len(rcs) * len(scheds)
+    if n == 0:  # e.g. pinned chunks and pp = 1: no schedule applies, nothing to consider here
+        return None
     tally.considered += n
     bad = tp_violations(m, tp) + pp_violations(m, pp, 1, split)
     if bad:  # structural rules reject every knob setting of this group at once
