@@ -78,7 +78,6 @@ print(f"""<form id="calc-form" class="ps-calc" data-assets="../../assets/calcula
 <div class="ps-calc-shape" hidden>{shape}</div>
 {field("seq_len", "序列长度 seq_len", number("seq_len", placeholder="模型的默认值"))}
 {field("global_batch", "全局批量（序列数）", number("global_batch", placeholder="不填：未知"))}
-{field("stack", "训练框架栈", f'<select name="stack">{options(ps.STACKS, defaults.stack)}</select>')}
 {field("recipe", "精度与优化器", f'<select name="recipe">{options(ps.RECIPES, defaults.recipe, "框架栈自己的配方")}</select>')}
 {field("attention", "注意力内核 attention", f'<select name="attention">{attention}</select>')}
 {field("compile", "执行方式", '<select name="compile"><option value="">框架默认（eager 或 TE）</option><option value="on">torch.compile</option></select>')}
