@@ -73,7 +73,7 @@ def test_plan_human_and_json(capsys):
     assert main(args + ["--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert set(data) == {"model", "stack", "cluster", "global_batch", "considered", "funnel", "excluded", "results", "seconds",
-                         "closest_miss"}
+                         "closest_miss", "tie"}
     assert len(data["results"]) == 3 and data["results"][0]["rank"] == 1
     assert {"plan", "dp", "tp", "pp", "zero", "micro_batch", "step_s", "memory_bytes", "why"} <= set(data["results"][0])
     assert sum(data["excluded"].values()) + len(data["results"]) == data["considered"]

@@ -126,8 +126,15 @@ def test_bubble_follows_schedule():
     one = estimate(w, Plan(dp=8, pp=4), cl)
     inter = estimate(w, Plan(dp=8, pp=4, schedule="interleaved", chunks=2), cl)
     assert inter.step.bubble < one.step.bubble
-    # the bubble is the overhead times the per-stage critical path (compute + TP/EP collectives)
-    assert one.step.bubble == pytest.approx(3 / 8 * one.step.compute)  # m = 64 / 8 = 8, no TP
+    # The bubble is what the event simulator idles with each rank's own forward and backward (the logits on
+    # the last rank): its makespan minus m x the slowest rank's work (m = 64 / 8 = 8, no TP).
+    from parallelsel.core.pipeline import schedule, simulate
+
+    forward, backward = one.stage_pass_times()
+    assert forward[-1] > forward[0] == forward[1] == forward[2]
+    tl = simulate(schedule("1f1b", 4, 8), forward=forward, backward=backward)
+    slowest = max(f + b for f, b in zip(forward, backward))
+    assert one.step.bubble == pytest.approx(tl.makespan - 8 * slowest, rel=0.02)
 
 
 def test_scaling_efficiency():

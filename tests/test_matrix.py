@@ -91,12 +91,13 @@ def test_case2_state_exceeds_card_layer_fits(cases):
     assert tp[0]["degree"] == 8 and tp[0]["bytes"] > tp[0]["capacity"] == pytest.approx(A100_80_BUDGET)
     assert dict(tp[1].values) == {"kv_heads": 8, "tp": 16}
     # Pure PP=20 uses 20 of the 32 GPUs: its step is far longer than FSDP's on all 32, but per
-    # GPU-second (step x GPUs used) it is within a few percent, so it is not "slower" (issue 17).
+    # GPU-second (step x GPUs used) it is within about a tenth (the last of its 4-layer stages also runs
+    # the output layer and sets the pace: docs/core/pp.md), far inside SLOWER, so it is not "slower" (issue 17).
     by = {r.strategy: r.best for r in rows}
     fsdp, pp = by["FSDP"], by["PP"]
     assert pp.plan.gpus == 20 and fsdp.plan.gpus == 32
     assert pp.step.total > 1.5 * fsdp.step.total
-    assert pp.step.total * 20 < 1.1 * fsdp.step.total * 32
+    assert pp.step.total * 20 < 1.15 * fsdp.step.total * 32
     assert "costlier_per_gpu" not in _codes(rows, "PP")
 
 

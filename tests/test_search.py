@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import parallelsel as ps
-from parallelsel.core.search import EXCLUSIONS, TIE, Ranked, SearchResult, explain, search
+from parallelsel.core.search import EXCLUSIONS, TIE, Ranked, SearchResult, enumerates, explain, search
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +92,12 @@ def test_pruning_does_not_change_the_ranking():
     fast = search(w, c, top=8)
     full = search(w, c, top=8, _exhaustive=True)
     assert [x.plan for x in fast.results] == [x.plan for x in full.results]
-    assert fast.excluded == full.excluded and fast.funnel() == full.funnel()
+    # The bound drops plans before their memory is computed, so the two count them under different codes;
+    # both account for every plan, and the exhaustive search drops none by the bound.
+    for r in (fast, full):
+        assert sum(r.excluded.values()) + len(r.results) == r.considered
+    assert fast.considered == full.considered and "bound_exceeds_best" not in full.excluded
+    assert fast.excluded.get("bound_exceeds_best", 0) > 0
 
 
 def test_nothing_fits():
@@ -170,19 +175,21 @@ def test_dense_search_never_uses_ep():
 
 
 def test_long_context_search_uses_context_parallelism_where_needed():
-    """Llama 3 405B at 128K tokens on 16,384 H100s: nothing fits without CP (the batch leaves too few
-    sequences for DP); the search finds CP plans. Llama 3 itself trained this stage with CP 16
-    (Dubey et al. 2024, Table 4). At 8K tokens the search does not enumerate CP at all."""
+    """Llama 3 405B at 128K tokens on 16,384 H100s: the batch leaves too few sequences for DP, so without
+    CP only a deep pipeline with full recomputation fits, at a fraction of the speed; the search ranks CP
+    plans first. Llama 3 itself trained this stage with CP 16 (Dubey et al. 2024, Table 4). At 8K tokens
+    CP is enumerated too (no length threshold: CP 2 at 8K is in torchtitan's configs)."""
     c = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=2048)
     long = ps.Workload(ps.MODELS["llama3-405b"], global_batch=128, seq_len=131072)
     r = search(long, c, top=3)
     assert r.results and all(x.plan.cp > 1 for x in r.results)
-    assert not search(long, c, top=1, fixed={"cp": 1}).results
+    no_cp = search(long, c, top=1, fixed={"cp": 1})
+    assert not no_cp.results or no_cp.best.estimate.step.total > 2 * r.best.estimate.step.total
     best = r.best
     assert best.plan.gpus == c.gpus and 131072 % (2 * best.plan.cp) == 0
     assert any(t.strategy == "CP" and t.op == "p2p" for t in best.estimate.traffic)
-    short = search(ps.Workload(ps.MODELS["llama3-405b"], global_batch=2048), c, top=3)
-    assert all(x.plan.cp == 1 for x in short.results)
+    short = ps.Workload(ps.MODELS["llama3-405b"], global_batch=2048)
+    assert enumerates(short, c, ps.Plan(dp=64, tp=8, pp=16, cp=2, sp=True, stage_layers=(7,) + (8,) * 14 + (7,)))
 
 
 def test_cp_divides_activations_not_states():
@@ -212,7 +219,7 @@ def test_exclusion_keys_do_not_depend_on_top():
     c = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=2)
     five, ten = search(w, c, top=5), search(w, c, top=10)
     assert list(five.excluded) == list(ten.excluded) and "ranked_below_top" in five.excluded
-    assert five.excluded["ranked_below_top"] == ten.excluded["ranked_below_top"] + 5
+    assert five.considered == ten.considered
 
 
 def test_explain_verdict_is_data():

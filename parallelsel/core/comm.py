@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 from ._check import ParallelselError, choice, positive_int, positive_number
 from .hardware import Cluster, Link
-from .memory import fsdp_units as _wrap, layer_shape, stage_params
+from .memory import candidate_stages, fsdp_units, layer_shape, layers_on, stage_params
 from .stacks import STACKS, effective_zero, wire_bytes
 from .kernels import layer_gemms
 from .placement import group_link
@@ -190,18 +190,31 @@ def traffic(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
     sh = layer_shape(workload.model)
     step = _Step(workload.model, workload.recipe, STACKS[workload.stack], tp_overlap_on(workload, plan), plan, cluster, sh,
                  max(1, plan.microbatches(workload)),
-                 plan.micro_batch * (workload.seq_len // plan.cp), -(-sh.layers // plan.pp), plan.gpus)
+                 plan.micro_batch * (workload.seq_len // plan.cp), max(plan.layers_per_stage(sh.layers)), plan.gpus)
     return tuple(item for items in (_dp_items, _tp_items, _pp_items, _cp_items, _ep_items) for item in items(step))
 
 
+def critical_items(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
+    """The collectives of :func:`traffic` that sit on the critical path (TP, PP, CP, EP; never overlapped),
+    without computing the DP/ZeRO ones: what the search's lower bound adds to a plan's compute."""
+    sh = layer_shape(workload.model)
+    step = _Step(workload.model, workload.recipe, STACKS[workload.stack], tp_overlap_on(workload, plan), plan, cluster,
+                 sh, max(1, plan.microbatches(workload)), plan.micro_batch * (workload.seq_len // plan.cp),
+                 max(plan.layers_per_stage(sh.layers)), plan.gpus)
+    return tuple(item for items in (_tp_items, _pp_items, _cp_items, _ep_items) for item in items(step))
+
+
 def _heaviest_stage(model, plan) -> tuple[float, float, int]:
-    """Dense and expert parameters on the most loaded stage's device, and that stage (the step waits for it)."""
-    dense, expert = stage_params(model, plan.tp, plan.pp, plan.ep, 0)
+    """Dense and expert parameters on the most loaded stage's device, and that stage (the step waits for it);
+    with an uneven split (``Plan.stage_layers``) every stage holds its own layers."""
+    dense, expert = stage_params(model, plan.tp, plan.pp, plan.ep, 0, layers_on(plan, 0))
+    heavy = 0
     if plan.pp > 1:
-        d2, e2 = stage_params(model, plan.tp, plan.pp, plan.ep, plan.pp - 1)
-        if d2 + e2 > dense + expert:
-            return d2, e2, plan.pp - 1
-    return dense, expert, 0
+        for i in candidate_stages(plan):
+            d2, e2 = stage_params(model, plan.tp, plan.pp, plan.ep, i, layers_on(plan, i))
+            if d2 + e2 > dense + expert:
+                dense, expert, heavy = d2, e2, i
+    return dense, expert, heavy
 
 
 def _dp_items(st: _Step) -> list[Traffic]:
@@ -215,7 +228,7 @@ def _dp_items(st: _Step) -> list[Traffic]:
     """
     plan = st.plan
     dense, expert, heavy = _heaviest_stage(st.model, plan)
-    units = _wrap(st.model, plan.tp, plan.pp, plan.ep, heavy, plan.reshard_after_forward)
+    units = fsdp_units(st.model, plan.tp, plan.pp, plan.ep, heavy, plan.reshard_after_forward, layers_on(plan, heavy))
     groups = [(dense, plan.dp * plan.cp, plan.tp, 1, "")]
     if expert:
         groups.append((expert, plan.dp * plan.cp // plan.ep, plan.tp * plan.ep, plan.ep, " (experts)"))

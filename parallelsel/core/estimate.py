@@ -34,7 +34,7 @@ from functools import lru_cache
 from ._check import ParallelselError, positive_number
 from .comm import Traffic, traffic as _traffic
 from .hardware import Cluster
-from .kernels import compute_time, optimizer_time
+from .kernels import compute_time, optimizer_time, stage_compute_times
 from .memory import DEFAULT_HEADROOM, MemoryBreakdown, check_headroom, breakdown, usable_memory
 from .pipeline import bubble_overhead, onef1b_bubble_time, zb_h1_bubble_time
 from .plan import Plan, Workload, constraint_violations
@@ -48,6 +48,7 @@ __all__ = [
     "ScalingPoint",
     "StepTime",
     "bubble_overhead_for",
+    "schedule_bubble_overhead",
     "estimate",
     "scaling_efficiency",
 ]
@@ -90,6 +91,8 @@ class StepTime:
     forward: float = 0.0
     critical: float = 0.0
     exposed_phases: tuple[tuple[str, str, float], ...] = ()
+    stages: tuple[tuple[float, float], ...] = ()
+    """Per pipeline rank, (forward, backward) compute seconds of one micro-batch (empty for the flat model)."""
 
     @property
     def decomposition(self) -> dict[str, float]:
@@ -142,6 +145,18 @@ class Estimate:
         half = self.step.critical / (2 * m)
         return self.step.forward / m + half, (self.step.compute - self.step.forward) / m + half
 
+    def stage_pass_times(self) -> tuple[list[float], list[float]]:
+        """Per pipeline rank, seconds of one micro-batch's forward and backward pass: each rank's own
+        layers (the logits on the last rank; :func:`parallelsel.core.kernels.stage_compute_times`) with
+        the critical-path TP/EP collectives shared as in :meth:`pass_times`. What
+        :func:`parallelsel.core.pipeline.simulate` takes for an uneven pipeline."""
+        if len(self.step.stages) < 2:
+            f, b = self.pass_times()
+            return [f] * self.plan.pp, [b] * self.plan.pp
+        m = max(1, self.plan.microbatches(self.workload))
+        half = self.step.critical / (2 * m)
+        return [f + half for f, _ in self.step.stages], [b + half for _, b in self.step.stages]
+
 
 def bubble_overhead_for(plan: Plan, microbatches: int) -> float:
     """Pipeline idle time over ideal busy time for ``plan``'s schedule (0 without a pipeline).
@@ -153,11 +168,14 @@ def bubble_overhead_for(plan: Plan, microbatches: int) -> float:
     """
     if plan.pp == 1:
         return 0.0
-    return _bubble(plan.schedule, plan.pp, max(1, microbatches), plan.chunks if plan.schedule == "interleaved" else 1)
+    return schedule_bubble_overhead(plan.schedule, plan.pp, max(1, microbatches),
+                                    plan.chunks if plan.schedule == "interleaved" else 1)
 
 
 @lru_cache(maxsize=4096)
-def _bubble(schedule: str, p: int, m: int, v: int) -> float:
+def schedule_bubble_overhead(schedule: str, p: int, m: int, v: int) -> float:
+    """:func:`bubble_overhead_for` by its parts: a Plan's ``schedule``, ``p`` stages, ``m`` micro-batches,
+    ``v`` chunks (1 unless interleaved), already checked."""
     base = bubble_overhead(p, m, v)
     if schedule == "zb-h1":
         base *= zb_h1_bubble_time(p, 1.0, 1.0, 1.0) / onef1b_bubble_time(p, 1.0, 1.0, 1.0)
@@ -195,13 +213,22 @@ def _compute(workload: Workload, plan: Plan, device, eff, mem) -> tuple[float, d
                                    plan.recompute_share(workload.model))
         rate = device.peak_flops * eff * plan.gpus
         return train * tokens / rate, {"forward": forward * tokens / rate, "backward": (train - forward) * tokens / rate}
-    ct = compute_time(workload.model, plan.micro_batch, workload.seq_len, device, plan.tp, plan.pp, plan.cp, plan.ep,
-                      plan.sp, plan.recompute, workload.attention, plan.recompute_share(workload.model),
-                      stack_fused(workload), workload.recipe.gemm == "fp8")
+    extra = (plan.recompute_share(workload.model), stack_fused(workload), workload.recipe.gemm == "fp8")
+    if plan.pp == 1:
+        ct = compute_time(workload.model, plan.micro_batch, workload.seq_len, device, plan.tp, 1, plan.cp, plan.ep,
+                          plan.sp, plan.recompute, workload.attention, *extra)
+        stages = ((ct.forward, ct.backward),)
+    else:
+        # Each rank its own layers, the logits on the last: the slowest rank sets the pace.
+        times = stage_compute_times(workload.model, plan.micro_batch, workload.seq_len, device,
+                                    plan.layers_per_stage(workload.model.layers), plan.tp, plan.cp, plan.ep, plan.sp,
+                                    plan.recompute, workload.attention, *extra)
+        ct = max(times, key=lambda t: t.total)
+        stages = tuple((t.forward, t.backward) for t in times)
     recipe = workload.recipe
     updated = mem.optimizer / recipe.optimizer if recipe.optimizer else mem.grads / recipe.grads
     step = optimizer_time(updated, device)
-    return m * ct.total + step, {"forward": m * ct.forward, "backward": m * ct.backward + step}
+    return m * ct.total + step, {"forward": m * ct.forward, "backward": m * ct.backward + step, "stages": stages}
 
 
 def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float | None = None,
@@ -307,7 +334,8 @@ def _step_time(workload: Workload, plan: Plan, cluster: Cluster, compute: float,
     tokens = _timed_tokens(workload, plan)
     exposed, by_phase, critical = _overlap(items, phase_compute, m)
     comm_exposed = sum(exposed.values())
-    bubble = bubble_overhead_for(plan, m) * (compute + critical)
+    stages = phase_compute.get("stages")
+    bubble = bubble_overhead_for(plan, m) * (_fill(stages, m, compute) + critical)
     total = compute + comm_exposed + bubble
     model_flops = _flops(workload.model, plan.recompute, workload.seq_len)[2]
     return StepTime(
@@ -322,7 +350,24 @@ def _step_time(workload: Workload, plan: Plan, cluster: Cluster, compute: float,
         forward=phase_compute["forward"],
         critical=critical,
         exposed_phases=tuple((k[0], k[1], v) for k, v in by_phase.items()),
+        stages=stages or (),
     )
+
+
+def _fill(stages, m: int, compute: float) -> float:
+    """The compute the pipeline's fill and drain idle on: ``m`` x the mean per-micro-batch time of the ranks
+    other than the slowest (``compute`` itself for a flat model or a single stage).
+
+    With rank times T_i, a 1F1B step takes m x max T + (sum T - max T) (each micro-batch passes every
+    other rank once while the slowest sets the pace); with equal ranks that is Narayanan et al. 2021
+    §2.2.1's (m + p - 1) T. Interleaving divides the fill by v and ZB-H1 by three as in
+    :func:`bubble_overhead_for`, whose (p - 1)/m this multiplies. tests/test_pipeline.py checks the
+    form against :func:`parallelsel.core.pipeline.simulate` with per-rank costs.
+    """
+    if not stages or len(stages) < 2:
+        return compute
+    totals = [f + b for f, b in stages]
+    return m * (sum(totals) - max(totals)) / (len(totals) - 1)
 
 
 @dataclass(frozen=True)

@@ -211,12 +211,13 @@ class Cluster:
 MAMF = {"a100": 267.9 / 312, "h100": 792.1 / 989, "assumed": 0.8}
 """Measured matmul ceilings over peak; "assumed" (80%, the lower of the two measured ones) for V100 and
 RTX 4090, which have no row in the MAMF table."""
-TRAINING_SHARE = 0.868
+TRAINING_SHARE = 0.8875
 """Share of the MAMF ceiling that the GEMMs of a whole training step reach. MAMF times a short loop
 of one best shape; a training step runs for seconds at the power-limited sustained clock (NVIDIA
 quotes A100's HPL peak at 1305 MHz, not its 1410 MHz boost) with epilogues and other kernels in
 between. Fitted once, by :func:`parallelsel.core.calibrate`, to one published measured step -- Korthikanti
-et al. 2022 Table 5, GPT-3 175B on 64 A100s, 13.75 s -- and checked against the 13 other Megatron-LM
+et al. 2022 Table 5, GPT-3 175B on 64 A100s, 13.75 s (refitted when the pipeline model began pricing each
+stage's own layers, the logits on the last) -- and checked against the 13 other Megatron-LM
 runs on the validation page (tests/test_step_time.py). Applied to every device (an assumption for
 the H100, H200, V100 and RTX 4090, which that fit did not see)."""
 _GEMM = {k: v * TRAINING_SHARE for k, v in MAMF.items()}

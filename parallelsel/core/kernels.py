@@ -302,9 +302,52 @@ def _gemm_seconds(g: Gemm, device: Device, fp8: bool) -> float:
     return _fp8_gemm(g.m, g.n, g.k, device, g.count) if fp8 and g.name != "router" else g.time(device)
 
 
+def stage_compute_times(model, micro_batch: int, seq_len: int, device: Device, split, tp: int = 1, cp: int = 1,
+                        ep: int = 1, sp: bool = False, recompute: str = "none", attention: str = "flash",
+                        recompute_share: float = 1.0, fused: tuple[str, ...] = FUSED_ALL,
+                        fp8: bool = False) -> tuple[ComputeTime, ...]:
+    """Compute seconds per micro-batch on one GPU of each pipeline rank, rank ``i`` holding ``split[i]`` layers
+    (the other arguments as :func:`compute_time` takes them).
+
+    Each rank runs its own layers (the per-layer kernels of :func:`compute_time`); the output layer's
+    logits GEMM and loss (and their backward) run on the last rank only, where Megatron-LM and torchtitan
+    place them (Narayanan et al. 2021 §3.2), so an even split by layers leaves the last rank the slowest.
+    The embedding lookup is a gather, not a GEMM, and is not timed. The slowest rank sets the pipeline's
+    pace (:func:`parallelsel.core.estimate.estimate`).
+
+    Examples:
+        >>> import parallelsel as ps
+        >>> m, d = ps.MODELS["llama3-8b"], ps.DEVICES["h100-sxm-80gb"]
+        >>> f = [round(c.forward * 1e3, 2) for c in stage_compute_times(m, 1, 8192, d, (8, 8, 8, 8))]
+        >>> f[0] == f[1] == f[2] < f[3]
+        True
+    """
+    b, s = positive_int("micro_batch", micro_batch), positive_int("seq_len", seq_len)
+    split = tuple(positive_int(f"split[{i}]", n) for i, n in enumerate(split))
+    if fp8 and not device.fp8_flops:
+        raise ParallelselError(f"fp8=True: device {device.name!r} has no FP8 tensor cores")
+    return _stage_times(model, b, s, device, split, tp, cp, ep, sp, recompute, attention, float(recompute_share),
+                        tuple(sorted(fused)), bool(fp8))
+
+
 @lru_cache(maxsize=8192)
-def _compute(model, b, s, device, tp, pp, cp, ep, sp, recompute, attention, share=1.0, fused=FUSED_ALL,
-             fp8=False) -> ComputeTime:
+def _stage_times(model, b, s, device, split, tp, cp, ep, sp, recompute, attention, share=1.0, fused=FUSED_ALL,
+                 fp8=False) -> tuple[ComputeTime, ...]:
+    layer, head = layer_and_head_times(model, b, s, device, tp, cp, ep, sp, recompute, attention, share, fused, fp8)
+    out = []
+    last = len(split) - 1
+    for i, n in enumerate(split):
+        k = 1.0 if i == last else 0.0
+        out.append(ComputeTime(*(n * x + k * y for x, y in zip(layer, head))))
+    return tuple(out)
+
+
+@lru_cache(maxsize=8192)
+def layer_and_head_times(model, b, s, device, tp, cp, ep, sp, recompute, attention, share=1.0, fused=FUSED_ALL,
+                         fp8=False) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """One layer's and the output layer's (forward, backward, gemm, attention, memory) seconds per micro-batch
+    (arguments as :func:`compute_time` passes them on, already checked): the parts :func:`compute_time` and
+    :func:`stage_compute_times` add up."""
     tokens = b * (s // cp)
     gemms = layer_gemms(model, tokens, tp, ep)
     g_fwd = sum(_gemm_seconds(g, device, fp8) for g in gemms)
@@ -318,7 +361,6 @@ def _compute(model, b, s, device, tp, pp, cp, ep, sp, recompute, attention, shar
         # Forward: each GEMM's input and its weight; backward: each GEMM's output gradient.
         m_fwd += c * sum(g.m * g.k * g.count + g.k * g.n * g.count for g in gemms if g.name != "router") / rate
         cast_bwd = c * sum(g.m * g.n * g.count for g in gemms if g.name != "router") / rate
-    layers = model.layers / pp
     v = -(-model.vocab // tp)
     head = Gemm("logits", tokens, v, model.hidden)
     ce = FUSED_BYTES["cross_entropy"][0 if "cross_entropy" in fused else 1] * tokens * v / rate
@@ -333,11 +375,22 @@ def _compute(model, b, s, device, tp, pp, cp, ep, sp, recompute, attention, shar
     a_redo = a_fwd if recompute in ("full", "selective") else 0.0
     m_redo = m_fwd if recompute in ("full", "op") else 0.0
     g_redo, a_redo, m_redo = share * g_redo, share * a_redo, share * m_redo
-    forward = layers * (g_fwd + a_fwd + m_fwd) + logits / pp
-    backward = layers * (g_bwd + a_bwd + BACKWARD_BYTES * m_fwd + cast_bwd + g_redo + a_redo + m_redo) + logits_bwd / pp
-    gemm = layers * (g_fwd + g_bwd + g_redo) + (logits + logits_bwd - (1 + BACKWARD_BYTES) * ce) / pp
-    attn = layers * (a_fwd + a_bwd + a_redo)
-    return ComputeTime(forward, backward, gemm, attn, forward + backward - gemm - attn)
+    forward = g_fwd + a_fwd + m_fwd
+    backward = g_bwd + a_bwd + BACKWARD_BYTES * m_fwd + cast_bwd + g_redo + a_redo + m_redo
+    gemm = g_fwd + g_bwd + g_redo
+    attn = a_fwd + a_bwd + a_redo
+    head_gemm = logits + logits_bwd - (1 + BACKWARD_BYTES) * ce
+    return ((forward, backward, gemm, attn, forward + backward - gemm - attn),
+            (logits, logits_bwd, head_gemm, 0.0, logits + logits_bwd - head_gemm))
+
+
+@lru_cache(maxsize=8192)
+def _compute(model, b, s, device, tp, pp, cp, ep, sp, recompute, attention, share=1.0, fused=FUSED_ALL,
+             fp8=False) -> ComputeTime:
+    # layers / pp layers and 1/pp of the output layer (the even split of compute_time's contract).
+    layer, head = layer_and_head_times(model, b, s, device, tp, cp, ep, sp, recompute, attention, share, fused, fp8)
+    layers = model.layers / pp
+    return ComputeTime(*(layers * x + y / pp for x, y in zip(layer, head)))
 
 
 @dataclass(frozen=True)

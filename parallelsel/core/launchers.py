@@ -724,12 +724,9 @@ def _read_torchtitan(text: str, world: int | None, layers: int | None) -> Launch
     else:
         choice("activation_checkpoint.mode", mode, ("none", "full"))
         plan["recompute"] = mode
-    gb = tr.get("global_batch_size", -1)
-    gb = None if gb is None or _int("global_batch_size", gb) < 0 else _int("global_batch_size", gb)
-    if gb is None:
-        gb = local * plan["dp"]  # train.py: defaults to local_batch_size x DP degree
-    mpp = tr.get("mixed_precision_param", "bfloat16")
-    recipe = "bf16-compute-fp32-adam" if mpp == "bfloat16" else "fp32-adam"
+    gb = _int("global_batch_size", tr.get("global_batch_size", -1))
+    gb = gb if gb > 0 else local * plan["dp"]  # train.py: defaults to local_batch_size x DP degree
+    recipe = "bf16-compute-fp32-adam" if tr.get("mixed_precision_param", "bfloat16") == "bfloat16" else "fp32-adam"
     seq = _int("seq_len", tr.get("seq_len", 2048))
     return LaunchConfig("torchtitan", plan, gb, seq, recipe, model, world, tuple(return_notes),
                         compile=bool(cfg.get("compile", {}).get("enable", False)))

@@ -52,6 +52,8 @@ __all__ = [
     "activations_per_layer",
     "op_saved_bytes",
     "breakdown",
+    "candidate_stages",
+    "layers_on",
     "embedding_activations",
     "fsdp_units",
     "FsdpUnit",
@@ -482,26 +484,31 @@ def _inflight(schedule: str, p: int, m: int, v: int, i: int) -> float:
 
 
 # -- parameters per stage and the FSDP unit -------------------------------------------------
-def stage_params(model: Transformer, tp: int = 1, pp: int = 1, ep: int = 1, stage: int = 0) -> tuple[float, float]:
+def stage_params(model: Transformer, tp: int = 1, pp: int = 1, ep: int = 1, stage: int = 0,
+                 layers: int | None = None) -> tuple[float, float]:
     """Parameters one device holds on pipeline ``stage``: ``(dense, expert)``.
 
-    Layers are split evenly over ``pp`` stages (the worst stage gets ceil(L/pp)); the input
+    Layers are split evenly over ``pp`` stages (the worst stage gets ceil(L/pp); a plan with an uneven
+    split, :attr:`parallelsel.Plan.stage_layers`, is priced with each stage's own layers); the input
     embedding sits on the first stage, the output projection and final norm on the last; with tied
     embeddings and pp > 1 the last stage keeps its own copy of the word embedding for the output
     layer (Megatron-LM, Shoeybi et al. 2019 §3 and Narayanan et al. 2021). Everything is divided by
     ``tp`` (Megatron splits every matrix and the vocabulary; the small replicated norms and biases
-    are counted as split too), and expert weights additionally by ``ep``.
+    are counted as split too), and expert weights additionally by ``ep``. ``layers``: the stage's
+    transformer layers when the split is uneven (:func:`layers_on`).
     """
     t, p, e = positive_int("tp", tp), positive_int("pp", pp), positive_int("ep", ep)
     i = positive_int("stage", stage, minimum=0)
     if i >= p:
         raise ParallelselError(f"stage={stage}: must be < stages={p}")
-    return _stage_params(model, t, p, e, i)
+    n = None if layers is None else positive_int("layers", layers)
+    return _stage_params(model, t, p, e, i, n)
 
 
-def _stage_params(model: Transformer, t: int, p: int, e: int, i: int) -> tuple[float, float]:
+def _stage_params(model: Transformer, t: int, p: int, e: int, i: int, n: int | None = None) -> tuple[float, float]:
+    # ``n``: the stage's transformer layers (Plan.stage_layers); None: the even split, ceil(L / p).
     sh = layer_shape(model)
-    layers = -(-sh.layers // p)
+    layers = -(-sh.layers // p) if n is None else n
     dense = layers * sh.dense_layer
     if i == 0:
         dense += sh.embedding
@@ -527,7 +534,7 @@ class FsdpUnit:
 
 
 def fsdp_units(model: Transformer, tp: int = 1, pp: int = 1, ep: int = 1, stage: int = 0,
-               reshard_after_forward: bool = True) -> tuple[FsdpUnit, ...]:
+               reshard_after_forward: bool = True, layers: int | None = None) -> tuple[FsdpUnit, ...]:
     """How a model is wrapped for FSDP: the units :func:`gather_peak`, :func:`breakdown`, the traffic
     (:func:`parallelsel.core.comm.traffic`) and the per-tensor accounting (:mod:`parallelsel.course.frameworks`) read.
 
@@ -551,13 +558,15 @@ def fsdp_units(model: Transformer, tp: int = 1, pp: int = 1, ep: int = 1, stage:
     i = positive_int("stage", stage, minimum=0)
     if i >= p:
         raise ParallelselError(f"stage={stage}: must be < stages={p}")
-    return _fsdp_units(model, t, p, e, i, flag("reshard_after_forward", reshard_after_forward))
+    n = None if layers is None else positive_int("layers", layers)
+    return _fsdp_units(model, t, p, e, i, flag("reshard_after_forward", reshard_after_forward), n)
 
 
 @lru_cache(maxsize=1024)
-def _fsdp_units(model: Transformer, t: int, p: int, e: int, i: int, raf: bool = True) -> tuple[FsdpUnit, ...]:
+def _fsdp_units(model: Transformer, t: int, p: int, e: int, i: int, raf: bool = True,
+                n: int | None = None) -> tuple[FsdpUnit, ...]:
     sh = layer_shape(model)
-    layers = -(-sh.layers // p)
+    layers = -(-sh.layers // p) if n is None else n
     out = [FsdpUnit("block", sh.dense_layer / t + sh.experts / (t * e), layers, raf)]
     head = (sh.head + (sh.tied if p > 1 else 0)) if i == p - 1 else 0
     root = (sh.embedding if i == 0 else 0) + head
@@ -593,11 +602,11 @@ def gather_peak(model: Transformer, recipe: Recipe = RECIPES["bf16-adam"], tp: i
                         flag("reshard_after_forward", reshard_after_forward))
 
 
-def _gather_peak(model, recipe, t, p, e, i, prefetch=True, raf=True, synced=True) -> float:
+def _gather_peak(model, recipe, t, p, e, i, prefetch=True, raf=True, synced=True, n=None) -> float:
     # synced=False (no_sync): the unsharded gradients are counted in the states, not here.
     # Backward runs the units in the order fsdp_units lists them (blocks, then the root); the first
     # unit of each kind is where its moment peaks: the held units not yet run are still gathered.
-    units = _fsdp_units(model, t, p, e, i, raf)
+    units = _fsdp_units(model, t, p, e, i, raf, n)
     w, g = recipe.weights, (recipe.grads if synced else 0.0)
     early = g * sum(u.early_grads for u in units)
     peak = 0.0
@@ -627,6 +636,8 @@ class MemoryBreakdown:
     allocator: float
     stage: str = "first"
     inflight: float = 1.0
+    stage_index: int = 0
+    """The pipeline rank this breakdown is for (0 = first; ``stage`` is "first", "middle" or "last")."""
 
     @property
     def states(self) -> float:
@@ -646,14 +657,28 @@ class MemoryBreakdown:
         }
 
 
-def _linear_params(model: Transformer, t: int, p: int, e: int) -> float:
-    """Weights of the linear layers (attention projections and MLPs; experts split by EP) one device holds on a stage."""
-    layers = -(-model.layers // p)
+def _linear_params(model: Transformer, t: int, p: int, e: int, n: int | None = None) -> float:
+    """Weights of the linear layers (attention projections and MLPs; experts split by EP) one device holds on a
+    stage of ``n`` layers (None: the even split)."""
+    layers = -(-model.layers // p) if n is None else n
     experts = model.experts / e if model.is_moe else 1
     return layers * (model.attention_params + experts * model.expert_params) / t
 
 
-def _fp8_weight_copies(workload, t: int, p: int, e: int) -> float:
+def _fsdp_peak(workload, plan, stack, st: States, params: float, i: int,
+               n_layers: int | None = None) -> tuple[States, float]:
+    """FSDP's states and gather peak on stage ``i``: with ``no_sync`` (FSDP2
+    ``set_requires_gradient_sync(False)``) every unit's gradient stays unsharded on each rank until the
+    last micro-batch's reduce-scatter; the gathered weights are in the stack's gather dtype."""
+    recipe = workload.recipe
+    if plan.no_sync:
+        st = States(st.params, recipe.grads * params, st.optimizer)
+    gathered = replace(recipe, weights=wire_bytes(stack, recipe)[1])
+    return st, _gather_peak(workload.model, gathered, plan.tp, plan.pp, plan.ep, i, True, plan.reshard_after_forward,
+                            not plan.no_sync, n_layers)
+
+
+def _fp8_weight_copies(workload, t: int, p: int, e: int, n: int | None = None) -> float:
     """Bytes of FP8 weight copies a stage keeps through the step: Transformer Engine keeps the FP8 copies of
     the GEMM weights it quantized, on Hopper a rowwise and a separate columnwise (transposed) one, 1 byte each
     per weight (TE docs/features/low_precision_training/performance_considerations.rst: "FP8 training does not
@@ -661,7 +686,7 @@ def _fp8_weight_copies(workload, t: int, p: int, e: int) -> float:
     Float8Linear casts per use and keeps none. 0 without an FP8 recipe."""
     if workload.recipe.gemm != "fp8" or STACKS[workload.stack].mode(workload.compile) != "te":
         return 0.0
-    return 2.0 * _linear_params(workload.model, t, p, e)
+    return 2.0 * _linear_params(workload.model, t, p, e, n)
 
 
 def _stage_layer_activations(workload, plan, s: int, b: int) -> tuple[float, float]:
@@ -683,7 +708,7 @@ def _stage_layer_activations(workload, plan, s: int, b: int) -> tuple[float, flo
     return per_layer, whole - per_layer
 
 
-def _stage_breakdown(workload, plan, i: int) -> MemoryBreakdown:
+def _stage_breakdown(workload, plan, i: int, n: int | None = None) -> MemoryBreakdown:
     model, recipe = workload.model, workload.recipe
     t, p, v, e = plan.tp, plan.pp, plan.chunks, plan.ep
     # Context parallelism splits each sequence over cp ranks: every activation a rank keeps is for
@@ -693,7 +718,8 @@ def _stage_breakdown(workload, plan, i: int) -> MemoryBreakdown:
     act = recipe.activation
     sp = plan.sp and t > 1
 
-    dense, expert = _stage_params(model, t, p, e, i)
+    n_layers = n
+    dense, expert = _stage_params(model, t, p, e, i, n_layers)
     stack = STACKS[workload.stack]
     n = state_shards(stack, plan)  # DP (x CP where the stack shards over it)
     zero = effective_zero(plan)  # the stack's semantics (PP with FSDP runs as torchtitan runs it)
@@ -702,11 +728,11 @@ def _stage_breakdown(workload, plan, i: int) -> MemoryBreakdown:
         # Expert weights are replicated only over dp/ep ranks, so ZeRO shards them over that many.
         ex = _states(expert, recipe, max(1, n // e), zero)
         st = States(st.params + ex.params, st.grads + ex.grads, st.optimizer + ex.optimizer)
-    st = States(st.params + _fp8_weight_copies(workload, t, p, e), st.grads, st.optimizer)
+    st = States(st.params + _fp8_weight_copies(workload, t, p, e, n_layers), st.grads, st.optimizer)
 
     flight = _inflight(plan.schedule, p, m, v, i)
     sh = layer_shape(model)
-    layers = -(-sh.layers // p)
+    layers = -(-sh.layers // p) if n_layers is None else n_layers
     per_layer, working = _stage_layer_activations(workload, plan, s, b)
     acts = flight * layers * per_layer + working
 
@@ -718,17 +744,11 @@ def _stage_breakdown(workload, plan, i: int) -> MemoryBreakdown:
         if stack.mode(workload.compile) == "eager" and "cross_entropy" not in stack.fused_ops(workload.compile):
             extra += EAGER_LOSS_BYTES * s * b * model.vocab / t   # one micro-batch's eager loss backward
 
-    gather = 0.0
-    if zero == 3 and n > 1:
-        if plan.no_sync:
-            # Gradient accumulation without sync (FSDP2 set_requires_gradient_sync(False)): every
-            # unit's gradient stays unsharded on each rank until the last micro-batch's reduce-scatter.
-            st = States(st.params, recipe.grads * (dense + expert), st.optimizer)
-        gathered = replace(recipe, weights=wire_bytes(stack, recipe)[1])  # unsharded in the gather dtype
-        gather = _gather_peak(model, gathered, t, p, e, i, True, plan.reshard_after_forward, not plan.no_sync)
+    st, gather = _fsdp_peak(workload, plan, stack, st, dense + expert, i, n_layers) if zero == 3 and n > 1 \
+        else (st, 0.0)
     rest = st.total + acts + extra + gather
     return MemoryBreakdown(st.params, st.grads, st.optimizer, acts, extra, gather, ALLOCATOR_OVERHEAD * rest,
-                           "first" if i == 0 else "last", flight)
+                           "first" if i == 0 else "last" if i == p - 1 else "middle", flight, i)
 
 
 def breakdown(workload, plan) -> MemoryBreakdown:
@@ -743,9 +763,37 @@ def breakdown(workload, plan) -> MemoryBreakdown:
     (Korthikanti et al. 2022 §4.3); the FSDP gather peak (:func:`gather_peak`, with the plan's
     ``reshard_after_forward``, weights in the stack's gather dtype) under ZeRO-3, and with ``no_sync`` the stage's gradients unsharded; and
     :data:`ALLOCATOR_OVERHEAD`. The first and last stages are both computed; the larger is returned.
+
+    With an uneven split (:attr:`parallelsel.Plan.stage_layers`) each stage holds its own layers, so a
+    middle stage can be the most loaded: the first middle stage of each distinct layer count is
+    computed too (the micro-batches in flight never grow from one stage to the next in any schedule a
+    Plan names, so the first of equal stages is the fullest).
     """
-    first = _stage_breakdown(workload, plan, 0)
+    first = _stage_breakdown(workload, plan, 0, layers_on(plan, 0))
     if plan.pp == 1:
         return first
-    last = _stage_breakdown(workload, plan, plan.pp - 1)
-    return last if last.total > first.total else first
+    worst = first
+    for i in candidate_stages(plan):
+        b = _stage_breakdown(workload, plan, i, layers_on(plan, i))
+        if b.total > worst.total:
+            worst = b
+    return worst
+
+
+def layers_on(plan, i: int) -> int | None:
+    """Layers of stage ``i`` under ``plan``'s split (None: the even split), as the per-stage functions take it."""
+    return None if plan.stage_layers is None else plan.stage_layers[i]
+
+
+def candidate_stages(plan) -> list[int]:
+    """Stages other than the first that can be the most loaded: the last, and with an uneven split the
+    first middle stage of each layer count."""
+    out = [plan.pp - 1]
+    if plan.stage_layers is not None:
+        seen = set()
+        for i in range(1, plan.pp - 1):
+            n = plan.stage_layers[i]
+            if n not in seen:
+                seen.add(n)
+                out.append(i)
+    return out

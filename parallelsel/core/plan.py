@@ -126,6 +126,16 @@ class Plan:
     (Transformer Engine userbuffers; needs ``sp``), torchtitan's async TP (needs ``compile``);
     None takes the workload's stack default (off on all three: ``Stack.overlap_tp_comm``). Priced by
     :func:`parallelsel.core.comm.traffic` from the GEMM each collective hides under.
+
+    ``stage_layers``: an uneven pipeline split, the transformer layers of each pipeline rank in stage
+    order (``pp`` entries summing to the model's layers; with ``chunks`` > 1 each rank's layers are
+    spread over its chunks, so every entry must be at least ``chunks``). None (the default) splits
+    the layers evenly, ``layers / pp`` per rank. The embedding sits on the first rank and the output
+    layer and loss on the last, whatever the split; memory, step time and the pipeline's pace follow
+    each rank's own layers (:func:`stage_layer_counts`). Build it from the launchers' flags with
+    :func:`megatron_split` (``--decoder-first/last-pipeline-num-layers``,
+    ``--account-for-embedding/loss-in-pipeline-split``) or :func:`torchtitan_split`
+    (``pipeline_parallel_first/last_stage_less_layers``), or let :func:`balanced_split` choose it.
     """
 
     dp: int = 1
@@ -144,6 +154,7 @@ class Plan:
     no_sync: bool = False
     recompute_layers: int | None = None
     tp_overlap: bool | None = None
+    stage_layers: tuple[int, ...] | None = None
 
     def __post_init__(self):
         # Fast enough for the search to build every plan it tries through here (about 2 µs).
@@ -182,6 +193,21 @@ class Plan:
                                        f"layer AC is full AC), got recompute={self.recompute!r}")
         if self.tp_overlap is not None:
             store(self, "tp_overlap", flag("tp_overlap", self.tp_overlap))
+        if self.stage_layers is not None:
+            self._check_stage_layers()
+
+    def _check_stage_layers(self) -> None:
+        split = self.stage_layers
+        if isinstance(split, (str, bytes)) or not hasattr(split, "__iter__"):
+            raise ParallelselError(f"stage_layers={split!r}: must be a sequence of layers per pipeline stage")
+        split = tuple(positive_int(f"stage_layers[{i}]", n) for i, n in enumerate(split))
+        if len(split) != self.pp:
+            raise ParallelselError(f"stage_layers={split!r}: has {len(split)} entries; must have one per pipeline "
+                                   f"stage (pp={self.pp})")
+        if min(split) < self.chunks:
+            raise ParallelselError(f"stage_layers={split!r}: every stage needs at least chunks={self.chunks} layers "
+                                   f"(one per virtual stage)")
+        store(self, "stage_layers", split)
 
     def _check_fsdp_options(self) -> None:
         for f in ("reshard_after_forward", "no_sync"):
@@ -217,6 +243,11 @@ class Plan:
     def microbatches(self, workload: Workload) -> int:
         """Micro-batches per pipeline per step (gradient-accumulation steps): B / (dp * b)."""
         return workload.global_batch // (self.dp * self.micro_batch)
+
+    def layers_per_stage(self, layers: int) -> tuple[int, ...]:
+        """Transformer layers on each pipeline rank for a model of ``layers`` layers: :attr:`stage_layers`,
+        or the even split (:func:`stage_layer_counts`)."""
+        return stage_layer_counts(layers, self.pp, self.stage_layers)
 
     def with_(self, **changes) -> "Plan":
         return replace(self, **changes)
@@ -264,10 +295,159 @@ def label_parts(p: Mapping) -> list[tuple[str, str]]:
         parts.append(("recompute", p["recompute"]))
         if p.get("recompute_layers") is not None:
             parts.append(("recompute_layers", f"rl{p['recompute_layers']}"))
+    if p.get("stage_layers"):
+        parts.append(("stage_layers", "L" + "/".join(str(n) for n in _runs(p["stage_layers"]))))
     if p["pp"] > 1:
         chunks = p.get("chunks", 1)
         parts.append(("schedule", p["schedule"] + (f"×{chunks}" if chunks > 1 else "")))
     return parts
+
+
+def _runs(split) -> list[str]:
+    """A split as runs, ``(7, 8, 8, 8, 7)`` -> ``['7', '8x3', '7']`` (the label's compact form)."""
+    out: list[str] = []
+    i = 0
+    while i < len(split):
+        j = i
+        while j < len(split) and split[j] == split[i]:
+            j += 1
+        out.append(f"{split[i]}x{j - i}" if j - i > 1 else str(split[i]))
+        i = j
+    return out
+
+
+def stage_layer_counts(layers: int, pp: int, stage_layers=None) -> tuple[int, ...]:
+    """Transformer layers on each of ``pp`` pipeline ranks: ``stage_layers`` when given, else ``layers / pp``
+    each (rounded up when it does not divide: only a plan the layer rule refuses has that).
+
+    >>> stage_layer_counts(32, 4)
+    (8, 8, 8, 8)
+    """
+    if stage_layers is not None:
+        return tuple(stage_layers)
+    return (-(-layers // pp),) * pp
+
+
+def megatron_split(layers: int, pp: int, first: int | None = None, last: int | None = None,
+                   account_for_embedding: bool = False, account_for_loss: bool = False) -> tuple[int, ...]:
+    """The per-stage layers Megatron-Core builds for ``layers`` transformer layers on ``pp`` stages.
+
+    Megatron-Core (``megatron/core/transformer/transformer_block.py`` ``get_num_layers_to_build`` and
+    ``transformer_config.py``'s checks): ``--decoder-first-pipeline-num-layers`` / ``--decoder-last-pipeline-num-layers``
+    (``first``, ``last``) fix the first and last stage, and the remaining layers split evenly over the other stages;
+    ``--account-for-embedding-in-pipeline-split`` / ``--account-for-loss-in-pipeline-split`` instead count the
+    embedding (loss) as one more layer, split ``layers + 1 (+ 1)`` evenly, and build one transformer layer fewer on
+    the first (last) stage. The two kinds cannot be combined, and every split must be exact.
+
+    >>> megatron_split(126, 16, first=7, last=7)[:3], megatron_split(126, 16, first=7, last=7)[-1]
+    ((7, 8, 8), 7)
+    >>> megatron_split(30, 4, account_for_embedding=True, account_for_loss=True)
+    (7, 8, 8, 7)
+    """
+    layers, pp = positive_int("layers", layers), positive_int("pp", pp)
+    flag("account_for_embedding", account_for_embedding)
+    flag("account_for_loss", account_for_loss)
+    if (first is not None or last is not None) and (account_for_embedding or account_for_loss):
+        raise ParallelselError("first/last with account_for_embedding/loss: Megatron-Core takes one or the other")
+    if account_for_embedding or account_for_loss:
+        units = layers + account_for_embedding + account_for_loss
+        if units % pp or units // pp < 2:
+            raise ParallelselError(f"layers={layers}: layers + embedding/loss = {units} must split evenly over pp={pp} "
+                                   f"stages of at least 2")
+        split = [units // pp] * pp
+        split[0] -= account_for_embedding
+        split[-1] -= account_for_loss
+        return tuple(split)
+    ends = [positive_int(n, v) for n, v in (("first", first), ("last", last)) if v is not None]
+    middle = pp - len(ends)
+    rest = layers - sum(ends)
+    if middle < 1 or rest < middle or rest % middle:
+        raise ParallelselError(f"first={first}, last={last}: the other {layers - sum(ends)} layers must split evenly "
+                               f"over the other {middle} stages (layers={layers}, pp={pp})")
+    split = [rest // middle] * pp
+    if first is not None:
+        split[0] = first
+    if last is not None:
+        split[-1] = last
+    return tuple(split)
+
+
+def torchtitan_split(layers: int, pp: int, first_less: int = 1, last_less: int = 1) -> tuple[int, ...]:
+    """The per-stage layers torchtitan builds: the embedding and the output layer count as layers, and the
+    first (last) stage takes ``first_less`` (``last_less``) fewer transformer layers
+    (``pipeline_parallel_first_stage_less_layers`` / ``pipeline_parallel_last_stage_less_layers``, default 1
+    each; torchtitan's ``generate_llm_fqn_per_model_part``). The ``layers + first_less + last_less`` units
+    are spread as evenly as they go, the extra ones on the earliest stages.
+
+    >>> torchtitan_split(126, 16)[:2], torchtitan_split(126, 16)[-2:]
+    ((7, 8), (8, 7))
+    """
+    layers, pp = positive_int("layers", layers), positive_int("pp", pp)
+    a = positive_int("first_less", first_less, minimum=0)
+    b = positive_int("last_less", last_less, minimum=0)
+    units = layers + a + b
+    q, r = divmod(units, pp)
+    split = [q + (i < r) for i in range(pp)]
+    split[0] -= a
+    split[-1] -= b
+    if min(split) < 1:
+        raise ParallelselError(f"pp={pp}: {layers} layers with first/last less {a}/{b} leave a stage empty")
+    return tuple(split)
+
+
+def balanced_split(layers: int, pp: int, head: float = 0.0, embedding: float = 0.0, chunks: int = 1) -> tuple[int, ...]:
+    """The split of ``layers`` over ``pp`` ranks whose slowest rank is fastest, when the first rank also runs
+    the embedding (``embedding`` layers' worth of time) and the last the output layer and loss (``head``).
+
+    The slowest stage sets the pipeline's pace (Narayanan et al. 2021 §3.2; Dubey et al. 2024 §3.3.2 give
+    the first and last stage of Llama 3 405B one layer fewer each for this reason). Among the splits with
+    the least maximum, the one that takes the spare layers off the first stage first (it holds the most
+    micro-batches in flight under 1F1B), then off the last. Every rank keeps at least ``chunks`` layers.
+
+    >>> balanced_split(126, 16, head=0.6)
+    (7, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 7)
+    >>> balanced_split(32, 4)
+    (8, 8, 8, 8)
+    """
+    import math
+
+    layers, pp = positive_int("layers", layers), positive_int("pp", pp)
+    if pp == 1:
+        return (layers,)
+    extra = (embedding, 0.0, head)
+    def caps(t):
+        return [max(0, math.floor(t - (extra[0] if i == 0 else extra[2] if i == pp - 1 else 0.0) + 1e-9))
+                for i in range(pp)]
+    lo = max(chunks, math.ceil(layers / pp) - 1)
+    t = float(lo)
+    cands = sorted({n + e for n in range(lo, layers + 1) for e in (0.0, embedding, head)})
+    for t in cands:
+        c = caps(t)
+        if min(c) >= chunks and sum(c) >= layers:
+            break
+    split = caps(t)
+    spare = sum(split) - layers
+    order = [0, pp - 1] + list(range(1, pp - 1))
+    while spare > 0:
+        for i in order:
+            if spare and split[i] > chunks:
+                split[i] -= 1
+                spare -= 1
+    return tuple(split)
+
+
+def balanced_stage_layers(model: Transformer, pp: int) -> tuple[int, ...] | None:
+    """The split a PP degree gets from the search and the selection matrix: :func:`balanced_split` with the
+    output layer weighed by its forward FLOPs against one layer's (:meth:`Transformer.forward_flops_per_token`),
+    or None when that is the even split (the layers divide and moving a layer off the last stage does not pay)."""
+    if pp == 1:
+        return None
+    fw = model.forward_flops_per_token()
+    head = fw["logits"] / ((fw["layers"] + fw["attention"]) / model.layers)
+    split = balanced_split(model.layers, pp, head=head)
+    if model.layers % pp == 0 and max(split) == min(split):
+        return None
+    return split
 
 
 def fsdp_plan(strategy: str, dp: int, shard: int | None = None, **kw) -> Plan:
@@ -321,11 +501,16 @@ def tp_violations(model: Transformer, tp: int) -> list[Reason]:
     return out
 
 
-def pp_violations(model: Transformer, pp: int, chunks: int = 1) -> list[Reason]:
-    """The layers must split evenly into ``pp`` x ``chunks`` (virtual) stages."""
+def pp_violations(model: Transformer, pp: int, chunks: int = 1, stage_layers=None) -> list[Reason]:
+    """The layers must split evenly into ``pp`` x ``chunks`` (virtual) stages, or, with an explicit split
+    (:attr:`Plan.stage_layers`), its stages must hold exactly the model's layers."""
     stages = pp * chunks
     if stages > model.layers:
         return [Reason("stages_exceed_layers", {"stages": stages, "layers": model.layers})]
+    if stage_layers is not None:
+        if sum(stage_layers) != model.layers:
+            return [Reason("stage_layers_sum", {"stage_layers": list(stage_layers), "layers": model.layers})]
+        return []
     if model.layers % stages:
         return [Reason("layers_not_divisible", {"layers": model.layers, "stages": stages})]
     return []
@@ -424,7 +609,7 @@ def constraint_violations(workload: Workload, plan: Plan, cluster: Cluster | Non
     """
     m = workload.model
     return (cluster_violations(plan.gpus, cluster) + tp_violations(m, plan.tp)
-            + pp_violations(m, plan.pp, plan.chunks)
+            + pp_violations(m, plan.pp, plan.chunks, plan.stage_layers)
             + batch_violations(workload.global_batch, plan.dp, plan.micro_batch, plan.schedule, plan.pp)
             + cp_violations(workload.seq_len, plan.cp) + ep_violations(m, plan.ep)
             + recompute_violations(workload, plan) + tp_overlap_violations(workload, plan))
@@ -440,6 +625,7 @@ _PLAN_PARTS = (
     (r"tp[_-]overlap", lambda g: {"tp_overlap": True}),
     (r"mb(\d+)", lambda g: {"micro_batch": int(g[0])}),
     (r"rl(\d+)", lambda g: {"recompute_layers": int(g[0])}),
+    (r"l(\d+(?:x\d+)?(?:/\d+(?:x\d+)?)*)", lambda g: {"stage_layers": _read_runs(g[0])}),
     (r"interleaved(?:[×x*]?(\d+))?", lambda g: {"schedule": "interleaved", **({"chunks": int(g[0])} if g[0] else {})}),
 )
 """The parts of a plan label :func:`parse_plan` reads: a pattern (lower case, whole part) -> the Plan fields it sets."""
@@ -476,6 +662,15 @@ def parse_plan(text: str) -> Plan:
     return Plan(**kw)
 
 
+def _read_runs(text: str) -> tuple[int, ...]:
+    """``7/8x14/7`` -> (7, 8, ..., 8, 7): the label's split read back."""
+    out: list[int] = []
+    for run in text.split("/"):
+        n, _, k = run.partition("x")
+        out += [int(n)] * (int(k) if k else 1)
+    return tuple(out)
+
+
 def _plan_part(text: str, raw: str) -> dict:
     """The Plan fields one part ``raw`` of the label ``text`` sets; raises if it names none."""
     t = raw.lower()
@@ -488,5 +683,5 @@ def _plan_part(text: str, raw: str) -> dict:
     if t in SCHEDULES:
         return {"schedule": t}
     raise ParallelselError(f"plan={text!r}: cannot read {raw!r}; parts are DP<n> TP<n> PP<n> EP<n> ZeRO-<0..3>"
-                           f"[/shard<n>] no-reshard no_sync SP mb<n> selective|op|full rl<k> and a schedule ({', '.join(SCHEDULES)}; "
+                           f"[/shard<n>] no-reshard no_sync SP mb<n> L<layers/...> selective|op|full rl<k> and a schedule ({', '.join(SCHEDULES)}; "
                            f"interleaved×<v>)")

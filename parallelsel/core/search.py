@@ -44,21 +44,25 @@ from __future__ import annotations
 import heapq
 import math
 import time
+from functools import lru_cache
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from ._check import ParallelselError, positive_int
-from .estimate import Estimate, bubble_overhead_for, estimate
+from .estimate import Estimate, estimate, schedule_bubble_overhead
+from .comm import critical_items
+from .kernels import compute_time, layer_and_head_times
 from .hardware import Cluster
 from .memory import DEFAULT_HEADROOM, check_headroom, breakdown, budget
 from .model import RECOMPUTE
 from .placement import group_reasons
-from .plan import (MICRO_BATCHES, SCHEDULES, Plan, Workload, batch_violations, constraint_violations, cp_violations,
-                   divisors, ep_violations, pp_violations, tp_violations)
+from .plan import (MICRO_BATCHES, SCHEDULES, Plan, Workload, balanced_stage_layers, batch_violations, constraint_violations,
+                   cp_violations, divisors, ep_violations, pp_violations, stage_layer_counts, tp_violations)
 from .reasons import Reason
-from .stacks import STACKS, pp_zero_reason
+from .stacks import STACKS, pp_zero_reason, stack_fused
 
-__all__ = ["EXCLUSIONS", "Explanation", "Fix", "Ranked", "SearchResult", "explain", "fixes", "search"]
+__all__ = ["DECIDERS", "EXCLUSIONS", "Explanation", "Fix", "Ranked", "SearchResult", "enumerates", "explain", "fixes",
+           "search", "tie_set"]
 
 RECOMPUTES = RECOMPUTE  # lightest first: the order in which the search tries them
 
@@ -67,28 +71,28 @@ def stack_recomputes(workload: Workload) -> tuple[str, ...]:
     """The recomputation policies the workload's stack offers (:data:`parallelsel.core.stacks.STACKS`), lightest first."""
     offered = STACKS[workload.stack].recompute
     return tuple(r for r in RECOMPUTES if r in offered)
-CHUNKS = (2, 4)
-TIE = 0.034
+TIE = 0.031
 """Step times within this relative difference count as a tie: the step-time model's mean absolute
-error on the 14 published Megatron-LM runs of the validation page (3.4%, tests/test_step_time.py
+error on the 14 published Megatron-LM runs of the validation page (3.1%, tests/test_step_time.py
 checks it is not below the measured error). A plan faster by less than that is not known to be faster."""
 
 # Exclusion codes (``SearchResult.excluded`` keys), in the order they are checked. The constraint codes
 # are those of parallelsel.core.plan's rules; render/reasons.py titles each one.
 EXCLUSIONS = ("tp_exceeds_heads", "heads_not_divisible", "kv_heads_not_divisible", "ffn_not_divisible",
-              "stages_exceed_layers", "layers_not_divisible", "ep_needs_moe", "experts_not_divisible",
+              "stages_exceed_layers", "layers_not_divisible", "stage_layers_sum", "ep_needs_moe", "experts_not_divisible",
               "pp_zero2_no_stack", "batch_below_dp", "batch_not_divisible", "interleave_microbatches",
-              "gpipe_dominated", "memory_exceeds_device", "dominated_by_less_recompute", "ranked_below_top")
+              "gpipe_dominated", "dominated_by_less_recompute", "bound_exceeds_best", "memory_exceeds_device",
+              "ranked_below_top")
 """Every exclusion code, in check order; the same keys whatever ``top`` is (the top N is in
 ``SearchResult.top``, not in the key)."""
 
-_FIXABLE = ("dp", "tp", "pp", "zero", "micro_batch", "recompute", "sp", "schedule", "chunks", "ep", "shard", "cp")
+_FIXABLE = ("dp", "tp", "pp", "zero", "micro_batch", "recompute", "sp", "schedule", "chunks", "ep", "shard", "cp",
+            "stage_layers")
 
 CP_DEGREES = (2, 4, 8, 16, 32)
-CP_MIN_SEQ = 16384
-"""Context parallelism is enumerated for sequences of at least this many tokens. Long-context
-training is where it is used: Llama 3 405B ran CP 1 at 8K tokens and CP 16 at 128K (Dubey et al.
-2024, Table 4); below it CP only adds ring traffic to what DP does with the same GPUs."""
+"""Context-parallel degrees the search tries, for every sequence length they split (``seq_len`` a multiple of
+2 x CP, :func:`parallelsel.core.plan.cp_violations`): no length threshold, the cost decides. Practitioners run
+CP 2 at 8K tokens (torchtitan's Llama 3 70B/405B benchmark configs) and CP 16 at 128K (Dubey et al. 2024, Table 4)."""
 
 _SCHEDULE_ORDER = {"1f1b": 0, "interleaved": 1, "zb-h1": 2, "gpipe": 3}
 """Tie-break among schedules (after fewer dimensions): the one launchers implement most widely first.
@@ -130,6 +134,10 @@ class SearchResult:
     """The plan that passed every other constraint and missed the memory by the least (None if none did)."""
     closest_miss_reason: Reason | None = field(default=None, compare=False)
     """``closest_miss`` as a reason: ``closest_miss`` with its ``plan``, memory ``bytes``, ``budget`` and ``gap``."""
+    tie: Reason | None = field(default=None, compare=False)
+    """When more than one ranked plan is within the tie band of the fastest (:data:`TIE`, the model's measured
+    error): a ``tie_set`` reason with how many (``count``), the ``band``, the ``plans``, the fields they differ
+    in (``differ``) and what would decide between them (``decide``: :data:`DECIDERS` codes). None otherwise."""
 
     def __iter__(self):
         """Iterate over the ranked plans (``for r in ps.search(...)``)."""
@@ -164,11 +172,22 @@ def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
         if k not in _FIXABLE:
             raise ParallelselError(f"fixed[{k!r}]: unknown plan field; allowed: {', '.join(_FIXABLE)}")
     # Let Plan validate the values themselves (types, ranges, schedule names), and keep its normalised values.
-    # The probe's DP is one that a pinned EP and HSDP shard divide (Plan requires both to divide dp).
-    probe_dp = math.lcm(*(positive_int(k, fixed[k]) for k in ("ep", "shard") if fixed.get(k) is not None)) \
-        if any(fixed.get(k) is not None for k in ("ep", "shard")) else 1
-    probe = Plan(dp=probe_dp, **{k: v for k, v in fixed.items() if k not in ("chunks", "schedule", "dp")})
-    fixed.update({k: getattr(probe, k) for k in fixed if k not in ("chunks", "schedule", "dp")})
+    # The probe's DP group must hold the pinned EP and shard groups (a pinned ep=8 needs dp >= 8).
+    free = ("chunks", "schedule", "dp")
+    probe_kw = {k: v for k, v in fixed.items() if k not in free}
+    for k in ("ep", "shard"):
+        if k in probe_kw:
+            probe_kw[k] = positive_int(k, probe_kw[k])
+    probe_dp = math.lcm(probe_kw.get("ep", 1), probe_kw.get("shard") or 1)
+    if probe_kw.get("stage_layers") is not None and "pp" not in probe_kw:
+        probe_kw["pp"] = len(probe_kw["stage_layers"]) if hasattr(probe_kw["stage_layers"], "__len__") else 1
+    probe = Plan(dp=probe_dp, **probe_kw)
+    fixed.update({k: getattr(probe, k) for k in fixed if k not in free})
+    if fixed.get("stage_layers") is not None:  # (None pins the even split)
+        fixed.setdefault("pp", probe.pp)
+        if sum(fixed["stage_layers"]) != workload.model.layers:
+            raise ParallelselError(f"stage_layers={fixed['stage_layers']}: must add up to the {workload.model.layers} "
+                                   f"layers of {workload.model.name}")
     if "dp" in fixed:
         fixed["dp"] = positive_int("dp", fixed["dp"])
     if "chunks" in fixed:
@@ -188,8 +207,8 @@ def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
     if bad:
         raise ParallelselError(f"ep={fixed['ep']}: " + ("needs an MoE model" if bad[0].code == "ep_needs_moe" else
                                                         f"must divide the {m.experts} experts of {m.name}"))
-    if "pp" in fixed and pp_violations(m, fixed["pp"]):
-        raise ParallelselError(f"pp={fixed['pp']}: must divide the {m.layers} layers of {m.name}")
+    if "pp" in fixed and fixed["pp"] > m.layers:
+        raise ParallelselError(f"pp={fixed['pp']}: must be at most the {m.layers} layers of {m.name}")
     prod = 1
     for k in ("dp", "tp", "pp", "cp"):
         prod *= fixed.get(k, 1)
@@ -202,10 +221,32 @@ def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
     return fixed
 
 
-def _schedules(fixed: dict, pp: int, model) -> list[tuple[str, int]]:
+def _split(fixed: dict, pp: int, model) -> tuple[int, ...] | None:
+    """The pipeline split the search gives ``pp`` stages: a pinned ``stage_layers``; else the balanced split
+    (:func:`parallelsel.core.plan.balanced_split`, the output layer and loss weighed by their FLOPs against a
+    layer's), or None when that is the even split (the layers divide and the last stage's output layer does
+    not pay for moving a layer)."""
+    if "stage_layers" in fixed:
+        return fixed["stage_layers"]
+    return balanced_stage_layers(model, pp)
+
+
+def _depths(model, pp: int, split) -> list[int]:
+    """Interleaving depths v >= 2 the layers allow: with the even split, every virtual stage the same whole
+    number of layers (``layers % (pp v) == 0``, Megatron-LM's rule); with an uneven split, at least one layer
+    per virtual stage on every rank (torchtitan splits its stages by layer count, uneven ones included)."""
+    if pp == 1:
+        return []
+    if split is None:
+        per = model.layers // pp
+        return [v for v in divisors(per) if v >= 2]
+    return list(range(2, min(split) + 1))
+
+
+def _schedules(fixed: dict, pp: int, model, split=None) -> list[tuple[str, int]]:
     """(schedule, chunks) pairs to try for a pipeline of ``pp`` stages; a pinned schedule or chunk count is always
-    tried; interleaving only with chunk counts that split the layers evenly (:func:`parallelsel.core.plan.pp_violations`)."""
-    interleaved = [v for v in CHUNKS if not pp_violations(model, pp, v)]
+    tried; interleaving with every depth the layers allow (:func:`_depths`)."""
+    interleaved = _depths(model, pp, split)
     if "schedule" in fixed or "chunks" in fixed:
         sched = fixed.get("schedule", "interleaved" if fixed.get("chunks", 1) > 1 else "1f1b")
         if sched == "interleaved":
@@ -245,7 +286,25 @@ class _Tally:
     passed: int = 0
     fitting: int = 0
     miss: tuple = (float("inf"), None, 0.0, 0.0)  # (bytes over budget, plan, bytes, budget)
-    cands: list = field(default_factory=list)  # (lower bound on the step time, plan) of every fitting plan
+    top: int = 10
+    exhaustive: bool = False
+    done: list = field(default_factory=list)  # the Estimates made
+    worst: list = field(default_factory=list)  # max-heap (negated) of the best ``top`` step times so far
+
+    def bound(self) -> float:
+        """The step time a plan must be able to beat to enter the top N: the N-th best so far plus the tie
+        band (infinite until N plans are timed, or in an exhaustive search)."""
+        if self.exhaustive or len(self.worst) < self.top:
+            return math.inf
+        return -self.worst[0] * (1 + TIE)
+
+    def add(self, e: Estimate) -> None:
+        self.done.append(e)
+        t = e.step.total
+        if len(self.worst) < self.top:
+            heapq.heappush(self.worst, -t)
+        elif t < -self.worst[0]:
+            heapq.heapreplace(self.worst, -t)
 
 
 @dataclass(frozen=True)
@@ -267,8 +326,7 @@ def _degrees(space: _Space):
     """``(tp, cp, pp, dp)`` with tp x cp x pp x dp = the GPUs, tp up to the heads, pp up to the layers."""
     m, G, fixed = space.workload.model, space.cluster.gpus, space.fixed
     s_len = space.workload.seq_len
-    cps = [fixed["cp"]] if "cp" in fixed else [1] + [c for c in CP_DEGREES if s_len >= CP_MIN_SEQ
-                                                     and not cp_violations(s_len, c)]
+    cps = [fixed["cp"]] if "cp" in fixed else [1] + [c for c in CP_DEGREES if not cp_violations(s_len, c)]
     for tp in divisors(G):
         if tp > m.heads or fixed.get("tp", tp) != tp:
             continue
@@ -277,13 +335,32 @@ def _degrees(space: _Space):
                 continue
             for pp in divisors(G // (tp * cp)):
                 dp = G // (tp * pp * cp)
-                # A pinned EP is carved out of DP (Plan: ep divides dp); other DP degrees cannot hold it.
-                if pp <= m.layers and fixed.get("pp", pp) == pp and fixed.get("dp", dp) == dp \
-                        and dp % fixed.get("ep", 1) == 0:
+                if pp <= m.layers and fixed.get("pp", pp) == pp and fixed.get("dp", dp) == dp:
+                    # A pinned EP or shard group must tile the DP group (Plan's rule): other dp are not plans.
+                    if dp % fixed.get("ep", 1) or dp % (fixed.get("shard") or 1):
+                        continue
                     yield tp, cp, pp, dp
 
 
-def _knobs(space: _Space, tp: int, pp: int, dp: int):
+MAX_MICRO_BATCH = 16
+"""Largest micro-batch the search tries unpinned: the largest in the published plans it is checked against
+(Narayanan et al. 2021 Table 1's 1.7B-7.5B runs, NVIDIA/Megatron-LM examples/sc21/run_table_1.sh). Beyond it
+the GEMMs are already at their efficiency plateau (:mod:`parallelsel.core.kernels`), so only memory grows."""
+
+
+def _micro_batches(space: _Space, dp: int) -> list[int]:
+    """Micro-batch sizes to try: every size that splits a DP rank's share of the global batch (B / dp), smallest
+    first; the memory check stops each recompute mode at the first size that does not fit (what fits decides,
+    as practitioners use 12 or 16 where it fits: NVIDIA/Megatron-LM examples/sc21). A pinned size alone."""
+    if "micro_batch" in space.fixed:
+        return [space.fixed["micro_batch"]]
+    B = space.workload.global_batch
+    if B % dp:
+        return list(MICRO_BATCHES)  # the batch rule refuses every size; counted there
+    return [b for b in divisors(B // dp) if b <= MAX_MICRO_BATCH]
+
+
+def _knobs(space: _Space, tp: int, pp: int, dp: int, split=None):
     """The settings tried for one (tp, cp, pp, dp): (zero, shard, ep) triples, SP, micro-batches,
     recompute modes and (schedule, chunks) pairs."""
     m = space.workload.model
@@ -294,84 +371,234 @@ def _knobs(space: _Space, tp: int, pp: int, dp: int):
            for sh in ([space.fixed["shard"]] if "shard" in space.fixed
                       else _shards(z, dp, tp, e, space.cluster.gpus_per_node))]
     sps = space.allowed("sp", (False, True) if tp > 1 else (False,))
-    return (zse, sps, space.allowed("micro_batch", MICRO_BATCHES), space.allowed("recompute", stack_recomputes(space.workload)),
-            _schedules(space.fixed, pp, m))
+    return (zse, sps, _micro_batches(space, dp), space.allowed("recompute", stack_recomputes(space.workload)),
+            _schedules(space.fixed, pp, m, split))
 
 
-def _search_group(space: _Space, tally: _Tally, tp: int, cp: int, pp: int, dp: int) -> None:
-    """Count and filter every plan of one (tp, cp, pp, dp); fitting ones go to ``tally.cands``."""
+@dataclass
+class _Group:
+    """One (tp, cp, pp, dp) of the enumeration with its knob lists and its lower bound."""
+
+    tp: int
+    cp: int
+    pp: int
+    dp: int
+    split: tuple | None
+    knobs: tuple
+    n: int
+    bound: float
+
+
+def _prepare_group(space: _Space, tally: _Tally, tp: int, cp: int, pp: int, dp: int) -> _Group | None:
+    """Count one (tp, cp, pp, dp)'s plans; drop them all under a structural rule, else return the group with
+    the least step time any of its plans could reach (:func:`_group_bound`)."""
     m = space.workload.model
-    zse, sps, mbs, rcs, scheds = _knobs(space, tp, pp, dp)
-    per_zse = len(sps) * len(mbs) * len(rcs)
-    n = len(zse) * per_zse * len(scheds)
+    split = _split(space.fixed, pp, m)
+    knobs = _knobs(space, tp, pp, dp, split)
+    zse, sps, mbs, rcs, scheds = knobs
+    n = len(zse) * len(sps) * len(mbs) * len(rcs) * len(scheds)
     tally.considered += n
-    bad = tp_violations(m, tp) + pp_violations(m, pp)
+    bad = tp_violations(m, tp) + pp_violations(m, pp, 1, split)
     if bad:  # structural rules reject every knob setting of this group at once
         tally.excluded[bad[0].code] += n
-        return
+        return None
+    g = _Group(tp, cp, pp, dp, split, knobs, n, 0.0)
+    g.bound = _group_bound(space, g)
+    return g
+
+
+def _group_bound(space: _Space, g: _Group) -> float:
+    """A step time no plan of the group can beat: over its micro-batches, the lightest recomputation, the
+    faster SP setting and every EP degree, the least compute plus the least bubble of its schedules."""
+    zse, sps, mbs, rcs, scheds = g.knobs
+    w = space.workload
+    best = math.inf
+    for b in mbs:
+        if batch_violations(w.global_batch, g.dp, b):
+            continue
+        m = w.global_batch // (g.dp * b)
+        for ep in {e for _, _, e in zse}:
+            compute, fill = _compute_bound(space, g.tp, g.cp, g.pp, g.split, b, rcs[0], max(sps), ep, m)
+            bub = min(_bubble_for(sched, g.pp, m, v) for sched, v in scheds)
+            best = min(best, compute + bub * fill)
+    return best
+
+
+def _bubble_for(schedule: str, pp: int, m: int, v: int) -> float:
+    return 0.0 if pp == 1 else schedule_bubble_overhead(schedule, pp, max(1, m), v if schedule == "interleaved" else 1)
+
+
+def _compute_bound(space: _Space, tp, cp, pp, split, b, rc, sp, ep, m) -> tuple[float, float]:
+    """(m x the slowest rank's compute per micro-batch, the fill the bubble idles on): what
+    :func:`parallelsel.core.estimate.estimate` counts before communication and the optimizer step."""
+    w = space.workload
+    top, fill = _rank_times(w.model, space.cluster.device, w.seq_len, w.attention, tp, cp, pp, split, b, rc, sp, ep,
+                            tuple(sorted(stack_fused(w))), w.recipe.gemm == "fp8")
+    return m * top, m * fill
+
+
+@lru_cache(maxsize=65536)
+def _rank_times(model, device, s, attention, tp, cp, pp, split, b, rc, sp, ep, fused, fp8) -> tuple[float, float]:
+    # Per micro-batch: the slowest rank's compute, and the mean of the others' (0 without a pipeline).
+    if pp == 1:
+        return compute_time(model, b, s, device, tp, 1, cp, ep, sp, rc, attention, 1.0, fused, fp8).total, 0.0
+    # stage_compute_times's sums, without building a ComputeTime per rank: n layers each, the head on the last.
+    layer, head = layer_and_head_times(model, b, s, device, tp, cp, ep, sp, rc, attention, 1.0, fused, fp8)
+    lt, ht = layer[0] + layer[1], head[0] + head[1]
+    counts = stage_layer_counts(model.layers, pp, split)
+    totals = [n * lt for n in counts[:-1]] + [counts[-1] * lt + ht]
+    top = max(totals)
+    return top, (sum(totals) - top) / (pp - 1)
+
+
+def _plan_bound(space: _Space, plan: Plan, tally: _Tally, lb: float | None = None) -> float:
+    """The step time ``plan`` cannot beat, in two steps: its compute and its bubble on that compute alone
+    (``lb`` when the caller has it); if that is still within ``tally``'s bound, plus its critical-path
+    communication (TP, CP, EP and the pipeline's p2p, never overlapped: :mod:`parallelsel.core.comm`) and
+    the bubble on it. Both leave out terms of :func:`parallelsel.core.estimate.estimate`'s total that are
+    never negative (overlappable DP/ZeRO traffic, the optimizer step), so no plan is faster than its bound."""
+    m = max(1, plan.microbatches(space.workload))
+    bub = _bubble_for(plan.schedule, plan.pp, m, plan.chunks)
+    if lb is None:
+        compute, fill = _compute_bound(space, plan.tp, plan.cp, plan.pp, plan.stage_layers, plan.micro_batch,
+                                       plan.recompute, plan.sp and plan.tp > 1, plan.ep, m)
+        lb = compute + bub * fill
+    if lb > tally.bound() or plan.gpus == plan.dp:
+        return lb
+    exposed = critical = 0.0
+    for it in critical_items(space.workload, plan, space.cluster):
+        exposed += it.time
+        if it.op != "p2p":
+            critical += it.time
+    return lb + exposed + bub * critical
+
+
+def _search_group(space: _Space, tally: _Tally, g: _Group) -> None:
+    """Count and filter every plan of one group; fitting ones within the bound are estimated.
+
+    Loop order: schedule, EP, SP, micro-batch, recompute, then the (ZeRO, shard) pairs, so the bound (which
+    ZeRO and the shard group do not change) is computed once for all of them."""
+    m = space.workload.model
+    w = space.workload
+    zse, sps, mbs, rcs, scheds = g.knobs
+    per_zse = len(sps) * len(mbs) * len(rcs)
     # No stack runs PP with ZeRO-2 (parallelsel.core.stacks): dropped under every schedule.
     keep = []
     for t in zse:
-        r = pp_zero_reason(pp, t[0], dp)
+        r = pp_zero_reason(g.pp, t[0], g.dp)
         if r is not None and r.code == "pp_zero2_no_stack":
             tally.excluded["pp_zero2_no_stack"] += per_zse * len(scheds)
         else:
             keep.append(t)
+    by_ep: dict[int, list] = {}
+    for z, shard, ep in keep:
+        by_ep.setdefault(ep, []).append((z, shard))
+    cands: list = []
+    memo: dict = {}  # (ep, sp, b, recompute) -> the compute bound, shared by the schedules
     for sched, chunks in scheds:
-        bad = pp_violations(m, pp, chunks)  # a pinned chunk count must split the layers too
-        if bad:
-            tally.excluded[bad[0].code] += len(keep) * per_zse
+        bad = pp_violations(m, g.pp, chunks, g.split)  # a pinned chunk count must split the layers too
+        if bad or (g.split is not None and min(g.split) < chunks):  # (every rank one layer per chunk at least)
+            tally.excluded[bad[0].code if bad else "stages_exceed_layers"] += len(keep) * per_zse
             continue
         if sched == "gpipe" and "schedule" not in space.fixed:
             # Same bubble as 1F1B (Narayanan et al. 2021 §2.2.1) with all m micro-batches in
             # flight instead of at most p: never faster, never smaller, so never timed.
             tally.excluded["gpipe_dominated"] += len(keep) * per_zse
             continue
-        for z, shard, ep in keep:
+        for ep, zs in by_ep.items():
             bad = ep_violations(m, ep)  # EP must tile the experts
             if bad:
-                tally.excluded[bad[0].code] += per_zse
+                tally.excluded[bad[0].code] += per_zse * len(zs)
                 continue
             for sp in sps:
-                base = {"dp": dp, "tp": tp, "pp": pp, "zero": z, "sp": sp, "schedule": sched, "chunks": chunks,
-                        "shard": shard, "ep": ep, "cp": cp}
-                _search_micro(space, tally, base, mbs, rcs)
+                base = {"dp": g.dp, "tp": g.tp, "pp": g.pp, "sp": sp, "schedule": sched, "chunks": chunks,
+                        "ep": ep, "cp": g.cp, "stage_layers": g.split}
+                _search_micro(space, tally, base, zs, mbs, rcs, cands, memo)
+    for lb, plan in sorted(cands, key=lambda c: c[0]):
+        if lb > tally.bound():
+            continue  # fits, cannot reach the top N: counted under ranked_below_top
+        tally.add(estimate(w, plan, space.cluster, headroom=space.headroom))
 
 
-def _search_micro(space: _Space, tally: _Tally, base: dict, mbs, rcs) -> None:
-    """The micro-batch x recompute settings of one plan: batch rule, dominance, then memory.
+def _search_micro(space: _Space, tally: _Tally, base: dict, zs, mbs, rcs, cands: list, memo: dict) -> None:
+    """The micro-batch x recompute x (ZeRO, shard) settings of one plan: batch rule, dominance, the bound,
+    then memory.
 
     Memory never decreases with the micro-batch (activations grow as b x the in-flight count, which
     shrinks at most as 1/b), so once a (recompute, b) does not fit, larger b with that recompute is
     counted without recomputing it. For one b, the first recompute mode that fits dominates the heavier ones.
+    A plan whose compute, bubble and critical-path communication alone exceed the current N-th best (plus
+    the tie band) is counted under ``bound_exceeds_best`` without its memory being computed.
     """
     w, cluster = space.workload, space.cluster
-    too_big = {rc: None for rc in rcs}
+    too_big: dict = {}
+    n = len(zs)
     for b in mbs:
         bad = batch_violations(w.global_batch, base["dp"], b, base["schedule"], base["pp"])
         if bad:
-            tally.excluded[bad[0].code] += len(rcs)
+            tally.excluded[bad[0].code] += len(rcs) * n
             continue
-        found = False
+        found: set = set()
         for rc in rcs:
-            tally.passed += 1
-            if found:
-                tally.excluded["dominated_by_less_recompute"] += 1
+            tally.passed += n
+            live = []
+            for zsh in zs:
+                if zsh in found:
+                    tally.excluded["dominated_by_less_recompute"] += 1
+                elif too_big.get((zsh, rc), b) < b:
+                    tally.excluded["memory_exceeds_device"] += 1
+                else:
+                    live.append(zsh)
+            if not live:
                 continue
-            if too_big[rc] is not None and b > too_big[rc]:
-                tally.excluded["memory_exceeds_device"] += 1
+            m = w.global_batch // (base["dp"] * b)
+            key = (base["ep"], base["sp"], b, rc)
+            cb = memo.get(key)
+            if cb is None:
+                cb = memo[key] = _compute_bound(space, base["tp"], base["cp"], base["pp"], base["stage_layers"], b, rc,
+                                                base["sp"] and base["tp"] > 1, base["ep"], m)
+            compute, fill = cb
+            lb = compute + _bubble_for(base["schedule"], base["pp"], m, base["chunks"]) * fill
+            if lb > tally.bound():
+                tally.excluded["bound_exceeds_best"] += len(live)
                 continue
-            plan = Plan(micro_batch=b, recompute=rc, **base)
-            need, cap = breakdown(w, plan).total, budget(cluster.device, plan, space.headroom)
-            if need > cap:
-                tally.excluded["memory_exceeds_device"] += 1
-                too_big[rc] = b
-                if need - cap < tally.miss[0]:
-                    tally.miss = (need - cap, plan, need, cap)
+            probe = Plan(micro_batch=b, recompute=rc, zero=live[0][0], shard=live[0][1], **base)
+            lb = _plan_bound(space, probe, tally, lb)
+            if lb > tally.bound():
+                tally.excluded["bound_exceeds_best"] += len(live)
                 continue
-            found = True
-            tally.fitting += 1
-            tally.cands.append((_lower_bound(w, plan, cluster), plan))
+            for z, shard in live:
+                plan = probe if (z, shard) == live[0] else Plan(micro_batch=b, recompute=rc, zero=z, shard=shard, **base)
+                need, cap = breakdown(w, plan).total, budget(cluster.device, plan, space.headroom)
+                if need > cap:
+                    tally.excluded["memory_exceeds_device"] += 1
+                    too_big[((z, shard), rc)] = b
+                    if need - cap < tally.miss[0]:
+                        tally.miss = (need - cap, plan, need, cap)
+                    continue
+                found.add((z, shard))
+                tally.fitting += 1
+                cands.append((lb, plan))
+
+
+def enumerates(workload: Workload, cluster: Cluster, plan: Plan, fixed: dict | None = None) -> bool:
+    """Whether :func:`search` (with the same ``fixed``) enumerates ``plan``: its degrees are among those it
+    walks and each of its settings is in the lists the search tries for them (the same generators the search
+    runs, so the answer cannot drift from the search). A plan the search enumerates is then either timed or
+    counted under the rule that drops it."""
+    if not isinstance(plan, Plan):
+        raise ParallelselError(f"plan={plan!r}: must be a Plan")
+    space = _Space(workload, cluster, _check_fixed(fixed, workload, cluster), DEFAULT_HEADROOM)
+    if (plan.tp, plan.cp, plan.pp, plan.dp) not in set(_degrees(space)):
+        return False
+    m = workload.model
+    split = _split(space.fixed, plan.pp, m)
+    if plan.stage_layers != split and not (split is None and plan.stage_layers is not None
+                                           and plan.stage_layers == stage_layer_counts(m.layers, plan.pp)):
+        return False
+    zse, sps, mbs, rcs, scheds = _knobs(space, plan.tp, plan.pp, plan.dp, split)
+    return ((plan.zero, plan.shard, plan.ep) in zse and plan.sp in sps and plan.micro_batch in mbs
+            and plan.recompute in rcs and (plan.schedule, plan.chunks) in scheds)
 
 
 def _rank(fits: list[Estimate], top: int) -> list[Estimate]:
@@ -410,13 +637,17 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
     top = positive_int("top", top)
     check_headroom(headroom)
     space = _Space(workload, cluster, _check_fixed(fixed, workload, cluster), headroom)
-    tally = _Tally()
-    for tp, cp, pp, dp in _degrees(space):
-        _search_group(space, tally, tp, cp, pp, dp)
+    tally = _Tally(top=top, exhaustive=_exhaustive)
+    groups = [g for g in (_prepare_group(space, tally, *d) for d in _degrees(space)) if g is not None]
+    for g in sorted(groups, key=lambda g: g.bound):
+        if math.isfinite(g.bound) and g.bound > tally.bound():  # (infinite: the batch rule refuses them all)
+            tally.excluded["bound_exceeds_best"] += g.n  # no plan of it can reach the top N: neither checked for memory nor timed
+            continue
+        _search_group(space, tally, g)
     if tally.considered == 0:  # the pins leave no plan at all: an input error, not an empty answer
         raise ParallelselError(f"fixed={space.fixed!r}: no plan of dp×tp×pp×cp = {cluster.gpus} GPUs has these values "
                                f"(tp up to the {workload.model.heads} heads, pp up to the {workload.model.layers} layers)")
-    ranked = _rank(_estimate_best(tally.cands, workload, cluster, top, headroom, exhaustive=_exhaustive), top)
+    ranked = _rank(tally.done, top)
     if tally.fitting > len(ranked):
         tally.excluded["ranked_below_top"] += tally.fitting - len(ranked)
     results = tuple(Ranked(k + 1, e.plan, e, why(e)) for k, e in enumerate(ranked))
@@ -425,41 +656,38 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
     miss = None if plan is None else Reason("closest_miss", {"plan": plan.as_dict(), "bytes": need, "budget": cap,
                                                              "gap": gap})
     return SearchResult(workload, cluster, results, excl, tally.considered, tally.passed, tally.fitting, top,
-                        time.perf_counter() - t0, plan, miss)
+                        time.perf_counter() - t0, plan, miss, tie_set(results))
 
 
-def _lower_bound(workload: Workload, plan: Plan, cluster: Cluster) -> float:
-    """A step time no plan can beat: its compute plus the bubble on that compute alone.
-
-    :func:`parallelsel.core.estimate.estimate` gives total = compute + exposed communication +
-    bubble_overhead x (compute + critical-path communication) >= compute x (1 + bubble_overhead),
-    and no kernel runs faster than the device's matmul ceiling (:mod:`parallelsel.core.kernels`), so
-    compute >= FLOPs per GPU / (peak x gemm_efficiency) -- the FP8 ceiling where the recipe runs FP8 GEMMs.
-    """
-    flops = workload.model.flops_per_token(plan.recompute, workload.seq_len, plan.recompute_share(workload.model)) * workload.tokens
-    d = cluster.device
-    rate = d.peak_flops * d.gemm_efficiency
-    if workload.recipe.gemm == "fp8":  # FP8 GEMMs may run faster than the 16-bit ceiling
-        rate = max(rate, d.fp8_flops * d.fp8_efficiency)
-    compute = flops / (rate * plan.gpus)
-    return compute * (1 + bubble_overhead_for(plan, plan.microbatches(workload)))
+DECIDERS = {
+    "tp": "measure_collectives", "cp": "measure_collectives", "ep": "measure_collectives",
+    "pp": "profile_pipeline", "schedule": "profile_pipeline", "chunks": "profile_pipeline",
+    "stage_layers": "profile_pipeline", "dp": "measure_collectives", "zero": "measure_overlap",
+    "shard": "measure_overlap", "micro_batch": "measure_kernels", "sp": "measure_kernels",
+    "recompute": "measure_memory",
+}
+"""Plan field -> what would decide between tied plans that differ in it: ``measure_collectives`` (the bus
+bandwidth of the groups on this cluster, nccl-tests ``all_reduce_perf``/``alltoall_perf``), ``profile_pipeline``
+(one profiled step: the stages' real F/B times and the bubble), ``measure_overlap`` (how much DP/ZeRO traffic
+hides behind compute: a profiler trace), ``measure_kernels`` (GEMM and elementwise efficiency at that size) and
+``measure_memory`` (the real peak, ``torch.cuda.max_memory_allocated``: whether less recomputation fits)."""
 
 
-def _estimate_best(cands, workload, cluster, top, headroom=DEFAULT_HEADROOM, exhaustive=False) -> list[Estimate]:
-    """Estimate fitting plans in order of their lower bound, stopping once no later one can reach the top N."""
-    cands = sorted(cands, key=lambda c: c[0])
-    done: list[Estimate] = []
-    worst: list[float] = []  # max-heap (negated) of the best ``top`` totals so far
-    for lb, plan in cands:
-        if not exhaustive and len(worst) == top and lb > -worst[0] * (1 + TIE):
-            break
-        e = estimate(workload, plan, cluster, headroom=headroom)
-        done.append(e)
-        if len(worst) < top:
-            heapq.heappush(worst, -e.step.total)
-        elif e.step.total < -worst[0]:
-            heapq.heapreplace(worst, -e.step.total)
-    return done
+def tie_set(results) -> Reason | None:
+    """The ranked plans within :data:`TIE` of the fastest, as a ``tie_set`` reason (None if only one is): the
+    model's measured error cannot order them, so the result says so and names the fields they differ in and
+    the measurements (:data:`DECIDERS`) that would decide."""
+    if not results:
+        return None
+    best = min(r.estimate.step.total for r in results)
+    tied = [r for r in results if r.estimate.step.total <= best * (1 + TIE)]
+    if len(tied) < 2:
+        return None
+    dicts = [r.plan.as_dict() for r in tied]
+    differ = [f for f in DECIDERS if len({repr(d.get(f)) for d in dicts}) > 1]
+    decide = sorted({DECIDERS[f] for f in differ})
+    return Reason("tie_set", {"count": len(tied), "band": TIE, "best_seconds": best,
+                              "plans": [d for d in dicts], "differ": differ, "decide": decide})
 
 
 def _step_reason(st) -> Reason:
@@ -552,6 +780,10 @@ def _verdict(x: Explanation, top: int) -> tuple[Reason, ...]:
         best = x.best.estimate.step.total
         out.append(Reason("below_top", {"top": top, "seconds": e.step.total, "best": x.best.plan.as_dict(),
                                         "best_seconds": best, "ratio": e.step.total / best}))
+    if x.fits and x.best is not None and e.step.total <= x.best.estimate.step.total * (1 + TIE) and x.rank != 1:
+        # Within the model's measured error of the pick: the ranking cannot tell them apart.
+        out.append(Reason("within_tie", {"ratio": e.step.total / x.best.estimate.step.total, "band": TIE,
+                                         "best": x.best.plan.as_dict()}))
     return tuple(out)
 
 

@@ -567,6 +567,7 @@ def _cmd_plan(a, out) -> None:
                 **({"calibration": _calibration_json(cal, a.lang)} if cal is not None else {}), "considered": r.considered,
                 "funnel": [{"stage": s, "plans": n} for s, n in r.funnel()], "excluded": dict(r.excluded),
                 "results": [_result_json(x, a.lang) for x in r.results], "seconds": r.seconds,
+                "tie": None if r.tie is None else _reasons_json([r.tie], a.lang)[0],
                 "closest_miss": None if miss is None else {
                     "plan": _plan_json(r.closest_miss, a.lang), "reason": _reasons_json([r.closest_miss_reason], a.lang)[0],
                     "memory_bytes": miss[0].memory.total,
@@ -575,6 +576,10 @@ def _cmd_plan(a, out) -> None:
         out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return
     out.write(plan_text(w, c, r, miss, cal, a.global_batch is None, a.lang))
+    if r.tie is not None:
+        from .reasons import text
+
+        out.write("\n" + text(r.tie, a.lang) + "\n")
 
 
 def _cmd_bubble(a, out) -> None:

@@ -54,6 +54,9 @@ def _check(workload: Workload, plan: Plan) -> None:
         raise ParallelselError(f"plan.schedule={plan.schedule!r}: must be one of {', '.join(SCHEDULE_CLASSES)} here")
     if plan.ep > 1 or plan.cp > 1:
         raise ParallelselError(f"plan.ep={plan.ep}, plan.cp={plan.cp}: expert and context parallelism are not generated")
+    if plan.stage_layers is not None and len(set(plan.stage_layers)) > 1:
+        raise ParallelselError(f"plan.stage_layers={plan.stage_layers}: uneven pipeline splits are not generated "
+                               f"(stages of {workload.model.layers} // {plan.pp * plan.chunks} layers each are)")
 
 
 def _imports(plan: Plan, cls: str) -> list[str]:

@@ -50,6 +50,7 @@ ZH: dict[str, str] = {
     "ffn_not_divisible": "FFN 宽度 {ffn_hidden} 不能被 TP={tp} 整除",
     "stages_exceed_layers": "PP×虚拟段={stages} 大于层数 {layers}",
     "layers_not_divisible": "层数 {layers} 不能被 PP×虚拟段={stages} 整除",
+    "stage_layers_sum": "各段层数 {stage_layers} 之和不等于模型的 {layers} 层",
     "batch_below_dp": "全局批量 {global_batch} 小于 DP 度 × 微批次={per_step}，DP 度太大",
     "batch_not_divisible": "全局批量 {global_batch} 不能被 DP 度 × 微批次={per_step} 整除",
     "interleave_microbatches": "交错调度要求微批次数 {microbatches} 能被 PP={pp} 整除",
@@ -86,9 +87,12 @@ ZH: dict[str, str] = {
     "dominated_by": "被支配：重算更少的 {plan:plan} 也放得下，计算更少，搜索不会为它计时",
     "nothing_fits": "搜索中没有任何方案放得下",
     "ranked": "在搜索的前 {top} 名中排第 {rank}",
+    "within_tie": "与第一名 {best:plan} 相差 {ratio:x2} 倍，在模型实测误差 {band:pct1} 之内：排名分不出谁快",
+    "tie_set": "前 {count} 个方案的步时相差不到 {band:pct1}（模型的实测误差），分不出谁快；它们在 {differ} 上不同，要靠实测（{decide:decide}）来定",
     "below_top": "不在前 {top} 名：步时 {seconds:secs}，是第一名 {best:plan}（{best_seconds:secs}）的 {ratio:x2} 倍",
     "dominated_by_less_recompute": "同一配置已有重算更少的方案放得下",
     "ranked_below_top": "排名在前 {top} 之后",
+    "bound_exceeds_best": "仅计算与气泡就慢于前 {top} 名（未计算内存、未计时）",
     # the selection matrix (parallelsel.core.matrix): a strategy alone that fits nowhere
     "tp_no_degree": "没有可试的 TP 度：它要大于 1、整除注意力头数 {heads}，且不超过卡数 {gpus}",
     "pp_no_degree": "没有可试的 PP 段数：它要大于 1、整除层数 {layers}，且不超过卡数 {gpus}",
@@ -155,6 +159,7 @@ EN: dict[str, str] = {
     "ffn_not_divisible": "FFN width {ffn_hidden} is not divisible by TP={tp}",
     "stages_exceed_layers": "PP×virtual stages={stages} exceeds the {layers} layers",
     "layers_not_divisible": "{layers} layers are not divisible by PP×virtual stages={stages}",
+    "stage_layers_sum": "the stages' layers {stage_layers} do not add up to the model's {layers}",
     "batch_below_dp": "global batch {global_batch} is smaller than dp×micro_batch={per_step}: DP degree too large",
     "batch_not_divisible": "global batch {global_batch} is not divisible by dp×micro_batch={per_step}",
     "interleave_microbatches": "the interleaved schedule needs the {microbatches} micro-batches divisible by PP={pp}",
@@ -191,10 +196,14 @@ EN: dict[str, str] = {
     "dominated_by": "dominated: {plan:plan}, with less recomputation, fits too and computes less; the search never times this one",
     "nothing_fits": "no plan of the search fits",
     "ranked": "ranked {rank} in the search's top {top}",
+    "within_tie": "{ratio:x2} times the best, {best:plan}: within the model's measured error {band:pct1}, the ranking cannot tell them apart",
+    "tie_set": ("the first {count} plans are within {band:pct1} of each other (the model's measured error), so the "
+                "ranking cannot order them; they differ in {differ}, and a measurement decides ({decide:decide})"),
     "below_top": ("not in the top {top}: step {seconds:secs}, {ratio:x2} times that of the best, {best:plan} "
                   "({best_seconds:secs})"),
     "dominated_by_less_recompute": "the same plan with less recomputation already fits",
     "ranked_below_top": "ranked below the top {top}",
+    "bound_exceeds_best": "compute and bubble alone slower than the top {top} (neither sized nor timed)",
     "tp_no_degree": "no TP degree to try: it must exceed 1, divide the {heads} attention heads and not exceed the {gpus} GPUs",
     "pp_no_degree": "no PP stage count to try: it must exceed 1, divide the {layers} layers and not exceed the {gpus} GPUs",
     "no_degree_passes": "each of the {tried} {strategy:degree} tried breaks a hard constraint",
@@ -267,6 +276,7 @@ TITLES_ZH: dict[str, str] = {
     "ffn_not_divisible": "FFN 宽度不能被 TP 整除",
     "stages_exceed_layers": "PP 段数大于层数",
     "layers_not_divisible": "层数不能被 PP 整除",
+    "stage_layers_sum": "各段层数之和不等于层数",
     "batch_below_dp": "全局批量小于 DP 度 × 微批次",
     "batch_not_divisible": "全局批量不能整除",
     "interleave_microbatches": "交错调度要求微批次数能被 PP 整除",
@@ -275,6 +285,7 @@ TITLES_ZH: dict[str, str] = {
     "memory_exceeds_device": "内存放不下",
     "dominated_by_less_recompute": "重算更多的同配置方案（被支配）",
     "ranked_below_top": "排名在前 {top} 之后",
+    "bound_exceeds_best": "仅计算与气泡就慢于前 {top} 名（未算内存、未计时）",
     "pp_zero2_no_stack": "PP 配 ZeRO-2（没有框架这样跑）",
     "seq_not_divisible_cp": "序列长度不是 2×CP 的倍数",
     "tp_overlap_not_offered": "框架栈不提供 TP 通信重叠",
@@ -291,6 +302,7 @@ TITLES_EN: dict[str, str] = {
     "ffn_not_divisible": "FFN width not divisible by TP",
     "stages_exceed_layers": "more PP stages than layers",
     "layers_not_divisible": "layers not divisible by PP",
+    "stage_layers_sum": "stage layers do not add up to the layers",
     "batch_below_dp": "global batch below dp×micro-batch",
     "batch_not_divisible": "global batch not divisible",
     "interleave_microbatches": "interleaving needs micro-batches divisible by PP",
@@ -299,6 +311,7 @@ TITLES_EN: dict[str, str] = {
     "memory_exceeds_device": "does not fit in memory",
     "dominated_by_less_recompute": "same plan with more recomputation (dominated)",
     "ranked_below_top": "ranked below the top {top}",
+    "bound_exceeds_best": "compute and bubble alone slower than the top {top}",
     "pp_zero2_no_stack": "PP with ZeRO-2 (no stack runs it)",
     "seq_not_divisible_cp": "sequence not a multiple of 2×CP",
     "tp_overlap_not_offered": "the stack has no TP communication overlap",
@@ -331,7 +344,11 @@ FIX_EN: dict[str, str] = {
 WORDS: dict[str, dict[str, Mapping]] = {
     "zh": {
         "verdict": {"infeasible": "不可行", "feasible": "可行", "not_preferred": "不优先", "need_info": "需更多信息"},
-        "stage": {None: "", "first": "（首段）", "last": "（末段）"},
+        "stage": {None: "", "first": "（首段）", "middle": "（中间段）", "last": "（末段）"},
+        "decide": {"measure_collectives": "用 nccl-tests 测这些组的总线带宽", "profile_pipeline": "剖析一步，看各段前后向时间与气泡",
+                   "measure_overlap": "用 profiler 看 DP/ZeRO 通信被计算掩盖了多少",
+                   "measure_kernels": "测这个尺寸下 GEMM 与逐元素算子的效率",
+                   "measure_memory": "测真实峰值内存，看更少的重算能否放下"},
         "recompute": {"none": "不重算", "selective": "选择性重算", "op": "算子级选择性重算", "full": "完全重算"},
         "where": {True: "跨节点", False: "在节点内"},
         "schedule": {"gpipe": "GPipe", "1f1b": "1F1B", "interleaved": "交错 1F1B", "zb-h1": "ZB-H1", "looped-bfs": "Looped BFS",
@@ -346,7 +363,12 @@ WORDS: dict[str, dict[str, Mapping]] = {
     "en": {
         "verdict": {"infeasible": "infeasible", "feasible": "feasible", "not_preferred": "not preferred",
                     "need_info": "needs more information"},
-        "stage": {None: "", "first": " (first stage)", "last": " (last stage)"},
+        "stage": {None: "", "first": " (first stage)", "middle": " (a middle stage)", "last": " (last stage)"},
+        "decide": {"measure_collectives": "the groups' bus bandwidth, with nccl-tests",
+                   "profile_pipeline": "one profiled step: the stages' forward/backward times and the bubble",
+                   "measure_overlap": "how much DP/ZeRO traffic hides behind compute, in a profiler trace",
+                   "measure_kernels": "GEMM and elementwise efficiency at that size",
+                   "measure_memory": "the real peak memory: whether less recomputation fits"},
         "recompute": {"none": "no recompute", "selective": "selective recompute", "op": "op-level selective recompute",
                       "full": "full recompute"},
         "where": {True: "across nodes", False: "within a node"},
@@ -429,6 +451,9 @@ class _Formatter(string.Formatter):
             return _NUMBER_SPECS[spec](value, self.lang)
         if spec == "plan":
             return plan_label(value, self.lang)
+        if isinstance(value, (list, tuple)):  # a list of codes or fields: each worded by ``spec`` if given
+            sep = "、" if self.lang == "zh" else ", "
+            return sep.join(self.format_field(v, spec) for v in value)
         if spec in WORDS[self.lang]:
             return WORDS[self.lang][spec][value]
         if spec:

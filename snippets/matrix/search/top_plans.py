@@ -9,3 +9,7 @@ result = search(workload, cluster, top=5)
 
 print(top_table(result))
 print(why_list(result, limit=3))
+from parallelsel.render.reasons import text  # noqa: E402
+
+if result.tie is not None:  # the plans the model's measured error cannot order, and what would
+    print("\n" + text(result.tie))

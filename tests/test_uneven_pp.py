@@ -1,0 +1,175 @@
+"""Uneven pipeline splits (Plan.stage_layers) and the search's wider space, against independent references:
+the launchers' documented splits, the Llama 3 paper's 405B split, the event simulator, and the published plans."""
+
+from __future__ import annotations
+
+import statistics
+
+import pytest
+
+import parallelsel as ps
+from parallelsel.core.pipeline import schedule, simulate
+from parallelsel.core.plan import balanced_split, megatron_split, parse_plan, torchtitan_split
+from parallelsel.core.search import enumerates, explain, search
+from parallelsel.course.measured import run_estimate
+from parallelsel.course.references import MEASURED_RUNS, NARAYANAN_ZERO3
+from parallelsel.render.cli import main
+
+META = (7,) + (8,) * 14 + (7,)
+"""Llama 3 405B on 16 pipeline stages: 126 layers, one fewer on the first and on the last stage than on the
+others (Dubey et al. 2024, "The Llama 3 Herd of Models", §3.3.2, pipeline-parallelism improvements)."""
+
+
+def _llama405b():
+    w = ps.Workload(ps.MODELS["llama3-405b"], global_batch=2048, seq_len=8192)  # Table 4: 16M tokens per step
+    c = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=2048)                     # 16,384 H100s
+    return w, c
+
+
+def test_launcher_flags_give_the_published_splits():
+    assert ps.MODELS["llama3-405b"].layers == 126
+    # Megatron-Core --decoder-first/last-pipeline-num-layers 7 and torchtitan's default less-layers of 1.
+    assert megatron_split(126, 16, first=7, last=7) == META
+    assert torchtitan_split(126, 16) == META
+    # Megatron-Bridge's Qwen3-235B-A22B recipe: 94 layers, PP 16 with both account-for flags: 96 units of 6.
+    assert megatron_split(94, 16, account_for_embedding=True, account_for_loss=True) == (5,) + (6,) * 14 + (5,)
+    with pytest.raises(ValueError, match="first"):
+        megatron_split(32, 4, first=6)          # 26 left for 3 stages
+    with pytest.raises(ValueError, match="one or the other"):
+        megatron_split(32, 4, first=7, account_for_loss=True)
+
+
+def test_balanced_split_takes_the_layers_off_the_ends():
+    # Llama 3 405B: the output layer (2 V h FLOPs a token) is about 0.65 of a layer: Meta's split is the balanced one.
+    m = ps.MODELS["llama3-405b"]
+    fw = m.forward_flops_per_token()
+    head = fw["logits"] / ((fw["layers"] + fw["attention"]) / m.layers)
+    assert 0.5 < head < 0.8
+    assert balanced_split(126, 16, head=head) == META
+    assert balanced_split(96, 8, head=0.35) == (12,) * 8   # GPT-3 175B on 8 stages: even stays best
+
+
+def test_plan_carries_and_checks_the_split():
+    p = ps.Plan(dp=128, tp=8, pp=16, stage_layers=list(META))
+    assert p.stage_layers == META and parse_plan(p.label()) == p
+    assert "L7/8x14/7" in p.label()
+    with pytest.raises(ValueError, match="one per pipeline"):
+        ps.Plan(pp=4, stage_layers=(8, 8, 8))
+    with pytest.raises(ValueError, match="chunks"):
+        ps.Plan(pp=2, schedule="interleaved", chunks=4, stage_layers=(3, 29))
+    w, c = _llama405b()
+    bad = ps.estimate(w, ps.Plan(dp=128, tp=8, pp=16, stage_layers=(8,) * 16), c)
+    assert "stage_layers_sum" in [r.code for r in bad.reasons]
+
+
+def test_llama3_405b_tp8_pp16_is_accepted_with_metas_split_and_priced_per_stage():
+    w, c = _llama405b()
+    even = ps.estimate(w, ps.Plan(dp=128, tp=8, pp=16, sp=True, zero=1, recompute="full"), c)
+    assert "layers_not_divisible" in [r.code for r in even.reasons]
+    plan = ps.Plan(dp=128, tp=8, pp=16, sp=True, zero=1, recompute="full", stage_layers=META)
+    e = ps.estimate(w, plan, c)
+    assert e.fits, e.reasons
+    compute = [f + b for f, b in e.step.stages]
+    # Middle ranks run 8 layers; the first 7; the last 7 plus the output layer (about 0.65 of one).
+    assert compute[0] < compute[-1] < compute[1] == compute[8]
+    assert compute[1] / compute[0] == pytest.approx(8 / 7, rel=1e-9)
+    # The slowest rank sets the pace: compute is m x a middle rank's work (plus the optimizer step).
+    m = plan.microbatches(w)
+    assert e.step.compute == pytest.approx(m * compute[1], rel=0.02)
+    assert e.step.compute >= m * compute[1]
+
+
+@pytest.mark.parametrize("kind,v", [("1f1b", 1), ("interleaved", 2), ("zb-h1", 1)])
+def test_uneven_bubble_matches_the_event_simulator(kind, v):
+    """estimate's fill (m x the mean of the ranks other than the slowest, times (p-1)/(v m), ZB-H1 a third)
+    against the simulator run with each rank's own cost."""
+    w, c = _llama405b()
+    plan = ps.Plan(dp=128, tp=8, pp=16, sp=True, recompute="full", stage_layers=META, schedule=kind, chunks=v)
+    e = ps.estimate(w, plan, c)
+    forward, backward = e.stage_pass_times()
+    m = plan.microbatches(w)
+    tl = simulate(schedule(kind, 16, m, v), forward=forward, backward=backward)
+    slowest = max(f + b for f, b in zip(forward, backward))
+    assert e.step.bubble == pytest.approx(tl.makespan - m * slowest, rel=0.12)
+
+
+def test_search_proposes_metas_split_for_llama3_405b():
+    w, c = _llama405b()
+    assert enumerates(w, c, ps.Plan(dp=128, tp=8, pp=16, sp=True, zero=1, stage_layers=META))
+    r = search(w, c, top=3, fixed={"tp": 8, "pp": 16, "cp": 1})
+    assert r.best is not None and r.best.plan.stage_layers == META
+
+
+def test_search_under_a_second_cold_on_16384_gpus():
+    w, c = _llama405b()
+    r = search(w, c, top=10)
+    assert r.results and r.seconds < 60  # make bench reports the cold figure; this guards against blow-ups
+
+
+def test_pinned_expert_degree(capsys):
+    assert main(["plan", "--model", "mixtral-8x7b", "--nodes", "2", "--ep", "8", "--global-batch", "64"]) == 0
+    out = capsys.readouterr().out
+    assert "EP8" in out
+    r = search(ps.Workload(ps.MODELS["mixtral-8x7b"], global_batch=64), ps.Cluster(ps.DEVICES["a100-80gb"], nodes=2),
+               top=3, fixed={"ep": 8})
+    assert r.results and all(x.plan.ep == 8 and x.plan.dp % 8 == 0 for x in r.results)
+
+
+RUNS = MEASURED_RUNS + NARAYANAN_ZERO3
+
+
+@pytest.mark.parametrize("run", RUNS, ids=[r.label for r in RUNS])
+def test_every_validation_plan_is_enumerated(run):
+    e = run_estimate(run)
+    assert enumerates(e.workload, e.cluster, e.plan), e.plan.label()
+
+
+KNOWN_REFUSED = {"ZeRO-3 530B 640"}
+"""DeepSpeed's 2021 ZeRO-3 run of MT-NLG on 640 GPUs at micro-batch 4: it trained with DeepSpeed's
+activation-checkpoint partitioning/offload, a recompute policy the library cannot express yet (the fidelity
+issue, 28); the model refuses it by memory, on main too. Listed so the day it is accepted this test says so."""
+
+
+@pytest.mark.parametrize("run", RUNS, ids=[r.label for r in RUNS])
+def test_every_validation_plan_is_accepted(run):
+    e = run_estimate(run)
+    if run.label in KNOWN_REFUSED:
+        assert [r.code for r in e.reasons] == ["memory_exceeds_device"], "accepted now: drop it from KNOWN_REFUSED"
+    else:
+        assert e.fits, (e.plan.label(), e.reasons)
+
+
+def test_tie_set_names_what_would_decide():
+    r = search(ps.Workload(ps.MODELS["llama2-13b"], global_batch=64), ps.Cluster(ps.DEVICES["a100-80gb"], nodes=2),
+               top=5)
+    best = r.best.estimate.step.total
+    tied = [x for x in r.results if x.estimate.step.total <= best * (1 + r.tie["band"])]
+    assert r.tie.code == "tie_set" and r.tie["count"] == len(tied) >= 2
+    # Every field the tied plans differ in is named, with a measurement for it.
+    for f in r.tie["differ"]:
+        assert len({repr(x.plan.as_dict()[f]) for x in tied}) > 1
+    assert r.tie["decide"] and set(r.tie["decide"]) <= {"measure_collectives", "profile_pipeline", "measure_overlap",
+                                                       "measure_kernels", "measure_memory"}
+    # --why on the second plan: how far it is from the pick, and that the model cannot tell them apart.
+    second = r.results[1]
+    x = explain(r.workload, r.cluster, second.plan, top=5)
+    within = [v for v in x.verdict if v.code == "within_tie"]
+    assert within and within[0]["ratio"] == pytest.approx(second.estimate.step.total / best)
+
+
+def _published_over_pick():
+    out = {}
+    for run in RUNS:
+        e = run_estimate(run)
+        if e.fits:
+            r = search(e.workload, e.cluster, top=3, fixed={"recompute": e.plan.recompute})
+            out[run.label] = e.step.total / r.best.estimate.step.total
+    return out
+
+
+@pytest.mark.xfail(strict=True, reason="measured on this branch: the median published/pick step was 1.29 with the "
+                   "publication's recompute mode pinned (1.44 unpinned); the model still ranks lower-TP, ZeRO-sharded "
+                   "plans ahead of Megatron-LM's published ones (issue 29's 'honest ranking' item, open)")
+def test_median_published_plan_over_the_pick_at_most_1_10():
+    ratios = _published_over_pick()
+    assert statistics.median(ratios.values()) <= 1.10, ratios
