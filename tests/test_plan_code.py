@@ -33,6 +33,7 @@ PLANS = [
     ps.Plan(dp=4, tp=8, pp=2, zero=2, sp=False, schedule="gpipe", micro_batch=2, recompute="selective"),
     ps.Plan(dp=64, zero=3),
     ps.Plan(tp=8, pp=8, sp=True),
+    ps.Plan(dp=2, tp=8, pp=4, zero=3, sp=True, stage_layers=(19, 21, 21, 19)),
 ]
 
 
@@ -104,6 +105,7 @@ def test_the_plan_shapes_the_code():
     assert "keep = range(stage * 10, (stage + 1) * 10)" in code  # 80 layers / 8 stages
     inter = torch_code(W70, PLANS[1])
     assert "ScheduleInterleaved1F1B(stages," in inter and "num_stages=8" in inter and "checkpoint_wrapper(block)" in inter
+    assert "keep = range([0, 19, 40, 61, 80][stage], [0, 19, 40, 61, 80][stage + 1])" in torch_code(W70, PLANS[5])
     assert "fully_shard" not in torch_code(W70, PLANS[4]) and "reshard_after_forward=False" in torch_code(W70, PLANS[2])
 
 
@@ -117,8 +119,9 @@ def test_plans_the_generator_cannot_write_are_refused(plan):
 def test_the_search_plan_of_the_page_exports_consistently():
     cluster = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=8, gpus_per_node=8)
     titan = ps.Workload(W70.model, global_batch=W70.global_batch, stack="torchtitan")  # the page's job, PyTorch-native
-    ranked = search(titan, cluster, top=20).results
-    plan = next(r.plan for r in ranked if r.plan.dp > 1 and r.plan.tp > 1 and r.plan.pp > 1 and r.plan.zero == 3)
+    ranked = search(titan, cluster, top=100).results
+    plan = next(r.plan for r in ranked if r.plan.dp > 1 and r.plan.tp > 1 and r.plan.pp > 1 and r.plan.zero == 3
+              and r.plan.cp == 1 and r.plan.ep == 1)
     ast.parse(torch_code(titan, plan))
     toml = tomllib.loads(export(titan, plan, "torchtitan"))
     par = toml["parallelism"]

@@ -52,11 +52,10 @@ def _check(workload: Workload, plan: Plan) -> None:
         raise ParallelselError(f"plan.shard={plan.shard}: hybrid sharding (HSDP) is not generated; use the torchtitan export")
     if plan.pp > 1 and plan.schedule not in SCHEDULE_CLASSES:
         raise ParallelselError(f"plan.schedule={plan.schedule!r}: must be one of {', '.join(SCHEDULE_CLASSES)} here")
+    if plan.stage_layers is not None and plan.chunks > 1:
+        raise ParallelselError(f"plan.stage_layers={plan.stage_layers}: an uneven split over interleaved chunks is not generated")
     if plan.ep > 1 or plan.cp > 1:
         raise ParallelselError(f"plan.ep={plan.ep}, plan.cp={plan.cp}: expert and context parallelism are not generated")
-    if plan.stage_layers is not None and len(set(plan.stage_layers)) > 1:
-        raise ParallelselError(f"plan.stage_layers={plan.stage_layers}: uneven pipeline splits are not generated "
-                               f"(stages of {workload.model.layers} // {plan.pp * plan.chunks} layers each are)")
 
 
 def _imports(plan: Plan, cls: str) -> list[str]:
@@ -94,12 +93,18 @@ def _pipeline(plan: Plan, layers: int, chunks: int) -> list[str]:
         return ["parts = [model]"]
     stages = plan.pp * chunks
     per = layers // stages
-    return [f"# {layers} blocks in {stages} stages of {per}" + (f"; this rank runs stages rank + k * {plan.pp}" if chunks > 1 else ""),
+    split = plan.stage_layers or (per,) * stages
+    bounds = [sum(split[:k]) for k in range(stages + 1)]
+    keep = (f"    keep = range(stage * {per}, (stage + 1) * {per})" if len(set(split)) == 1
+            else f"    keep = range({bounds}[stage], {bounds}[stage + 1])  # uneven split: {list(split)} blocks per stage")
+    head = (f"# {layers} blocks in {stages} stages of {per}" if len(set(split)) == 1
+            else f"# {layers} blocks in {stages} stages of {', '.join(map(str, split))}")
+    return [head + (f"; this rank runs stages rank + k * {plan.pp}" if chunks > 1 else ""),
             'pp_rank = mesh["pp"].get_local_rank()',
             f"stage_ids = [pp_rank + k * {plan.pp} for k in range({chunks})]" if chunks > 1 else "stage_ids = [pp_rank]",
             "", "",
             "def stage_module(full, stage):",
-            f"    keep = range(stage * {per}, (stage + 1) * {per})",
+            keep,
             "    for name in list(full.layers.keys()):",
             "        if int(name) not in keep:",
             "            del full.layers[name]",

@@ -23,7 +23,7 @@ e = ps.estimate(w, plan, c)
 work = [f + b for f, b in e.step.stages]
 slowest = max(work)
 rows = [[i, split[i], f"{work[i] * 1e3:.0f}", fmt_pct(work[i] / slowest)] for i in (0, 1, 14, 15)]
-print(markdown_table(["段", "层数", "一个微批次的前向+反向（ms）", "相对最慢段"], rows, align="rrrr"))
+print("\n" + markdown_table(["段", "层数", "一个微批次的前向+反向（ms）", "相对最慢段"], rows, align="rrrr"))
 m = plan.microbatches(w)
 forward, backward = e.stage_pass_times()
 tl = pipeline.simulate(pipeline.schedule("1f1b", 16, m), forward=forward, backward=backward)
