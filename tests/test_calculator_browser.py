@@ -31,7 +31,7 @@ FIRST_RUN_MS = 300_000  # a ceiling against hangs only (the machine is shared); 
 INPUTS = [
     ("preset", {"scenario": "状态超单卡"},
      ["--model", "llama2-70b", "--device", "a100-80gb", "--nodes", "4", "--gpus-per-node", "8", "--global-batch",
-      "1024", "--seq-len", "4096", "--recipe", "bf16-adam", "--intra", "nvlink3", "--inter", "ib-hdr"]),
+      "1024", "--seq-len", "4096", "--intra", "nvlink3", "--inter", "ib-hdr", "--stack", "megatron-core"]),
     ("custom", {"model": "custom", "layers": "4", "hidden": "16384", "heads": "128", "device": "a100-40gb",
                 "nodes": "1", "gpus_per_node": "8", "global_batch": "64", "seq_len": "2048", "intra": "nvlink3"},
      ["--layers", "4", "--hidden", "16384", "--heads", "128", "--device", "a100-40gb", "--nodes", "1",
@@ -250,16 +250,15 @@ CLICK_LATENCY_JS = """
 """
 
 
-def _click_answers_ms(page) -> float:
-    """Wall time from a real mouse click on the page's heading to its click handler having run, in ms."""
-    import time
+def _click(page) -> None:
+    """A real mouse click on the page's heading; waits until the page's click handler has run.
 
+    The handler records ``performance.now() - event.timeStamp``: how long the click waited for the page's main
+    thread. A page busy computing (the old calculator ran the search on it) answers only when the search ends."""
     n = page.evaluate("window.__clicks.length")
     box = page.locator("h1").bounding_box()
-    t0 = time.perf_counter()
     page.mouse.click(box["x"] + 5, box["y"] + box["height"] / 2)
     page.wait_for_function(f"window.__clicks.length > {n}", polling=10)
-    return (time.perf_counter() - t0) * 1000
 
 
 def test_page_answers_clicks_during_a_long_run_and_cancel_stops_it(fresh):
@@ -272,17 +271,17 @@ def test_page_answers_clicks_during_a_long_run_and_cancel_stops_it(fresh):
     page.locator("#calc-seq_len").fill("65536")
     page.locator("#calc-form").get_by_role("button", name="运行").click()
     assert page.is_visible("#calc-cancel")
-    waits = []
     for _ in range(3):  # while the runtime loads
         page.wait_for_timeout(300)
-        waits.append(_click_answers_ms(page))
+        _click(page)
     page.wait_for_function("document.getElementById('calc-status').textContent.includes('计算中')", timeout=FIRST_RUN_MS)
     for _ in range(3):  # while the search runs
-        waits.append(_click_answers_ms(page))
+        _click(page)
         page.wait_for_timeout(200)
     assert page.get_attribute("#calc-result", "data-state") == "loading", "the run ended before it could be probed"
-    print("click answered in ms:", [round(w) for w in waits], "in-page:", page.evaluate("window.__clicks"))
-    assert max(waits) < 200 and max(page.evaluate("window.__clicks")) < 200
+    waited = page.evaluate("window.__clicks")
+    print("clicks waited (ms):", [round(w) for w in waited])
+    assert len(waited) >= 6 and max(waited) < 200  # the six probes (and the click on 运行 itself)
 
     page.locator("#calc-cancel").click()
     page.wait_for_selector('#calc-result[data-state="cancelled"]', timeout=2000)

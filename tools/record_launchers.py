@@ -330,6 +330,16 @@ def run_deepspeed(src: Path, entries):
     return results
 
 
+STUBBED = [
+    "megatron: modules under megatron/ that import triton at the top are empty mock modules (none runs in argument "
+    "validation); typing.override shimmed on Python 3.11; get_device_arch_version returns 9 (no GPU to ask)",
+    "torchtitan: torchtitan.models.moe.kernels (imports triton) is a mock module; pipeline_llm's pipeline_module_split "
+    "raises with the module names per stage (no model is built); the trainer's global-batch rule (train.py) and "
+    "build_pipeline_schedule's micro-batch rules are re-stated, not called",
+    "all: torch.distributed is a fake process group (torch.testing._internal.distributed.fake_pg) at the plan's world size",
+]
+
+
 RUNNERS = {"megatron": run_megatron, "torchtitan": run_torchtitan, "deepspeed": run_deepspeed}
 VERSIONS = {"megatron": "NVIDIA/Megatron-LM d98e8a64", "torchtitan": "pytorch/torchtitan 238fa995",
             "deepspeed": "deepspeed 0.19.8"}
@@ -364,6 +374,7 @@ def main(src: str) -> None:
             e["degrees_equal"] = bool(r["read"]) and all(r["read"][k] == v for k, v in e["expected"].items())
     data = {"launchers": VERSIONS, "torch": torch.__version__, "python": sys.version.split()[0],
             "how": "tools/record_launchers.py (its docstring says what runs and what was stubbed)",
+            "stubbed": STUBBED,
             "entries": entries}
     OUT.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
     bad = [(e["name"], e["launcher"], e["error"] or e["read"]) for e in entries

@@ -80,6 +80,7 @@ job files (commit 9810191b moved the job config to Python; the 0.3.0 release rea
 overrides only)."""
 
 _TORCH_SCHEDULES = {"gpipe": "GPipe", "1f1b": "1F1B", "interleaved": "Interleaved1F1B"}
+TORCH_SCHEDULES = _TORCH_SCHEDULES  # public: render/plan_code.py names the torch schedule classes from it
 """Our schedule kinds -> torch.distributed.pipelining schedule class names that torchtitan accepts."""
 
 # Recipes (parallelsel.core.recipe.RECIPES keys) each launcher runs, and the options that give them.
@@ -723,12 +724,9 @@ def _read_torchtitan(text: str, world: int | None, layers: int | None) -> Launch
     else:
         choice("activation_checkpoint.mode", mode, ("none", "full"))
         plan["recompute"] = mode
-    gb = tr.get("global_batch_size", -1)
-    gb = None if gb is None or _int("global_batch_size", gb) < 0 else _int("global_batch_size", gb)
-    if gb is None:
-        gb = local * plan["dp"]  # train.py: defaults to local_batch_size x DP degree
-    mpp = tr.get("mixed_precision_param", "bfloat16")
-    recipe = "bf16-compute-fp32-adam" if mpp == "bfloat16" else "fp32-adam"
+    gb = _int("global_batch_size", tr.get("global_batch_size", -1))
+    gb = gb if gb > 0 else local * plan["dp"]  # train.py: defaults to local_batch_size x DP degree
+    recipe = "bf16-compute-fp32-adam" if tr.get("mixed_precision_param", "bfloat16") == "bfloat16" else "fp32-adam"
     seq = _int("seq_len", tr.get("seq_len", 2048))
     return LaunchConfig("torchtitan", plan, gb, seq, recipe, model, world, tuple(return_notes),
                         compile=bool(cfg.get("compile", {}).get("enable", False)))

@@ -665,6 +665,19 @@ def _linear_params(model: Transformer, t: int, p: int, e: int, n: int | None = N
     return layers * (model.attention_params + experts * model.expert_params) / t
 
 
+def _fsdp_peak(workload, plan, stack, st: States, params: float, i: int,
+               n_layers: int | None = None) -> tuple[States, float]:
+    """FSDP's states and gather peak on stage ``i``: with ``no_sync`` (FSDP2
+    ``set_requires_gradient_sync(False)``) every unit's gradient stays unsharded on each rank until the
+    last micro-batch's reduce-scatter; the gathered weights are in the stack's gather dtype."""
+    recipe = workload.recipe
+    if plan.no_sync:
+        st = States(st.params, recipe.grads * params, st.optimizer)
+    gathered = replace(recipe, weights=wire_bytes(stack, recipe)[1])
+    return st, _gather_peak(workload.model, gathered, plan.tp, plan.pp, plan.ep, i, True, plan.reshard_after_forward,
+                            not plan.no_sync, n_layers)
+
+
 def _fp8_weight_copies(workload, t: int, p: int, e: int, n: int | None = None) -> float:
     """Bytes of FP8 weight copies a stage keeps through the step: Transformer Engine keeps the FP8 copies of
     the GEMM weights it quantized, on Hopper a rowwise and a separate columnwise (transposed) one, 1 byte each
@@ -731,15 +744,8 @@ def _stage_breakdown(workload, plan, i: int, n: int | None = None) -> MemoryBrea
         if stack.mode(workload.compile) == "eager" and "cross_entropy" not in stack.fused_ops(workload.compile):
             extra += EAGER_LOSS_BYTES * s * b * model.vocab / t   # one micro-batch's eager loss backward
 
-    gather = 0.0
-    if zero == 3 and n > 1:
-        if plan.no_sync:
-            # Gradient accumulation without sync (FSDP2 set_requires_gradient_sync(False)): every
-            # unit's gradient stays unsharded on each rank until the last micro-batch's reduce-scatter.
-            st = States(st.params, recipe.grads * (dense + expert), st.optimizer)
-        gathered = replace(recipe, weights=wire_bytes(stack, recipe)[1])  # unsharded in the gather dtype
-        gather = _gather_peak(model, gathered, t, p, e, i, True, plan.reshard_after_forward, not plan.no_sync,
-                              n_layers)
+    st, gather = _fsdp_peak(workload, plan, stack, st, dense + expert, i, n_layers) if zero == 3 and n > 1 \
+        else (st, 0.0)
     rest = st.total + acts + extra + gather
     return MemoryBreakdown(st.params, st.grads, st.optimizer, acts, extra, gather, ALLOCATOR_OVERHEAD * rest,
                            "first" if i == 0 else "last" if i == p - 1 else "middle", flight, i)

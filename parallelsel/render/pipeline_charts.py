@@ -7,6 +7,7 @@ takes ``salt``, which must be unique per figure on a page.
 from __future__ import annotations
 
 import base64
+import re
 from html import escape
 from collections.abc import Sequence
 
@@ -303,6 +304,22 @@ def trace_link(timeline: pl.Timeline, label: str | None = None, *, name: str | N
     name = name or trace_name(timeline)
     data = base64.b64encode(timeline.to_chrome_trace(time_unit=time_unit).encode()).decode()
     return f'<a download="{escape(name)}" href="data:application/json;base64,{data}">{escape(label or name)}</a>'
+
+
+_INLINE_TRACE = re.compile(r'<a download="([A-Za-z0-9_.+-]+\.json)" href="data:application/json;base64,([A-Za-z0-9+/=]+)"')
+
+
+def traces_to_files(html: str, folder) -> tuple[str, dict[str, bytes]]:
+    """``html`` with every inline trace of :func:`trace_link` pointed at ``traces/NAME.json`` instead, and those files'
+    bytes by name: what the site's build (hooks/trace_files.py) writes beside the page, so that no page carries its
+    traces as ``data:`` URLs (they made the PP page 1.1 MB). ``folder`` is only named in the links' paths."""
+    files: dict[str, bytes] = {}
+
+    def to_file(m: re.Match) -> str:
+        files[m.group(1)] = base64.b64decode(m.group(2), validate=True)
+        return f'<a download="{m.group(1)}" href="{folder}/{m.group(1)}" type="application/json"'
+
+    return _INLINE_TRACE.sub(to_file, html), files
 
 
 def trace_links(timelines: Sequence[pl.Timeline], labels: Sequence[str] | None = None, *, prefix: str = "",

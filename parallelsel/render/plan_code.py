@@ -27,13 +27,14 @@ What each piece does, with its source:
 from __future__ import annotations
 
 from ..core._check import ParallelselError
+from ..core.launchers import TORCH_SCHEDULES
 from ..core.plan import Plan, Workload
 
 __all__ = ["METHOD_OWNERS", "SCHEDULE_CLASSES", "torch_sections", "torch_code"]
 
-SCHEDULE_CLASSES = {"gpipe": "ScheduleGPipe", "1f1b": "Schedule1F1B", "interleaved": "ScheduleInterleaved1F1B"}
-"""Our schedule kinds -> the ``torch.distributed.pipelining`` class that runs them (one stage per rank for the first
-two; several for the interleaved one)."""
+SCHEDULE_CLASSES = {kind: "Schedule" + name for kind, name in TORCH_SCHEDULES.items()}
+"""Our schedule kinds -> the ``torch.distributed.pipelining`` class that runs them (ScheduleGPipe, Schedule1F1B: one stage
+per rank; ScheduleInterleaved1F1B: several), from the schedule names torchtitan takes (core/launchers.py)."""
 
 METHOD_OWNERS = {"mesh": "torch.distributed.device_mesh.DeviceMesh"}
 """Receivers of method calls in the generated code and the class whose method is called (checked like the imports)."""
@@ -58,127 +59,123 @@ def _check(workload: Workload, plan: Plan) -> None:
                                f"(stages of {workload.model.layers} // {plan.pp * plan.chunks} layers each are)")
 
 
+def _imports(plan: Plan, cls: str) -> list[str]:
+    out = ["import os", "", "import torch", "from torch.distributed.device_mesh import init_device_mesh"]
+    if plan.dp > 1 or plan.zero:
+        out.append("from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard")
+    if plan.tp > 1:
+        names = ["ColwiseParallel", "RowwiseParallel", "parallelize_module"]
+        if plan.sp:
+            names = ["ColwiseParallel", "PrepareModuleInput", "RowwiseParallel", "SequenceParallel", "parallelize_module"]
+        out.append(f"from torch.distributed.tensor.parallel import {', '.join(names)}")
+        if plan.sp:
+            out.append("from torch.distributed.tensor import Replicate, Shard")
+    if plan.recompute == "full":
+        out.append("from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoint_wrapper")
+    if plan.pp > 1:
+        out.append(f"from torch.distributed.pipelining import PipelineStage, {cls}")
+    return out + ["", "from my_model import Transformer, loss_fn  # your model (see the page for the attribute names)"]
+
+
+def _mesh(plan: Plan) -> list[str]:
+    dims = [(n, d) for n, d in (("pp", plan.pp), ("dp", plan.dp), ("tp", plan.tp)) if d > 1] or [("dp", 1)]
+    comma = "," if len(dims) == 1 else ""
+    shape = ", ".join(str(d) for _, d in dims) + comma
+    names = ", ".join(f'"{n}"' for n, _ in dims) + comma
+    return [f"# {plan.gpus} GPUs = " + " x ".join(f"{n} {d}" for n, d in dims) + "; the last dimension varies fastest",
+            'device = torch.device("cuda", int(os.environ["LOCAL_RANK"]))',
+            "torch.cuda.set_device(device)",
+            f'mesh = init_device_mesh("cuda", ({shape}), mesh_dim_names=({names}))',
+            "model = Transformer()  # build on the meta device in practice, then materialise after sharding"]
+
+
+def _pipeline(plan: Plan, layers: int, chunks: int) -> list[str]:
+    if plan.pp == 1:
+        return ["parts = [model]"]
+    stages = plan.pp * chunks
+    per = layers // stages
+    return [f"# {layers} blocks in {stages} stages of {per}" + (f"; this rank runs stages rank + k * {plan.pp}" if chunks > 1 else ""),
+            'pp_rank = mesh["pp"].get_local_rank()',
+            f"stage_ids = [pp_rank + k * {plan.pp} for k in range({chunks})]" if chunks > 1 else "stage_ids = [pp_rank]",
+            "", "",
+            "def stage_module(full, stage):",
+            f"    keep = range(stage * {per}, (stage + 1) * {per})",
+            "    for name in list(full.layers.keys()):",
+            "        if int(name) not in keep:",
+            "            del full.layers[name]",
+            "    if stage != 0:",
+            "        full.tok_embeddings = None",
+            f"    if stage != {stages - 1}:",
+            "        full.norm = None",
+            "        full.output = None",
+            "    return full",
+            "", "",
+            ("parts = [stage_module(Transformer(), s) for s in stage_ids]" if chunks > 1
+             else "parts = [stage_module(model, pp_rank)]")]
+
+
+def _tp(plan: Plan, heads: int) -> list[str]:
+    if plan.tp == 1:
+        return []
+    out = "RowwiseParallel(output_layouts=Shard(1))" if plan.sp else "RowwiseParallel()"
+    lines = ["block_plan = {"]
+    if plan.sp:
+        lines += ['    "attention_norm": SequenceParallel(),',
+                  '    "attention": PrepareModuleInput(input_layouts=(Shard(1), None), desired_input_layouts=(Replicate(), None)),']
+    lines += [f'    "attention.{w}": ColwiseParallel(),' for w in ("wq", "wk", "wv")] + [f'    "attention.wo": {out},']
+    if plan.sp:
+        lines += ['    "ffn_norm": SequenceParallel(),',
+                  '    "feed_forward": PrepareModuleInput(input_layouts=(Shard(1),), desired_input_layouts=(Replicate(),)),']
+    lines += ['    "feed_forward.w1": ColwiseParallel(),', f'    "feed_forward.w2": {out},',
+              '    "feed_forward.w3": ColwiseParallel(),', "}"]
+    return lines + ["for part in parts:",
+                    "    for block in part.layers.values():",
+                    f"        # each rank keeps {heads // plan.tp} of {heads} heads; the model's attention must use the local count",
+                    '        parallelize_module(block, device_mesh=mesh["tp"], parallelize_plan=block_plan)']
+
+
+def _fsdp(plan: Plan) -> list[str]:
+    out = []
+    if plan.recompute == "full":
+        out += ["for part in parts:",
+                "    for name, block in list(part.layers.items()):",
+                "        part.layers[name] = checkpoint_wrapper(block)  # full recompute: keep only each block's input"]
+    elif plan.recompute != "none":
+        out += [f"# recompute={plan.recompute!r}: op-level selective checkpointing is torchtitan's "
+                '[activation_checkpoint] mode = "selective" (see the TOML below)']
+    if plan.dp > 1 or plan.zero:
+        reshard = plan.zero == 3 and plan.reshard_after_forward
+        out += ["mp = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)",
+                "for part in parts:",
+                "    for block in part.layers.values():",
+                f'        fully_shard(block, mesh=mesh["dp"], mp_policy=mp, reshard_after_forward={reshard})',
+                f'    fully_shard(part, mesh=mesh["dp"], mp_policy=mp, reshard_after_forward={reshard})']
+    return out
+
+
+def _schedule(workload: Workload, plan: Plan, cls: str, chunks: int) -> list[str]:
+    if plan.pp == 1:
+        return []
+    mb = plan.microbatches(workload)
+    first = "stages" if chunks > 1 else "stages[0]"
+    return ["stages = [",
+            f'    PipelineStage(part, stage_index=s, num_stages={plan.pp * chunks}, device=device, group=mesh["pp"].get_group())',
+            "    for part, s in zip(parts, stage_ids)",
+            "]",
+            f"# global batch {workload.global_batch} = dp {plan.dp} x {mb} micro-batches of {plan.micro_batch}",
+            f"schedule = {cls}({first}, n_microbatches={mb}, loss_fn=loss_fn)",
+            "# each step, on every pp rank: schedule.step(tokens) on stage 0, schedule.step(target=labels) on the last"]
+
+
 def torch_sections(workload: Workload, plan: Plan) -> dict[str, str]:
     """The code, section by section (``imports``, ``mesh``, ``pipeline``, ``tp``, ``fsdp``, ``schedule``); sections a plan
     does not need are empty. Joined in that order they are one module (:func:`torch_code`)."""
     _check(workload, plan)
-    m = workload.model
-    dims = [(n, d) for n, d in (("pp", plan.pp), ("dp", plan.dp), ("tp", plan.tp)) if d > 1] or [("dp", 1)]
-    names = [n for n, _ in dims]
     cls = SCHEDULE_CLASSES.get(plan.schedule, "Schedule1F1B")
     chunks = plan.chunks if plan.pp > 1 and plan.schedule == "interleaved" else 1
-    stages = plan.pp * chunks
-    per_stage = m.layers // stages
-    microbatches = plan.microbatches(workload)
-    imports = ["import os", "", "import torch",
-               "from torch.distributed.device_mesh import init_device_mesh"]
-    if plan.dp > 1 or plan.zero:
-        imports.append("from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard")
-    if plan.tp > 1:
-        tp_names = ["ColwiseParallel", "RowwiseParallel", "parallelize_module"]
-        if plan.sp:
-            tp_names = ["ColwiseParallel", "PrepareModuleInput", "RowwiseParallel", "SequenceParallel", "parallelize_module"]
-        imports.append(f"from torch.distributed.tensor.parallel import {', '.join(tp_names)}")
-        if plan.sp:
-            imports.append("from torch.distributed.tensor import Replicate, Shard")
-    if plan.recompute == "full":
-        imports.append("from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoint_wrapper")
-    if plan.pp > 1:
-        imports.append(f"from torch.distributed.pipelining import PipelineStage, {cls}")
-    imports += ["", "from my_model import Transformer, loss_fn  # your model (see the page for the attribute names)"]
-
-    shape = ", ".join(str(d) for _, d in dims) + ("," if len(dims) == 1 else "")
-    dim_names = ", ".join(f'"{n}"' for n in names) + ("," if len(dims) == 1 else "")
-    mesh = [f"# {plan.gpus} GPUs = " + " x ".join(f"{n} {d}" for n, d in dims) + "; the last dimension varies fastest",
-            'device = torch.device("cuda", int(os.environ["LOCAL_RANK"]))',
-            "torch.cuda.set_device(device)",
-            f'mesh = init_device_mesh("cuda", ({shape}), mesh_dim_names=({dim_names}))',
-            "model = Transformer()  # build on the meta device in practice, then materialise after sharding"]
-
-    pipeline = []
-    if plan.pp > 1:
-        pipeline = [f"# {m.layers} blocks in {stages} stages of {per_stage}" + (f"; this rank runs stages rank + k * {plan.pp}" if chunks > 1 else ""),
-                    'pp_rank = mesh["pp"].get_local_rank()',
-                    f"stage_ids = [pp_rank + k * {plan.pp} for k in range({chunks})]" if chunks > 1 else "stage_ids = [pp_rank]",
-                    "",
-                    "",
-                    "def stage_module(full, stage):",
-                    f"    keep = range(stage * {per_stage}, (stage + 1) * {per_stage})",
-                    "    for name in list(full.layers.keys()):",
-                    "        if int(name) not in keep:",
-                    "            del full.layers[name]",
-                    "    if stage != 0:",
-                    "        full.tok_embeddings = None",
-                    f"    if stage != {stages - 1}:",
-                    "        full.norm = None",
-                    "        full.output = None",
-                    "    return full",
-                    "",
-                    "",
-                    ("parts = [stage_module(Transformer(), s) for s in stage_ids]" if chunks > 1
-                     else "parts = [stage_module(model, pp_rank)]")]
-    else:
-        pipeline = ["parts = [model]"]
-
-    tp = []
-    if plan.tp > 1:
-        if plan.sp:
-            tp = ["block_plan = {",
-                  '    "attention_norm": SequenceParallel(),',
-                  '    "attention": PrepareModuleInput(input_layouts=(Shard(1), None), desired_input_layouts=(Replicate(), None)),',
-                  '    "attention.wq": ColwiseParallel(),',
-                  '    "attention.wk": ColwiseParallel(),',
-                  '    "attention.wv": ColwiseParallel(),',
-                  '    "attention.wo": RowwiseParallel(output_layouts=Shard(1)),',
-                  '    "ffn_norm": SequenceParallel(),',
-                  '    "feed_forward": PrepareModuleInput(input_layouts=(Shard(1),), desired_input_layouts=(Replicate(),)),',
-                  '    "feed_forward.w1": ColwiseParallel(),',
-                  '    "feed_forward.w2": RowwiseParallel(output_layouts=Shard(1)),',
-                  '    "feed_forward.w3": ColwiseParallel(),',
-                  "}"]
-        else:
-            tp = ["block_plan = {",
-                  '    "attention.wq": ColwiseParallel(),',
-                  '    "attention.wk": ColwiseParallel(),',
-                  '    "attention.wv": ColwiseParallel(),',
-                  '    "attention.wo": RowwiseParallel(),',
-                  '    "feed_forward.w1": ColwiseParallel(),',
-                  '    "feed_forward.w2": RowwiseParallel(),',
-                  '    "feed_forward.w3": ColwiseParallel(),',
-                  "}"]
-        tp += ["for part in parts:",
-               "    for block in part.layers.values():",
-               f"        # each rank keeps {m.heads // plan.tp} of {m.heads} heads; the model's attention must use the local count",
-               '        parallelize_module(block, device_mesh=mesh["tp"], parallelize_plan=block_plan)']
-
-    fsdp = []
-    if plan.recompute == "full":
-        fsdp += ["for part in parts:",
-                 "    for name, block in list(part.layers.items()):",
-                 "        part.layers[name] = checkpoint_wrapper(block)  # full recompute: keep only each block's input"]
-    elif plan.recompute != "none":
-        fsdp += [f"# recompute={plan.recompute!r}: op-level selective checkpointing is torchtitan's "
-                 '[activation_checkpoint] mode = "selective" (see the TOML below)']
-    if plan.dp > 1 or plan.zero:
-        reshard = plan.zero == 3 and plan.reshard_after_forward
-        fsdp += ["mp = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)",
-                 "for part in parts:",
-                 "    for block in part.layers.values():",
-                 f'        fully_shard(block, mesh=mesh["dp"], mp_policy=mp, reshard_after_forward={reshard})',
-                 f'    fully_shard(part, mesh=mesh["dp"], mp_policy=mp, reshard_after_forward={reshard})']
-
-    schedule = []
-    if plan.pp > 1:
-        schedule = ["stages = [",
-                    f'    PipelineStage(part, stage_index=s, num_stages={stages}, device=device, group=mesh["pp"].get_group())',
-                    "    for part, s in zip(parts, stage_ids)",
-                    "]",
-                    f"# global batch {workload.global_batch} = dp {plan.dp} x {microbatches} micro-batches of {plan.micro_batch}",
-                    (f"schedule = {cls}(stages, n_microbatches={microbatches}, loss_fn=loss_fn)" if chunks > 1
-                     else f"schedule = {cls}(stages[0], n_microbatches={microbatches}, loss_fn=loss_fn)"),
-                    "# each step, on every pp rank: schedule.step(tokens) on stage 0, schedule.step(target=labels) on the last"]
-    return {k: "\n".join(v) + "\n" if v else "" for k, v in
-            (("imports", imports), ("mesh", mesh), ("pipeline", pipeline), ("tp", tp), ("fsdp", fsdp), ("schedule", schedule))}
+    parts = {"imports": _imports(plan, cls), "mesh": _mesh(plan), "pipeline": _pipeline(plan, workload.model.layers, chunks),
+             "tp": _tp(plan, workload.model.heads), "fsdp": _fsdp(plan), "schedule": _schedule(workload, plan, cls, chunks)}
+    return {k: "\n".join(v) + "\n" if v else "" for k, v in parts.items()}
 
 
 def torch_code(workload: Workload, plan: Plan) -> str:

@@ -25,6 +25,13 @@ for name, w, c in named_paper_cases():
             assert any(slow.inter.name in str(r.values) for r in a.reasons), (name, a.strategy)
             by_link.append(f"- **{name} · {a.strategy}**：{verdict_word(m.verdict)} → {verdict_word(a.verdict)}。"
                            + join(a.reasons[1:]))
+    # What the answer says about the slow link: PP only sends activations between neighbours and keeps its verdict;
+    # DP and FSDP, which move whole gradients or weights across nodes, can only get worse.
+    order = ("infeasible", "not_preferred", "feasible")
+    for m, a in zip(more, after):
+        assert a.strategy != "PP" or a.verdict == m.verdict, (name, a.strategy)
+        if a.strategy in ("DP", "FSDP") and m.verdict.code in order and a.verdict.code in order:
+            assert order.index(a.verdict.code) <= order.index(m.verdict.code), (name, a.strategy)
 print(markdown_table(["案例", "策略", "原拓扑", "加节点，节点间链路不变", "再把节点间换成慢链路"], rows, align="llccc"))
 print("\n只因为节点变多而变化的格子（第二列的“←”）：\n")
 print("\n".join(by_nodes) if by_nodes else "- 没有格子变化。")

@@ -66,8 +66,6 @@ assert set(calculator.SHAPE_FIELDS) == {"layers", "hidden", "heads", "kv_heads",
 
 attention = "".join(f'<option value="{k}"{" selected" if k == defaults.attention else ""}>{k}</option>' for k in ATTENTION)
 
-stacks = "".join(f'<option value="{k}"{" selected" if k == ps.core.stacks.DEFAULT_STACK else ""}>{html.escape(st.name)}（{k}）</option>'
-                 for k, st in ps.STACKS.items())
 
 buttons = "".join(
     f'<button type="button" class="md-button ps-calc-scenario" data-fill="{html.escape(json.dumps(values))}">'
@@ -83,7 +81,6 @@ print(f"""<form id="calc-form" class="ps-calc" data-assets="../../assets/calcula
 {field("stack", "训练框架栈", f'<select name="stack">{options(ps.STACKS, defaults.stack)}</select>')}
 {field("recipe", "精度与优化器", f'<select name="recipe">{options(ps.RECIPES, defaults.recipe, "框架栈自己的配方")}</select>')}
 {field("attention", "注意力内核 attention", f'<select name="attention">{attention}</select>')}
-{field("stack", "训练框架 stack", f'<select name="stack">{stacks}</select>')}
 {field("compile", "执行方式", '<select name="compile"><option value="">框架默认（eager 或 TE）</option><option value="on">torch.compile</option></select>')}
 </fieldset>
 <fieldset><legend>集群</legend>

@@ -6,7 +6,7 @@ from parallelsel.render.reasons import plan_label
 from parallelsel.render.tables import markdown_table
 from parallelsel.render.units import fmt_pct, fmt_time
 
-workload = ps.Workload(ps.MODELS["llama3-70b"], global_batch=512)
+workload = ps.Workload(ps.MODELS["llama3-70b"], global_batch=512, stack="torchtitan")  # PyTorch-native: FSDP2 + TP + pipelining
 cluster = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=8, gpus_per_node=8)
 ranked = search(workload, cluster, top=20).results
 chosen = next(r for r in ranked if r.plan.dp > 1 and r.plan.tp > 1 and r.plan.pp > 1 and r.plan.zero == 3)

@@ -6,7 +6,7 @@ import parallelsel as ps
 from parallelsel.core.search import search
 from parallelsel.render.plan_code import torch_code, torch_sections
 
-workload = ps.Workload(ps.MODELS["llama3-70b"], global_batch=512)
+workload = ps.Workload(ps.MODELS["llama3-70b"], global_batch=512, stack="torchtitan")  # PyTorch-native: FSDP2 + TP + pipelining
 cluster = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=8, gpus_per_node=8)
 ranked = search(workload, cluster, top=20, fixed={"cp": 1, "stage_layers": None}).results  # what the generator covers
 plan = next(r for r in ranked if r.plan.dp > 1 and r.plan.tp > 1 and r.plan.pp > 1 and r.plan.zero == 3).plan
