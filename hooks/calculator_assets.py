@@ -1,15 +1,9 @@
 """Files the calculator page (docs/matrix/calculator.md) loads when the reader presses 运行, copied into the built site.
 
-* ``assets/calculator/pyodide/``: the Pyodide runtime (CPython compiled to WebAssembly) from the npm package
-  ``pyodide`` that ``scripts/setup.sh`` installs into ``node_modules/`` -- only the files ``loadPyodide`` fetches
-  (the ES module, the Emscripten glue and wasm, the standard library zip, the lock file), so nothing is requested
-  from a CDN.
-* ``assets/calculator/parallelsel-<version>-py3-none-any.whl``: this library as a wheel, written here from the
-  package sources with fixed timestamps and sorted entries, so two builds are byte-identical.
-* ``assets/calculator/manifest.json``: what this build contains (``pyodide`` is ``null`` when npm was not available;
-  the page then says so instead of failing).
-
-No other page references these files, so their weight is unchanged.
+* ``assets/calculator/pyodide/``: only the Pyodide files ``loadPyodide`` fetches, from the npm package ``pyodide``
+  that ``scripts/setup.sh`` installs into ``node_modules/`` (nothing is requested from a CDN);
+* ``assets/calculator/parallelsel-<version>-py3-none-any.whl``: this library as a byte-reproducible wheel;
+* ``assets/calculator/manifest.json``: what this build contains (``pyodide`` is ``null`` without npm; the page says so).
 """
 
 from __future__ import annotations

@@ -1,33 +1,20 @@
 """Run the pages' Python blocks through markdown-exec's public API, loudly and (under ``make serve``) cached.
 
-markdown-exec registers each language as a pymdownx.superfences custom fence whose ``format`` is
-``markdown_exec.formatter``. Hooks run after plugins, so in ``on_config`` this hook swaps the
-``python`` fence's ``format`` (a public superfences setting) for one that calls the public
-``markdown_exec.base_format`` with a ``run`` function of its own. base_format still does all the
-rendering (source tabs, Markdown conversion, id prefixes, headings into the TOC); each block's HTML
-is wrapped in ``<div class="ps-exec" data-block="<id>">`` so the post-build check can name it.
+In ``on_config`` this hook swaps the ``python`` superfence's ``format`` (a public pymdownx setting) for one that calls
+the public ``markdown_exec.base_format`` with a ``run`` of its own; base_format still renders (tabs, Markdown, id
+prefixes, TOC). Each block's HTML is wrapped in ``<div class="ps-exec" data-block="<id>">`` so the post-build check can
+name it. It differs from markdown-exec's own runner in three ways:
 
-It differs from markdown-exec's own runner in three ways:
+* a block that raises **or exits** (markdown-exec catches only ``Exception``; MkDocs would end silently) logs a warning
+  naming page and block, which ``strict: true`` turns into a failed build;
+* with ``PARALLELSEL_SNIPPET_CACHE=1`` (``make serve``) a successful block's HTML is stored in ``.cache/exec/<key>.html``,
+  key = sha256 of its expanded source, options, every ``parallelsel`` file, mkdocs.yml and the tool versions (not
+  stored: blocks without an id, with ``session=``, that failed, or with headings); a library edit changes every key;
+* ``PARALLELSEL_SNIPPET_EXEC=0`` runs nothing (the floor build of ``make bench``).
 
-* a block that raises **or exits** (``sys.exit()``, ``raise SystemExit``: markdown-exec catches only
-  ``Exception``, and MkDocs would then end silently with no site) logs a warning naming the page and
-  the block id, which ``strict: true`` turns into a failed build, and the page shows the traceback;
-* with ``PARALLELSEL_SNIPPET_CACHE=1`` (``make serve``) the HTML of a block that succeeded is stored in
-  ``.cache/exec/<key>.html``, key = sha256 of the block's source after ``--8<--`` includes were
-  expanded, its options, every file of the ``parallelsel`` package that blocks import, mkdocs.yml
-  (the Markdown extensions shape the HTML) and the versions of Python and of the packages the output
-  depends on. Not stored: blocks without an id (markdown-exec numbers their id prefixes build-wide),
-  with ``session=`` (shared state), that failed, or whose output has headings (those join the TOC).
-  A library edit changes the key of every block, and the library's modules are re-imported;
-* ``PARALLELSEL_SNIPPET_EXEC=0`` runs nothing (the floor build of ``make bench``: source tabs only).
-
-The notebook gets the same treatment through mkdocs-jupyter's public options: ``execute`` follows
-``PARALLELSEL_SNIPPET_EXEC``, and in cache mode its own cache (keyed on the notebook's bytes) is put in
-``.cache/mkdocs-jupyter/<library and versions hash>`` so a library edit cannot serve a stale page.
-
-``make serve`` runs ``mkdocs serve --dirty``, which re-renders only pages whose Markdown changed; ``on_files`` removes
-every page's HTML from the served site when ``parallelsel/``, ``snippets/`` or ``hooks/`` changed since the last
-build, so they all re-render (and the cache re-runs exactly the blocks whose inputs changed).
+The notebook follows the same switches through mkdocs-jupyter's public options (its cache under
+``.cache/mkdocs-jupyter/<library and versions hash>``). ``make serve`` runs ``mkdocs serve --dirty``; ``on_files`` drops
+every page's HTML when ``parallelsel/``, ``snippets/`` or ``hooks/`` changed since the last build, so all re-render.
 """
 
 from __future__ import annotations

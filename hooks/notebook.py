@@ -1,11 +1,7 @@
-"""Tidy notebook pages rendered by mkdocs-jupyter (nbconvert).
-
-* nbconvert gives Chinese headings an empty id while the page's table of contents (and Material's
-  skip link) point at MkDocs-style slugs: give each heading the id its TOC entry expects.
-* nbconvert's template loads MathJax from an empty/CDN URL: drop it (the site renders math at
-  build time and makes no third-party request).
-* nbconvert inlines JupyterLab's stylesheet (570 KiB): each large ``<style>`` goes to a file named by its
-  content hash under ``assets/notebook/``, linked (pages stay under 600 KiB of HTML, issue 33).
+"""Tidy notebook pages rendered by mkdocs-jupyter (nbconvert): give each heading the MkDocs-style id its TOC entry
+expects (nbconvert leaves Chinese headings' ids empty); drop nbconvert's MathJax (math is rendered at build time, no
+third-party request); move each large inlined ``<style>`` (JupyterLab's 570 KiB) to a content-hashed file under
+``assets/notebook/`` so pages stay under 600 KiB of HTML (issue 33).
 """
 
 from __future__ import annotations

@@ -1,18 +1,14 @@
 """Checks of a built site that hold whatever built it: ``python -m hooks.sitecheck site/``.
 
-* Links: every relative ``href``/``src`` must reach a file, and every ``#anchor`` an id in it; a
-  root-absolute link breaks when the site is served from a sub-path. This covers what MkDocs does not
-  check: links printed by snippets, links inside the notebook, anchors into the notebook page.
+* Links: every relative ``href``/``src`` reaches a file and every ``#anchor`` an id in it (root-absolute links break
+  under a sub-path); this covers what MkDocs does not: links printed by snippets, inside the notebook, into it.
   External URLs are not fetched.
-* Unrendered Markdown: text outside ``<pre>``, ``<code>``, charts and scripts that still reads as
-  Markdown source (a pipe-table row, ``**bold**``, a ``## heading``, a code fence marker) reached the
-  reader raw. The usual cause is a snippet printing Markdown in an ``html="true"`` block
-  (docs/reference/contributing.md states the rule). The message names the block when markdown-exec's
-  output carries it (hooks/exec_blocks.py marks each block with ``data-block``).
+* Unrendered Markdown: prose (outside ``<pre>``, ``<code>``, charts, scripts) that still reads as Markdown source
+  (a pipe-table row, ``**bold**``, a ``## heading``, a fence marker), usually a snippet printing Markdown in an
+  ``html="true"`` block; the message names the block (hooks/exec_blocks.py marks each with ``data-block``).
 
-Plain Python (stdlib only), so the same check runs after any builder. As a MkDocs hook (mkdocs.yml
-lists this file) it logs each problem as a warning after the build, which ``strict: true`` turns into
-a failed build, prefixed with the page's source file.
+Plain Python (stdlib only). As a MkDocs hook it logs each problem as a warning after the build, prefixed with the
+page's source file, which ``strict: true`` turns into a failed build.
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ def test_no_object_new_bypass():
 
 
 def test_option_lists_are_defined_once():
-    lists = {"recompute modes": ("none", "selective", "full"), "schedules": ("gpipe", "1f1b", "interleaved", "zb-h1"),
+    lists = {"recompute modes": ("none", "selective", "op", "full"), "schedules": ("gpipe", "1f1b", "interleaved", "zb-h1"),
              "micro-batches": (1, 2, 4, 8)}
     for name, value in lists.items():
         homes = [where for where, tree in modules() for t in constant_tuples(tree) if t == value]
