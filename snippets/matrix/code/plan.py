@@ -1,5 +1,6 @@
 # The plan this page turns into code: from the search of matrix/search.md (Llama-3 70B, 8 nodes x 8 A100-80GB,
-# global batch 512), the best-ranked plan that uses all three dimensions (data with FSDP, tensor, pipeline).
+# global batch 512, CP 1 and the even pipeline split, which the code generator covers), the best-ranked plan that uses all
+# three dimensions (data with FSDP, tensor, pipeline).
 import parallelsel as ps
 from parallelsel.core.search import TIE, search
 from parallelsel.render.reasons import plan_label
@@ -8,9 +9,8 @@ from parallelsel.render.units import fmt_pct, fmt_time
 
 workload = ps.Workload(ps.MODELS["llama3-70b"], global_batch=512, stack="torchtitan")  # PyTorch-native: FSDP2 + TP + pipelining
 cluster = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=8, gpus_per_node=8)
-ranked = search(workload, cluster, top=100).results
-chosen = next(r for r in ranked if r.plan.dp > 1 and r.plan.tp > 1 and r.plan.pp > 1 and r.plan.zero == 3
-              and r.plan.cp == 1 and r.plan.ep == 1)
+ranked = search(workload, cluster, top=20, fixed={"cp": 1, "stage_layers": None}).results  # what the code generator covers
+chosen = next(r for r in ranked if r.plan.dp > 1 and r.plan.tp > 1 and r.plan.pp > 1 and r.plan.zero == 3)
 first = ranked[0]
 assert chosen.plan.gpus == cluster.gpus
 
