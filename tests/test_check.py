@@ -72,19 +72,19 @@ def test_torchtitan_toml_with_default_stage_weights(tmp_path, capsys):
 
 
 def test_export_falls_back_to_the_best_plan_the_launcher_runs(capsys):
-    # GPT-3 175B on 16 DGX A100 nodes: the top plan on Megatron-Core's stack runs ZB-H1, which Megatron-LM does not
-    # offer (launcher_schedule), so the export falls back to the best plan it can launch.
-    args = ["plan", "--model", "gpt3-175b", "--nodes", "16", "--global-batch", "512", "--lang", "en",
-            "--stack", "megatron-core"]
+    # GPT-3 175B on 16 DGX A100 nodes, global batch 128, torchtitan's stack: the top plan is TP2 without SP, which
+    # torchtitan's TP plan does not run (launcher_tp_without_sp), so the export falls back to the best plan it can.
+    args = ["plan", "--model", "gpt3-175b", "--nodes", "16", "--global-batch", "128", "--lang", "en",
+            "--stack", "torchtitan"]
     assert main(args + ["--top", "1", "--json"]) == 0
     top = json.loads(capsys.readouterr().out)["results"][0]
-    assert main(args + ["--export", "megatron"]) == 0
+    assert main(args + ["--export", "torchtitan"]) == 0
     out, err = capsys.readouterr()
-    assert err.startswith("parallelsel plan: the top plan") and "cannot run on Megatron-LM" in err
+    assert err.startswith("parallelsel plan: the top plan") and "cannot run on torchtitan" in err
     assert len(err.strip().splitlines()) == 1 and top["plan"] in err
     cfg = read_config(out, world=128, layers=ps.MODELS["gpt3-175b"].layers)
     assert ps.Plan(**cfg.plan).label() != top["plan"]
-    assert out.startswith("# parallelsel ") and "# stack: megatron-core" in out
+    assert out.startswith("# parallelsel ") and "# stack: torchtitan" in out
 
 
 def test_plan_with_pinned_ep(capsys):

@@ -202,16 +202,19 @@ def test_cp_divides_activations_not_states():
     assert four.gpus == 8 and four.label().startswith("DP2 · TP1 · PP1 · CP4")
 
 
-def test_hsdp_and_every_schedule_are_in_the_space():
-    w = ps.Workload(ps.MODELS["llama2-13b"], global_batch=256)
+def test_hsdp_and_the_stacks_schedules_are_in_the_space():
     c = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=4)
-    r = search(w, c, top=200)
-    labels = [x.plan for x in r.results]
-    assert any(p.shard is not None and p.shard < p.dp for p in labels)  # HSDP: shard within a node
-    assert r.excluded.get("gpipe_dominated", 0) > 0  # GPipe enumerated, dominated by 1F1B
-    assert any(p.schedule == "zb-h1" for p in labels)
-    g = search(w, c, top=1, fixed={"schedule": "gpipe", "pp": 2})
-    assert g.best is not None and g.best.plan.schedule == "gpipe"
+    titan = search(ps.Workload(ps.MODELS["llama2-13b"], global_batch=256, stack="torchtitan"), c, top=200)
+    assert any(p.shard is not None and p.shard < p.dp for p in (x.plan for x in titan.results))  # HSDP within a node
+    assert titan.excluded.get("gpipe_dominated", 0) > 0  # torchtitan runs GPipe: enumerated, dominated by 1F1B
+    # Megatron-Core runs 1F1B and interleaved 1F1B only (STACKS schedules): no GPipe or ZB-H1 unless pinned.
+    w = ps.Workload(ps.MODELS["llama2-13b"], global_batch=256)
+    mcore = search(w, c, top=200)
+    assert {x.plan.schedule for x in mcore.results if x.plan.pp > 1} <= {"1f1b", "interleaved"}
+    assert mcore.excluded.get("gpipe_dominated", 0) == 0
+    for pinned in ("gpipe", "zb-h1"):
+        g = search(w, c, top=1, fixed={"schedule": pinned, "pp": 2})
+        assert g.best is not None and g.best.plan.schedule == pinned
 
 
 def test_exclusion_keys_do_not_depend_on_top():

@@ -243,9 +243,11 @@ def _depths(model, pp: int, split) -> list[int]:
     return list(range(2, min(split) + 1))
 
 
-def _schedules(fixed: dict, pp: int, model, split=None) -> list[tuple[str, int]]:
+def _schedules(fixed: dict, pp: int, model, split=None, offered=None) -> list[tuple[str, int]]:
     """(schedule, chunks) pairs to try for a pipeline of ``pp`` stages; a pinned schedule or chunk count is always
-    tried; interleaving with every depth the layers allow (:func:`_depths`)."""
+    tried; interleaving with every depth the layers allow (:func:`_depths`). Unpinned, only the schedules the
+    stack runs (``offered``, :data:`parallelsel.core.stacks.STACKS` ``schedules``: Megatron-Core has no ZB-H1 or
+    GPipe, DeepSpeed's PipelineEngine only 1F1B); 1F1B is always tried, as every stack runs it."""
     interleaved = _depths(model, pp, split)
     if "schedule" in fixed or "chunks" in fixed:
         sched = fixed.get("schedule", "interleaved" if fixed.get("chunks", 1) > 1 else "1f1b")
@@ -255,7 +257,8 @@ def _schedules(fixed: dict, pp: int, model, split=None) -> list[tuple[str, int]]
         return [(sched, fixed.get("chunks", 1))]
     if pp == 1:
         return [("1f1b", 1)]
-    return [("1f1b", 1)] + [("interleaved", v) for v in interleaved] + [("zb-h1", 1), ("gpipe", 1)]
+    pairs = [("1f1b", 1)] + [("interleaved", v) for v in interleaved] + [("zb-h1", 1), ("gpipe", 1)]
+    return [x for x in pairs if offered is None or x[0] == "1f1b" or x[0] in offered]
 
 
 def _expert_degrees(model, dp: int) -> list[int]:
@@ -365,6 +368,12 @@ def _knobs(space: _Space, tp: int, pp: int, dp: int, split=None):
     recompute modes and (schedule, chunks) pairs."""
     m = space.workload.model
     zeros = space.allowed("zero", (0, 1, 2, 3) if dp > 1 else (0,))
+    if pp > 1 and "zero" not in space.fixed:
+        # With PP, only the ZeRO stages the stack runs beside it (STACKS pp_zero: Megatron-Core's distributed
+        # optimizer is ZeRO-1, torchtitan's FSDP2 ZeRO-3, DeepSpeed's PipelineEngine asserts stage < 2); ZeRO-2
+        # stays in to be counted under pp_zero2_no_stack, which no stack runs.
+        offered = STACKS[space.workload.stack].pp_zero
+        zeros = [z for z in zeros if z in offered or z == 2]
     eps = space.allowed("ep", _expert_degrees(m, dp))
     # HSDP shard groups only where ZeRO shards, and tiling the EP groups.
     zse = [(z, sh, e) for z in zeros for e in eps
@@ -372,7 +381,7 @@ def _knobs(space: _Space, tp: int, pp: int, dp: int, split=None):
                       else _shards(z, dp, tp, e, space.cluster.gpus_per_node))]
     sps = space.allowed("sp", (False, True) if tp > 1 else (False,))
     return (zse, sps, _micro_batches(space, dp), space.allowed("recompute", stack_recomputes(space.workload)),
-            _schedules(space.fixed, pp, m, split))
+            _schedules(space.fixed, pp, m, split, STACKS[space.workload.stack].schedules))
 
 
 @dataclass
