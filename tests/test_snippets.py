@@ -191,7 +191,7 @@ def test_snapshot_reduction_keeps_labels_and_drops_drawing():
 # English exception through instead of rendering the rule's Reason. Two pages quote error text on purpose: the CLI
 # reference shows its English error lines under a note that says so, and the validation page sets torch's refusal
 # messages beside the library's, verbatim, as the record of what each engine said.
-_ENGLISH_ERROR = re.compile(r"\S=\S+: (?:must|needs|unknown)\b|cannot be launched|Traceback \(most recent call last\)")
+_ENGLISH_ERROR = re.compile(r"\S=\S+: (?:must|needs|unknown)\b|can(?:not)? be launched|Traceback \(most recent call last\)")
 _SHOWS_ENGLISH_ERRORS = {"snippets/reference/cli/terminal_errors.py", "snippets/validation/torch_agreement.py"}
 
 

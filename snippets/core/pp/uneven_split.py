@@ -4,7 +4,7 @@ import parallelsel as ps
 from parallelsel import pipeline
 from parallelsel.core.plan import balanced_split, megatron_split, torchtitan_split
 from parallelsel.render.tables import fmt_pct, markdown_table
-from parallelsel.render.pipeline_charts import gantt
+from parallelsel.render.pipeline_charts import gantt, trace_links
 from parallelsel.render.style import figure_html  # markdown-exec: hide
 
 model = ps.MODELS["llama3-405b"]
@@ -32,3 +32,4 @@ print(f"\n最慢的是{where}，它定下整条流水线的节奏。1F1B、m={m}
       f"估算的步时 {e.step.total:.2f} s，其中气泡 {e.step.bubble:.2f} s。")
 svg = gantt(tl, salt="pp-uneven-405b", xlabel="时间（秒）", title=f"{model.name}，16 段 {'/'.join(map(str, split[:2]))}…/{split[-1]} 层：气泡占比 {fmt_pct(tl.bubble_fraction)}")  # markdown-exec: hide
 print(figure_html(svg, f"{model.name} 按 Meta 的不均匀切分分为 16 段的 1F1B 甘特图：首末段各少一层"))  # markdown-exec: hide
+print(trace_links([tl], prefix="llama3-405b-uneven-", time_unit=1.0))  # the timeline is in seconds
