@@ -9,6 +9,7 @@ Megatron-FSDP without ``--ckpt-format fsdp_dtensor`` is refused by validate_args
 from __future__ import annotations
 
 import json
+import tomllib
 from pathlib import Path
 
 import parallelsel as ps
@@ -97,3 +98,27 @@ def test_plan_with_pinned_ep(capsys):
         assert main(["plan", "--model", model, "--nodes", "1", "--ep", str(ep)]) == 2
         err = capsys.readouterr().err
         assert len(err.strip().splitlines()) == 1 and f"ep={ep}" in err and words in err
+
+
+def test_uneven_split_exports_in_each_launchers_own_options_and_reads_back():
+    # Llama 3 405B's 126 layers on PP16, first and last stage one layer fewer (Dubey et al. 2024 §3.3.2).
+    from parallelsel.core.launchers import export, refusals
+    from parallelsel.core.plan import megatron_split
+
+    m = ps.MODELS["llama3-405b"]
+    c = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=2048)
+    split = megatron_split(m.layers, 16, first=7, last=7)
+    mcore = ps.Workload(m, global_batch=2048)
+    plan = ps.Plan(dp=128, tp=8, pp=16, sp=True, zero=1, recompute="full", stage_layers=split)
+    flags = export(mcore, plan, "megatron", c)
+    assert "--decoder-first-pipeline-num-layers 7" in flags and "--decoder-last-pipeline-num-layers 7" in flags
+    assert ps.Plan(**read_config(flags, world=c.gpus, layers=m.layers).plan) == plan
+    titan = ps.Workload(m, global_batch=2048, stack="torchtitan", recipe=ps.RECIPES["bf16-compute-fp32-adam"])
+    fsdp = plan.with_(zero=3)
+    par = tomllib.loads(export(titan, fsdp, "torchtitan", c))["parallelism"]
+    assert (par["pipeline_parallel_layers_per_stage"], par["pipeline_parallel_first_stage_less_layers"],
+            par["pipeline_parallel_last_stage_less_layers"]) == (8, 1, 1)
+    assert ps.Plan(**read_config(export(titan, fsdp, "torchtitan", c), world=c.gpus, layers=m.layers).plan) == fsdp
+    # A split whose middle stages differ is not expressible in either launcher's options: refused, not rewritten.
+    odd = plan.with_(stage_layers=(8,) * 14 + (6, 8))
+    assert [r[0] for r in refusals(mcore, odd, "megatron")] == ["launcher_stage_layers"]

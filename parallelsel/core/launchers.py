@@ -56,7 +56,7 @@ from dataclasses import dataclass
 
 from ._check import ParallelselError, choice
 from .model import RECOMPUTE
-from .plan import Plan, Workload
+from .plan import Plan, Workload, megatron_split
 from .stacks import STACKS
 
 __all__ = ["LAUNCHERS", "LAUNCHER_SOURCES", "LaunchConfig", "LauncherError", "export", "header", "options",
@@ -163,9 +163,29 @@ def refusals(workload: Workload, plan: Plan, launcher: str) -> tuple[tuple[str, 
     return tuple(out)
 
 
+def _ends_and_middle(plan: Plan) -> tuple[int, int, int] | None:
+    """``(first, middle, last)`` layers of ``plan``'s uneven split when every middle stage holds the same number
+    (the only uneven splits Megatron-Core's and torchtitan's options express), else None."""
+    sl = plan.stage_layers
+    if sl is None or plan.chunks > 1:
+        return None
+    middle = set(sl[1:-1])
+    if len(middle) > 1:
+        return None
+    m = middle.pop() if middle else max(sl[0], sl[-1])
+    return sl[0], m, sl[-1]
+
+
+def _refuse_split(plan: Plan) -> list:
+    """An uneven split a launcher's options cannot express (interleaved, or middle stages that differ) is refused."""
+    if plan.stage_layers is None or _ends_and_middle(plan) is not None:
+        return []
+    return [("launcher_stage_layers", {"stage_layers": "/".join(map(str, plan.stage_layers))})]
+
+
 def _refuse_megatron(plan: Plan, stack, sharded_part: bool) -> list:
     """Megatron-LM's refusals (schedules and recomputation modes from the megatron-core stack's facts)."""
-    out: list = []
+    out: list = _refuse_split(plan)
     if plan.pp > 1 and plan.schedule not in stack.schedules:
         out.append(("launcher_schedule", {"schedule": plan.schedule, "supported": list(stack.schedules)}))
     if plan.pp > 1 and plan.zero >= 2:
@@ -191,7 +211,11 @@ def _layer_sac_every(workload, plan: Plan, layers: int | None = None) -> int | N
 
 def _refuse_torchtitan(plan: Plan, stack, sharded_part: bool, layers: int = 0) -> list:
     """torchtitan's refusals (job_config.py, parallelize.py, activation_checkpoint.py)."""
-    out: list = []
+    out: list = _refuse_split(plan)
+    ends = _ends_and_middle(plan)
+    if ends is not None and (ends[0] > ends[1] or ends[2] > ends[1]):
+        # first/last_stage_less_layers only take layers away from the end stages (they are >= 0).
+        out.append(("launcher_stage_layers", {"stage_layers": "/".join(map(str, plan.stage_layers))}))
     if plan.pp > 1 and plan.schedule not in _TORCH_SCHEDULES:
         out.append(("launcher_schedule", {"schedule": plan.schedule, "supported": list(_TORCH_SCHEDULES)}))
     if plan.zero in (1, 2):
@@ -283,6 +307,11 @@ def _megatron(workload: Workload, plan: Plan) -> dict:
     o = _megatron_model(workload)
     o["--tensor-model-parallel-size"] = plan.tp
     o["--pipeline-model-parallel-size"] = plan.pp
+    ends = _ends_and_middle(plan)
+    if ends is not None:
+        # transformer_config.py: the first and last stage take these many layers, the rest split evenly
+        # (parallelsel.core.plan.megatron_split is the inverse).
+        o["--decoder-first-pipeline-num-layers"], o["--decoder-last-pipeline-num-layers"] = ends[0], ends[2]
     if plan.pp > 1 and plan.schedule == "interleaved" and plan.chunks > 1:
         o["--num-layers-per-virtual-pipeline-stage"] = m.layers // (plan.pp * plan.chunks)
     if plan.cp > 1:
@@ -368,6 +397,11 @@ def _torchtitan(workload: Workload, plan: Plan) -> dict:
         # (pipeline_parallel.py: stages = ceil((layers + first_less + last_less) / layers_per_stage)).
         par["pipeline_parallel_first_stage_less_layers"] = 0
         par["pipeline_parallel_last_stage_less_layers"] = 0
+        ends = _ends_and_middle(plan)
+        if ends is not None:  # an uneven split: the end stages hold fewer layers than the middle ones
+            par["pipeline_parallel_layers_per_stage"] = ends[1]
+            par["pipeline_parallel_first_stage_less_layers"] = ends[1] - ends[0]
+            par["pipeline_parallel_last_stage_less_layers"] = ends[1] - ends[2]
         par["pipeline_parallel_microbatch_size"] = b
     par["context_parallel_degree"] = plan.cp
     par["expert_parallel_degree"] = plan.ep
@@ -601,6 +635,13 @@ def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchCo
         if world % (tp * pp * cp):
             _bad("world size", world, f"must be divisible by TP x PP x CP = {tp * pp * cp}")
         plan["dp"] = world // (tp * pp * cp)
+    first, last = g("--decoder-first-pipeline-num-layers"), g("--decoder-last-pipeline-num-layers")
+    if pp > 1 and (first is not None or last is not None):
+        if n_layers is None:
+            _bad("--decoder-first-pipeline-num-layers", first, "needs --num-layers to split the rest")
+        plan["stage_layers"] = megatron_split(n_layers, pp, first=None if first is None else _int(
+            "--decoder-first-pipeline-num-layers", first), last=None if last is None else _int(
+            "--decoder-last-pipeline-num-layers", last))
     vp = g("--num-layers-per-virtual-pipeline-stage")
     if vp is not None and pp > 1:
         if n_layers is None:
@@ -664,6 +705,10 @@ def _torchtitan_stages(par: dict, plan: dict, layers: int | None, local: int) ->
         plan["chunks"] = max(1, stages // pp)
         if first or last:
             notes.append(("launcher_stage_weights", {"first": first, "last": last}))
+        lps = _int("pipeline_parallel_layers_per_stage", lps)
+        split = (lps - first,) + (lps,) * (pp - 2) + (lps - last,) if pp > 1 else ()
+        if plan["chunks"] == 1 and sum(split) == layers and len(set(split)) > 1:
+            plan["stage_layers"] = split  # the end stages hold fewer transformer layers than the middle ones
     else:
         plan["chunks"] = 2 if kinds[sched] == "interleaved" else 1  # pipeline_llm's default stages per rank
     if plan["chunks"] == 1 and plan["schedule"] == "interleaved":

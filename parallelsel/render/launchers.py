@@ -33,6 +33,7 @@ _TEMPLATES = {
         "launcher_fp32_params": "没有 {option}：{name} 用 fp32 参数和梯度训练（按 fp32 配方估算）",
         "launcher_default": "没写 {option}：{name} 取默认值 {value}",
         "launcher_stage_weights": "{name} 把嵌入层和输出层各算作 {first}/{last} 层来切分流水线段，首末段层数更少",
+        "launcher_stage_layers": "{name} 的选项只能让首段、末段少放几层、其余各段一样多（且不交错）；表达不了 {stage_layers} 这样的切分",
     },
     "en": {
         "launcher_schedule": "{name} has no {schedule} schedule (it has: {supported})",
@@ -63,6 +64,8 @@ _TEMPLATES = {
         "launcher_default": "{option} not given: {name} takes its default {value}",
         "launcher_stage_weights": "{name} counts the embedding and the output as {first}/{last} layers when it splits "
                                   "stages, so the first and last stages hold fewer layers",
+        "launcher_stage_layers": "{name}'s options only give the first and last stage fewer layers and the others the "
+                                 "same number (not interleaved); they cannot express the split {stage_layers}",
     },
 }
 
