@@ -617,6 +617,18 @@ def _megatron_model_fields(g, notes: list) -> dict:
     return model
 
 
+def _megatron_split_flags(g, pp: int, n_layers: int | None) -> dict:
+    """``{"stage_layers": ...}`` from ``--decoder-first/last-pipeline-num-layers`` (empty without them)."""
+    first, last = g("--decoder-first-pipeline-num-layers"), g("--decoder-last-pipeline-num-layers")
+    if pp == 1 or (first is None and last is None):
+        return {}
+    if n_layers is None:
+        _bad("--decoder-first-pipeline-num-layers", first, "needs --num-layers to split the rest")
+    ends = {k: None if v is None else _int(f"--decoder-{k}-pipeline-num-layers", v)
+            for k, v in (("first", first), ("last", last))}
+    return {"stage_layers": megatron_split(n_layers, pp, **ends)}
+
+
 def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchConfig:
     env, flags, stated = _megatron_words(text)
     world = stated if stated is not None else world
@@ -635,13 +647,7 @@ def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchCo
         if world % (tp * pp * cp):
             _bad("world size", world, f"must be divisible by TP x PP x CP = {tp * pp * cp}")
         plan["dp"] = world // (tp * pp * cp)
-    first, last = g("--decoder-first-pipeline-num-layers"), g("--decoder-last-pipeline-num-layers")
-    if pp > 1 and (first is not None or last is not None):
-        if n_layers is None:
-            _bad("--decoder-first-pipeline-num-layers", first, "needs --num-layers to split the rest")
-        plan["stage_layers"] = megatron_split(n_layers, pp, first=None if first is None else _int(
-            "--decoder-first-pipeline-num-layers", first), last=None if last is None else _int(
-            "--decoder-last-pipeline-num-layers", last))
+    plan.update(_megatron_split_flags(g, pp, n_layers))
     vp = g("--num-layers-per-virtual-pipeline-stage")
     if vp is not None and pp > 1:
         if n_layers is None:
