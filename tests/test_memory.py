@@ -260,6 +260,27 @@ def test_closed_forms_match_the_schedule_where_they_apply(p, m):
             assert inflight_microbatches("interleaved", p, mm, v, 0) == pytest.approx(p * (1 + (p - 1) / (p * v)))
 
 
+def test_counted_peaks_equal_a_walk_of_each_order():
+    # peak_inflight counts GPipe, 1F1B and interleaved 1F1B without walking their orders; every setting torch
+    # accepts up to p = 8 (m not a multiple of p included: torch's rounds) against the walk of the order that
+    # tests/test_pipeline_torch.py holds to torch's recorded runs. Lists every setting that differs.
+    wrong = []
+    for kind in ("gpipe", "1f1b", "interleaved"):
+        gen = pipeline_orders.ORDERS[kind][0]
+        for p in range(2, 9):
+            for v in ((1,) if kind != "interleaved" else (1, 2, 3, 5)):
+                for m in range(p if kind == "interleaved" else 1, 4 * p + 2):
+                    try:
+                        pipeline_orders.check(kind, p, m, v)
+                    except ValueError:
+                        continue
+                    for r in range(p):
+                        walked = pl._held_peak(a for a, _, _ in gen(p, m, v, r))
+                        if pl.peak_inflight(kind, p, m, v, r) != walked:
+                            wrong.append((kind, p, m, v, r, walked))
+    assert wrong == []
+
+
 def test_zb_h1_memory_holds_p_on_the_last_stage():
     # The issue's case: ZB-H1's last stage keeps p micro-batches, not 1F1B's one.
     w = Workload(MODELS["llama3-8b"], global_batch=64)

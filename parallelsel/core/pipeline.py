@@ -28,7 +28,7 @@ from functools import cached_property, lru_cache
 from typing import Sequence
 
 from parallelsel.core._check import ParallelselError, choice, positive_int, positive_number
-from parallelsel.core.pipeline_orders import LAYOUTS, ORDERS, rank_orders, stage_of
+from parallelsel.core.pipeline_orders import LAYOUTS, ORDERS, per_round, rank_orders, stage_of
 from parallelsel.core.pipeline_orders import check as check_orders
 
 __all__ = [
@@ -232,6 +232,16 @@ def _held_peak(actions) -> int:
     return peak
 
 
+_CLOSED = {
+    # Each is the order's warm-up forwards, then (F, B) pairs, then the last backwards
+    # (pipeline_orders._gpipe, _one_f_one_b, _interleaved_rank): the peak is the warm-up count, plus the first
+    # steady forward when one follows, capped at every pass. tests/test_memory.py holds them to torch's orders.
+    "gpipe": lambda p, m, v, r: m,
+    "1f1b": lambda p, m, v, r: min(m, p - r),
+    "interleaved": lambda p, m, v, r: min((v - 1) * per_round(p, m) + 2 * (p - 1 - r) + 1, m * v),
+}
+
+
 def peak_inflight(kind: str, stages: int, microbatches: int, chunks: int = 1, rank: int = 0) -> int:
     """The most micro-batch-chunks whose activations ``rank`` holds at once under ``kind``, counted
     along that rank's pass order (the order :func:`schedule` builds; the count of
@@ -241,7 +251,8 @@ def peak_inflight(kind: str, stages: int, microbatches: int, chunks: int = 1, ra
     order is still complete and which other stacks run: ``"1f1b"`` with fewer micro-batches than stages
     (Megatron-LM's ``forward_backward_pipelining_without_interleaving`` warms up min(p - r - 1, m)
     forwards; torch's Schedule1F1B refuses it), and ``"zb-h1"`` with ``m`` not a multiple of
-    max(1, m // p) (torch's rounds rule, which only matters for more than one chunk). Up to
+    max(1, m // p) (torch's rounds rule, which only matters for more than one chunk). GPipe, 1F1B and
+    interleaved 1F1B are counted from their warm-up (``_CLOSED``); for the other kinds, up to
     :data:`MAX_PASSES` it walks one rank's order (at most 3 x microbatches x chunks passes); past it, it
     extends the steady pattern measured at three smaller sizes instead of building the order. Cached per setting,
     since :mod:`parallelsel.core.memory` asks for the same few settings over and over.
@@ -264,6 +275,8 @@ def peak_inflight(kind: str, stages: int, microbatches: int, chunks: int = 1, ra
 
 @lru_cache(maxsize=4096)
 def _rank_peak(kind: str, p: int, m: int, v: int, r: int) -> int:
+    if kind in _CLOSED:  # orders that are warm-up forwards then F/B pairs: the count needs no walk
+        return _CLOSED[kind](p, m, v, r)
     if p * m * v <= MAX_PASSES:
         return _held_peak(a for a, _, _ in ORDERS[kind][0](p, m, v, r))
     # Past the simulator's size the order is not built (a billion micro-batches would need tens of GB).

@@ -24,7 +24,7 @@ from collections import defaultdict
 
 from parallelsel.core._check import ParallelselError
 
-__all__ = ["ORDERS", "LAYOUTS", "check", "rank_orders", "stage_of"]
+__all__ = ["ORDERS", "LAYOUTS", "check", "per_round", "rank_orders", "stage_of"]
 
 LAYOUTS = ("loop", "v")
 
@@ -65,7 +65,7 @@ def _one_f_one_b(p: int, m: int, v: int, r: int) -> list:
     return ops + [("B", i, 0) for i in range(m - warm, m)]
 
 
-def _per_round(p: int, m: int) -> int:
+def per_round(p: int, m: int) -> int:
     # torch's flexible interleaving: max(1, m // p) rounds of m // rounds micro-batches each.
     return m // max(1, m // p)
 
@@ -80,7 +80,7 @@ def _interleaved_rank(p: int, m: int, v: int, r: int, zero_bubble: bool) -> list
     bubble the backward is the input gradient I, and the weight gradient W of backward slot ``j - r``
     follows backward slot j; the last r W run at the end.
     """
-    n, total = _per_round(p, m), m * v
+    n, total = per_round(p, m), m * v
     warm = min((v - 1) * n + (1 if zero_bubble else 2) * (p - 1 - r), total)
     count = _Counter()
     back = "I" if zero_bubble else "B"

@@ -639,6 +639,9 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
     value that can never be valid (tp not dividing the heads, dp x tp x pp not dividing the GPUs)
     raises :class:`ValueError`. A plan fits when its memory is at most the usable memory x
     (1 - ``headroom``) (:func:`parallelsel.core.memory.budget`).
+
+    The same search asked again in one process (equal workload, cluster and arguments) returns the
+    first answer from a memo, with ``seconds`` the time of this call.
     """
     t0 = time.perf_counter()
     if not isinstance(workload, Workload):
@@ -647,7 +650,25 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
         raise ParallelselError(f"cluster={cluster!r}: must be a Cluster")
     top = positive_int("top", top)
     check_headroom(headroom)
-    space = _Space(workload, cluster, _check_fixed(fixed, workload, cluster), headroom)
+    pins = _check_fixed(fixed, workload, cluster)
+    try:
+        result = _memo(workload, cluster, top, tuple(sorted(pins.items())), headroom, _exhaustive)
+    except TypeError:  # an unhashable pinned value: search without the memo
+        result = _search(workload, cluster, top, pins, headroom, _exhaustive)
+    return replace(result, seconds=time.perf_counter() - t0, excluded=dict(result.excluded))  # a caller's own dict
+
+
+@lru_cache(maxsize=64)
+def _memo(workload, cluster, top, pins: tuple, headroom, exhaustive) -> SearchResult:
+    # Every input is frozen and the search is a pure function of them, so one process (the site's build, a
+    # notebook, fixes() and explain()) answers a repeated search once. Results are frozen dataclasses.
+    return _search(workload, cluster, top, dict(pins), headroom, exhaustive)
+
+
+def _search(workload: Workload, cluster: Cluster, top: int, pins: dict, headroom: float,
+            _exhaustive: bool) -> SearchResult:
+    t0 = time.perf_counter()
+    space = _Space(workload, cluster, pins, headroom)
     tally = _Tally(top=top, exhaustive=_exhaustive)
     groups = [g for g in (_prepare_group(space, tally, *d) for d in _degrees(space)) if g is not None]
     for g in sorted(groups, key=lambda g: g.bound):
