@@ -221,14 +221,18 @@ def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
     return fixed
 
 
-def _split(fixed: dict, pp: int, model) -> tuple[int, ...] | None:
-    """The pipeline split the search gives ``pp`` stages: a pinned ``stage_layers``; else the balanced split
+def _splits(fixed: dict, pp: int, model) -> list[tuple[int, ...] | None]:
+    """The pipeline splits the search gives ``pp`` stages: a pinned ``stage_layers``; else the balanced split
     (:func:`parallelsel.core.plan.balanced_split`, the output layer and loss weighed by their FLOPs against a
-    layer's), or None when that is the even split (the layers divide and the last stage's output layer does
-    not pay for moving a layer)."""
+    layer's; None when that is the even split) and, when the layers divide and the balanced split is uneven,
+    the even split too: the stacks' default (Megatron-LM and torchtitan split evenly unless told otherwise),
+    so a job run that way is enumerated and ranked, not only its balanced neighbour."""
     if "stage_layers" in fixed:
-        return fixed["stage_layers"]
-    return balanced_stage_layers(model, pp)
+        return [fixed["stage_layers"]]
+    split = balanced_stage_layers(model, pp)
+    if split is not None and model.layers % pp == 0:
+        return [split, None]
+    return [split]
 
 
 def _depths(model, pp: int, split) -> list[int]:
@@ -398,11 +402,10 @@ class _Group:
     bound: float
 
 
-def _prepare_group(space: _Space, tally: _Tally, tp: int, cp: int, pp: int, dp: int) -> _Group | None:
-    """Count one (tp, cp, pp, dp)'s plans; drop them all under a structural rule, else return the group with
-    the least step time any of its plans could reach (:func:`_group_bound`)."""
+def _prepare_group(space: _Space, tally: _Tally, tp: int, cp: int, pp: int, dp: int, split) -> _Group | None:
+    """Count one (tp, cp, pp, dp, split)'s plans; drop them all under a structural rule, else return the group
+    with the least step time any of its plans could reach (:func:`_group_bound`)."""
     m = space.workload.model
-    split = _split(space.fixed, pp, m)
     knobs = _knobs(space, tp, pp, dp, split)
     zse, sps, mbs, rcs, scheds = knobs
     n = len(zse) * len(sps) * len(mbs) * len(rcs) * len(scheds)
@@ -603,9 +606,10 @@ def enumerates(workload: Workload, cluster: Cluster, plan: Plan, fixed: dict | N
     if (plan.tp, plan.cp, plan.pp, plan.dp) not in set(_degrees(space)):
         return False
     m = workload.model
-    split = _split(space.fixed, plan.pp, m)
-    if plan.stage_layers != split and not (split is None and plan.stage_layers is not None
-                                           and plan.stage_layers == stage_layer_counts(m.layers, plan.pp)):
+    split = plan.stage_layers
+    if split is not None and m.layers % plan.pp == 0 and split == stage_layer_counts(m.layers, plan.pp):
+        split = None  # an explicit even split is the even split
+    if split not in _splits(space.fixed, plan.pp, m):
         return False
     zse, sps, mbs, rcs, scheds = _knobs(space, plan.tp, plan.pp, plan.dp, split)
     return ((plan.zero, plan.shard, plan.ep) in zse and plan.sp in sps and plan.micro_batch in mbs
@@ -670,7 +674,9 @@ def _search(workload: Workload, cluster: Cluster, top: int, pins: dict, headroom
     t0 = time.perf_counter()
     space = _Space(workload, cluster, pins, headroom)
     tally = _Tally(top=top, exhaustive=_exhaustive)
-    groups = [g for g in (_prepare_group(space, tally, *d) for d in _degrees(space)) if g is not None]
+    m = workload.model
+    groups = [g for g in (_prepare_group(space, tally, *d, split) for d in _degrees(space)
+                          for split in _splits(space.fixed, d[2], m)) if g is not None]
     for g in sorted(groups, key=lambda g: g.bound):
         if math.isfinite(g.bound) and g.bound > tally.bound():  # (infinite: the batch rule refuses them all)
             tally.excluded["bound_exceeds_best"] += g.n  # no plan of it can reach the top N: neither checked for memory nor timed
