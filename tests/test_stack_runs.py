@@ -26,11 +26,6 @@ _THROUGHPUT_GAPS = {
                                                        "hidden behind compute beside TP's; contention not modelled",
 }
 _MEMORY_GAPS = {
-    "torchtitan Llama 3.1 8B, 8 GPUs, compile": "torchtitan of 2024-12 compiled the blocks, not the loss: the eager "
-                                                "loss's fp32 buffers are missing under the v0.2.2 record",
-    "torchtitan Llama 3.1 8B, 8 GPUs, compile + Float8": "same",
-    "torchtitan Llama 3.1 8B, 128 GPUs, compile": "same",
-    "torchtitan Llama 3.1 8B, 128 GPUs, compile + Float8": "same",
     "torchtitan Llama 3.1 70B, 256 GPUs, FSDP32 TP8, Float8": "reserved memory of 131k-token micro-batches under "
                                                               "full AC not explained (allocator, eager buffers)",
 }

@@ -414,7 +414,7 @@ def _torchtitan(workload: Workload, plan: Plan) -> dict:
                        **rec["training"]}
     out["optimizer"] = dict(rec["optimizer"])
     if workload.compile:
-        out["compile"] = {"enable": True, "components": ["model", "loss"]}
+        out["compile"] = {"enable": True, "components": ["model"] if workload.compile == "model" else ["model", "loss"]}
     if plan.recompute == "op":
         out["activation_checkpoint"] = {"mode": "selective", "selective_ac_option": "op"}
     elif plan.recompute == "full" and plan.recompute_layers is not None:
@@ -464,7 +464,7 @@ def header(workload: Workload, plan: Plan, launcher: str, cluster=None) -> list[
         lines.append(f"cluster: {cluster.nodes} x {cluster.gpus_per_node} {cluster.device.name}, "
                      f"intra {cluster.intra.name}, inter {cluster.inter.name}")
     st = STACKS[workload.stack]
-    lines += [f"stack: {st.key} (facts of {st.name} {st.version})" + (", torch.compile" if workload.compile else ""),
+    lines += [f"stack: {st.key} (facts of {st.name} {st.version})" + (", torch.compile" + (" (blocks only)" if workload.compile == "model" else "") if workload.compile else ""),
               f"launcher: {src['name']}, options checked against {src['checked']} ({src['files']})"]
     return lines
 
@@ -780,7 +780,18 @@ def _read_torchtitan(text: str, world: int | None, layers: int | None) -> Launch
     recipe = "bf16-compute-fp32-adam" if tr.get("mixed_precision_param", "bfloat16") == "bfloat16" else "fp32-adam"
     seq = _int("seq_len", tr.get("seq_len", 2048))
     return LaunchConfig("torchtitan", plan, gb, seq, recipe, model, world, tuple(return_notes),
-                        compile=bool(cfg.get("compile", {}).get("enable", False)))
+                        compile=_titan_compile(cfg.get("compile", {})))
+
+
+def _titan_compile(section: dict):
+    """``Workload(compile=)`` from torchtitan's ``[compile]``: off, the blocks only (``components = ["model"]``),
+    or model and loss (the default components, ``torchtitan/config/configs.py``)."""
+    if not section.get("enable", False):
+        return False
+    parts = section.get("components", ["model", "loss"])
+    if "model" not in parts:
+        _bad("compile.components", parts, "must include 'model' (the library times the model's blocks compiled)")
+    return True if "loss" in parts else "model"
 
 
 def _read_deepspeed(text: str, world: int | None, layers: int | None) -> LaunchConfig:

@@ -51,7 +51,8 @@ class Workload:
     :data:`~parallelsel.core.stacks.DEFAULT_STACK`, Megatron-Core): the dtype of each collective, the
     model-state bytes (``recipe`` defaults to the stack's: 18 bytes a parameter on Megatron-Core, 16 on
     torchtitan and DeepSpeed), what overlaps and which operators are fused follow it. ``compile``: the model
-    runs under ``torch.compile`` (refused on a stack that does not offer it).
+    runs under ``torch.compile`` (refused on a stack that does not offer it); ``True`` compiles what the stack
+    compiles, ``"model"`` the blocks only with the loss eager (:data:`parallelsel.core.stacks.COMPILE_SCOPES`).
     """
 
     model: Transformer
@@ -60,7 +61,7 @@ class Workload:
     seq_len: int | None = None
     attention: str = "flash"
     stack: str = DEFAULT_STACK
-    compile: bool = False
+    compile: bool | str = False
 
     def __post_init__(self):
         from .recipe import RECIPES  # local: avoids a cycle at import time
@@ -77,7 +78,12 @@ class Workload:
             object.__setattr__(self, "seq_len", self.model.seq_len)
         store(self, "seq_len", positive_int("seq_len", self.seq_len, maximum=SHAPE_LIMITS["seq_len"]))
         choice("attention", self.attention, ATTENTION)
-        store(self, "compile", flag("compile", self.compile))
+        if not (isinstance(self.compile, str) and self.compile == "model"):  # the one non-boolean scope
+            try:
+                store(self, "compile", flag("compile", self.compile))
+            except ParallelselError:
+                raise ParallelselError(f"compile={self.compile!r}: must be True, False or 'model' (the blocks "
+                                       f"compiled, the loss eager)") from None
         STACKS[self.stack].mode(self.compile)  # raises if the stack has no compiled mode
 
     @property

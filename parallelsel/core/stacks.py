@@ -35,11 +35,18 @@ from types import MappingProxyType
 from ._check import Catalogue, ParallelselError, choice
 from .reasons import Reason
 
-__all__ = ["DEFAULT_STACK", "DTYPE_BYTES", "EXEC_MODES", "FUSIBLE_OPS", "STACKS", "Stack", "effective_zero",
+__all__ = ["COMPILE_SCOPES", "DEFAULT_STACK", "DTYPE_BYTES", "EXEC_MODES", "FUSIBLE_OPS", "STACKS", "Stack", "effective_zero",
            "pp_zero_reason", "pp_zero_stack", "stack_fused", "stack_of", "state_shards", "wire_bytes"]
 
 DTYPE_BYTES = MappingProxyType({"fp32": 4, "bf16": 2})
 """Bytes per element of the dtypes a collective or a state buffer is kept in (IEEE 754 binary32; bfloat16)."""
+
+COMPILE_SCOPES = (False, True, "model")
+"""What ``Workload(compile=...)`` compiles: nothing; everything the stack compiles (torchtitan 0.2.2's
+default ``[compile] components = ["model", "loss"]``, ``torchtitan/config/configs.py``); or ``"model"``,
+the transformer blocks only with the loss run eagerly (``components = ["model"]``, and every torchtitan
+before the loss could be compiled: its train.py of late 2024 leaves ``torch.compile(loss_fn)`` commented
+out, "compiling loss function causes CUDA errors")."""
 
 EXEC_MODES = ("eager", "compile", "te")
 """How a stack runs the model's operators: PyTorch eager kernels, ``torch.compile`` (Inductor fuses
@@ -122,14 +129,16 @@ class Stack:
         """The execution mode a job on this stack runs in: ``"compile"`` when ``compile`` is set, else its first mode."""
         if compile:
             if "compile" not in self.modes:
-                raise ParallelselError(f"compile=True: stack {self.key!r} does not run the model under torch.compile "
+                raise ParallelselError(f"compile={compile!r}: stack {self.key!r} does not run the model under torch.compile "
                                        f"(its modes: {', '.join(self.modes)})")
             return "compile"
         return self.modes[0]
 
-    def fused_ops(self, compile: bool = False) -> tuple[str, ...]:
-        """The operators that run fused in the mode :meth:`mode` picks."""
-        return tuple(self.fused.get(self.mode(compile), ()))
+    def fused_ops(self, compile: bool | str = False) -> tuple[str, ...]:
+        """The operators that run fused in the mode :meth:`mode` picks; with ``compile="model"`` (the
+        model's blocks compiled, the loss left eager: :data:`COMPILE_SCOPES`) the loss is not among them."""
+        fused = tuple(self.fused.get(self.mode(compile), ()))
+        return tuple(op for op in fused if op != "cross_entropy") if compile == "model" else fused
 
 
 _MCORE = "NVIDIA/Megatron-LM @d98e8a6 (core 0.20.0 dev; release core_v0.19.0)"

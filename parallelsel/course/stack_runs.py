@@ -30,7 +30,8 @@ class StackRun:
     ``model``: a :data:`parallelsel.MODELS` key, or ``(layers, hidden, heads)`` of a GPT shape;
     ``device``: a :data:`parallelsel.DEVICES` key (the part the source names); ``gpus``; ``plan``: the
     :class:`parallelsel.Plan` fields the source states; ``global_batch`` (sequences) and ``seq_len``;
-    ``recipe``: a :data:`parallelsel.RECIPES` key, None for the stack's own bf16 recipe; ``compile``;
+    ``recipe``: a :data:`parallelsel.RECIPES` key, None for the stack's own bf16 recipe; ``compile`` (as
+    :class:`parallelsel.Workload` takes it: ``"model"`` where the source's torchtitan left the loss eager);
     ``metric``: ``"tokens"`` (tokens per second per GPU) or ``"tflops"`` (teraFLOP/s per GPU counted by
     :func:`megatron_flops`); ``value``; ``memory_gib``: the peak memory the source prints (GiB), None if
     it prints none; ``source``: file and table.
@@ -48,7 +49,7 @@ class StackRun:
     value: float
     source: str
     recipe: str | None = None
-    compile: bool = False
+    compile: bool | str = False
     memory_gib: float | None = None
     vocab: int | None = None
     notes: tuple[str, ...] = field(default=())
@@ -93,6 +94,9 @@ _TT_H200 = ("pytorch/torchtitan benchmarks/llama3-8b_h200_202506_trainy-whitefib
             "compile, float8 with enable_fsdp_float8_all_gather, default selective (op) AC; TPS/GPU and memory at step 100")
 _TT_A100 = ("pytorch/torchtitan docs/performance.md @877991a (Llama 3 rows from 7e76ecb, Llama 2 rows from 0809984): "
             "64 A100 80GB, FSDP2 over 64, bf16, eager (train_configs compile = false then); WPS per GPU")
+_BLOCKS = ("compile = the transformer blocks only, the loss eager: torchtitan's train.py had no loss compile in "
+           "August 2024 (9515a14) and turned it off on 2024-12-18 (e8977b0, 'compiling loss function causes CUDA "
+           "errors') until 2025-04-02 (bbb1b61); the December tables ran torchtitan 9dec370 of 2024-12-26")
 _TT_405 = ("pytorch/torchtitan docs/performance.md @877991a: Llama 3.1 405B on 128 H100 (95 GB HBM2e, lower-TDP SXM), "
            "FSDP 16 x TP 8, local batch 2, sequence 8192, full AC, compile; WPS per GPU")
 
@@ -101,7 +105,7 @@ _FP8 = "fp8-compute-fp32-adam"
 
 def _tt(label, model, device, gpus, plan, batch, seq, value, source, memory=None, compile=False, fp8=False):
     return StackRun(label, "torchtitan", model, device, gpus, plan, batch, seq, "tokens", value, source,
-                    _FP8 if fp8 else None, compile, memory)
+                    _FP8 if fp8 else None, compile, memory, notes=(_BLOCKS,) if compile == "model" else ())
 
 
 def _fsdp(dp, mb, recompute="op", **kw):
@@ -115,19 +119,19 @@ TORCHTITAN_RUNS = (
     _tt("torchtitan Llama 3.1 8B, 8 GPUs, eager", "llama3-8b", _H, 8, _fsdp(8, 2), 16, 8192, 5762,
         _TT_H100.format(t=1), 82.4),
     _tt("torchtitan Llama 3.1 8B, 8 GPUs, compile", "llama3-8b", _H, 8, _fsdp(8, 2), 16, 8192, 6667,
-        _TT_H100.format(t=1), 77.0, compile=True),
+        _TT_H100.format(t=1), 77.0, compile="model"),
     _tt("torchtitan Llama 3.1 8B, 8 GPUs, compile + Float8", "llama3-8b", _H, 8, _fsdp(8, 2), 16, 8192, 8532,
-        _TT_H100.format(t=1), 76.8, compile=True, fp8=True),
+        _TT_H100.format(t=1), 76.8, compile="model", fp8=True),
     # Table 3: the same on 128 GPUs.
     _tt("torchtitan Llama 3.1 8B, 128 GPUs, eager", "llama3-8b", _H, 128, _fsdp(128, 2), 256, 8192, 5605,
         _TT_H100.format(t=3), 67.0),
     _tt("torchtitan Llama 3.1 8B, 128 GPUs, compile", "llama3-8b", _H, 128, _fsdp(128, 2), 256, 8192, 6514,
-        _TT_H100.format(t=3), 62.0, compile=True),
+        _TT_H100.format(t=3), 62.0, compile="model"),
     _tt("torchtitan Llama 3.1 8B, 128 GPUs, compile + Float8", "llama3-8b", _H, 128, _fsdp(128, 2), 256, 8192, 8380,
-        _TT_H100.format(t=3), 61.8, compile=True, fp8=True),
+        _TT_H100.format(t=3), 61.8, compile="model", fp8=True),
     # Table 4: Llama 3.1 70B, FSDP 32 x TP 8 (torchtitan's TP shards the norms by sequence), local batch 16, full AC.
     _tt("torchtitan Llama 3.1 70B, 256 GPUs, FSDP32 TP8, Float8", "llama3-70b", _H, 256,
-        _fsdp(32, 16, "full", tp=8, sp=True), 512, 8192, 829, _TT_H100.format(t=4), 71.9, compile=True, fp8=True),
+        _fsdp(32, 16, "full", tp=8, sp=True), 512, 8192, 829, _TT_H100.format(t=4), 71.9, compile="model", fp8=True),
     # Async-TP benchmarks, vanilla TP column.
     _tt("torchtitan Llama 3 70B, 256 GPUs, FSDP32 TP8, bf16", "llama3-70b", _H, 256,
         _fsdp(32, 16, "full", tp=8, sp=True), 512, 8192, 597.3, _TT_ASYNC, compile=True),
@@ -137,9 +141,9 @@ TORCHTITAN_RUNS = (
         96, 8192, 5078.1, _TT_ASYNC, compile=True, fp8=True),
     # Llama 3.1 405B, 2D.
     _tt("torchtitan Llama 3.1 405B, 128 GPUs, FSDP16 TP8", "llama3-405b", _H, 128, _fsdp(16, 2, "full", tp=8, sp=True),
-        32, 8192, 109, _TT_405, compile=True),
+        32, 8192, 109, _TT_405, compile="model"),
     _tt("torchtitan Llama 3.1 405B, 128 GPUs, FSDP16 TP8, Float8", "llama3-405b", _H, 128,
-        _fsdp(16, 2, "full", tp=8, sp=True), 32, 8192, 177, _TT_405, compile=True, fp8=True),
+        _fsdp(16, 2, "full", tp=8, sp=True), 32, 8192, 177, _TT_405, compile="model", fp8=True),
     # H200.
     _tt("torchtitan Llama 3.1 8B, 32 H200, Float8", "llama3-8b", "h200-141gb", 32, _fsdp(32, 2), 64, 8192, 10938,
         _TT_H200, 47.96, compile=True, fp8=True),

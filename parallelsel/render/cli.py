@@ -47,6 +47,8 @@ DEFAULT_DEVICE = "a100-80gb"
 DEFAULT_SEQ = 2048
 DEFAULT_GPUS_PER_NODE = 8
 PRESET_KINDS = ("models", "devices", "links", "recipes", "stacks")
+COMPILE_CHOICES = {"all": True, "model": "model"}
+"""``--compile [all|model]`` -> ``Workload(compile=)`` (:data:`parallelsel.core.stacks.COMPILE_SCOPES`); bare ``--compile`` is all."""
 # -- argument parsing ------------------------------------------------------------------------
 _LANG = contextvars.ContextVar("parallelsel_cli_lang", default="zh")
 """The ``--lang`` of the running command, for errors argparse reports before the arguments are parsed."""
@@ -143,7 +145,7 @@ def _model_args(p: argparse.ArgumentParser) -> None:
                    help=HELP["recipe"].format(keys=keys_text(RECIPES)))
     g.add_argument("--stack", type=_key, default=None, metavar="KEY",
                    help=HELP["stack"].format(keys=keys_text(STACKS), default=DEFAULT_STACK))
-    g.add_argument("--compile", action="store_true", help=HELP["compile"])
+    g.add_argument("--compile", nargs="?", const="all", default=None, choices=COMPILE_CHOICES, help=HELP["compile"])
     g.add_argument("--global-batch", type=_integer(1, MAX_GLOBAL_BATCH), metavar="N", help=HELP["global_batch"])
     g.add_argument("--attention", default="flash", choices=ATTENTION, help=HELP["attention"])
 
@@ -336,7 +338,7 @@ def _workload(a, cluster):
         raise ParallelselError(f"--compile with --stack {stack}: {stack} does not run the model under torch.compile "
                                f"(its modes: {', '.join(STACKS[stack].modes)})")
     return Workload(_model(a), recipe=recipe, global_batch=batch, attention=a.attention, stack=stack,
-                    compile=a.compile)
+                    compile=COMPILE_CHOICES.get(a.compile, False))
 
 
 def _cluster(a, need: int | None = None):
