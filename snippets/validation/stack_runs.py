@@ -12,7 +12,8 @@ rows = [compare_stack(r) for r in STACK_RUNS]
 
 def setting(c):
     w = c.estimate.workload
-    parts = ["torch.compile" if w.compile else ("TE" if w.stack == "megatron-core" else "eager")]
+    compiled = "torch.compile（仅各层，损失 eager）" if w.compile == "model" else "torch.compile"
+    parts = [compiled if w.compile else ("TE" if w.stack == "megatron-core" else "eager")]
     if w.recipe.gemm == "fp8":
         parts.append("FP8")
     return " · ".join(parts)
