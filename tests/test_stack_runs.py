@@ -22,8 +22,6 @@ _THROUGHPUT_GAPS = {
     "Megatron-Core GPT 32B (384 H100)": "the distributed optimizer's fp32 reduce-scatter over 48 nodes stays exposed "
                                         "beyond the last micro-batch's backward; the README does not state the "
                                         "micro-batch (1 assumed, 4 per step)",
-    "torchtitan Llama 3.1 405B, 128 GPUs, FSDP16 TP8": "predicted too fast: FSDP traffic (8 s a step) is taken as "
-                                                       "hidden behind compute beside TP's; contention not modelled",
 }
 _MEMORY_GAPS = {
     "torchtitan Llama 3.1 70B, 256 GPUs, FSDP32 TP8, Float8": "reserved memory of 131k-token micro-batches under "

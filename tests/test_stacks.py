@@ -192,3 +192,28 @@ def test_compile_scope_in_the_cli_and_the_torchtitan_round_trip(capsys, tmp_path
     assert main(base + ["--compile", "loss"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--compile" in err and "model" in err
+
+
+def test_sequence_parallel_layout_copies_follow_torchs_functional_collectives():
+    # torchtitan keeps activations [b, s, h] and shards the sequence as Shard(1); NCCL works on dim 0, so torch 2.13's
+    # all_gather_single re-concatenates along dim 1 (a view only when b == 1: _maybe_view_chunk_cat) and
+    # reduce_scatter_single always concatenates first (_chunk_or_narrow_cat). Megatron-Core's [s, b, h] needs neither.
+    # Checked as a consequence, not a formula: the same plan and recipe on both stacks, the TP items compared.
+    from parallelsel.core.comm import traffic
+
+    m = ps.MODELS["llama3-8b"]
+    cluster = ps.Cluster(H100, nodes=1)
+    recipe = ps.RECIPES["bf16-compute-fp32-adam"]
+
+    def tp_times(stack, b, **kw):
+        w = ps.Workload(m, recipe=recipe, global_batch=8 * b, stack=stack, compile=stack == "torchtitan")
+        items = traffic(w, ps.Plan(tp=8, sp=True, micro_batch=b, **kw), cluster)
+        return {it.op: it.time for it in items if it.strategy == "TP"}
+
+    for b in (1, 2):
+        mc, tt = tp_times("megatron-core", b), tp_times("torchtitan", b)
+        assert tt["reduce-scatter"] > mc["reduce-scatter"]
+        assert (tt["all-gather"] > mc["all-gather"]) == (b > 1)
+    # Async TP (torchtitan's micro-pipelined collective matmuls) works in chunks: no full-tensor copies.
+    assert tp_times("torchtitan", 2, tp_overlap=True)["reduce-scatter"] == tp_times(
+        "megatron-core", 2, tp_overlap=True)["reduce-scatter"]

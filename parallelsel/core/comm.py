@@ -27,7 +27,7 @@ from typing import NamedTuple
 from ._check import ParallelselError, choice, positive_int, positive_number
 from .hardware import Cluster, Link
 from .memory import candidate_stages, fsdp_units, layer_shape, layers_on, stage_params
-from .stacks import STACKS, effective_zero, wire_bytes
+from .stacks import STACKS, effective_zero, sp_layout_copies, wire_bytes
 from .kernels import layer_gemms
 from .placement import group_link
 from .plan import tp_overlap_on
@@ -106,7 +106,9 @@ class Traffic:
     one micro-batch's pass, an item with one call per micro-batch beside all of them; ``units``:
     pieces it is issued in (gradient buckets or FSDP units), of which the last cannot be hidden;
     ``hidden``: seconds of a critical-path item that run under the GEMMs they are paired with (TP
-    overlap, ``_tp_items``), so ``time - hidden`` is exposed.
+    overlap, ``_tp_items``), so ``time - hidden`` is exposed. A TP item's ``time`` includes the layout
+    copies a [b, s, h] stack makes around each sequence-parallel collective
+    (:func:`parallelsel.core.stacks.sp_layout_copies`).
     """
 
     strategy: str
@@ -141,8 +143,9 @@ def _link(cluster: Cluster, total: int, size: int, stride: int, ring: bool = Tru
     return group_link(cluster, total, size, stride, ring, spread)
 
 
-def _item(strategy, op, nbytes, calls, group, link, overlappable, phase, units=1, hidden=0.0) -> Traffic:
-    return Traffic(strategy, op, nbytes, calls, group, link.name, calls * _time(op, nbytes, group, link),
+def _item(strategy, op, nbytes, calls, group, link, overlappable, phase, units=1, hidden=0.0, copy=0.0) -> Traffic:
+    # copy: seconds per call of the layout copies the stack makes around the collective (sp_layout_copies).
+    return Traffic(strategy, op, nbytes, calls, group, link.name, calls * (_time(op, nbytes, group, link) + copy),
                    overlappable, phase, units, hidden)
 
 
@@ -311,8 +314,11 @@ def _tp_items(st: _Step) -> list[Traffic]:
     full recomputation repeats the forward ones; op-level SAC repeats the all-gathers (not in its save
     list, ``parallelize_llama.py`` L218-227 @820504e) but keeps the reduce-scatter outputs. Under an FP8
     recipe the SP all-gather feeding a Float8Linear sends FP8 (torchtitan ``docs/float8.md`` @820504e:
-    float8 all-gather of TP inputs by default with tensorwise scaling). On the critical path, except what TP
-    overlap hides (``_tp_hidden``)."""
+    float8 all-gather of TP inputs by default with tensorwise scaling). On a stack whose activations are
+    [b, s, h] each call also pays the copies PyTorch makes to gather or scatter along the sequence
+    (:func:`parallelsel.core.stacks.sp_layout_copies`: the unsharded tensor read and written at the
+    achieved HBM rate), except under TP overlap, whose fused collective matmuls work in chunks. On the
+    critical path, except what TP overlap hides (``_tp_hidden``)."""
     plan = st.plan
     if plan.tp <= 1:
         return []
@@ -325,8 +331,13 @@ def _tp_items(st: _Step) -> list[Traffic]:
         rs_calls = calls if plan.recompute != "op" else st.layers * st.m * 4
         ag_bytes = x / st.recipe.activation if st.recipe.gemm == "fp8" else x
         ag, rs = (_tp_hidden(st, ag_bytes, link)[0], _tp_hidden(st, x, link)[1]) if st.overlap_tp else (0.0, 0.0)
-        return [_item("TP", "all-gather", ag_bytes, calls, plan.tp, link, False, "forward", hidden=ag),
-                _item("TP", "reduce-scatter", x, rs_calls, plan.tp, link, False, "forward", hidden=rs)]
+        ag_copies, rs_copies = (0, 0) if st.overlap_tp else sp_layout_copies(st.stack, plan.micro_batch)
+        dev = st.cluster.device
+        rate = dev.hbm_bandwidth * dev.memory_efficiency
+        return [_item("TP", "all-gather", ag_bytes, calls, plan.tp, link, False, "forward", hidden=ag,
+                      copy=ag_copies * 2 * ag_bytes / rate),
+                _item("TP", "reduce-scatter", x, rs_calls, plan.tp, link, False, "forward", hidden=rs,
+                      copy=rs_copies * 2 * x / rate)]
     return [_item("TP", "all-reduce", x, calls, plan.tp, link, False, "forward")]
 
 

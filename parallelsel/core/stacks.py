@@ -36,7 +36,8 @@ from ._check import Catalogue, ParallelselError, choice
 from .reasons import Reason
 
 __all__ = ["COMPILE_SCOPES", "DEFAULT_STACK", "DTYPE_BYTES", "EXEC_MODES", "FUSIBLE_OPS", "STACKS", "Stack", "effective_zero",
-           "pp_zero_reason", "pp_zero_stack", "stack_fused", "stack_of", "state_shards", "wire_bytes"]
+           "pp_zero_reason", "pp_zero_stack", "sp_layout_copies", "stack_fused", "stack_of", "state_shards",
+           "wire_bytes"]
 
 DTYPE_BYTES = MappingProxyType({"fp32": 4, "bf16": 2})
 """Bytes per element of the dtypes a collective or a state buffer is kept in (IEEE 754 binary32; bfloat16)."""
@@ -85,6 +86,9 @@ class Stack:
       whether weights are resharded after each forward (None: it does not run FSDP with PP).
     * ``modes``: the execution modes it runs (:data:`EXEC_MODES`), first the one without
       ``compile``; ``fused``: per mode, the operators of :data:`FUSIBLE_OPS` that run as one kernel.
+    * ``seq_dim``: the activation dimension sequence parallelism shards: 0 where activations are laid
+      out [s, b, h] and the collectives work on the first dimension in place; 1 where they are [b, s, h]
+      and PyTorch's functional collectives copy around each one (:func:`sp_layout_copies`).
     """
 
     key: str
@@ -106,6 +110,7 @@ class Stack:
     pp_fsdp_reshard: bool | None
     modes: tuple[str, ...]
     fused: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    seq_dim: int = 0
 
     def __post_init__(self):
         for f in ("grad_reduce_dtype", "param_gather_dtype"):
@@ -157,7 +162,8 @@ STACKS: dict[str, Stack] = Catalogue("stack", {
                 "arguments.py L1441); core/pipeline_parallel/schedules.py L53 (no pipelining, 1F1B, interleaved); "
                 "core/transformer/transformer_config.py L532-566 (recompute_granularity None / full / selective, in that order); "
                 "arguments.py --no-bias-swiglu-fusion, --no-rope-fusion (fusions on), Transformer Engine "
-                "LayerNormLinear and fused attention"),
+                "LayerNormLinear and fused attention; core/tensor_parallel/mappings.py L118, L159 (sequence "
+                "parallel gathers and reduce-scatters along the first dimension of [s, b, h])"),
         grad_reduce_dtype="fp32", param_gather_dtype="bf16", recipe="bf16-adam-fp32grad", optimizer_shard="dp_cp",
         overlap_grad_reduce=(), overlap_param_gather=(), overlap_tp_comm=False, tp_overlap=True,
         tp_overlap_needs=("sp",), schedules=("1f1b", "interleaved"), recompute=("none", "full", "selective"),
@@ -174,13 +180,15 @@ STACKS: dict[str, Stack] = Catalogue("stack", {
                 "LoopedBFS, InterleavedZeroBubble, ZBVZeroBubble, DualPipeV); torchtitan/distributed/"
                 "activation_checkpoint.py L333-337 (selective op, full, none; the older layer SAC, every N-th block fully, "
                 "is full with recompute_layers: models/llama3/parallelize_llama.py L281-289 @820504e); torch.compile of model and "
-                "loss (Inductor fuses pointwise ops and reductions)"),
+                "loss (Inductor fuses pointwise ops and reductions); models/llama3/parallelize_llama.py L141-195 "
+                "@820504e (activations [b, s, h], sequence parallelism as Shard(1))"),
         grad_reduce_dtype="fp32", param_gather_dtype="bf16", recipe="bf16-compute-fp32-adam", optimizer_shard="dp_cp",
         overlap_grad_reduce=(0, 1, 2, 3), overlap_param_gather=(1, 2, 3), overlap_tp_comm=False, tp_overlap=True,
         tp_overlap_needs=("compile",),
         schedules=("gpipe", "1f1b", "interleaved", "looped-bfs", "interleaved-zb", "zbv", "dualpipev"),
         recompute=("none", "op", "full"), pp_zero=(0, 3), pp_fsdp_reshard=False, modes=("eager", "compile"),
-        fused={"eager": ("attention",), "compile": ("attention", "rmsnorm", "swiglu", "rope", "fp8_cast", "cross_entropy")}),
+        fused={"eager": ("attention",), "compile": ("attention", "rmsnorm", "swiglu", "rope", "fp8_cast", "cross_entropy")},
+        seq_dim=1),
     "deepspeed": Stack(
         key="deepspeed", name="DeepSpeed", version="0.19.5",
         source=(f"{_DS}: deepspeed/runtime/constants.py L285-286 and engine.py L1405-1416 (communication_data_type "
@@ -205,6 +213,20 @@ DEFAULT_STACK = "megatron-core"
 """The stack a :class:`parallelsel.core.plan.Workload` runs on unless told: Megatron-Core, whose papers
 (Shoeybi et al. 2019; Narayanan et al. 2021; Korthikanti et al. 2022) the lesson's TP, PP and SP
 formulas and its measured step times come from. The pages name it."""
+
+
+def sp_layout_copies(stack: Stack, micro_batch: int) -> tuple[int, int]:
+    """Full-tensor copies (read and write of the unsharded activations) around each sequence-parallel
+    (all-gather, reduce-scatter), for a stack whose activations are [b, s, h] (``seq_dim`` 1): NCCL gathers
+    and scatters along the first dimension only, so PyTorch's functional collectives, which DTensor's
+    Shard(1) <-> Replicate redistribution calls, rearrange the data: ``all_gather_single`` re-concatenates its
+    output along the sequence (``torch.cat(torch.chunk(...))``) unless every dimension before it is 1 (a
+    micro-batch of one sequence: ``torch._utils._maybe_view_chunk_cat`` returns a view), and
+    ``reduce_scatter_single`` always concatenates its input along dim 0 first (``_chunk_or_narrow_cat``;
+    torch 2.13 ``distributed/_functional_collectives.py`` L213-224, L276-277). (0, 0) for [s, b, h]."""
+    if stack.seq_dim == 0:
+        return 0, 0
+    return (0 if micro_batch == 1 else 1), 1
 
 
 def stack_fused(workload) -> tuple[str, ...]:
