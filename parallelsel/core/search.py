@@ -465,7 +465,7 @@ def _rank_times(model, device, s, attention, tp, cp, pp, split, b, rc, sp, ep, f
     return top, (sum(totals) - top) / (pp - 1)
 
 
-def _plan_bound(space: _Space, plan: Plan, tally: _Tally, lb: float | None = None) -> float:
+def _plan_bound(space: _Space, plan: Plan, tally: _Tally, lb: float | None = None, memo: dict | None = None) -> float:
     """The step time ``plan`` cannot beat, in two steps: its compute and its bubble on that compute alone
     (``lb`` when the caller has it); if that is still within ``tally``'s bound, plus its critical-path
     communication (TP, CP, EP and the pipeline's p2p, never overlapped: :mod:`parallelsel.core.comm`) and
@@ -479,12 +479,23 @@ def _plan_bound(space: _Space, plan: Plan, tally: _Tally, lb: float | None = Non
         lb = compute + bub * fill
     if lb > tally.bound() or plan.gpus == plan.dp:
         return lb
-    exposed = critical = 0.0
-    for it in critical_items(space.workload, plan, space.cluster):
-        exposed += it.time
-        if it.op != "p2p":
-            critical += it.time
-    return lb + exposed + bub * critical
+    # TP, CP and EP items do not depend on the schedule, and the pipeline's p2p grows with the chunks (one send
+    # each way per micro-batch and chunk): one group's schedules share them (``memo``, keyed as the compute bound).
+    key = ("comm", plan.ep, plan.sp, plan.micro_batch, plan.recompute)
+    comm = None if memo is None else memo.get(key)
+    if comm is None:
+        exposed = critical = per_chunk = 0.0  # (p2p sends stretch no bubble: CP's ring and the pipeline's own)
+        for it in critical_items(space.workload, plan, space.cluster):
+            if it.strategy == "PP":
+                per_chunk += it.time / plan.chunks
+            else:
+                exposed += it.time
+                critical += 0.0 if it.op == "p2p" else it.time
+        comm = (exposed, critical, per_chunk)
+        if memo is not None:
+            memo[key] = comm
+    exposed, critical, per_chunk = comm
+    return lb + exposed + per_chunk * plan.chunks + bub * critical
 
 
 def _search_group(space: _Space, tally: _Tally, g: _Group) -> None:
@@ -577,7 +588,7 @@ def _search_micro(space: _Space, tally: _Tally, base: dict, zs, mbs, rcs, cands:
                 tally.excluded["bound_exceeds_best"] += len(live)
                 continue
             probe = Plan(micro_batch=b, recompute=rc, zero=live[0][0], shard=live[0][1], **base)
-            lb = _plan_bound(space, probe, tally, lb)
+            lb = _plan_bound(space, probe, tally, lb, memo)
             if lb > tally.bound():
                 tally.excluded["bound_exceeds_best"] += len(live)
                 continue
