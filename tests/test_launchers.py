@@ -220,7 +220,8 @@ def test_cli_export_and_refusal(capsys):
     assert "data_parallel_shard_degree" in tomllib.loads(capsys.readouterr().out)["parallelism"]
     assert main(base + ["--export", "deepspeed"]) == 2
     err = capsys.readouterr().err
-    assert len(err.strip().splitlines()) == 1 and "DeepSpeed" in err and "TP4" in err
+    # One line naming the top plan and what DeepSpeed's JSON cannot carry (TP via AutoTP's batch rule, CP, recompute).
+    assert len(err.strip().splitlines()) == 1 and "the top one DP16" in err and "DeepSpeed" in err
     assert main(["plan", "--model", "gpt2-1.5b", "--global-batch", "64", "--why", "DP8 mb2", "--export",
                  "deepspeed"]) == 0
     assert _json(capsys.readouterr().out)["train_batch_size"] == 64

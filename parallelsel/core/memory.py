@@ -31,7 +31,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from ._check import ParallelselError, choice, flag, positive_int, positive_number
-from .model import ATTENTION, RECOMPUTE, Transformer
+from .model import ATTENTION, RECOMPUTE, Transformer, block_matmuls
 from .pipeline import KINDS, peak_inflight
 from .recipe import RECIPES, Recipe
 from .stacks import STACKS, effective_zero, state_shards, wire_bytes
@@ -674,8 +674,34 @@ def _fsdp_peak(workload, plan, stack, st: States, params: float, i: int,
     if plan.no_sync:
         st = States(st.params, recipe.grads * params, st.optimizer)
     gathered = replace(recipe, weights=wire_bytes(stack, recipe)[1])
+    if stack.zero3_live:
+        return st, _module_live_peak(workload.model, gathered, plan.tp, params, stack.zero3_live)
     return st, _gather_peak(workload.model, gathered, plan.tp, plan.pp, plan.ep, i, True, plan.reshard_after_forward,
                             not plan.no_sync, n_layers)
+
+
+def _largest_module(model: Transformer, t: int) -> float:
+    """Parameters of the largest module one device holds: a block's matmul weight
+    (:func:`parallelsel.core.model.block_matmuls`, split by TP; an expert's matrices are the same shapes)
+    or the vocabulary-parallel embedding (and output layer)."""
+    biggest = max(n_in * n_out for _, n_in, n_out in block_matmuls(model)) / t
+    return max(biggest, model.vocab * model.hidden / t)
+
+
+def _module_live_peak(model: Transformer, recipe: Recipe, t: int, params: float, live) -> float:
+    """ZeRO-3 as DeepSpeed's parameter coordinator runs it (:attr:`parallelsel.core.stacks.Stack.zero3_live`):
+    the module about to run is fetched whole whatever its size, and each fetch prefetches the next
+    parameters, at least ``prefetch_bucket_size`` elements in whole parameters (so up to one more module
+    of that size), only while fewer than ``max_live_parameters`` are gathered; released modules free
+    theirs. At the peak: the largest module and its prefetch (never more than the stage's ``params``); in
+    backward also that module's full gradient and the contiguous ``reduce_bucket_size`` gradient bucket it
+    is copied into and reduce-scattered from. Parameters below ``stage3_param_persistence_threshold``
+    (norms, biases) stay gathered and are not counted."""
+    big = _largest_module(model, t)
+    ahead = min(max(live["prefetch_bucket_size"], big), max(0.0, live["max_live_parameters"] - big))
+    weights = min(params, big + ahead)
+    grads = min(params, big) + live["reduce_bucket_size"]
+    return recipe.weights * weights + recipe.grads * grads
 
 
 def _fp8_weight_copies(workload, t: int, p: int, e: int, n: int | None = None) -> float:

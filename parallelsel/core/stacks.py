@@ -86,6 +86,11 @@ class Stack:
       whether weights are resharded after each forward (None: it does not run FSDP with PP).
     * ``modes``: the execution modes it runs (:data:`EXEC_MODES`), first the one without
       ``compile``; ``fused``: per mode, the operators of :data:`FUSIBLE_OPS` that run as one kernel.
+    * ``zero3_live``: how ZeRO-3 keeps weights gathered. Empty: per FSDP unit, a transformer block with the
+      next one prefetched (:func:`parallelsel.core.memory.gather_peak`). Else DeepSpeed's parameter
+      coordinator, per module: ``max_live_parameters`` (it prefetches only while fewer are gathered; the
+      module about to run is fetched whole whatever its size), ``prefetch_bucket_size`` (what each fetch
+      prefetches) and ``reduce_bucket_size`` (the gradient bucket it reduce-scatters from), in elements.
     * ``seq_dim``: the activation dimension sequence parallelism shards: 0 where activations are laid
       out [s, b, h] and the collectives work on the first dimension in place; 1 where they are [b, s, h]
       and PyTorch's functional collectives copy around each one (:func:`sp_layout_copies`).
@@ -111,6 +116,7 @@ class Stack:
     modes: tuple[str, ...]
     fused: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
     seq_dim: int = 0
+    zero3_live: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self):
         for f in ("grad_reduce_dtype", "param_gather_dtype"):
@@ -123,6 +129,7 @@ class Stack:
             for op in ops:
                 choice("fused op", op, FUSIBLE_OPS)
         object.__setattr__(self, "fused", MappingProxyType(dict(self.fused)))
+        object.__setattr__(self, "zero3_live", MappingProxyType(dict(self.zero3_live)))
 
     @property
     def model_state_bytes(self) -> float:
@@ -196,12 +203,16 @@ STACKS: dict[str, Stack] = Catalogue("stack", {
                 "model dtype), zero/config.py L138, L383-386 (overlap_comm only for ZeRO-3), utils/groups.py "
                 "L845-851 and engine.py L2351-2551 (ZeRO over DP x sequence parallel), runtime/pipe/engine.py "
                 "(ZeRO-2/3 refused with PP), runtime/pipe/schedule.py L189-200 (TrainSchedule: 1F1B only), "
-                "activation_checkpointing (full layers); ZeRO-3 gathers parameters in the model dtype"),
+                "activation_checkpointing (full layers); ZeRO-3 gathers parameters in the model dtype, module by module: "
+                "zero/partitioned_param_coordinator.py fetch_sub_module L310, prefetch capped at max_live_parameters "
+                "L452-454; zero/config.py L113 (reduce_bucket_size 5e8), L215 (stage3_prefetch_bucket_size 5e7), L238 "
+                "(max_live_parameters 1e9), stage3.py L731-733 (contiguous gradient bucket of reduce_bucket_size)"),
         grad_reduce_dtype="bf16", param_gather_dtype="bf16", recipe="bf16-adam", optimizer_shard="dp_cp",
         overlap_grad_reduce=(3,), overlap_param_gather=(3,), overlap_tp_comm=False, tp_overlap=False,
         tp_overlap_needs=(), schedules=("1f1b",), recompute=("none", "full"), pp_zero=(0, 1), pp_fsdp_reshard=None,
         modes=("eager", "compile"),
-        fused={"eager": ("attention",), "compile": ("attention", "rmsnorm", "swiglu", "rope", "fp8_cast")}),
+        fused={"eager": ("attention",), "compile": ("attention", "rmsnorm", "swiglu", "rope", "fp8_cast")},
+        zero3_live={"max_live_parameters": 1e9, "prefetch_bucket_size": 5e7, "reduce_bucket_size": 5e8}),
 })
 """The three stacks, keyed as ``Workload(stack=...)`` names them. Fused-operator sets are defaults: eager
 PyTorch fuses attention only (``scaled_dot_product_attention``); ``torch.compile`` also fuses the

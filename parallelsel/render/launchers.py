@@ -27,7 +27,7 @@ _TEMPLATES = {
         "launcher_recipe": "{name} 没有配方 {recipe} 的选项（有：{supported}）",
         "launcher_hsdp": "{name} 的 ZeRO 在整个 DP 组（{dp}）上分片，JSON 里没有 shard {shard} 的混合分片",
         "launcher_fsdp_option": "{name} 没有 FSDP 的这个开关：{option}",
-        "launcher_ep_cp_in_code": "{name} 的 EP{ep} / CP{cp} 不由 JSON 配置设",
+        "launcher_ep_cp_in_code": "方案的专家并行 EP{ep} 与上下文并行 CP{cp} 在 {name} 里由模型代码设置，JSON 配置写不进去",
         "launcher_missing_option": "{name} 的校验要求 {option}，文件里没有，启动时会被拒绝",
         "launcher_no_overlap": "没有 {option}：{name} 不会把这部分通信藏在计算后面，本库的估算假定藏了",
         "launcher_fp32_params": "没有 {option}：{name} 用 fp32 参数和梯度训练（按 fp32 配方估算）",
@@ -55,7 +55,7 @@ _TEMPLATES = {
         "launcher_recipe": "{name} has no options for the recipe {recipe} (it has: {supported})",
         "launcher_hsdp": "{name} shards ZeRO over the whole DP group ({dp}); its JSON has no hybrid shard of {shard}",
         "launcher_fsdp_option": "{name} has no switch for this FSDP option: {option}",
-        "launcher_ep_cp_in_code": "{name}'s EP{ep} / CP{cp} are not set in its JSON config",
+        "launcher_ep_cp_in_code": "the plan's expert and context parallel degrees (EP{ep}, CP{cp}) are set in the model code on {name}, not in its JSON config",
         "launcher_missing_option": "{name}'s validator requires {option}, which the file lacks: the launch would be "
                                    "refused",
         "launcher_no_overlap": "no {option}: {name} will not hide this communication behind compute, while the "
