@@ -92,3 +92,22 @@ def test_megatron_rows_use_megatrons_flop_count():
     # README: MFU column = TFLOP/s / 989.4 (H100 SXM dense BF16); 408.8 -> 41%, 459.9 -> 46.5% ("47%").
     assert round(MEGATRON_H100[0].value / 989.4, 2) == 0.41
     assert round(MEGATRON_H100[-1].value / 989.4, 3) == 0.465
+
+
+_ASYNC_TP = {  # torchtitan benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md @b5bcd76: async / vanilla TP tokens/s
+    "torchtitan Llama 3 70B, 256 GPUs, FSDP32 TP8, bf16": 652.4 / 597.3,
+    "torchtitan Llama 3 8B, 64 GPUs, FSDP8 TP8, bf16": 4809.4 / 4378,
+    "torchtitan Llama 3 8B, 64 GPUs, FSDP8 TP8, Float8": 5570.1 / 5078.1,
+}
+
+
+@pytest.mark.xfail(strict=True, reason="TP overlap is priced as an upper bound (core/comm.py _tp_hidden: every paired "
+                                       "collective hides under its GEMM but one chunk); torchtitan's measured async-TP "
+                                       "gain is 1.09-1.10x against the model's ~1.25x")
+@pytest.mark.parametrize("label", list(_ASYNC_TP))
+def test_async_tp_speedup_follows_torchtitans_measurement(label):
+    from parallelsel.core.estimate import estimate
+
+    e = _ROWS[label].estimate
+    fused = estimate(e.workload, e.plan.with_(tp_overlap=True), e.cluster)
+    assert e.step.total / fused.step.total == pytest.approx(_ASYNC_TP[label], rel=0.05)
