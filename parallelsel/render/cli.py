@@ -686,7 +686,8 @@ def _cmd_presets(a, out) -> None:
                                 "overlap_grad_reduce": list(x.overlap_grad_reduce),
                                 "overlap_param_gather": list(x.overlap_param_gather),
                                 "overlap_tp_comm": x.overlap_tp_comm, "schedules": list(x.schedules),
-                                "recompute": list(x.recompute), "modes": list(x.modes)},
+                                "recompute": list(x.recompute), "modes": list(x.modes), "seq_dim": x.seq_dim,
+                                "zero3_live": dict(x.zero3_live)},
     }
     data = {kind: [{**as_json[kind](k, v), "source": v.source} for k, v in catalogues[kind].items()]
             for kind in kinds}
