@@ -380,8 +380,10 @@ def op_saved_bytes(model: Transformer, s: int, b: int, t: int = 1, sp: bool = Fa
     return out
 
 
+@lru_cache(maxsize=8192)
 def _activations(model: Transformer, s: int, b: int, t: int, sp: bool, recompute: str, act_bytes: float,
                  attention: str = "flash") -> float:
+    # Pure in its arguments; the search asks for the same few per (micro-batch, recompute) many times.
     sp = sp and t > 1
     if recompute == "op":
         return sum(_op_saved(model, s, b, t, sp, act_bytes, attention).values())
@@ -505,6 +507,7 @@ def stage_params(model: Transformer, tp: int = 1, pp: int = 1, ep: int = 1, stag
     return _stage_params(model, t, p, e, i, n)
 
 
+@lru_cache(maxsize=8192)
 def _stage_params(model: Transformer, t: int, p: int, e: int, i: int, n: int | None = None) -> tuple[float, float]:
     # ``n``: the stage's transformer layers (Plan.stage_layers); None: the even split, ceil(L / p).
     sh = layer_shape(model)
