@@ -11,8 +11,7 @@ import parallelsel as ps
 from parallelsel.core.pipeline import schedule, simulate
 from parallelsel.core.plan import balanced_split, megatron_split, parse_plan, torchtitan_split
 from parallelsel.core.search import enumerates, explain, search
-from parallelsel.core.estimate import estimate
-from parallelsel.course.measured import compare_stack, run_estimate
+from parallelsel.course.measured import compare_stack, published_vs_pick, run_estimate
 from parallelsel.course.references import MEASURED_RUNS, NARAYANAN_ZERO3
 from parallelsel.course.stack_runs import STACK_RUNS
 from parallelsel.render.cli import main
@@ -168,40 +167,13 @@ def test_tie_set_names_what_would_decide():
     assert within and within[0]["ratio"] == pytest.approx(second.estimate.step.total / best)
 
 
-def _era_pins(run) -> dict:
-    """The options the run's software did not offer, pinned off for the search it is compared with (the pick
-    must be a plan its authors could have run). Megatron-LM as Narayanan et al. 2021 and Korthikanti et al.
-    2022 ran it: no ZeRO in any of their runs (Narayanan et al. 2021 §5.2 run ZeRO-3 on DeepSpeed, as the
-    comparison), even pipeline splits only (Megatron-LM's --decoder-first/last-pipeline-num-layers came in
-    2024), and for the 2021 runs no sequence parallelism (introduced by Korthikanti et al. 2022). DeepSpeed's
-    2021 ZeRO-3 rows: the stack record already refuses what DeepSpeed refused (PP with ZeRO-3, TP)."""
-    if run in STACK_RUNS or run.stack == "deepspeed-2021":
-        return {}
-    pins = {"zero": 0, "stage_layers": None}
-    if "Narayanan" in run.source:
-        pins["sp"] = False
-    return pins
-
-
-def _published_over_pick(runs):
-    """Per run: the model's step for the published plan over its step for the search's pick, the publication's
-    recompute mode and its software's options (:func:`_era_pins`) pinned. Both from
-    :func:`parallelsel.core.estimate.estimate` (the DeepSpeed-2021 rows too, whose validation row uses the
-    course's ZeRO-3 timeline), so the ratio compares the search's own ranking, like with like."""
-    out = {}
-    for run in runs:
-        e = _published(run)
-        if e.fits:
-            r = search(e.workload, e.cluster, top=3, fixed={"recompute": e.plan.recompute, **_era_pins(run)})
-            out[run.label] = estimate(e.workload, e.plan, e.cluster).step.total / r.best.estimate.step.total
-    return out
-
-
 @pytest.mark.parametrize("runs", [RUNS, STACK_RUNS], ids=["papers", "stacks"])
 def test_median_published_plan_over_the_pick_at_most_1_10(runs):
     # Measured when written: papers 1.04 (25 rows), stacks 1.00 (31 rows); unpinned, the 2021 rows give 1.26
     # (the search prefers ZeRO-3 plans Megatron-LM could not run then).
-    ratios = _published_over_pick(runs)
+    # The model's step for the published plan over its step for the search's pick, both from estimate, with the
+    # publication's recompute mode and its software's options pinned (course.measured.era_pins).
+    ratios = {c.run.label: c.ratio for c in map(published_vs_pick, runs) if c.ratio is not None}
     assert len(ratios) >= len(runs) - 1
     assert statistics.median(ratios.values()) <= 1.10, ratios
 

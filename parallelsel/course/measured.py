@@ -26,8 +26,8 @@ from ..core.plan import Plan, Workload
 from .references import NARAYANAN_GPT, MeasuredRun
 from .zero3_timeline import deepspeed_zero3_step
 
-__all__ = ["Compared", "StackCompared", "compare", "compare_all", "compare_stack", "eq3_flops", "run_estimate",
-           "stack_estimate"]
+__all__ = ["Compared", "PickCompared", "StackCompared", "compare", "compare_all", "compare_stack", "eq3_flops", "era_pins",
+           "published_vs_pick", "run_estimate", "stack_estimate"]
 
 
 def _model(run: MeasuredRun) -> Transformer:
@@ -146,3 +146,52 @@ def compare_stack(run, device: Device | None = None) -> StackCompared:
         predicted = e.step.tokens_per_s / run.gpus
     mem = None if run.memory_gib is None else run.memory_gib * 2**30
     return StackCompared(run, e, run.value, predicted, mem, e.memory.total)
+
+
+# -- the published plan beside the search's pick ---------------------------------------------------
+def era_pins(run) -> dict:
+    """The options ``run``'s software did not offer, as ``search(fixed=...)`` pins, so the search it is compared
+    with picks only plans its authors could have run. Megatron-LM as Narayanan et al. 2021 and Korthikanti et al.
+    2022 ran it: no ZeRO in any of their runs (Narayanan et al. 2021 §5.2 ran ZeRO-3 on DeepSpeed, as the
+    comparison), even pipeline splits only (Megatron-LM's ``--decoder-first/last-pipeline-num-layers`` came in
+    2024), and for the 2021 runs no sequence parallelism (introduced by Korthikanti et al. 2022). A stack's own
+    runs and DeepSpeed's 2021 ZeRO-3 rows need none: their stack record already refuses what the stack refused."""
+    if getattr(run, "stack", "") in ("megatron-core", "torchtitan", "deepspeed-2021"):
+        return {}
+    pins = {"zero": 0, "stage_layers": None}
+    if "Narayanan" in run.source:
+        pins["sp"] = False
+    return pins
+
+
+@dataclass(frozen=True)
+class PickCompared:
+    """A published run's plan beside the search's pick on the same job: ``published`` (its estimate, from
+    :func:`parallelsel.core.estimate.estimate` like the pick's, so the two are timed by one model), ``pick`` (the
+    search's first plan, the run's recompute mode and :func:`era_pins` pinned; None if nothing fits), ``ratio``
+    (published step / pick step), ``differ`` (plan fields that differ) and ``decide`` (what would tell them apart:
+    :data:`parallelsel.core.search.DECIDERS` codes); ``within_tie``: the ratio is inside the model's measured error
+    (:data:`parallelsel.core.search.TIE`)."""
+
+    run: object
+    published: Estimate
+    pick: object
+    ratio: float | None
+    differ: tuple[str, ...]
+    decide: tuple[str, ...]
+    within_tie: bool
+
+
+def published_vs_pick(run) -> PickCompared:
+    """``run`` (a :class:`~parallelsel.course.references.MeasuredRun` or a stack run) beside the search's pick."""
+    from ..core.search import DECIDERS, TIE, search
+
+    e = stack_estimate(run) if hasattr(run, "plan") else run_estimate(run)
+    e = estimate(e.workload, e.plan, e.cluster)  # the search's own timing, also for the DeepSpeed-2021 rows
+    if not e.fits:
+        return PickCompared(run, e, None, None, (), (), False)
+    best = search(e.workload, e.cluster, top=3, fixed={"recompute": e.plan.recompute, **era_pins(run)}).best
+    ratio = e.step.total / best.estimate.step.total
+    mine, theirs = e.plan.as_dict(), best.plan.as_dict()
+    differ = tuple(f for f in DECIDERS if mine.get(f) != theirs.get(f))
+    return PickCompared(run, e, best, ratio, differ, tuple(sorted({DECIDERS[f] for f in differ})), ratio <= 1 + TIE)
