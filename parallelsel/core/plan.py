@@ -258,16 +258,6 @@ class Plan:
     def with_(self, **changes) -> "Plan":
         return replace(self, **changes)
 
-    def _known_valid(self, **changes) -> "Plan":
-        """A copy with ``changes`` that skips ``__post_init__``: only for values already checked as a Plan's
-        (the search's knob lists, built from a checked plan's fields and the rules of this module), where
-        validating each of tens of thousands of candidates again would cost a quarter of the search."""
-        new = object.__new__(Plan)
-        fields = dict(self.__dict__)
-        fields.update(changes)
-        object.__setattr__(new, "__dict__", fields)
-        return new
-
     def as_dict(self) -> dict:
         """The plan's fields as a plain dict (what a reason's ``values`` carry for a plan)."""
         return {f: getattr(self, f) for f in self.__dataclass_fields__}

@@ -559,7 +559,6 @@ def _search_micro(space: _Space, tally: _Tally, base: dict, zs, mbs, rcs, cands:
     """
     w, cluster = space.workload, space.cluster
     too_big: dict = {}
-    template = None
     n = len(zs)
     for b in mbs:
         bad = batch_violations(w.global_batch, base["dp"], b, base["schedule"], base["pp"])
@@ -590,17 +589,13 @@ def _search_micro(space: _Space, tally: _Tally, base: dict, zs, mbs, rcs, cands:
             if lb > tally.bound():
                 tally.excluded["bound_exceeds_best"] += len(live)
                 continue
-            knobs = {"micro_batch": b, "recompute": rc, "zero": live[0][0], "shard": live[0][1]}
-            # The first plan of this base is built (and checked) as a Plan; the rest differ only in knobs drawn
-            # from the checked lists of _knobs, so they are derived without checking again.
-            probe = template._known_valid(**knobs) if template is not None else Plan(**knobs, **base)
-            template = probe
+            probe = Plan(micro_batch=b, recompute=rc, zero=live[0][0], shard=live[0][1], **base)
             lb = _plan_bound(space, probe, tally, lb, memo)
             if lb > tally.bound():
                 tally.excluded["bound_exceeds_best"] += len(live)
                 continue
             for z, shard in live:
-                plan = probe if (z, shard) == live[0] else probe._known_valid(zero=z, shard=shard)
+                plan = probe if (z, shard) == live[0] else Plan(micro_batch=b, recompute=rc, zero=z, shard=shard, **base)
                 need, cap = breakdown(w, plan).total, budget(cluster.device, plan, space.headroom)
                 if need > cap:
                     tally.excluded["memory_exceeds_device"] += 1
