@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
-from ._check import ParallelselError, choice, flag, positive_int, store
+from ._check import MAX_INT, ParallelselError, choice, flag, positive_int, store
 from .hardware import MAX_GPUS, Cluster
 from .model import ATTENTION, RECOMPUTE, SHAPE_LIMITS, Transformer
 from .reasons import Reason
@@ -166,7 +167,7 @@ class Plan:
         # Fast enough for the search to build every plan it tries through here (about 2 µs).
         for f in ("dp", "tp", "pp", "micro_batch", "chunks", "ep", "cp"):
             v = getattr(self, f)
-            if positive_int(f, v) is not v:
+            if type(v) is not int or not 1 <= v <= MAX_INT:  # (a positive Python int needs no normalising)
                 store(self, f, positive_int(f, v))
         if self.dp * self.tp * self.pp * self.cp > MAX_GPUS:  # no cluster is larger (hardware.MAX_GPUS)
             raise ParallelselError(f"dp x tp x pp x cp = {self.dp} x {self.tp} x {self.pp} x {self.cp}: "
@@ -206,7 +207,8 @@ class Plan:
         split = self.stage_layers
         if isinstance(split, (str, bytes)) or not hasattr(split, "__iter__"):
             raise ParallelselError(f"stage_layers={split!r}: must be a sequence of layers per pipeline stage")
-        split = tuple(positive_int(f"stage_layers[{i}]", n) for i, n in enumerate(split))
+        if type(split) is not tuple or not all(type(n) is int and 1 <= n <= MAX_INT for n in split):
+            split = tuple(positive_int(f"stage_layers[{i}]", n) for i, n in enumerate(split))
         if len(split) != self.pp:
             raise ParallelselError(f"stage_layers={split!r}: has {len(split)} entries; must have one per pipeline "
                                    f"stage (pp={self.pp})")
@@ -526,15 +528,21 @@ def batch_violations(global_batch: int, dp: int, micro_batch: int, schedule: str
                      pp: int = 1) -> list[Reason]:
     """The global batch must split into dp x micro_batch x micro-batches; interleaving needs the
     micro-batches divisible by PP (Narayanan et al. 2021 §2.2.2)."""
+    return list(_batch_violations(global_batch, dp, micro_batch, schedule, pp))
+
+
+@lru_cache(maxsize=65536)
+def _batch_violations(global_batch: int, dp: int, micro_batch: int, schedule: str, pp: int) -> tuple[Reason, ...]:
+    # Cached: the search asks the same few per group and schedule; Reasons are immutable.
     per_step = dp * micro_batch
     if global_batch < per_step:
-        return [Reason("batch_below_dp", {"global_batch": global_batch, "per_step": per_step})]
+        return (Reason("batch_below_dp", {"global_batch": global_batch, "per_step": per_step}),)
     if global_batch % per_step:
-        return [Reason("batch_not_divisible", {"global_batch": global_batch, "per_step": per_step})]
+        return (Reason("batch_not_divisible", {"global_batch": global_batch, "per_step": per_step}),)
     microbatches = global_batch // per_step
     if schedule == "interleaved" and pp > 1 and microbatches % pp:
-        return [Reason("interleave_microbatches", {"microbatches": microbatches, "pp": pp})]
-    return []
+        return (Reason("interleave_microbatches", {"microbatches": microbatches, "pp": pp}),)
+    return ()
 
 
 def cp_violations(seq_len: int, cp: int) -> list[Reason]:
