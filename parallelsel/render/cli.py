@@ -47,8 +47,10 @@ DEFAULT_DEVICE = "a100-80gb"
 DEFAULT_SEQ = 2048
 DEFAULT_GPUS_PER_NODE = 8
 PRESET_KINDS = ("models", "devices", "links", "recipes", "stacks")
-COMPILE_CHOICES = {"all": True, "model": "model"}
-"""``--compile [all|model]`` -> ``Workload(compile=)`` (:data:`parallelsel.core.stacks.COMPILE_SCOPES`); bare ``--compile`` is all."""
+def _compile_arg(a):
+    """``Workload(compile=)`` (:data:`parallelsel.core.stacks.COMPILE_SCOPES`): ``--compile-model-only`` compiles the
+    blocks and leaves the loss eager, ``--compile`` everything the stack compiles."""
+    return "model" if a.compile_model_only else bool(a.compile)
 # -- argument parsing ------------------------------------------------------------------------
 _LANG = contextvars.ContextVar("parallelsel_cli_lang", default="zh")
 """The ``--lang`` of the running command, for errors argparse reports before the arguments are parsed."""
@@ -145,7 +147,8 @@ def _model_args(p: argparse.ArgumentParser) -> None:
                    help=HELP["recipe"].format(keys=keys_text(RECIPES)))
     g.add_argument("--stack", type=_key, default=None, metavar="KEY",
                    help=HELP["stack"].format(keys=keys_text(STACKS), default=DEFAULT_STACK))
-    g.add_argument("--compile", nargs="?", const="all", default=None, choices=COMPILE_CHOICES, help=HELP["compile"])
+    g.add_argument("--compile", action="store_true", help=HELP["compile"])
+    g.add_argument("--compile-model-only", action="store_true", help=HELP["compile_model_only"])
     g.add_argument("--global-batch", type=_integer(1, MAX_GLOBAL_BATCH), metavar="N", help=HELP["global_batch"])
     g.add_argument("--attention", default="flash", choices=ATTENTION, help=HELP["attention"])
 
@@ -334,11 +337,11 @@ def _workload(a, cluster):
         raise ParallelselError(f"--attention {a.attention!r}: must be one of {', '.join(ATTENTION)}")
     stack = preset("--stack", _stack_arg(a), STACKS).key
     recipe = None if a.recipe is None else preset("--recipe", a.recipe, RECIPES)
-    if a.compile and "compile" not in STACKS[stack].modes:
+    if _compile_arg(a) and "compile" not in STACKS[stack].modes:
         raise ParallelselError(f"--compile with --stack {stack}: {stack} does not run the model under torch.compile "
                                f"(its modes: {', '.join(STACKS[stack].modes)})")
     return Workload(_model(a), recipe=recipe, global_batch=batch, attention=a.attention, stack=stack,
-                    compile=COMPILE_CHOICES.get(a.compile, False))
+                    compile=_compile_arg(a))
 
 
 def _cluster(a, need: int | None = None):

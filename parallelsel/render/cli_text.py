@@ -35,8 +35,8 @@ HELP = {
     "seq_len": "序列长度（默认：模型的 seq_len）",
     "recipe": "精度与优化器：{keys}（默认：--stack 所选框架栈自己的 bf16 混合精度配方）",
     "stack": "训练框架栈（决定集合通信的数据类型、模型状态字节、默认重叠）：{keys}（默认 {default}）",
-    "compile": "用 torch.compile 运行模型（只有提供编译模式的框架栈可选）；不带值或 all：框架栈编译的全部（torchtitan：模型与损失），"
-               "model：只编译 Transformer 块、损失照常 eager 运行（torchtitan 的 components = [\"model\"]，以及 2025 年 4 月前的版本）",
+    "compile": "用 torch.compile 运行模型（只有提供编译模式的框架栈可选）：编译框架栈编译的全部（torchtitan：模型与损失）",
+    "compile_model_only": "只编译 Transformer 块、损失照常 eager 运行（torchtitan 的 components = [\"model\"]，以及 2025 年 4 月前的版本）",
     "global_batch": "全局批量，即每步的序列数（不给则按每卡 1 条估算，并标明“未说明”）",
     "attention": "注意力内核：flash（融合内核，不存 s×s 分数；默认）/ standard（Korthikanti 的记账）",
     # cluster
