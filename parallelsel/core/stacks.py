@@ -35,9 +35,9 @@ from types import MappingProxyType
 from ._check import Catalogue, ParallelselError, choice
 from .reasons import Reason
 
-__all__ = ["COMPILE_SCOPES", "DEFAULT_STACK", "DTYPE_BYTES", "EXEC_MODES", "FUSIBLE_OPS", "STACKS", "Stack", "effective_zero",
-           "pp_zero_reason", "pp_zero_stack", "sp_layout_copies", "stack_fused", "stack_of", "state_shards",
-           "wire_bytes"]
+__all__ = ["COMPILE_SCOPES", "DEFAULT_STACK", "DTYPE_BYTES", "EXEC_MODES", "FUSIBLE_OPS", "STACKS", "Stack",
+           "effective_zero", "pp_zero_reason", "pp_zero_stack", "sp_layout_copies", "stack_fused", "stack_of",
+           "state_shards", "wire_bytes"]
 
 DTYPE_BYTES = MappingProxyType({"fp32": 4, "bf16": 2})
 """Bytes per element of the dtypes a collective or a state buffer is kept in (IEEE 754 binary32; bfloat16)."""
@@ -130,6 +130,7 @@ class Stack:
                 choice("fused op", op, FUSIBLE_OPS)
         object.__setattr__(self, "fused", MappingProxyType(dict(self.fused)))
         object.__setattr__(self, "zero3_live", MappingProxyType(dict(self.zero3_live)))
+        choice("seq_dim", self.seq_dim, (0, 1))
 
     @property
     def model_state_bytes(self) -> float:
@@ -141,8 +142,8 @@ class Stack:
         """The execution mode a job on this stack runs in: ``"compile"`` when ``compile`` is set, else its first mode."""
         if compile:
             if "compile" not in self.modes:
-                raise ParallelselError(f"compile={compile!r}: stack {self.key!r} does not run the model under torch.compile "
-                                       f"(its modes: {', '.join(self.modes)})")
+                raise ParallelselError(f"compile={compile!r}: stack {self.key!r} does not run the model under "
+                                       f"torch.compile (its modes: {', '.join(self.modes)})")
             return "compile"
         return self.modes[0]
 
@@ -203,8 +204,8 @@ STACKS: dict[str, Stack] = Catalogue("stack", {
                 "model dtype), zero/config.py L138, L383-386 (overlap_comm only for ZeRO-3), utils/groups.py "
                 "L845-851 and engine.py L2351-2551 (ZeRO over DP x sequence parallel), runtime/pipe/engine.py "
                 "(ZeRO-2/3 refused with PP), runtime/pipe/schedule.py L189-200 (TrainSchedule: 1F1B only), "
-                "activation_checkpointing (full layers); ZeRO-3 gathers parameters in the model dtype, module by module: "
-                "zero/partitioned_param_coordinator.py fetch_sub_module L310, prefetch capped at max_live_parameters "
+                "activation_checkpointing (full layers); ZeRO-3 gathers parameters in the model dtype, module by "
+                "module: zero/partitioned_param_coordinator.py fetch_sub_module L310, prefetch capped at max_live_parameters "
                 "L452-454; zero/config.py L113 (reduce_bucket_size 5e8), L215 (stage3_prefetch_bucket_size 5e7), L238 "
                 "(max_live_parameters 1e9), stage3.py L731-733 (contiguous gradient bucket of reduce_bucket_size)"),
         grad_reduce_dtype="bf16", param_gather_dtype="bf16", recipe="bf16-adam", optimizer_shard="dp_cp",
