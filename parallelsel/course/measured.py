@@ -23,7 +23,8 @@ from ..core.estimate import Estimate, estimate
 from ..core.hardware import DEVICES, Cluster, Device
 from ..core.model import Transformer
 from ..core.plan import Plan, Workload
-from .references import NARAYANAN_GPT, MeasuredRun
+from ..core.search import DECIDERS, TIE, search
+from .references import NARAYANAN_GPT, NARAYANAN_THROUGHPUT, NARAYANAN_ZERO3, MeasuredRun
 from .zero3_timeline import deepspeed_zero3_step
 
 __all__ = ["Compared", "PickCompared", "StackCompared", "compare", "compare_all", "compare_stack", "eq3_flops", "era_pins",
@@ -159,7 +160,7 @@ def era_pins(run) -> dict:
     if getattr(run, "stack", "") in ("megatron-core", "torchtitan", "deepspeed-2021"):
         return {}
     pins = {"zero": 0, "stage_layers": None}
-    if "Narayanan" in run.source:
+    if run in NARAYANAN_THROUGHPUT + NARAYANAN_ZERO3:
         pins["sp"] = False
     return pins
 
@@ -184,10 +185,11 @@ class PickCompared:
 
 def published_vs_pick(run) -> PickCompared:
     """``run`` (a :class:`~parallelsel.course.references.MeasuredRun` or a stack run) beside the search's pick."""
-    from ..core.search import DECIDERS, TIE, search
-
-    e = stack_estimate(run) if hasattr(run, "plan") else run_estimate(run)
-    e = estimate(e.workload, e.plan, e.cluster)  # the search's own timing, also for the DeepSpeed-2021 rows
+    if hasattr(run, "plan"):
+        e = stack_estimate(run)
+    else:  # the search's own timing, also for the DeepSpeed-2021 rows (whose validation row uses their timeline)
+        e = run_estimate(run)
+        e = estimate(e.workload, e.plan, e.cluster)
     if not e.fits:
         return PickCompared(run, e, None, None, (), (), False)
     # top=1: the bound still times every plan within the tie band of the best, so the pick is the same as with more.

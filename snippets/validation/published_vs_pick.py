@@ -24,6 +24,8 @@ for name, runs in sets.items():
         if c.ratio is None:
             rows.append([c.run.label, plan_label(c.published.plan), "—（公布的方案本库判为放不下）", "—", "—", "—"])
             e = c.published
+            # The page's claim: the gap is inside the model's own margins (the headroom and the allocator's share).
+            assert e.memory.total - e.budget <= e.usable * e.headroom + e.memory.allocator, c.run.label
             refused.append(f"{c.run.label}：本库估每卡 {fmt_bytes(e.memory.total)}，上限 {fmt_bytes(e.budget)}"
                            f"（可用 {fmt_bytes(e.usable)} 减去预留比例 {fmt_pct(e.headroom)}），差 {fmt_bytes(e.memory.total - e.budget)}")
             continue
