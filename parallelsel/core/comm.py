@@ -332,8 +332,7 @@ def _tp_items(st: _Step) -> list[Traffic]:
         ag_bytes = x / st.recipe.activation if st.recipe.gemm == "fp8" else x
         ag, rs = (_tp_hidden(st, ag_bytes, link)[0], _tp_hidden(st, x, link)[1]) if st.overlap_tp else (0.0, 0.0)
         ag_copies, rs_copies = (0, 0) if st.overlap_tp else sp_layout_copies(st.stack, plan.micro_batch)
-        dev = st.cluster.device
-        rate = dev.hbm_bandwidth * dev.memory_efficiency
+        rate = st.cluster.device.memory_rate
         return [_item("TP", "all-gather", ag_bytes, calls, plan.tp, link, False, "forward", hidden=ag,
                       copy=ag_copies * 2 * ag_bytes / rate),
                 _item("TP", "reduce-scatter", x, rs_calls, plan.tp, link, False, "forward", hidden=rs,

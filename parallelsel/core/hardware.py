@@ -93,6 +93,11 @@ class Device:
             if key is not None and not isinstance(key, str):
                 raise ParallelselError(f"{f}={key!r}: must be a key of ps.LINKS or None")
 
+    @property
+    def memory_rate(self) -> float:
+        """Bytes/s a memory-bound kernel moves: HBM bandwidth x ``memory_efficiency``."""
+        return self.hbm_bandwidth * self.memory_efficiency
+
 
 @dataclass(frozen=True)
 class Link:

@@ -184,7 +184,7 @@ def _gemm(m: int, n: int, k: int, device: Device, count: int = 1, element_bytes:
     flops = 2.0 * m * n * k * count
     moved = element_bytes * (m * k + k * n + m * n) * count
     return max(flops / (device.peak_flops * _efficiency(m, n, k, count, device.sms, device.gemm_efficiency)),
-               moved / (device.hbm_bandwidth * device.memory_efficiency))
+               moved / device.memory_rate)
 
 
 def fp8_gemm_time(m: int, n: int, k: int, device: Device, count: int = 1) -> float:
@@ -205,7 +205,7 @@ def _fp8_gemm(m: int, n: int, k: int, device: Device, count: int = 1) -> float:
     flops = 2.0 * m * n * k * count
     moved = (m * k + k * n + 2 * m * n) * count
     return max(flops / (device.fp8_flops * device.fp8_efficiency * shape),
-               moved / (device.hbm_bandwidth * device.memory_efficiency))
+               moved / device.memory_rate)
 
 
 def layer_gemms(model, tokens: int, tp: int = 1, ep: int = 1) -> tuple[Gemm, ...]:
@@ -353,7 +353,7 @@ def layer_and_head_times(model, b, s, device, tp, cp, ep, sp, recompute, attenti
     g_fwd = sum(_gemm_seconds(g, device, fp8) for g in gemms)
     g_bwd = sum(_gemm_seconds(d, device, fp8) for g in gemms for d in g.backward)
     a_fwd, a_bwd = _attention(model, b, s, cp, tp, device, attention)
-    rate = device.hbm_bandwidth * device.memory_efficiency
+    rate = device.memory_rate
     m_fwd = _elementwise_bytes(model, tokens, s, tp, sp, attention, fused) / rate
     cast_bwd = 0.0
     if fp8:
@@ -427,7 +427,7 @@ def weight_pieces(model, micro_batch: int, seq_len: int, device: Device, tp: int
     b, s = positive_int("micro_batch", micro_batch), positive_int("seq_len", seq_len)
     tokens = b * s
     a_fwd, a_bwd = _attention(model, b, s, 1, tp, device, attention)
-    mem = _elementwise_bytes(model, tokens, s, tp, False, attention) / (device.hbm_bandwidth * device.memory_efficiency)
+    mem = _elementwise_bytes(model, tokens, s, tp, False, attention) / device.memory_rate
     out = []
     for g in layer_gemms(model, tokens, tp):
         forward = g.time(device) + mem / 4 + (a_fwd if g.name == "qkv" else 0.0)
@@ -477,7 +477,7 @@ def _elementwise_bytes(model, tokens: int, s: int, tp: int, sp: bool, attention:
 
 def optimizer_time(params: float, device: Device) -> float:
     """Seconds of one Adam step over ``params`` parameters held by one GPU (:data:`OPTIMIZER_BYTES` each)."""
-    return params * OPTIMIZER_BYTES / (device.hbm_bandwidth * device.memory_efficiency)
+    return params * OPTIMIZER_BYTES / device.memory_rate
 
 
 __all__ += ["optimizer_time"]

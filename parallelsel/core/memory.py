@@ -34,7 +34,7 @@ from ._check import ParallelselError, choice, flag, positive_int, positive_numbe
 from .model import ATTENTION, RECOMPUTE, Transformer, block_matmuls
 from .pipeline import KINDS, peak_inflight
 from .recipe import RECIPES, Recipe
-from .stacks import STACKS, effective_zero, state_shards, wire_bytes
+from .stacks import STACKS, effective_zero, stack_fused, state_shards, wire_bytes
 
 __all__ = [
     "ALLOCATOR_OVERHEAD",
@@ -770,7 +770,7 @@ def _stage_breakdown(workload, plan, i: int, n: int | None = None) -> MemoryBrea
         extra += flight * (s * b * sh.hidden / (t if sp else 1))
     if i == p - 1:
         extra += _inflight(plan.schedule, p, m, v, p - 1) * _logits(model, s, b, t, sp, act)
-        if stack.mode(workload.compile) != "te" and "cross_entropy" not in stack.fused_ops(workload.compile):
+        if stack.mode(workload.compile) != "te" and "cross_entropy" not in stack_fused(workload):
             extra += EAGER_LOSS_BYTES * s * b * model.vocab / t   # one micro-batch's eager loss backward
 
     st, gather = _fsdp_peak(workload, plan, stack, st, dense + expert, i, n_layers) if zero == 3 and n > 1 \
