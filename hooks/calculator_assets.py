@@ -1,10 +1,7 @@
-"""Files the calculator page (docs/matrix/calculator.md) loads when the reader presses 运行, copied into the built site.
-
-* ``assets/calculator/pyodide/``: only the Pyodide files ``loadPyodide`` fetches, from the npm package ``pyodide``
-  that ``scripts/setup.sh`` installs into ``node_modules/`` (nothing is requested from a CDN);
-* ``assets/calculator/parallelsel-<version>-py3-none-any.whl``: this library as a byte-reproducible wheel;
-* ``assets/calculator/manifest.json``: what this build contains (``pyodide`` is ``null`` without npm; the page says so).
-"""
+"""Files the calculator page (docs/matrix/calculator.md) loads when the reader presses 运行, copied into the built site:
+``assets/calculator/pyodide/`` (only the files ``loadPyodide`` fetches, from the npm package ``pyodide`` that
+``scripts/setup.sh`` installs: nothing from a CDN), ``parallelsel-<version>-py3-none-any.whl`` (this library as a
+byte-reproducible wheel) and ``manifest.json`` (what this build contains; ``pyodide`` is ``null`` without npm)."""
 
 from __future__ import annotations
 

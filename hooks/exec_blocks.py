@@ -1,20 +1,18 @@
-"""Run the pages' Python blocks through markdown-exec's public API, loudly and (under ``make serve``) cached.
+"""Run the pages' Python blocks through markdown-exec's public API: loudly, in parallel, and under ``make serve`` cached.
 
-In ``on_config`` this hook swaps the ``python`` superfence's ``format`` (a public pymdownx setting) for one that calls
-the public ``markdown_exec.base_format`` with a ``run`` of its own; base_format still renders (tabs, Markdown, id
-prefixes, TOC). Each block's HTML is wrapped in ``<div class="ps-exec" data-block="<id>">`` so the post-build check can
-name it. It differs from markdown-exec's own runner in three ways:
+``on_config`` swaps the ``python`` superfence's ``format`` (a public pymdownx setting) for one that calls the public
+``markdown_exec.base_format`` (tabs, Markdown, TOC) with a ``run`` of its own, and wraps each block's HTML in
+``<div class="ps-exec" data-block="<id>">`` so the post-build check can name it. Unlike markdown-exec's own runner:
 
-* a block that raises **or exits** (markdown-exec catches only ``Exception``; MkDocs would end silently) logs a warning
-  naming page and block, which ``strict: true`` turns into a failed build;
-* with ``PARALLELSEL_SNIPPET_CACHE=1`` (``make serve``) a successful block's HTML is stored in ``.cache/exec/<key>.html``,
-  key = sha256 of its expanded source, options, every ``parallelsel`` file, mkdocs.yml and the tool versions (not
-  stored: blocks without an id, with ``session=``, that failed, or with headings); a library edit changes every key;
-* ``PARALLELSEL_SNIPPET_EXEC=0`` runs nothing (the floor build of ``make bench``).
-
-The notebook follows the same switches through mkdocs-jupyter's public options (its cache under
-``.cache/mkdocs-jupyter/<library and versions hash>``). ``make serve`` runs ``mkdocs serve --dirty``; ``on_files`` drops
-every page's HTML when ``parallelsel/``, ``snippets/`` or ``hooks/`` changed since the last build, so all re-render.
+* a block that raises **or exits** logs a warning naming page and block (``strict: true``: a failed build);
+* ``mkdocs build`` starts every page's blocks at ``on_files`` in worker processes (``concurrent.futures`` over ``fork``,
+  one per CPU; ``PARALLELSEL_EXEC_WORKERS=0`` for none), and a block takes its worker's output, keyed on its source;
+  one that failed there or was not foreseen runs in the build process, so it is reported as above. Snippets are
+  independent modules: where one runs does not change what it prints (the tests' double build is byte-identical);
+* ``PARALLELSEL_SNIPPET_CACHE=1`` (``make serve --dirty``) stores a block's HTML in ``.cache/exec``, keyed on its source,
+  options, every ``parallelsel`` file, mkdocs.yml and tool versions (never a failed block, one with ``session=`` or
+  headings), the notebook in mkdocs-jupyter's own cache; ``on_files`` drops every page's HTML when ``parallelsel/``,
+  ``snippets/`` or ``hooks/`` changed, so all re-render; ``PARALLELSEL_SNIPPET_EXEC=0`` runs nothing (bench's floor).
 """
 
 from __future__ import annotations
@@ -25,20 +23,25 @@ import io
 import json
 import linecache
 import logging
+import multiprocessing
 import os
 import re
 import sys
 import traceback
 import types
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import redirect_stdout
 from importlib import metadata
 from pathlib import Path
 
+import markdown
 import markdown_exec
 
 log = logging.getLogger("mkdocs.hooks.exec_blocks")
 _PACKAGES = ("numpy", "matplotlib", "markdown-exec", "markdown", "pymdown-extensions", "pygments", "mkdocs-jupyter", "nbconvert", "ipykernel")
-_state = {"page": "?", "env": "", "lib": None, "hits": 0, "runs": 0, "cache": Path(".cache/exec"), "dirty": False, "inputs": None}
+_state = {"page": "?", "env": "", "lib": None, "hits": 0, "runs": 0, "cache": Path(".cache/exec"), "dirty": False, "inputs": None,
+          "command": "", "pool": None, "futures": {}, "pooled": 0}
+_FENCE = re.compile(r"^([ \t]*)```python[ \t]+([^\n]*)\n(.*?)^\1```[ \t]*$", re.M | re.S)
 
 
 def _on(name: str, default: str) -> bool:
@@ -47,10 +50,7 @@ def _on(name: str, default: str) -> bool:
 
 def env_hash(library: Path) -> str:
     """sha256 of the library's files and the tool versions: what a block's output depends on besides its source."""
-    h = hashlib.sha256(sys.version.encode())
-    for name in _PACKAGES:
-        h.update(f"{name}={metadata.version(name)}".encode())
-    return tree_hash(library, h)
+    return tree_hash(library, hashlib.sha256(repr([sys.version] + [metadata.version(n) for n in _PACKAGES]).encode()))
 
 
 def tree_hash(folder: Path, h=None) -> str:
@@ -62,39 +62,70 @@ def tree_hash(folder: Path, h=None) -> str:
     return h.hexdigest()
 
 
-def _execute(code: str, block: str) -> str:
-    """Run ``code`` as a fresh module; return what it printed. Raises ExecutionError with the traceback."""
-    name = f"_exec_{block.replace('-', '_')}"
-    module = types.ModuleType(name)
-    sys.modules[name] = module  # dataclasses and pickling look their module up
-    filename = f"<block {block}>"
+def _execute(code: str, block: str, pooled: bool = False) -> str | None:
+    """Run ``code`` as a fresh module and return what it printed. A raise or an exit becomes a logged warning and an
+    ExecutionError with the traceback; in a worker (``pooled``) None, and the build process reruns it to report."""
+    name, filename, out = f"_exec_{block.replace('-', '_')}", f"<block {block}>", io.StringIO()
+    sys.modules[name] = module = types.ModuleType(name)  # dataclasses and pickling look their module up
     linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)  # tracebacks show the lines
-    out = io.StringIO()
     try:
         with redirect_stdout(out):
             exec(compile(code, filename, "exec"), module.__dict__)  # noqa: S102 - running the site's own snippets is the point
-    except Exception as error:  # noqa: BLE001
-        _fail(block, error, "")
-    except SystemExit as error:  # markdown-exec lets it through, and MkDocs would end with no site
-        _fail(block, error, " (sys.exit/exit/quit or raise SystemExit: a snippet must print, never exit the build)")
+    except (Exception, SystemExit) as error:  # markdown-exec lets SystemExit through, and MkDocs would end with no site
+        if pooled:
+            return None
+        _state["failed"] = True
+        text = "".join(traceback.format_exception(error))
+        note = " (sys.exit/exit/quit or raise SystemExit: a snippet must print, never exit the build)" * isinstance(error, SystemExit)
+        log.warning(f"[page docs/{_state['page']}] block '{block}' raised {type(error).__name__}{note}:\n{text}")
+        raise markdown_exec.ExecutionError(markdown_exec.code_block("python", text)) from None
     finally:
         sys.modules.pop(name, None)
         linecache.cache.pop(filename, None)
     return out.getvalue()
 
 
-def _fail(block: str, error: BaseException, note: str):
-    _state["failed"] = True
-    text = "".join(traceback.format_exception(error))
-    log.warning(f"[page docs/{_state['page']}] block '{block}' raised {type(error).__name__}{note}:\n{text}")
-    raise markdown_exec.ExecutionError(markdown_exec.code_block("python", text)) from None
+def _start_pool(config, pages) -> None:
+    """``mkdocs build`` only (``make serve`` has its cache; forking a server with live threads is unsafe): each page's
+    ``exec="on"`` python fences (indent, options, body: ``_FENCE``), includes expanded by pymdownx.snippets' own
+    preprocessor, go to the workers in the order MkDocs renders the pages; a block not foreseen runs in place."""
+    n = int(os.environ.get("PARALLELSEL_EXEC_WORKERS") or os.cpu_count() or 1)
+    if _state["command"] != "build" or n < 1 or not _on("PARALLELSEL_SNIPPET_EXEC", "1") or _on("PARALLELSEL_SNIPPET_CACHE", ""):
+        return
+    snippets = markdown.Markdown(extensions=["pymdownx.snippets"], extension_configs={
+        "pymdownx.snippets": config.mdx_configs.get("pymdownx.snippets", {})}).preprocessors["snippet"]
+    codes = {}
+    for page in (p for p in pages if p.src_uri.endswith(".md")):
+        try:
+            text = "\n".join(snippets.run(Path(page.abs_src_path).read_text(encoding="utf-8").splitlines()))
+        except Exception:  # noqa: BLE001 - e.g. a missing file: the page's own render reports it
+            continue
+        for indent, options, body in _FENCE.findall(text):
+            if 'exec="on"' in options and "session=" not in options:
+                codes.setdefault("\n".join(line[len(indent):] for line in body.splitlines()).strip(), None)
+    pool = _state["pool"] = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"))
+    # Pickle cannot import a hook by its path-like module name; a forked worker finds this one in its sys.modules.
+    call = "__import__('sys').modules[hook]._execute(code, 'pooled', True)"
+    _state["futures"] = {code: pool.submit(eval, call, {"hook": __name__, "code": code}) for code in codes}
+
+
+def _stop_pool(*args, **kwargs) -> None:
+    if _state["pool"] is not None:
+        _state["pool"].shutdown(wait=True, cancel_futures=True)
+    _state.update(pool=None, futures={})
+
+
+on_build_error = on_shutdown = _stop_pool
 
 
 def _run(code: str, returncode: int = 0, session: str | None = None, id: str = "", **extra) -> str:  # noqa: A002, ARG001
     if not _on("PARALLELSEL_SNIPPET_EXEC", "1"):
         return ""
     _state["runs"] += 1
-    return _execute(code, id or "unnamed")
+    future = _state["futures"].get(code.strip())  # None if no worker ran it, or one failed (died: BrokenProcessPool)
+    out = None if future is None or future.exception() is not None else future.result()
+    _state["pooled"] += out is not None
+    return _execute(code, id or "unnamed") if out is None else out
 
 
 def _format(source, language, css_class, options, md, **kwargs):
@@ -119,7 +150,8 @@ def _format(source, language, css_class, options, md, **kwargs):
 
 
 def on_config(config, **kwargs):
-    _state.update(page="?", hits=0, runs=0)
+    _stop_pool()
+    _state.update(page="?", hits=0, runs=0, pooled=0)
     cache = _on("PARALLELSEL_SNIPPET_CACHE", "")
     root = Path(config.config_file_path).resolve().parent
     _state["cache"] = root / ".cache" / "exec"
@@ -150,12 +182,12 @@ def on_page_markdown(markdown, page, **kwargs):
 
 
 def on_post_build(config, **kwargs):
-    if _on("PARALLELSEL_SNIPPET_CACHE", ""):
-        log.info(f"exec blocks: {_state['runs']} ran, {_state['hits']} from .cache/exec")
+    _stop_pool()
+    log.info(f"exec blocks: {_state['runs']} ran, {_state['pooled']} in worker processes, {_state['hits']} from .cache/exec")
 
 
 def on_startup(command, dirty=False, **kwargs):
-    _state["dirty"] = bool(dirty)
+    _state.update(dirty=bool(dirty), command=command)
 
 
 def on_files(files, config, **kwargs):
@@ -167,4 +199,5 @@ def on_files(files, config, **kwargs):
                 if os.path.isfile(f.abs_dest_path):
                     os.remove(f.abs_dest_path)
         _state["inputs"] = now
+    _start_pool(config, files.documentation_pages())  # the order MkDocs renders them in
     return files

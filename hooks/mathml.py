@@ -1,8 +1,5 @@
-"""Render LaTeX math to MathML at build time: no script, no CDN request for the reader.
-
-pymdownx.arithmatex (generic mode) wraps math as ``\\( ... \\)`` / ``\\[ ... \\]`` inside
-``.arithmatex`` elements; we replace each with MathML from latex2mathml.
-"""
+"""Render LaTeX math to MathML at build time (no script, no CDN request for the reader): pymdownx.arithmatex (generic
+mode) wraps math as ``\\( ... \\)`` / ``\\[ ... \\]`` in ``.arithmatex`` elements; each becomes latex2mathml's MathML."""
 
 from __future__ import annotations
 

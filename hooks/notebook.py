@@ -1,8 +1,6 @@
 """Tidy notebook pages rendered by mkdocs-jupyter (nbconvert): give each heading the MkDocs-style id its TOC entry
-expects (nbconvert leaves Chinese headings' ids empty); drop nbconvert's MathJax (math is rendered at build time, no
-third-party request); move each large inlined ``<style>`` (JupyterLab's 570 KiB) to a content-hashed file under
-``assets/notebook/`` so pages stay under 600 KiB of HTML (issue 33).
-"""
+expects (nbconvert leaves Chinese headings' ids empty); drop nbconvert's MathJax (math is rendered at build time);
+move each large inlined ``<style>`` (JupyterLab's 570 KiB) to a content-hashed file under ``assets/notebook/``."""
 
 from __future__ import annotations
 

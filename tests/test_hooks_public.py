@@ -95,8 +95,12 @@ def test_dirty_serve_rerenders_every_page_only_when_what_pages_run_changed(tmp_p
     (tmp_path / "parallelsel").mkdir()
     (tmp_path / "parallelsel" / "core.py").write_text("X = 1\n")
     pages = [tmp_path / "site" / f"p{i}.html" for i in range(3)]
-    files = SimpleNamespace(documentation_pages=lambda: [SimpleNamespace(abs_dest_path=str(p)) for p in pages])
-    config = SimpleNamespace(config_file_path=str(tmp_path / "mkdocs.yml"))
+    for i in range(3):
+        (tmp_path / f"p{i}.md").write_text("prose, no blocks\n")
+    files = SimpleNamespace(documentation_pages=lambda: [
+        SimpleNamespace(abs_dest_path=str(p), src_uri=f"p{i}.md", abs_src_path=str(tmp_path / f"p{i}.md"))
+        for i, p in enumerate(pages)])
+    config = SimpleNamespace(config_file_path=str(tmp_path / "mkdocs.yml"), mdx_configs={})
 
     def build():
         hook.on_files(files, config)
@@ -116,3 +120,4 @@ def test_dirty_serve_rerenders_every_page_only_when_what_pages_run_changed(tmp_p
     (tmp_path / "parallelsel" / "core.py").write_text("X = 3\n")
     hook.on_files(files, config)  # a full build never removes anything itself
     assert all(p.is_file() for p in pages)
+    hook.on_post_build(config)

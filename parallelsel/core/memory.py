@@ -737,6 +737,36 @@ def _stage_layer_activations(workload, plan, s: int, b: int) -> tuple[float, flo
     return per_layer, whole - per_layer
 
 
+def _stage_states(workload, plan, i: int, n_layers: int | None = None) -> tuple[States, float]:
+    """Stage ``i``'s model states, sharded by ZeRO over the ranks the stack shards over (FP8 weight copies
+    with the weights), and its FSDP gather peak (0 without ZeRO-3): the part of its memory that no
+    micro-batch, recompute mode, schedule or SP setting changes."""
+    model, recipe, t, p, e = workload.model, workload.recipe, plan.tp, plan.pp, plan.ep
+    dense, expert = _stage_params(model, t, p, e, i, n_layers)
+    stack = STACKS[workload.stack]
+    n = state_shards(stack, plan)  # DP (x CP where the stack shards over it)
+    zero = effective_zero(plan)  # the stack's semantics (PP with FSDP runs as torchtitan runs it)
+    st = _states(dense, recipe, n, zero)
+    if expert:
+        # Expert weights are replicated only over dp/ep ranks, so ZeRO shards them over that many.
+        ex = _states(expert, recipe, max(1, n // e), zero)
+        st = States(st.params + ex.params, st.grads + ex.grads, st.optimizer + ex.optimizer)
+    st = States(st.params + _fp8_weight_copies(workload, t, p, e, n_layers), st.grads, st.optimizer)
+    if zero == 3 and n > 1:
+        return _fsdp_peak(workload, plan, stack, st, dense + expert, i, n_layers)
+    return st, 0.0
+
+
+def states_floor(workload, plan) -> float:
+    """A lower bound on :func:`breakdown`'s total for ``plan`` and every plan that differs from it only in
+    ``micro_batch``, ``recompute``, ``schedule``, ``chunks`` or ``sp``: the first stage's model states and gather
+    peak (:func:`_stage_states`) with the allocator's share, since activations and the other terms are never
+    negative and the most loaded stage holds at least as much as the first. The search uses it to drop plans
+    that cannot fit without their full breakdown."""
+    st, gather = _stage_states(workload, plan, 0, layers_on(plan, 0))
+    return (st.total + gather) * (1 + ALLOCATOR_OVERHEAD)
+
+
 def _stage_breakdown(workload, plan, i: int, n: int | None = None) -> MemoryBreakdown:
     model, recipe = workload.model, workload.recipe
     t, p, v, e = plan.tp, plan.pp, plan.chunks, plan.ep
@@ -748,16 +778,8 @@ def _stage_breakdown(workload, plan, i: int, n: int | None = None) -> MemoryBrea
     sp = plan.sp and t > 1
 
     n_layers = n
-    dense, expert = _stage_params(model, t, p, e, i, n_layers)
     stack = STACKS[workload.stack]
-    n = state_shards(stack, plan)  # DP (x CP where the stack shards over it)
-    zero = effective_zero(plan)  # the stack's semantics (PP with FSDP runs as torchtitan runs it)
-    st = _states(dense, recipe, n, zero)
-    if expert:
-        # Expert weights are replicated only over dp/ep ranks, so ZeRO shards them over that many.
-        ex = _states(expert, recipe, max(1, n // e), zero)
-        st = States(st.params + ex.params, st.grads + ex.grads, st.optimizer + ex.optimizer)
-    st = States(st.params + _fp8_weight_copies(workload, t, p, e, n_layers), st.grads, st.optimizer)
+    st, gather = _stage_states(workload, plan, i, n_layers)
 
     flight = _inflight(plan.schedule, p, m, v, i)
     sh = layer_shape(model)
@@ -773,8 +795,6 @@ def _stage_breakdown(workload, plan, i: int, n: int | None = None) -> MemoryBrea
         if stack.mode(workload.compile) != "te" and "cross_entropy" not in stack_fused(workload):
             extra += EAGER_LOSS_BYTES * s * b * model.vocab / t   # one micro-batch's eager loss backward
 
-    st, gather = _fsdp_peak(workload, plan, stack, st, dense + expert, i, n_layers) if zero == 3 and n > 1 \
-        else (st, 0.0)
     rest = st.total + acts + extra + gather
     return MemoryBreakdown(st.params, st.grads, st.optimizer, acts, extra, gather, ALLOCATOR_OVERHEAD * rest,
                            "first" if i == 0 else "last" if i == p - 1 else "middle", flight, i)

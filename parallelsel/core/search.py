@@ -44,7 +44,7 @@ from __future__ import annotations
 import heapq
 import math
 import time
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
@@ -53,7 +53,7 @@ from .estimate import Estimate, estimate, schedule_bubble_overhead
 from .comm import critical_items
 from .kernels import compute_time, layer_and_head_times
 from .hardware import Cluster
-from .memory import DEFAULT_HEADROOM, check_headroom, breakdown, budget
+from .memory import DEFAULT_HEADROOM, breakdown, budget, check_headroom, states_floor
 from .model import RECOMPUTE
 from .placement import group_reasons
 from .plan import (MICRO_BATCHES, SCHEDULES, Plan, Workload, balanced_stage_layers, batch_violations, constraint_violations,
@@ -325,6 +325,11 @@ class _Space:
     fixed: dict
     headroom: float
 
+    @cached_property
+    def kernels(self) -> tuple:
+        """(the ops the workload's stack fuses, sorted; FP8 GEMMs): what the compute bound reads of the stack."""
+        return tuple(sorted(stack_fused(self.workload))), self.workload.recipe.gemm == "fp8"
+
     def allowed(self, name, values) -> list:
         """The values to try for a plan field: a pinned value alone (even off the default grid, e.g.
         micro-batch 3), else ``values``."""
@@ -402,6 +407,7 @@ class _Group:
     knobs: tuple
     n: int
     bound: float
+    memo: dict = field(default_factory=dict)  # (ep, sp, b, recompute) -> compute bound; ("comm", ...) -> _comm_terms
 
 
 def _prepare_group(space: _Space, tally: _Tally, tp: int, cp: int, pp: int, dp: int, split) -> _Group | None:
@@ -429,14 +435,18 @@ def _group_bound(space: _Space, g: _Group) -> float:
     zse, sps, mbs, rcs, scheds = g.knobs
     w = space.workload
     best = math.inf
+    eps, sp = {e for _, _, e in zse}, max(sps)
     for b in mbs:
         if batch_violations(w.global_batch, g.dp, b):
             continue
         m = w.global_batch // (g.dp * b)
-        for ep in {e for _, _, e in zse}:
-            compute, fill = _compute_bound(space, g.tp, g.cp, g.pp, g.split, b, rcs[0], max(sps), ep, m)
-            bub = min(_bubble_for(sched, g.pp, m, v) for sched, v in scheds)
-            best = min(best, compute + bub * fill)
+        bub = min(_bubble_for(sched, g.pp, m, v) for sched, v in scheds)
+        for ep in eps:
+            key = (ep, sp, b, rcs[0])  # the same entries _search_micro reads
+            cb = g.memo.get(key)
+            if cb is None:
+                cb = g.memo[key] = _compute_bound(space, g.tp, g.cp, g.pp, g.split, b, rcs[0], sp, ep, m)
+            best = min(best, cb[0] + bub * cb[1])
     return best
 
 
@@ -449,7 +459,7 @@ def _compute_bound(space: _Space, tp, cp, pp, split, b, rc, sp, ep, m) -> tuple[
     :func:`parallelsel.core.estimate.estimate` counts before communication and the optimizer step."""
     w = space.workload
     top, fill = _rank_times(w.model, space.cluster.device, w.seq_len, w.attention, tp, cp, pp, split, b, rc, sp, ep,
-                            tuple(sorted(stack_fused(w))), w.recipe.gemm == "fp8")
+                            *space.kernels)
     return m * top, m * fill
 
 
@@ -467,37 +477,23 @@ def _rank_times(model, device, s, attention, tp, cp, pp, split, b, rc, sp, ep, f
     return top, (sum(totals) - top) / (pp - 1)
 
 
-def _plan_bound(space: _Space, plan: Plan, tally: _Tally, lb: float | None = None, memo: dict | None = None) -> float:
-    """The step time ``plan`` cannot beat, in two steps: its compute and its bubble on that compute alone
-    (``lb`` when the caller has it); if that is still within ``tally``'s bound, plus its critical-path
-    communication (TP, CP, EP and the pipeline's p2p, never overlapped: :mod:`parallelsel.core.comm`) and
-    the bubble on it. Both leave out terms of :func:`parallelsel.core.estimate.estimate`'s total that are
-    never negative (overlappable DP/ZeRO traffic, the optimizer step), so no plan is faster than its bound."""
-    m = max(1, plan.microbatches(space.workload))
-    bub = _bubble_for(plan.schedule, plan.pp, m, plan.chunks)
-    if lb is None:
-        compute, fill = _compute_bound(space, plan.tp, plan.cp, plan.pp, plan.stage_layers, plan.micro_batch,
-                                       plan.recompute, plan.sp and plan.tp > 1, plan.ep, m)
-        lb = compute + bub * fill
-    if lb > tally.bound() or plan.gpus == plan.dp:
-        return lb
-    # TP, CP and EP items do not depend on the schedule, and the pipeline's p2p grows with the chunks (one send
-    # each way per micro-batch and chunk): one group's schedules share them (``memo``, keyed as the compute bound).
-    key = ("comm", plan.ep, plan.sp, plan.micro_batch, plan.recompute)
-    comm = None if memo is None else memo.get(key)
-    if comm is None:
-        exposed = critical = per_chunk = 0.0  # (p2p sends stretch no bubble: CP's ring and the pipeline's own)
-        for it in critical_items(space.workload, plan, space.cluster):
-            if it.strategy == "PP":
-                per_chunk += it.time / plan.chunks
-            else:
-                exposed += it.time
-                critical += 0.0 if it.op == "p2p" else it.time
-        comm = (exposed, critical, per_chunk)
-        if memo is not None:
-            memo[key] = comm
-    exposed, critical, per_chunk = comm
-    return lb + exposed + per_chunk * plan.chunks + bub * critical
+def _comm_terms(space: _Space, plan: Plan) -> tuple[float, float, float]:
+    """The critical-path communication of ``plan`` that a step cannot hide (TP, CP, EP and the pipeline's
+    p2p, never overlapped: :mod:`parallelsel.core.comm`), as (exposed seconds, the part of it the bubble
+    stretches, the pipeline's p2p per chunk). It leaves out terms of
+    :func:`parallelsel.core.estimate.estimate`'s total that are never negative (overlappable DP/ZeRO
+    traffic, the optimizer step), so compute + bubble + these is a step time no plan beats. TP, CP and EP
+    items do not depend on the schedule, ZeRO or the shard group, and the pipeline's p2p grows with the
+    chunks (one send each way per micro-batch and chunk), so one group's plans share them per
+    (ep, sp, micro-batch, recompute)."""
+    exposed = critical = per_chunk = 0.0  # (p2p sends stretch no bubble: CP's ring and the pipeline's own)
+    for it in critical_items(space.workload, plan, space.cluster):
+        if it.strategy == "PP":
+            per_chunk += it.time / plan.chunks
+        else:
+            exposed += it.time
+            critical += 0.0 if it.op == "p2p" else it.time
+    return exposed, critical, per_chunk
 
 
 def _search_group(space: _Space, tally: _Tally, g: _Group) -> None:
@@ -521,7 +517,6 @@ def _search_group(space: _Space, tally: _Tally, g: _Group) -> None:
     for z, shard, ep in keep:
         by_ep.setdefault(ep, []).append((z, shard))
     cands: list = []
-    memo: dict = {}  # (ep, sp, b, recompute) -> the compute bound, shared by the schedules
     for sched, chunks in scheds:
         bad = pp_violations(m, g.pp, chunks, g.split)  # a pinned chunk count must split the layers too
         if bad or (g.split is not None and min(g.split) < chunks):  # (every rank one layer per chunk at least)
@@ -540,7 +535,7 @@ def _search_group(space: _Space, tally: _Tally, g: _Group) -> None:
             for sp in sps:
                 base = {"dp": g.dp, "tp": g.tp, "pp": g.pp, "sp": sp, "schedule": sched, "chunks": chunks,
                         "ep": ep, "cp": g.cp, "stage_layers": g.split}
-                _search_micro(space, tally, base, zs, mbs, rcs, cands, memo)
+                _search_micro(space, tally, base, zs, mbs, rcs, cands, g.memo)
     for lb, plan in sorted(cands, key=lambda c: c[0]):
         if lb > tally.bound():
             continue  # fits, cannot reach the top N: counted under ranked_below_top
@@ -554,17 +549,24 @@ def _search_micro(space: _Space, tally: _Tally, base: dict, zs, mbs, rcs, cands:
     Memory never decreases with the micro-batch (activations grow as b x the in-flight count, which
     shrinks at most as 1/b), so once a (recompute, b) does not fit, larger b with that recompute is
     counted without recomputing it. For one b, the first recompute mode that fits dominates the heavier ones.
-    A plan whose compute, bubble and critical-path communication alone exceed the current N-th best (plus
-    the tie band) is counted under ``bound_exceeds_best`` without its memory being computed.
+    A plan whose compute and bubble, then plus its critical-path communication (:func:`_comm_terms`), exceed
+    the current N-th best (plus the tie band) is counted under ``bound_exceeds_best`` without its memory
+    being computed (the bound does not move during one call: plans are timed after the group's loops); the
+    others go to :func:`_fit`.
     """
-    w, cluster = space.workload, space.cluster
+    w = space.workload
     too_big: dict = {}
     n = len(zs)
+    bound = tally.bound()
+    ep, sp, pp, chunks, sched = base["ep"], base["sp"], base["pp"], base["chunks"], base["schedule"]
+    model_parallel = base["dp"] != base["dp"] * base["tp"] * pp * base["cp"]
     for b in mbs:
-        bad = batch_violations(w.global_batch, base["dp"], b, base["schedule"], base["pp"])
+        bad = batch_violations(w.global_batch, base["dp"], b, sched, pp)
         if bad:
             tally.excluded[bad[0].code] += len(rcs) * n
             continue
+        m = w.global_batch // (base["dp"] * b)
+        bub = _bubble_for(sched, pp, m, chunks)
         found: set = set()
         for rc in rcs:
             tally.passed += n
@@ -578,34 +580,60 @@ def _search_micro(space: _Space, tally: _Tally, base: dict, zs, mbs, rcs, cands:
                     live.append(zsh)
             if not live:
                 continue
-            m = w.global_batch // (base["dp"] * b)
-            key = (base["ep"], base["sp"], b, rc)
+            key = (ep, sp, b, rc)
             cb = memo.get(key)
             if cb is None:
-                cb = memo[key] = _compute_bound(space, base["tp"], base["cp"], base["pp"], base["stage_layers"], b, rc,
-                                                base["sp"] and base["tp"] > 1, base["ep"], m)
+                cb = memo[key] = _compute_bound(space, base["tp"], base["cp"], pp, base["stage_layers"], b, rc,
+                                                sp and base["tp"] > 1, ep, m)
             compute, fill = cb
-            lb = compute + _bubble_for(base["schedule"], base["pp"], m, base["chunks"]) * fill
-            if lb > tally.bound():
+            lb = compute + bub * fill
+            if lb > bound:
                 tally.excluded["bound_exceeds_best"] += len(live)
                 continue
-            probe = Plan(micro_batch=b, recompute=rc, zero=live[0][0], shard=live[0][1], **base)
-            lb = _plan_bound(space, probe, tally, lb, memo)
-            if lb > tally.bound():
-                tally.excluded["bound_exceeds_best"] += len(live)
-                continue
-            for z, shard in live:
-                plan = probe if (z, shard) == live[0] else Plan(micro_batch=b, recompute=rc, zero=z, shard=shard, **base)
-                need, cap = breakdown(w, plan).total, budget(cluster.device, plan, space.headroom)
-                if need > cap:
-                    tally.excluded["memory_exceeds_device"] += 1
-                    too_big[((z, shard), rc)] = b
-                    if need - cap < tally.miss[0]:
-                        tally.miss = (need - cap, plan, need, cap)
+            probe = None
+            if model_parallel:
+                comm = memo.get(("comm",) + key)
+                if comm is None:
+                    probe = Plan(micro_batch=b, recompute=rc, zero=live[0][0], shard=live[0][1], **base)
+                    comm = memo[("comm",) + key] = _comm_terms(space, probe)
+                exposed, critical, per_chunk = comm
+                lb += exposed + per_chunk * chunks + bub * critical
+                if lb > bound:
+                    tally.excluded["bound_exceeds_best"] += len(live)
                     continue
-                found.add((z, shard))
-                tally.fitting += 1
-                cands.append((lb, plan))
+            _fit(space, tally, base, b, rc, lb, live, probe, memo, too_big, found, cands)
+
+
+def _fit(space: _Space, tally: _Tally, base: dict, b, rc, lb, live, probe, memo, too_big, found, cands) -> None:
+    """The memory check of one (micro-batch, recompute)'s live (ZeRO, shard) settings; fitting plans join ``cands``.
+
+    A plan whose states' floor (:func:`parallelsel.core.memory.states_floor`, the same for every micro-batch,
+    recompute mode, schedule and SP setting, so one per group, EP degree and (ZeRO, shard)) is over the budget by at
+    least the closest miss held is counted without its full breakdown: it cannot fit or be a closer miss."""
+    w, ep = space.workload, base["ep"]
+    for z, shard in live:
+        plan = probe if probe is not None and (z, shard) == live[0] else None
+        fc = memo.get(("floor", ep, z, shard))
+        if fc is None:
+            plan = plan or Plan(micro_batch=b, recompute=rc, zero=z, shard=shard, **base)
+            fc = memo[("floor", ep, z, shard)] = (states_floor(w, plan) * (1 - 1e-9),  # (rounding)
+                                                  budget(space.cluster.device, plan, space.headroom))
+        floor, cap = fc
+        if floor - cap >= tally.miss[0]:
+            tally.excluded["memory_exceeds_device"] += 1
+            too_big[((z, shard), rc)] = b
+            continue
+        plan = plan or Plan(micro_batch=b, recompute=rc, zero=z, shard=shard, **base)
+        need = breakdown(w, plan).total
+        if need > cap:
+            tally.excluded["memory_exceeds_device"] += 1
+            too_big[((z, shard), rc)] = b
+            if need - cap < tally.miss[0]:
+                tally.miss = (need - cap, plan, need, cap)
+            continue
+        found.add((z, shard))
+        tally.fitting += 1
+        cands.append((lb, plan))
 
 
 def enumerates(workload: Workload, cluster: Cluster, plan: Plan, fixed: dict | None = None) -> bool:

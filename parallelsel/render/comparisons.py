@@ -14,10 +14,11 @@ from matplotlib.ticker import PercentFormatter
 
 from parallelsel.core._check import ParallelselError, one_per
 from parallelsel.render.lesson_text import reference_label, reference_unit
+from parallelsel.render.reasons import WORDS, plan_label
 from parallelsel.render.style import COLORS, chart, to_svg
 from parallelsel.render.tables import markdown_table
 
-__all__ = ["comparison_table", "validation_bars"]
+__all__ = ["comparison_table", "pick_table", "validation_bars"]
 
 
 def validation_bars(labels: Sequence[str], differences: Sequence[float], agrees: Sequence[bool], *, title: str,
@@ -65,3 +66,21 @@ def comparison_table(comps: Sequence, extra_digits: int = 2) -> str:
             f"{c.difference:+.2%}", "一致" if c.agrees else "不一致", c.source,
         ])
     return markdown_table(["对象", "论文", "本库", "单位", "相对差", "按论文舍入", "出处"], rows, align="lrrlrcl")
+
+
+PICK_HEADERS = ("运行", "公布的方案", "本库的首选", "步时比（公布 ÷ 首选）", "不同的字段", "差距超过门槛时，靠什么实测来分")
+
+
+def pick_table(cases: Sequence) -> str:
+    """Markdown table of :class:`parallelsel.course.measured.PickCompared` rows: each run's published plan, the
+    search's pick, the step ratio, the fields that differ and, outside the tie band, the measurement that decides."""
+    rows = []
+    for c in cases:
+        if c.ratio is None:
+            rows.append([c.run.label, plan_label(c.published.plan), "—（公布的方案本库判为放不下）", "—", "—", "—"])
+            continue
+        same = not c.differ
+        rows.append([c.run.label, plan_label(c.published.plan), "同一方案" if same else plan_label(c.pick.plan),
+                     f"{c.ratio:.2f}", "—" if same else "、".join(f"`{f}`" for f in c.differ),
+                     "—" if same or c.within_tie else "；".join(WORDS["zh"]["decide"][d] for d in c.decide)])
+    return markdown_table(list(PICK_HEADERS), rows, align="lllrll")
