@@ -11,7 +11,7 @@ Rows:
   the same build with execution off
   (PARALLELSEL_SNIPPET_EXEC=0: each exec block renders its source tab and an empty result, the
   notebook is converted unexecuted): the floor that the theme and the rest of the build cost; their
-  ratio (target < 2x). The two alternate, run by run, so a burst of load hits both;
+  ratio (target <= 2.5x, issue 32). The two alternate, run by run, so a burst of load hits both;
 * a full build in a fresh process with the snippet cache warm (what `make serve` pays at start-up;
   a rebuild inside the running server is cheaper: imports and in-memory memos are warm);
 * save-to-served time of a prose-only edit under `make serve` (mkdocs serve --dirty with the cache on, HTTP
@@ -178,7 +178,7 @@ def bench_builds(snap: Path, work: Path, n: int, rows: list, notes: list) -> tup
     if cold and floor:
         ratio = median(cold) / median(floor)
         cpu_ratio = median(cpu_cold) / median(cpu_floor)
-        rows.append(("ratio cold / floor (target < 2x)", f"{ratio:.2f}x", f"{'ok' if ratio < 2 else 'OVER TARGET'}; CPU ratio {cpu_ratio:.2f}x"))
+        rows.append(("ratio cold / floor (target <= 2.5x)", f"{ratio:.2f}x", f"{'ok' if ratio <= 2.5 else 'OVER TARGET'}; CPU ratio {cpu_ratio:.2f}x"))
 
     # Warm cache: one build to fill, then timed builds that hit.
     _, proc = build(snap, work / "warm", strict=strict, PARALLELSEL_SNIPPET_CACHE="1")

@@ -281,8 +281,10 @@ def test_fixture_builds_are_reproducible(fixture_builds):
 
 
 def test_real_site_builds_are_reproducible(built_site, tmp_path, mkdocs_build):
-    """Two builds of the real site, byte for byte (the sitemap's dates aside): the shared cold one, and one
-    with the serve cache on (``make serve``): a cached block must give exactly what running it gives.
+    """Two builds of the real site, byte for byte (the sitemap's dates aside): the shared cold one (its blocks
+    run in worker processes), and one with the serve cache on (``make serve``: no workers, each block run in the
+    build process or read from the cache): where a block runs, or a cached copy, must give exactly what running
+    it gives.
 
     Run it on a quiet tree: an edit saved between the two builds shows up as a difference.
     """
@@ -291,6 +293,17 @@ def test_real_site_builds_are_reproducible(built_site, tmp_path, mkdocs_build):
     assert result.returncode == 0, _tail(result.stderr)
     problems = site_differences(built_site, second)
     assert not problems, "two builds of the real site differ:\n" + "\n".join(problems[:20])
+
+
+def test_real_site_blocks_all_ran_in_worker_processes(built_site):
+    """The cold build foresaw every block (its includes expanded as pymdownx.snippets expands them) and took
+    each one's output from a worker: a block the hook did not foresee still renders, but runs again in the build
+    process, which this catches before it makes the build slow."""
+    log = (built_site.parent / "build.log").read_text(encoding="utf-8")
+    found = re.search(r"exec blocks: (\d+) ran, (\d+) in worker processes", log)
+    assert found, log[-3000:]
+    ran, pooled = map(int, found.groups())
+    assert ran > 150 and pooled == ran, found.group(0)
 
 
 def test_real_site_has_no_unrendered_markdown_or_broken_link(built_site):
