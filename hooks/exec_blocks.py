@@ -6,7 +6,7 @@
 
 * a block that raises **or exits** logs a warning naming page and block (``strict: true``: a failed build);
 * ``mkdocs build`` starts every page's blocks at ``on_files`` in worker processes (``concurrent.futures`` over ``fork``,
-  one per CPU; ``PARALLELSEL_EXEC_WORKERS=0`` for none), and a block takes its worker's output, keyed on its source;
+  one per CPU up to 4; ``PARALLELSEL_EXEC_WORKERS=0`` for none), and a block takes its worker's output, keyed on its source;
   one that failed there or was not foreseen runs in the build process, so it is reported as above. Snippets are
   independent modules: where one runs does not change what it prints (the tests' double build is byte-identical);
 * ``PARALLELSEL_SNIPPET_CACHE=1`` (``make serve --dirty``) stores a block's HTML in ``.cache/exec``, keyed on its source,
@@ -89,7 +89,7 @@ def _start_pool(config, pages) -> None:
     """``mkdocs build`` only (``make serve`` has its cache; forking a server with live threads is unsafe): each page's
     ``exec="on"`` python fences (indent, options, body: ``_FENCE``), includes expanded by pymdownx.snippets' own
     preprocessor, go to the workers in the order MkDocs renders the pages; a block not foreseen runs in place."""
-    n = int(os.environ.get("PARALLELSEL_EXEC_WORKERS") or os.cpu_count() or 1)
+    n = int(os.environ.get("PARALLELSEL_EXEC_WORKERS") or min(4, os.cpu_count() or 1))  # (a host's count in a container)
     if _state["command"] != "build" or n < 1 or not _on("PARALLELSEL_SNIPPET_EXEC", "1") or _on("PARALLELSEL_SNIPPET_CACHE", ""):
         return
     snippets = markdown.Markdown(extensions=["pymdownx.snippets"], extension_configs={
