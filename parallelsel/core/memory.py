@@ -62,6 +62,7 @@ __all__ = [
     "logits_activations",
     "model_states",
     "stage_params",
+    "states_floor",
 ]
 
 ALLOCATOR_OVERHEAD = 0.05
