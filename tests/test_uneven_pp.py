@@ -185,3 +185,24 @@ def test_deepspeed_zero3_530b_did_not_fit_560_gpus_at_micro_batch_4():
     e = run_estimate(run)
     small = ps.estimate(e.workload, e.plan.with_(dp=560), ps.Cluster(e.cluster.device, nodes=70))
     assert not small.fits and small.memory.total > e.memory.total > 0.97 * e.budget
+
+
+def test_bloom_176b_embedding_aware_split_is_enumerated_and_accepted():
+    # BigScience BLOOM 176B (Le Scao et al. 2022, §3.4.2; bigscience tr11-176B-ml launch script): 70 layers,
+    # hidden 14336, 112 heads, vocabulary 250,880 (tied), sequence 2048, on 48 nodes of 8 A100 80GB with
+    # DP8 x TP4 x PP12, ZeRO-1, micro-batch 2, global batch 2048, full activation checkpointing, and
+    # Megatron-DeepSpeed's --pp-partition-method 'type:transformer|embedding': the tied embedding counts as a
+    # layer on the first and the last stage, 72 units of 6, so those stages build 5 transformer layers.
+    # (ALiBi has no parameters; the model below says rotary, which has none either.)
+    bloom = ps.Transformer(layers=70, hidden=14336, heads=112, seq_len=2048, vocab=250880, tied_embeddings=True,
+                           bias=True, norm="layernorm", position="rotary", name="BLOOM 176B")
+    split = (5,) + (6,) * 10 + (5,)
+    assert megatron_split(70, 12, account_for_embedding=True, account_for_loss=True) == split
+    w = ps.Workload(bloom, global_batch=2048, stack="deepspeed")
+    c = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=48, intra=ps.LINKS["nvlink3"], inter=ps.LINKS["ib-hdr"])
+    plan = ps.Plan(dp=8, tp=4, pp=12, zero=1, micro_batch=2, recompute="full", stage_layers=split)
+    assert ps.estimate(w, plan, c).fits
+    assert enumerates(w, c, plan)
+    # and it is timed when the search is asked for that shape: the published plan is among those ranked
+    r = search(w, c, top=5, fixed={"tp": 4, "pp": 12, "micro_batch": 2, "recompute": "full", "stage_layers": split})
+    assert plan in [x.plan for x in r.results]

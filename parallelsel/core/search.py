@@ -57,7 +57,8 @@ from .memory import DEFAULT_HEADROOM, breakdown, budget, check_headroom, states_
 from .model import RECOMPUTE
 from .placement import group_reasons
 from .plan import (MICRO_BATCHES, SCHEDULES, Plan, Workload, balanced_stage_layers, batch_violations, constraint_violations,
-                   cp_violations, divisors, ep_violations, pp_violations, stage_layer_counts, tp_violations)
+                   cp_violations, divisors, ep_violations, megatron_split, pp_violations, stage_layer_counts,
+                   tp_violations)
 from .reasons import Reason
 from .stacks import STACKS, pp_zero_reason, stack_fused
 
@@ -226,15 +227,23 @@ def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
 def _splits(fixed: dict, pp: int, model) -> list[tuple[int, ...] | None]:
     """The pipeline splits the search gives ``pp`` stages: a pinned ``stage_layers``; else the balanced split
     (:func:`parallelsel.core.plan.balanced_split`, the output layer and loss weighed by their FLOPs against a
-    layer's; None when that is the even split) and, when the layers divide and the balanced split is uneven,
-    the even split too: the stacks' default (Megatron-LM and torchtitan split evenly unless told otherwise),
-    so a job run that way is enumerated and ranked, not only its balanced neighbour."""
+    layer's; None when that is the even split); when the layers divide and the balanced split is uneven, the
+    even split too: the stacks' default (Megatron-LM and torchtitan split evenly unless told otherwise); and
+    when ``layers + 2`` divides over ``pp`` >= 3 stages, the split with one layer fewer on the first and the last
+    stage, as practitioners configure it (:func:`parallelsel.core.plan.megatron_split` with the embedding and
+    the loss counted as layers: Megatron-Core's ``--account-for-embedding/loss-in-pipeline-split``,
+    Megatron-DeepSpeed's ``--pp-partition-method type:transformer|embedding`` that BLOOM's 70 layers ran on 12
+    stages with, torchtitan's ``pipeline_parallel_first/last_stage_less_layers = 1``), so a job run either way
+    is enumerated and ranked, not only its balanced neighbour."""
     if "stage_layers" in fixed:
         return [fixed["stage_layers"]]
     split = balanced_stage_layers(model, pp)
-    if split is not None and model.layers % pp == 0:
-        return [split, None]
-    return [split]
+    out = [split, None] if split is not None and model.layers % pp == 0 else [split]
+    if pp >= 3 and (model.layers + 2) % pp == 0 and (model.layers + 2) // pp >= 2:
+        ends = megatron_split(model.layers, pp, account_for_embedding=True, account_for_loss=True)
+        if ends not in out:
+            out.append(ends)
+    return out
 
 
 def _depths(model, pp: int, split) -> list[int]:
