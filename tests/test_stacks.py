@@ -217,3 +217,17 @@ def test_sequence_parallel_layout_copies_follow_torchs_functional_collectives():
     # Async TP (torchtitan's micro-pipelined collective matmuls) works in chunks: no full-tensor copies.
     assert tp_times("torchtitan", 2, tp_overlap=True)["reduce-scatter"] == tp_times(
         "megatron-core", 2, tp_overlap=True)["reduce-scatter"]
+
+
+def test_torchtitan_sp_saves_the_gathered_linear_inputs():
+    # Under TP + SP, Megatron's column-parallel linear saves its sequence shard and gathers it again in backward
+    # (Korthikanti et al. 2022 Table 2, "TP + SP" row); torchtitan's DTensor plan gathers the sequence before
+    # attention, the MLP and the output layer (PrepareModuleInput / ColwiseParallel to Replicate), and autograd
+    # saves that whole input. Its norms and dropout masks stay sharded, so its stored activations sit strictly
+    # between the published "TP + SP" and "TP" (no SP) rows.
+    model, c = ps.MODELS["llama3-70b"], ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=8)
+    plan = ps.Plan(dp=8, tp=8, sp=True, zero=3, micro_batch=1, recompute="none")
+    acts = {stack: ps.estimate(ps.Workload(model, global_batch=64, stack=stack), plan, c).memory.activations
+            for stack in ("megatron-core", "torchtitan")}
+    no_sp = ps.estimate(ps.Workload(model, global_batch=64), plan.with_(sp=False), c).memory.activations
+    assert acts["megatron-core"] < acts["torchtitan"] < no_sp

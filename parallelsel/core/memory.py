@@ -63,6 +63,7 @@ __all__ = [
     "model_states",
     "stage_params",
     "states_floor",
+    "LOSS_PARALLEL_BYTES",
 ]
 
 ALLOCATOR_OVERHEAD = 0.05
@@ -99,6 +100,17 @@ backward (PyTorch ``aten::_log_softmax_backward_data``) reads the fp32 gradient 
 ``nll_loss``'s backward materialises dense (4 bytes a logit), and writes the fp32 gradient of its input
 (4 more) while the saved output is still alive. A fused loss (torch.compile, Megatron's vocab-parallel
 cross-entropy) works in place."""
+
+
+LOSS_PARALLEL_BYTES = 12
+"""Extra bytes per local logit at the peak of the vocabulary-parallel eager loss a stack with
+``loss_parallel`` runs under TP > 1, over the fp32 logits :func:`logits_activations` counts. Its forward
+saves fp32 log-probabilities; its backward (NLL and log-softmax together) builds a dense zero gradient,
+``exp(log_probs)``, their sum and the sum's product with the loss gradient, three of them alive with the
+saved log-probabilities at once: 16 bytes a logit, 12 above the logits (torchtitan @b5bcd76
+``components/loss.py`` L179, L201, L214; torch 2.13 ``distributed/tensor/parallel/loss.py`` L197-221,
+L451-518, the ``loss_parallel()`` that torchtitan of 2024 ran). Aten's fused log-softmax backward needs
+:data:`EAGER_LOSS_BYTES`."""
 
 
 def communicators(plan) -> int:
@@ -383,8 +395,10 @@ def op_saved_bytes(model: Transformer, s: int, b: int, t: int = 1, sp: bool = Fa
 
 @lru_cache(maxsize=8192)
 def _activations(model: Transformer, s: int, b: int, t: int, sp: bool, recompute: str, act_bytes: float,
-                 attention: str = "flash") -> float:
+                 attention: str = "flash", gathered: bool = False) -> float:
     # Pure in its arguments; the search asks for the same few per (micro-batch, recompute) many times.
+    # ``gathered``: the stack saves the SP all-gathered inputs of the column-parallel linears whole
+    # (Stack.sp_gathered_inputs); Korthikanti et al.'s SP keeps them sequence-sharded.
     sp = sp and t > 1
     if recompute == "op":
         return sum(_op_saved(model, s, b, t, sp, act_bytes, attention).values())
@@ -393,7 +407,8 @@ def _activations(model: Transformer, s: int, b: int, t: int, sp: bool, recompute
         x = act_bytes * s * b * layer_shape(model).hidden
         return x / t if sp else x
     shared, split, scores = _layer_terms(model, s, b, act_bytes, attention)
-    out = (shared / t if sp else shared) + split / t
+    whole = act_bytes * s * b * 2 * layer_shape(model).hidden if sp and gathered else 0.0  # QKV and MLP inputs
+    out = ((shared - whole) / t + whole if sp else shared) + split / t
     if recompute == "none":
         out += scores / t
     return out
@@ -434,9 +449,11 @@ def logits_activations(model: Transformer, micro_batch: int, tp: int = 1, sp: bo
     return _logits(model, s, b, t, sp and t > 1, act_bytes)
 
 
-def _logits(model: Transformer, s: int, b: int, t: int, sp: bool, act_bytes: float) -> float:
-    inputs = 2 * act_bytes * s * b * model.hidden
-    return (inputs / t if sp else inputs) + 4.0 * s * b * model.vocab / t
+def _logits(model: Transformer, s: int, b: int, t: int, sp: bool, act_bytes: float, gathered: bool = False) -> float:
+    # The final norm's input and the output layer's input (gathered whole under SP where the stack saves it so).
+    x = act_bytes * s * b * model.hidden
+    inputs = (x / t + (x if gathered else x / t)) if sp else 2 * x
+    return inputs + 4.0 * s * b * model.vocab / t
 
 
 def inflight_microbatches(schedule: str, stages: int, microbatches: int, chunks: int = 1, stage: int = 0) -> float:
@@ -728,10 +745,11 @@ def _stage_layer_activations(workload, plan, s: int, b: int) -> tuple[float, flo
     micro-batch) is live at the peak (Chen et al. 2016, "Training Deep Nets with Sublinear Memory Cost":
     the recomputed segment is materialised for its backward)."""
     model, t, act, kernel = workload.model, plan.tp, workload.recipe.activation, workload.attention
-    per_layer = _activations(model, s, b, t, plan.sp, plan.recompute, act, kernel)
+    gathered = STACKS[workload.stack].sp_gathered_inputs
+    per_layer = _activations(model, s, b, t, plan.sp, plan.recompute, act, kernel, gathered)
     if plan.recompute == "none":
         return per_layer, 0.0
-    whole = _activations(model, s, b, t, plan.sp, "none", act, kernel)
+    whole = _activations(model, s, b, t, plan.sp, "none", act, kernel, gathered)
     if plan.recompute_layers is not None:
         share = plan.recompute_share(model)
         per_layer = share * per_layer + (1 - share) * whole
@@ -792,9 +810,10 @@ def _stage_breakdown(workload, plan, i: int, n: int | None = None) -> MemoryBrea
     if i == 0:
         extra += flight * (s * b * sh.hidden / (t if sp else 1))
     if i == p - 1:
-        extra += _inflight(plan.schedule, p, m, v, p - 1) * _logits(model, s, b, t, sp, act)
+        extra += _inflight(plan.schedule, p, m, v, p - 1) * _logits(model, s, b, t, sp, act, stack.sp_gathered_inputs)
         if stack.mode(workload.compile) != "te" and "cross_entropy" not in stack_fused(workload):
-            extra += EAGER_LOSS_BYTES * s * b * model.vocab / t   # one micro-batch's eager loss backward
+            eager = LOSS_PARALLEL_BYTES if stack.loss_parallel and t > 1 else EAGER_LOSS_BYTES
+            extra += eager * s * b * model.vocab / t   # one micro-batch's eager loss backward
 
     rest = st.total + acts + extra + gather
     return MemoryBreakdown(st.params, st.grads, st.optimizer, acts, extra, gather, ALLOCATOR_OVERHEAD * rest,

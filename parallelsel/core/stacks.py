@@ -94,6 +94,14 @@ class Stack:
     * ``seq_dim``: the activation dimension sequence parallelism shards: 0 where activations are laid
       out [s, b, h] and the collectives work on the first dimension in place; 1 where they are [b, s, h]
       and PyTorch's functional collectives copy around each one (:func:`sp_layout_copies`).
+    * ``sp_gathered_inputs``: under sequence parallelism autograd saves the all-gathered (whole-sequence) input
+      of each column-parallel linear (QKV, MLP up-projections, the output layer), as DTensor's
+      PrepareModuleInput/ColwiseParallel hand it over; False where the linear saves its sequence shard and
+      gathers it again in backward (Megatron's ``LinearWithGradAccumulationAndAsyncCommunication``,
+      ``core/tensor_parallel/layers.py`` L604, L667-680 @d98e8a6), as Korthikanti et al. count it.
+    * ``loss_parallel``: with TP > 1 an eager loss runs on the vocabulary-sharded logits as a decomposed
+      log-softmax whose backward holds more fp32 buffers than aten's fused one
+      (:data:`parallelsel.core.memory.LOSS_PARALLEL_BYTES`); False where the loss sees whole logits or runs fused.
     """
 
     key: str
@@ -116,6 +124,8 @@ class Stack:
     modes: tuple[str, ...]
     fused: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
     seq_dim: int = 0
+    sp_gathered_inputs: bool = False
+    loss_parallel: bool = False
     zero3_live: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self):
@@ -189,14 +199,19 @@ STACKS: dict[str, Stack] = Catalogue("stack", {
                 "activation_checkpoint.py L333-337 (selective op, full, none; the older layer SAC, every N-th block fully, "
                 "is full with recompute_layers: models/llama3/parallelize_llama.py L281-289 @820504e); torch.compile of model and "
                 "loss (Inductor fuses pointwise ops and reductions); models/llama3/parallelize_llama.py L141-195 "
-                "@820504e (activations [b, s, h], sequence parallelism as Shard(1))"),
+                "@820504e (activations [b, s, h], sequence parallelism as Shard(1); L183, L192 PrepareModuleInput "
+                "to Replicate before attention and feed_forward, L144-148 the output layer's input Shard(1) gathered: "
+                "the linears save the gathered input); torchtitan/components/loss.py "
+                "L31-61, L66-214 @b5bcd76 (with TP the loss runs on the vocabulary-sharded logits: "
+                "_LossParallelCrossEntropy; before it torch's loss_parallel(), train.py L131-134 and utils.py "
+                "L196-201 @9dec370)"),
         grad_reduce_dtype="fp32", param_gather_dtype="bf16", recipe="bf16-compute-fp32-adam", optimizer_shard="dp_cp",
         overlap_grad_reduce=(0, 1, 2, 3), overlap_param_gather=(1, 2, 3), overlap_tp_comm=False, tp_overlap=True,
         tp_overlap_needs=("compile",),
         schedules=("gpipe", "1f1b", "interleaved", "looped-bfs", "interleaved-zb", "zbv", "dualpipev"),
         recompute=("none", "op", "full"), pp_zero=(0, 3), pp_fsdp_reshard=False, modes=("eager", "compile"),
         fused={"eager": ("attention",), "compile": ("attention", "rmsnorm", "swiglu", "rope", "fp8_cast", "cross_entropy")},
-        seq_dim=1),
+        seq_dim=1, sp_gathered_inputs=True, loss_parallel=True),
     "deepspeed": Stack(
         key="deepspeed", name="DeepSpeed", version="0.19.5",
         source=(f"{_DS}: deepspeed/runtime/constants.py L285-286 and engine.py L1405-1416 (communication_data_type "
