@@ -459,6 +459,7 @@ def _group_bound(space: _Space, g: _Group) -> float:
     return best
 
 
+@lru_cache(maxsize=4096)
 def _bubble_for(schedule: str, pp: int, m: int, v: int) -> float:
     return 0.0 if pp == 1 else schedule_bubble_overhead(schedule, pp, max(1, m), v if schedule == "interleaved" else 1)
 

@@ -101,14 +101,17 @@ class CoordinatorTime:
     calls: int
 
 
-def _reuse_distance(trace, k: int):
-    # Elements the trace touches between call k and the next call of the same weight (None: never again).
-    name, acc = trace[k].name, 0.0
-    for p in trace[k + 1:]:
-        if p.name == name:
-            return acc
-        acc += p.params
-    return None
+def _reuse_distances(trace) -> list:
+    # Per call k, the elements the trace touches between it and the next call of the same weight (None: never
+    # again): one pass from the end over prefix sums, not a scan ahead from every call.
+    prefix, upcoming, out = [0.0], {}, [None] * len(trace)
+    for p in trace:
+        prefix.append(prefix[-1] + p.params)
+    for k in range(len(trace) - 1, -1, -1):
+        j = upcoming.get(trace[k].name)
+        out[k] = None if j is None else prefix[j] - prefix[k + 1]
+        upcoming[trace[k].name] = k
+    return out
 
 
 def coordinator_time(trace, gather, reduce_scatter, config: Zero3Config = DEEPSPEED_2021,
@@ -118,7 +121,7 @@ def coordinator_time(trace, gather, reduce_scatter, config: Zero3Config = DEEPSP
     seconds of one collective. One link carries both; kernels run on one stream."""
     trace = tuple(trace)
     gathered_on = [p.params >= config.param_persistence_threshold for p in trace]
-    keep = [(d is not None and d < config.max_reuse_distance) for d in (_reuse_distance(trace, k) for k in range(len(trace)))]
+    keep = [(d is not None and d < config.max_reuse_distance) for d in _reuse_distances(trace)]
     resident, flight = set(), {}
     live = t = link = busy_g = busy_rs = n_g = compute = 0.0
     calls = 0
