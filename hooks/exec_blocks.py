@@ -1,18 +1,18 @@
 """Run the pages' Python blocks through markdown-exec's public API: loudly, in parallel, and under ``make serve`` cached.
 
-``on_config`` swaps the ``python`` superfence's ``format`` (a public pymdownx setting) for one that calls the public
-``markdown_exec.base_format`` (tabs, Markdown, TOC) with a ``run`` of its own, and wraps each block's HTML in
-``<div class="ps-exec" data-block="<id>">`` so the post-build check can name it. Unlike markdown-exec's own runner:
+``on_config`` swaps the ``python`` superfence's ``format`` (a public pymdownx setting) for one calling the public
+``markdown_exec.base_format`` with a ``run`` of its own, wrapping each block in ``<div class="ps-exec" data-block="<id>">``
+so the post-build check can name it. Unlike markdown-exec's own runner:
 
 * a block that raises **or exits** logs a warning naming page and block (``strict: true``: a failed build);
 * ``mkdocs build`` starts every page's blocks at ``on_files`` in worker processes (``concurrent.futures`` over ``fork``,
-  one per CPU up to 4; ``PARALLELSEL_EXEC_WORKERS=0`` for none), and a block takes its worker's output, keyed on its source;
-  one that failed there or was not foreseen runs in the build process, so it is reported as above. Snippets are
+  one per CPU up to 4; ``PARALLELSEL_EXEC_WORKERS=N``, 0 for none), a block takes its worker's output keyed on its source,
+  and one that failed there or was not foreseen runs in the build process (reported as above). Snippets are
   independent modules: where one runs does not change what it prints (the tests' double build is byte-identical);
-* ``PARALLELSEL_SNIPPET_CACHE=1`` (``make serve --dirty``) stores a block's HTML in ``.cache/exec``, keyed on its source,
-  options, every ``parallelsel`` file, mkdocs.yml and tool versions (never a failed block, one with ``session=`` or
-  headings), the notebook in mkdocs-jupyter's own cache; ``on_files`` drops every page's HTML when ``parallelsel/``,
-  ``snippets/`` or ``hooks/`` changed, so all re-render; ``PARALLELSEL_SNIPPET_EXEC=0`` runs nothing (bench's floor).
+* ``PARALLELSEL_SNIPPET_CACHE=1`` (``make serve --dirty``) caches a block's HTML in ``.cache/exec`` by its source, options,
+  the library's files, mkdocs.yml and tool versions (not a failed block, nor one with ``session=`` or headings), the notebook
+  in mkdocs-jupyter's cache; ``on_files`` re-renders every page when ``parallelsel/``, ``snippets/`` or ``hooks/`` changed.
+* ``PARALLELSEL_SNIPPET_EXEC=0`` runs nothing (bench's floor).
 """
 
 from __future__ import annotations
