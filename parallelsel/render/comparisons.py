@@ -6,6 +6,7 @@ rounding). Pure functions: Markdown or SVG string out; a chart's ``salt`` is uni
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Sequence
 
 import numpy as np
@@ -17,8 +18,9 @@ from parallelsel.render.lesson_text import reference_label, reference_unit
 from parallelsel.render.reasons import WORDS, plan_label
 from parallelsel.render.style import COLORS, chart, to_svg
 from parallelsel.render.tables import markdown_table
+from parallelsel.render.units import fmt_pct
 
-__all__ = ["comparison_table", "pick_table", "validation_bars"]
+__all__ = ["comparison_table", "pick_summary", "pick_table", "validation_bars"]
 
 
 def validation_bars(labels: Sequence[str], differences: Sequence[float], agrees: Sequence[bool], *, title: str,
@@ -84,3 +86,11 @@ def pick_table(cases: Sequence) -> str:
                      f"{c.ratio:.2f}", "—" if same else "、".join(f"`{f}`" for f in c.differ),
                      "—" if same or c.within_tie else "；".join(WORDS["zh"]["decide"][d] for d in c.decide)])
     return markdown_table(list(PICK_HEADERS), rows, align="lllrll")
+
+
+def pick_summary(name: str, cases: Sequence, band: float) -> str:
+    """One sentence over :class:`parallelsel.course.measured.PickCompared` rows: how many were timed, the median
+    published/pick step ratio and how many fall within the tie ``band``."""
+    timed = [c for c in cases if c.ratio is not None]
+    return (f"{name}：{len(timed)} 行，公布 ÷ 首选的中位数 {statistics.median(c.ratio for c in timed):.2f}，"
+            f"{sum(c.within_tie for c in timed)} 行在平局门槛 {fmt_pct(band)} 之内。")

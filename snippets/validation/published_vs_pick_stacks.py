@@ -1,18 +1,15 @@
 # The stacks' own measured runs (Megatron-Core, torchtitan): each published plan beside the plan search's pick on the
 # same job, timed by one model (estimate), with the run's recompute mode pinned; which fields differ, and what
 # measurement would decide.
-import statistics
-
 import markdown  # markdown-exec: hide
 from parallelsel.core.search import TIE
 from parallelsel.course.measured import published_vs_pick
 from parallelsel.course.stack_runs import STACK_RUNS
-from parallelsel.render.comparisons import pick_table
-from parallelsel.render.tables import fmt_pct, folded_html
+from parallelsel.render.comparisons import pick_summary, pick_table
+from parallelsel.render.tables import folded_html
 
 cases = [published_vs_pick(r) for r in STACK_RUNS]
 assert all(c.ratio is not None for c in cases)  # every stack's published plan fits
-print(f"各框架自己的实测：{len(cases)} 行，公布 ÷ 首选的中位数 {statistics.median(c.ratio for c in cases):.2f}，"
-      f"{sum(c.within_tie for c in cases)} 行在平局门槛 {fmt_pct(TIE)} 之内。\n")
+print(pick_summary("各框架自己的实测", cases, TIE) + "\n")
 print(folded_html("深入：各框架每一行的公布方案、本库首选与差距",  # markdown-exec: hide
                   markdown.markdown(pick_table(cases), extensions=["tables"])))  # markdown-exec: hide
