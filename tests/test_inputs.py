@@ -159,3 +159,15 @@ def test_a_plan_larger_than_any_cluster_is_refused_before_anything_enumerates_it
     memory (a fuzz example OOM-killed at 24 GB); no cluster has more than hardware.MAX_GPUS GPUs."""
     with pytest.raises(ValueError, match=r"dp x tp x pp x cp = 7 x 2147483647 x 3 x 1: must be <= 1048576 GPUs"):
         ps.Plan(dp=7, tp=np.int32(2**31 - 1), pp=3)
+
+
+def test_a_preset_key_stands_for_its_record():
+    # As on the command line (--model llama3-8b --recipe fp8-adam-fp32grad): the key gives the same workload.
+    by_key = ps.Workload("llama3-70b", recipe="fp8-adam-fp32grad", global_batch=64)
+    by_record = ps.Workload(ps.MODELS["llama3-70b"], recipe=ps.RECIPES["fp8-adam-fp32grad"], global_batch=64)
+    assert by_key == by_record
+    assert model_states(7e9, recipe="bf16-adam").total == model_states(7e9, recipe=ps.RECIPES["bf16-adam"]).total
+    for kwargs, name in ((dict(model="llama3-9b"), "model"), (dict(model="llama3-8b", recipe="fp9"), "recipe")):
+        with pytest.raises(ValueError, match=rf"{name}='.*': must be a .* or a key of ps\.") as info:
+            ps.Workload(**kwargs)
+        assert "llama3-8b" in str(info.value) or "bf16-adam" in str(info.value)  # the known keys are listed

@@ -60,7 +60,7 @@ def test_states_never_grow_with_dp(params, dp, zero):
         ({"params": 1e9, "dp": 2.5}, "dp"),
         ({"params": 1e9, "zero": 4}, "zero"),
         ({"params": 1e9, "zero": True}, "zero"),
-        ({"params": 1e9, "recipe": "bf16-adam"}, "recipe"),
+        ({"params": 1e9, "recipe": "bf16-adamw"}, "recipe"),  # a key must name a preset
     ],
 )
 def test_model_states_bad_input(kwargs, name):

@@ -131,6 +131,18 @@ class Catalogue(dict):
         raise UnknownPresetError(f"{self.kind}={key!r}: unknown preset; known: {', '.join(sorted(self))}")
 
 
+def record(name: str, value, kind: type, catalogue: dict):
+    """``value`` if it is a ``kind`` record, else the record ``catalogue`` (``ps.MODELS``, ``ps.RECIPES``) keeps
+    under the key ``value``, as the command line takes it (``--model llama3-8b``)."""
+    if isinstance(value, kind):
+        return value
+    if isinstance(value, str) and value in catalogue:
+        return catalogue[value]
+    example = next(iter(catalogue))
+    raise ParallelselError(f"{name}={value!r}: must be a {kind.__name__} or a key of ps.{catalogue.kind.upper()}S "
+                           f"(e.g. {example!r}); known keys: {', '.join(sorted(catalogue))}")
+
+
 def preset(name: str, key, catalogue: dict):
     """Look ``key`` up in a preset catalogue, with the known keys in the error."""
     try:

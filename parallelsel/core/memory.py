@@ -30,8 +30,8 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import NamedTuple
 
-from ._check import ParallelselError, choice, flag, positive_int, positive_number
-from .model import ATTENTION, RECOMPUTE, Transformer, block_matmuls
+from ._check import ParallelselError, choice, flag, positive_int, positive_number, record
+from .model import ATTENTION, MODELS, RECOMPUTE, Transformer, block_matmuls
 from .pipeline import KINDS, peak_inflight
 from .recipe import RECIPES, Recipe
 from .stacks import STACKS, effective_zero, stack_fused, state_shards, wire_bytes
@@ -218,8 +218,7 @@ def model_states(params, recipe: Recipe = RECIPES["bf16-adam"], dp: int = 1, zer
         (234375000.0, 234375000.0, 1406250000.0)
     """
     n = positive_number("params", params)
-    if not isinstance(recipe, Recipe):
-        raise ParallelselError(f"recipe={recipe!r}: must be a Recipe (e.g. ps.RECIPES['bf16-adam'])")
+    recipe = record("recipe", recipe, Recipe, RECIPES)
     dp = positive_int("dp", dp)
     if isinstance(zero, bool) or zero not in (0, 1, 2, 3):
         raise ParallelselError(f"zero={zero!r}: must be a ZeRO stage 0, 1, 2 or 3")
@@ -338,8 +337,7 @@ def activations_per_layer(model: Transformer, micro_batch: int, tp: int = 1, sp:
         >>> activations_per_layer(m, 1) == 2048 * 12288 * 34 + 4 * 96 * 2048
         True
     """
-    if not isinstance(model, Transformer):
-        raise ParallelselError(f"model={model!r}: must be a Transformer (e.g. ps.MODELS['llama3-8b'])")
+    model = record("model", model, Transformer, MODELS)
     b = positive_int("micro_batch", micro_batch)
     t = positive_int("tp", tp)
     sp = flag("sp", sp)

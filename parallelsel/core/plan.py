@@ -16,9 +16,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from ._check import MAX_INT, ParallelselError, choice, flag, positive_int, store
+from ._check import MAX_INT, ParallelselError, choice, flag, positive_int, record, store
 from .hardware import MAX_GPUS, Cluster
-from .model import ATTENTION, RECOMPUTE, SHAPE_LIMITS, Transformer
+from .model import ATTENTION, MODELS, RECOMPUTE, SHAPE_LIMITS, Transformer
 from .reasons import Reason
 from .recipe import Recipe
 from .stacks import DEFAULT_STACK, STACKS
@@ -67,13 +67,11 @@ class Workload:
     def __post_init__(self):
         from .recipe import RECIPES  # local: avoids a cycle at import time
 
-        if not isinstance(self.model, Transformer):
-            raise ParallelselError(f"model={self.model!r}: must be a Transformer (e.g. ps.MODELS['llama3-8b'])")
+        object.__setattr__(self, "model", record("model", self.model, Transformer, MODELS))
         choice("stack", self.stack, tuple(STACKS))
         if self.recipe is None:  # the stack's own bf16 mixed-precision states (Stack.recipe)
             object.__setattr__(self, "recipe", RECIPES[STACKS[self.stack].recipe])
-        if not isinstance(self.recipe, Recipe):
-            raise ParallelselError(f"recipe={self.recipe!r}: must be a Recipe (e.g. ps.RECIPES['bf16-adam'])")
+        object.__setattr__(self, "recipe", record("recipe", self.recipe, Recipe, RECIPES))
         store(self, "global_batch", positive_int("global_batch", self.global_batch, maximum=MAX_GLOBAL_BATCH))
         if self.seq_len is None:
             object.__setattr__(self, "seq_len", self.model.seq_len)

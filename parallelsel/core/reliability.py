@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from ._check import ParallelselError, positive_int, positive_number
+from ._check import positive_int, positive_number, record
 
 LLAMA3_INTERRUPTIONS = (419, 54 * 86400.0, 16384)
 """Dubey et al. 2024 (The Llama 3 Herd of Models), §3.3.4 / Table 5: 419 unexpected interruptions
@@ -45,10 +45,7 @@ def checkpoint_bytes(params: float, recipe) -> float:
     ``recipe`` is a :class:`parallelsel.core.recipe.Recipe` or the key of one in ``RECIPES`` (``"bf16-adam"``).
     """
     from .recipe import RECIPES, Recipe  # local: reliability stays importable without the presets
-    if isinstance(recipe, str) and recipe.lower() in RECIPES:
-        recipe = RECIPES[recipe.lower()]
-    if not isinstance(recipe, Recipe):
-        raise ParallelselError(f"recipe={recipe!r}: must be a Recipe or one of {', '.join(RECIPES)}")
+    recipe = record("recipe", recipe.lower() if isinstance(recipe, str) else recipe, Recipe, RECIPES)
     return positive_number("params", params) * (recipe.weights + recipe.optimizer)
 
 
