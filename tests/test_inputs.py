@@ -171,3 +171,13 @@ def test_a_preset_key_stands_for_its_record():
         with pytest.raises(ValueError, match=rf"{name}='.*': must be a .* or a key of ps\.") as info:
             ps.Workload(**kwargs)
         assert "llama3-8b" in str(info.value) or "bf16-adam" in str(info.value)  # the known keys are listed
+
+
+def test_a_cluster_takes_device_and_link_keys():
+    by_key = ps.Cluster("h100-sxm-80gb", nodes=4, inter="ib-hdr")
+    assert by_key == ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=4, inter=ps.LINKS["ib-hdr"])
+    assert by_key.assumed == ("intra",)
+    with pytest.raises(ValueError, match=r"device='h100': must be a Device or a key of ps\.DEVICES"):
+        ps.Cluster("h100")
+    with pytest.raises(ValueError, match=r"inter='ib-xdr': must be a Link or a key of ps\.LINKS"):
+        ps.Cluster("a100-80gb", inter="ib-xdr")

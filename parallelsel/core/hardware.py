@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ._check import Catalogue, ParallelselError, positive_int, positive_number, store
+from ._check import Catalogue, ParallelselError, positive_int, positive_number, record, store
 
 GiB = 2**30
 MiB = 2**20
@@ -167,8 +167,7 @@ class Cluster:
     usual pairing (:attr:`Device.intra` / :attr:`Device.inter`, else NVLink 3 and InfiniBand HDR)."""
 
     def __post_init__(self):
-        if not isinstance(self.device, Device):
-            raise ParallelselError(f"device={self.device!r}: must be a Device (e.g. ps.DEVICES['a100-80gb'])")
+        object.__setattr__(self, "device", record("device", self.device, Device, DEVICES))
         store(self, "nodes", positive_int("nodes", self.nodes, maximum=MAX_GPUS))
         store(self, "gpus_per_node", positive_int("gpus_per_node", self.gpus_per_node, maximum=MAX_GPUS_PER_NODE))
         if self.nodes * self.gpus_per_node > MAX_GPUS:
@@ -184,8 +183,7 @@ class Cluster:
                 assumed.append(name)
         object.__setattr__(self, "assumed", tuple(assumed))
         for name in ("intra", "inter"):
-            if not isinstance(getattr(self, name), Link):
-                raise ParallelselError(f"{name}={getattr(self, name)!r}: must be a Link (e.g. ps.LINKS['nvlink3'])")
+            object.__setattr__(self, name, record(name, getattr(self, name), Link, LINKS))
 
     @property
     def gpus(self) -> int:
