@@ -393,10 +393,11 @@ def op_saved_bytes(model: Transformer, s: int, b: int, t: int = 1, sp: bool = Fa
 
 @lru_cache(maxsize=8192)
 def _activations(model: Transformer, s: int, b: int, t: int, sp: bool, recompute: str, act_bytes: float,
-                 attention: str = "flash", gathered: bool = False) -> float:
+                 attention: str = "flash", gathered: bool = False, fp8_inputs: bool = False) -> float:
     # Pure in its arguments; the search asks for the same few per (micro-batch, recompute) many times.
     # ``gathered``: the stack saves the SP all-gathered inputs of the column-parallel linears whole
     # (Stack.sp_gathered_inputs); Korthikanti et al.'s SP keeps them sequence-sharded.
+    # ``fp8_inputs``: each linear saves its input as cast to FP8 (FP8_SAVED_INPUTS).
     sp = sp and t > 1
     if recompute == "op":
         return sum(_op_saved(model, s, b, t, sp, act_bytes, attention).values())
@@ -405,11 +406,26 @@ def _activations(model: Transformer, s: int, b: int, t: int, sp: bool, recompute
         x = act_bytes * s * b * layer_shape(model).hidden
         return x / t if sp else x
     shared, split, scores = _layer_terms(model, s, b, act_bytes, attention)
+    if fp8_inputs:
+        shared, split = _fp8_saved_inputs(model, s * b, act_bytes, shared, split)
     whole = act_bytes * s * b * 2 * layer_shape(model).hidden if sp and gathered else 0.0  # QKV and MLP inputs
     out = ((shared - whole) / t + whole if sp else shared) + split / t
     if recompute == "none":
         out += scores / t
     return out
+
+
+def _fp8_saved_inputs(model: Transformer, sb: int, act_bytes: float, shared: float, split: float) -> tuple[float, float]:
+    """``(shared, split)`` of :func:`_layer_terms` with the linears' inputs saved in FP8 (1 byte an element):
+    Transformer Engine's linear under FP8 keeps the quantized input for its weight-gradient GEMM, on Hopper the
+    columnwise copy only ("Discard row-wise data since it is not needed in backward pass",
+    ``transformer_engine/pytorch/module/linear.py``, ``_Linear.forward``), and LayerNormLinear its FP8 norm
+    output. So the QKV and MLP inputs (replicated terms) and the MLP's down-projection input (split) take 1 byte
+    instead of ``act_bytes``; the output projection's FP8 input (h wide) comes on top of the attention output,
+    which the fused attention kernel keeps in 16 bits for its own backward."""
+    sh = layer_shape(model)
+    cut = act_bytes - 1.0
+    return shared - sb * cut * 2 * sh.hidden, split - sb * (cut * sh.ffn * model.top_k - sh.hidden)
 
 
 @lru_cache(maxsize=4096)
@@ -728,8 +744,11 @@ def _fp8_weight_copies(workload, t: int, p: int, e: int, n: int | None = None) -
     the GEMM weights it quantized, on Hopper a rowwise and a separate columnwise (transposed) one, 1 byte each
     per weight (TE docs/features/low_precision_training/performance_considerations.rst: "FP8 training does not
     always reduce memory"; weights stay in high precision and are quantized before each GEMM). torchao's
-    Float8Linear casts per use and keeps none. 0 without an FP8 recipe."""
+    Float8Linear casts per use and keeps none. 0 without an FP8 recipe, and 0 when the FP8 copies are the
+    weights themselves (``Recipe.fp8_weights``: Megatron-Core's ``--fp8-param-gather``)."""
     if workload.recipe.gemm != "fp8" or STACKS[workload.stack].mode(workload.compile) != "te":
+        return 0.0
+    if workload.recipe.fp8_weights:  # the FP8 copies are the weights (Recipe.fp8_weights): none beside them
         return 0.0
     return 2.0 * _linear_params(workload.model, t, p, e, n)
 
@@ -744,10 +763,11 @@ def _stage_layer_activations(workload, plan, s: int, b: int) -> tuple[float, flo
     the recomputed segment is materialised for its backward)."""
     model, t, act, kernel = workload.model, plan.tp, workload.recipe.activation, workload.attention
     gathered = STACKS[workload.stack].sp_gathered_inputs
-    per_layer = _activations(model, s, b, t, plan.sp, plan.recompute, act, kernel, gathered)
+    fp8_inputs = workload.recipe.gemm == "fp8" and STACKS[workload.stack].mode(workload.compile) == "te"
+    per_layer = _activations(model, s, b, t, plan.sp, plan.recompute, act, kernel, gathered, fp8_inputs)
     if plan.recompute == "none":
         return per_layer, 0.0
-    whole = _activations(model, s, b, t, plan.sp, "none", act, kernel, gathered)
+    whole = _activations(model, s, b, t, plan.sp, "none", act, kernel, gathered, fp8_inputs)
     if plan.recompute_layers is not None:
         share = plan.recompute_share(model)
         per_layer = share * per_layer + (1 - share) * whole

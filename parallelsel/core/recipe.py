@@ -36,6 +36,10 @@ class Recipe:
     ``gather_bytes``: bytes per parameter of the ZeRO-3/FSDP weight all-gather when the recipe fixes
     it (FSDP2's float8 all-gather: 1); 0 leaves it to the stack's gather dtype
     (:func:`parallelsel.core.stacks.wire_bytes`).
+    ``fp8_weights``: the linear layers' weights are kept in FP8 only, with no 16-bit copy (Megatron-Core's
+    ``--fp8-param-gather``: Transformer Engine's ``fp8_model_init`` creates them as FP8 tensors and the
+    distributed optimizer all-gathers them in FP8; the fp32 master stays in the optimizer state), so
+    ``weights`` counts their FP8 bytes (:mod:`parallelsel.core.memory`).
     """
 
     name: str
@@ -45,6 +49,7 @@ class Recipe:
     activation: float = 2.0
     gemm: str = "bf16"
     gather_bytes: float = 0.0
+    fp8_weights: bool = False
     source: str = field(default="", compare=False)
     """Where the record's numbers come from (paper and table, datasheet, measurement); every preset names one."""
 
@@ -53,6 +58,9 @@ class Recipe:
             raise ParallelselError(f"name={self.name!r}: must be a string")
         if self.gemm not in GEMM_PRECISIONS:
             raise ParallelselError(f"gemm={self.gemm!r}: must be one of {', '.join(GEMM_PRECISIONS)}")
+        if self.fp8_weights is not False and (self.fp8_weights is not True or self.gemm != "fp8"):
+            raise ParallelselError(f"fp8_weights={self.fp8_weights!r}: must be True or False, and True only with "
+                                   f"gemm='fp8'")
         if not isinstance(self.source, str):
             raise ParallelselError(f"source={self.source!r}: must be a string")
         store(self, "gather_bytes", positive_number("gather_bytes", self.gather_bytes, allow_zero=True,
@@ -95,6 +103,16 @@ RECIPES: dict[str, Recipe] = Catalogue("recipe", {
     # (--float8.enable_fsdp_float8_all_gather: "communicate in float8 to save bandwidth", docs/float8.md).
     "fp8-compute-fp32-adam": Recipe("FP8 GEMMs + FP8 all-gather, fp32 params + Adam", 4, 4, 8, gemm="fp8",
                                     gather_bytes=1.0, source='torchtitan --model.converters=float8 (torchao Float8Linear, tensorwise scaling; docs/float8.md @820504e): FP8 linear GEMMs, SDPA and the output layer in bf16; FSDP2 fp32 states 4 + 4 + 8; weights all-gathered in FP8 (enable_fsdp_float8_all_gather, as torchtitan benchmarks/llama3-8b_h200_202506_trainy-whitefiber.md runs it)'),
+    # NVIDIA's Megatron-Bridge performance recipes for H100 (the rows of its published performance summary):
+    # FP8 weights kept and all-gathered in FP8 (fp8_param_gather=True), gradients accumulated and reduced in bf16
+    # (grad_reduce_in_fp32=False), fp32 master + Adam in the distributed optimizer. The FP8 weights take a rowwise
+    # and a transposed copy on Hopper: 1 + 1 bytes, as the bf16 copy they replace.
+    "fp8-params-bf16grad": Recipe("FP8 weights + FP8 all-gather, bf16 grads, fp32 master + Adam", 2, 2, 12, gemm="fp8",
+                                  gather_bytes=1.0, fp8_weights=True,
+                                  source="NVIDIA-NeMo/Megatron-Bridge scripts/performance (r0.2.0 @0465189): "
+                                         "bf16_with_fp8_current_scaling_mixed (fp8_param_gather=True), "
+                                         "grad_reduce_in_fp32=False in mixed_precision and ddp "
+                                         "(llama3_llm_pretrain.py L46-47), distributed optimizer; states 2 + 2 + 12"),
     # Dettmers et al. 2022 (8-bit optimizers): momentum and variance in 1 byte each, fp32 master kept: 2 + 2 + 6.
     "bf16-adam8bit": Recipe("bf16 + 8-bit Adam", 2, 2, 6,
                             source="Dettmers et al. 2022 (8-bit Optimizers via Block-wise Quantization): 2 + 2 + 6"),

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._check import ParallelselError, positive_int, positive_number
+from ._check import ParallelselError, positive_int, positive_number, record
 from .comm import bus_factor
 from .hardware import Device, Link
 from .recipe import RECIPES, Recipe
@@ -58,16 +58,24 @@ def intensity(device: Device, link: Link) -> float:
     return flops / beta
 
 
-def _wire(recipe: Recipe, stack: Stack | None) -> tuple[float, float]:
+def _recipe(recipe: Recipe | None, stack: Stack | None) -> Recipe:
+    """``recipe``, or when None the stack's own (:attr:`Stack.recipe`), else bf16 + Adam (ZeRO's 2 + 2 + 12)."""
+    if stack is not None and not isinstance(stack, Stack):
+        raise ParallelselError(f"stack={stack!r}: must be a Stack (e.g. ps.STACKS['megatron-core']) or None")
+    if recipe is None:
+        return RECIPES[stack.recipe if stack is not None else "bf16-adam"]
+    return record("recipe", recipe, Recipe, RECIPES)
+
+
+def _wire(recipe: Recipe | None, stack: Stack | None) -> tuple[float, float]:
     """(gradient, weight) bytes per parameter on the wire: the recipe's, or as ``stack`` sends them."""
+    recipe = _recipe(recipe, stack)
     if stack is None:
         return recipe.grads, recipe.weights
-    if not isinstance(stack, Stack):
-        raise ParallelselError(f"stack={stack!r}: must be a Stack (e.g. ps.STACKS['megatron-core']) or None")
     return wire_bytes(stack, recipe)
 
 
-def dp_critical_tokens(device: Device, link: Link, ranks: int, recipe: Recipe = RECIPES["bf16-adam"],
+def dp_critical_tokens(device: Device, link: Link, ranks: int, recipe: Recipe | None = None,
                        stack: Stack | None = None) -> float:
     """Tokens per GPU per step above which DP's gradient all-reduce fits under the backward pass.
 
@@ -86,7 +94,7 @@ def dp_critical_tokens(device: Device, link: Link, ranks: int, recipe: Recipe = 
     return bus_factor("all-reduce", n) * _wire(recipe, stack)[0] / _BACKWARD * flops / beta
 
 
-def fsdp_critical_tokens(device: Device, link: Link, ranks: int, recipe: Recipe = RECIPES["bf16-adam"],
+def fsdp_critical_tokens(device: Device, link: Link, ranks: int, recipe: Recipe | None = None,
                          stack: Stack | None = None) -> float:
     """Tokens per GPU per micro-batch above which FSDP's (ZeRO-3's) traffic fits under the whole step.
 
@@ -109,7 +117,7 @@ def fsdp_critical_tokens(device: Device, link: Link, ranks: int, recipe: Recipe 
 
 
 def dp_comm_to_compute(tokens: float, device: Device, link: Link, ranks: int,
-                       recipe: Recipe = RECIPES["bf16-adam"], stack: Stack | None = None) -> float:
+                       recipe: Recipe | None = None, stack: Stack | None = None) -> float:
     """Ratio of DP's gradient all-reduce to the backward pass for ``tokens`` per GPU per step (1.0 = break-even).
 
     Both sides of :func:`dp_critical_tokens` scale the same way except the backward, which grows with the
@@ -124,7 +132,7 @@ def dp_comm_to_compute(tokens: float, device: Device, link: Link, ranks: int,
 
 
 def fsdp_comm_to_compute(tokens: float, device: Device, link: Link, ranks: int,
-                         recipe: Recipe = RECIPES["bf16-adam"], stack: Stack | None = None) -> float:
+                         recipe: Recipe | None = None, stack: Stack | None = None) -> float:
     """Ratio of FSDP's (ZeRO-3's) per-micro-batch traffic to the micro-batch's compute, for ``tokens`` per GPU
     per micro-batch (1.0 = break-even; see :func:`fsdp_critical_tokens`).
 
@@ -250,12 +258,12 @@ class Conditions:
 
 
 def conditions(device: Device, link: Link, ranks: int = 8, tp: int = 8,
-               recipe: Recipe = RECIPES["bf16-adam"], stack: Stack | None = None) -> Conditions:
+               recipe: Recipe | None = None, stack: Stack | None = None) -> Conditions:
     """Every strategy's compute-bound threshold on one device and link (see the functions above)."""
     return Conditions(
         device=device.name, link=link.name, intensity=intensity(device, link),
         dp_tokens=dp_critical_tokens(device, link, ranks, recipe, stack),
         fsdp_tokens=fsdp_critical_tokens(device, link, ranks, recipe, stack),
-        tp_hidden=tp_critical_hidden(tp, device, link, activation_bytes=recipe.activation),
-        pp_hidden_layers=pp_critical_hidden_layers(device, link, activation_bytes=recipe.activation),
+        tp_hidden=tp_critical_hidden(tp, device, link, activation_bytes=_recipe(recipe, stack).activation),
+        pp_hidden_layers=pp_critical_hidden_layers(device, link, activation_bytes=_recipe(recipe, stack).activation),
     )

@@ -69,6 +69,10 @@ class Stack:
     use); under an fp32 recipe every collective runs in fp32.
 
     * ``grad_reduce_dtype``: dtype of the gradient all-reduce / reduce-scatter over DP (and ZeRO/FSDP).
+      ``reduce_in_grad_buffer``: the stack reduces the buffer it accumulates gradients in, so the reduce runs
+      in the recipe's gradient dtype (``Recipe.grads``) rather than ``grad_reduce_dtype``: Megatron-Core's
+      buffer is fp32 only with ``grad_reduce_in_fp32`` (``param_and_grad_buffer.py`` L924 @d98e8a6), which
+      ``--grad-reduce-in-bf16`` turns off (``arguments.py`` L1213-1214).
     * ``param_gather_dtype``: dtype of the parameter all-gather (ZeRO-1/2's updated weights,
       ZeRO-3/FSDP's weights before forward and backward).
     * ``recipe``: key of :data:`parallelsel.core.recipe.RECIPES` whose bytes per parameter the stack
@@ -126,6 +130,7 @@ class Stack:
     seq_dim: int = 0
     sp_gathered_inputs: bool = False
     loss_parallel: bool = False
+    reduce_in_grad_buffer: bool = False
     zero3_live: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self):
@@ -183,6 +188,7 @@ STACKS: dict[str, Stack] = Catalogue("stack", {
                 "LayerNormLinear and fused attention; core/tensor_parallel/mappings.py L118, L159 (sequence "
                 "parallel gathers and reduce-scatters along the first dimension of [s, b, h])"),
         grad_reduce_dtype="fp32", param_gather_dtype="bf16", recipe="bf16-adam-fp32grad", optimizer_shard="dp_cp",
+        reduce_in_grad_buffer=True,
         overlap_grad_reduce=(), overlap_param_gather=(), overlap_tp_comm=False, tp_overlap=True,
         tp_overlap_needs=("sp",), schedules=("1f1b", "interleaved"), recompute=("none", "full", "selective"),
         pp_zero=(0, 1), pp_fsdp_reshard=None, modes=("te",),
@@ -279,11 +285,14 @@ def wire_bytes(stack: Stack, recipe) -> tuple[float, float]:
         (4.0, 2.0)
         >>> wire_bytes(STACKS["deepspeed"], RECIPES["bf16-adam"]), wire_bytes(STACKS["deepspeed"], RECIPES["fp32-adam"])
         ((2.0, 2.0), (4.0, 4.0))
+        >>> wire_bytes(STACKS["megatron-core"], RECIPES["bf16-adam"])   # --grad-reduce-in-bf16: the bf16 buffer
+        (2.0, 2.0)
     """
     gather = float(max(recipe.activation, DTYPE_BYTES[stack.param_gather_dtype]))
     if getattr(recipe, "gather_bytes", 0.0):
         gather = float(recipe.gather_bytes)   # an FP8 recipe that all-gathers FP8 weights (Recipe.gather_bytes)
-    return float(max(recipe.activation, DTYPE_BYTES[stack.grad_reduce_dtype])), gather
+    reduce = recipe.grads if stack.reduce_in_grad_buffer else DTYPE_BYTES[stack.grad_reduce_dtype]
+    return float(max(recipe.activation, reduce)), gather
 
 
 def state_shards(stack: Stack, plan) -> int:
