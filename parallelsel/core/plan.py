@@ -43,6 +43,9 @@ FSDP docs' definitions (``torch.distributed.fsdp.ShardingStrategy``; FSDP2's ``r
 class Workload:
     """A training job: model, recipe, global batch (sequences per optimizer step), sequence length and attention kernel.
 
+    ``model`` and ``recipe`` take a record or its key in ``ps.MODELS`` / ``ps.RECIPES`` (``"llama3-70b"``,
+    ``"fp8-params-bf16grad"``), as the command line does.
+
     ``attention`` is ``"flash"`` (default: a fused kernel, as every current training stack uses) or
     ``"standard"`` (the s x s scores are stored, Korthikanti et al. 2022's accounting); see
     :func:`parallelsel.core.memory.activations_per_layer`.
