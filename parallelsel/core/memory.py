@@ -397,7 +397,7 @@ def _activations(model: Transformer, s: int, b: int, t: int, sp: bool, recompute
     # Pure in its arguments; the search asks for the same few per (micro-batch, recompute) many times.
     # ``gathered``: the stack saves the SP all-gathered inputs of the column-parallel linears whole
     # (Stack.sp_gathered_inputs); Korthikanti et al.'s SP keeps them sequence-sharded.
-    # ``fp8_inputs``: each linear saves its input as cast to FP8 (FP8_SAVED_INPUTS).
+    # ``fp8_inputs``: each linear saves its input as cast to FP8 (_fp8_saved_inputs).
     sp = sp and t > 1
     if recompute == "op":
         return sum(_op_saved(model, s, b, t, sp, act_bytes, attention).values())
@@ -746,11 +746,15 @@ def _fp8_weight_copies(workload, t: int, p: int, e: int, n: int | None = None) -
     always reduce memory"; weights stay in high precision and are quantized before each GEMM). torchao's
     Float8Linear casts per use and keeps none. 0 without an FP8 recipe, and 0 when the FP8 copies are the
     weights themselves (``Recipe.fp8_weights``: Megatron-Core's ``--fp8-param-gather``)."""
-    if workload.recipe.gemm != "fp8" or STACKS[workload.stack].mode(workload.compile) != "te":
-        return 0.0
-    if workload.recipe.fp8_weights:  # the FP8 copies are the weights (Recipe.fp8_weights): none beside them
+    if not _te_fp8(workload) or workload.recipe.fp8_weights:  # fp8_weights: the FP8 copies are the weights
         return 0.0
     return 2.0 * _linear_params(workload.model, t, p, e, n)
+
+
+def _te_fp8(workload) -> bool:
+    """The job's linears run FP8 through Transformer Engine (the stack's mode is ``"te"``), whose FP8 weight
+    copies and FP8-saved inputs the memory counts; torchao's Float8Linear keeps neither."""
+    return workload.recipe.gemm == "fp8" and STACKS[workload.stack].mode(workload.compile) == "te"
 
 
 def _stage_layer_activations(workload, plan, s: int, b: int) -> tuple[float, float]:
@@ -763,7 +767,7 @@ def _stage_layer_activations(workload, plan, s: int, b: int) -> tuple[float, flo
     the recomputed segment is materialised for its backward)."""
     model, t, act, kernel = workload.model, plan.tp, workload.recipe.activation, workload.attention
     gathered = STACKS[workload.stack].sp_gathered_inputs
-    fp8_inputs = workload.recipe.gemm == "fp8" and STACKS[workload.stack].mode(workload.compile) == "te"
+    fp8_inputs = _te_fp8(workload)
     per_layer = _activations(model, s, b, t, plan.sp, plan.recompute, act, kernel, gathered, fp8_inputs)
     if plan.recompute == "none":
         return per_layer, 0.0

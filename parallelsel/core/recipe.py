@@ -33,8 +33,9 @@ class Recipe:
     the device's FP8 rate and charges the casts; :mod:`parallelsel.core.memory` the FP8 weight copies
     Transformer Engine keeps. Saved activations are counted at ``activation`` bytes under FP8 too (an
     over-estimate where a framework saves a GEMM's input in FP8).
-    ``gather_bytes``: bytes per parameter of the ZeRO-3/FSDP weight all-gather when the recipe fixes
-    it (FSDP2's float8 all-gather: 1); 0 leaves it to the stack's gather dtype
+    ``gather_bytes``: bytes per parameter of the weight all-gather (ZeRO-1/2's updated weights, ZeRO-3/FSDP's
+    before each use) when the recipe fixes it (FSDP2's float8 all-gather, Megatron-Core's
+    ``--fp8-param-gather``: 1); 0 leaves it to the stack's gather dtype
     (:func:`parallelsel.core.stacks.wire_bytes`).
     ``fp8_weights``: the linear layers' weights are kept in FP8 only, with no 16-bit copy (Megatron-Core's
     ``--fp8-param-gather``: Transformer Engine's ``fp8_model_init`` creates them as FP8 tensors and the

@@ -260,10 +260,11 @@ class Conditions:
 def conditions(device: Device, link: Link, ranks: int = 8, tp: int = 8,
                recipe: Recipe | None = None, stack: Stack | None = None) -> Conditions:
     """Every strategy's compute-bound threshold on one device and link (see the functions above)."""
+    recipe = _recipe(recipe, stack)
     return Conditions(
         device=device.name, link=link.name, intensity=intensity(device, link),
         dp_tokens=dp_critical_tokens(device, link, ranks, recipe, stack),
         fsdp_tokens=fsdp_critical_tokens(device, link, ranks, recipe, stack),
-        tp_hidden=tp_critical_hidden(tp, device, link, activation_bytes=_recipe(recipe, stack).activation),
-        pp_hidden_layers=pp_critical_hidden_layers(device, link, activation_bytes=_recipe(recipe, stack).activation),
+        tp_hidden=tp_critical_hidden(tp, device, link, activation_bytes=recipe.activation),
+        pp_hidden_layers=pp_critical_hidden_layers(device, link, activation_bytes=recipe.activation),
     )
