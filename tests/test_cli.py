@@ -322,3 +322,20 @@ def test_a_policy_the_stack_lacks_is_one_line_and_exit_2(capsys):
     assert main(["memory", "--model", "llama3-8b", "--gpus", "8", "--recompute", "op", "--stack", "megatron-core"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "op" in err
+
+
+def test_memory_flags_a_tight_plan_and_a_reserve_refuses_it(capsys):
+    # Llama-3 70B on 64 H100s, DP16 x TP2 x CP2, ZeRO-3: the search's fastest plan leaves under TIGHT_MARGIN of the
+    # usable memory free. It is accepted and flagged (text and JSON); asking for that margin as a reserve refuses it.
+    args = ["memory", "--model", "llama3-70b", "--device", "h100-sxm-80gb", "--gpus", "64", "--global-batch", "512",
+            "--dp", "16", "--tp", "2", "--cp", "2", "--zero", "3", "--sp"]
+    assert main(args) == 0
+    assert "偏紧" in capsys.readouterr().out
+    assert main(args + ["--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["fits"] is True and data["tight"] is True and 0 < data["margin"] < 0.03
+    assert [a["code"] for a in data["advisories"]] == ["memory_tight"]
+    assert data["advisories"][0]["values"]["free"] == pytest.approx(data["usable_bytes"] - data["total_bytes"])
+    assert main(args + ["--headroom", "0.03", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["fits"] is False and data["tight"] is False and data["advisories"] == []

@@ -55,11 +55,14 @@ def test_gpt3_pure_dp_does_not_fit():
     # 16 bytes x 174.6B parameters alone are 2.6 TiB per device.
     (reason,) = e.reasons
     # A100-80GB reports 81920 MiB; the CUDA context (512 MiB) and two NCCL communicators (world, DP;
-    # 688 MiB each) leave 78.2 GiB usable, and the default 3% headroom 75.8 GiB.
+    # 688 MiB each) leave 78.2 GiB usable, all of it the limit by default (no headroom).
     usable = (81920 - 512 - 2 * 688) / 1024
     assert reason.code == "memory_exceeds_device" and reason["bytes"] == e.memory.total
-    assert f"{reason['usable'] / 2**30:.1f}" == f"{usable:.1f}" and reason["capacity"] == pytest.approx(usable * 0.97 * 2**30)
-    assert reason["headroom"] == 0.03 and reason["stage"] is None
+    assert f"{reason['usable'] / 2**30:.1f}" == f"{usable:.1f}" and reason["capacity"] == pytest.approx(usable * 2**30)
+    assert reason["headroom"] == 0.0 and reason["stage"] is None
+    # A reserve asked for lowers the limit: 3% of 78.2 GiB leaves 75.8 GiB.
+    reserved = estimate(w, Plan(dp=64), Cluster(A100, nodes=8), headroom=0.03).reasons[0]
+    assert round(reserved["capacity"] / 2**30, 1) == 75.8 and reserved["headroom"] == 0.03
     # 16 bytes per parameter: more than 2.5 TiB per device.
     assert e.memory.total > 16 * 174.6e9
 

@@ -35,8 +35,8 @@ def _reason(rows, strategy, code):
 
 
 # Usable memory of an A100-80GB (driver-reported 81920 MiB minus the 512 MiB CUDA context and NCCL's two 688 MiB
-# buffers, parallelsel.core.memory.usable_memory's documented reserve) x (1 - 3% headroom).
-A100_80_BUDGET = (81920 - 512 - 2 * 688) * 2**20 * 0.97
+# buffers, parallelsel.core.memory.usable_memory's documented reserve); the default headroom is none.
+A100_80_BUDGET = (81920 - 512 - 2 * 688) * 2**20
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +115,7 @@ def test_case3_single_layer_exceeds_card(cases):
     unit = _reason(rows, "FSDP", "fsdp_unit_exceeds_device")
     zero3 = estimate(w, ps.Plan(dp=8, zero=3, recompute="full"), c)
     assert unit["gather_peak"] == zero3.memory.gather_peak >= gather and unit["params"] == w.model.layer_params
-    assert unit["gather_peak"] > unit["capacity"] and round(unit["capacity"] / 2**30, 1) == 37.0
+    assert unit["gather_peak"] > unit["capacity"] and round(unit["capacity"] / 2**30, 1) == 38.2
     (pp,) = _row(rows, "PP").reasons
     assert pp.code == "pp_layer_exceeds_device" and pp["bytes"] == layer_state and pp["capacity"] == unit["capacity"]
     tp = next(r for r in rows if r.strategy == "TP")

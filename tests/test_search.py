@@ -46,7 +46,10 @@ def test_excluded_plus_results_is_considered(llama70):
 def test_why_starts_with_the_fit_statement(llama70):
     r, w, c = llama70
     for x in r.results:
-        fit, batch, step = x.why[0], x.why[1], x.why[-1]
+        fit, step = x.why[0], x.why[-1]
+        batch = next(r for r in x.why if r.code == "batch_split")
+        # A plan with less than TIGHT_MARGIN of its usable memory free says so right after the fit.
+        assert (x.why[1].code == "memory_tight") == x.estimate.tight
         assert fit.code == "fits_memory" and fit["usable"] == x.estimate.usable and fit["bytes"] == x.estimate.memory.total
         assert fit["gather_peak"] == x.estimate.memory.gather_peak and fit["bytes"] <= fit["usable"] * (1 - fit["headroom"])
         # usable = what the driver reports minus the CUDA context and one NCCL buffer set per process group

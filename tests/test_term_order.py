@@ -69,6 +69,7 @@ OTHER_TERMS = {
     "straggler": r"慢卡|掉队者|straggler",
     "headroom": r"预留比例|headroom",
     "margin": r"(?<!分配器)余量|margin",
+    "tight": r"偏紧",
 }
 NOT_WALKED = {"glossary.md", "references.md"}
 

@@ -10,7 +10,8 @@ import pytest
 import parallelsel as ps
 from parallelsel.core.pipeline import schedule, simulate
 from parallelsel.core.plan import balanced_split, megatron_split, parse_plan, torchtitan_split
-from parallelsel.core.search import enumerates, explain, search
+from parallelsel.core.memory import TIGHT_MARGIN
+from parallelsel.core.search import enumerates, explain, search, why
 from parallelsel.course.measured import compare_stack, published_vs_pick, run_estimate
 from parallelsel.course.references import MEASURED_RUNS, NARAYANAN_ZERO3
 from parallelsel.course.stack_runs import STACK_RUNS
@@ -133,20 +134,10 @@ def test_every_validation_plan_is_enumerated(run):
     assert enumerates(e.workload, e.cluster, e.plan), e.plan.label()
 
 
-KNOWN_REFUSED = {"ZeRO-3 530B 640"}
-"""DeepSpeed's 2021 ZeRO-3 run of MT-NLG on 640 GPUs at micro-batch 4 (the paper: it did not fit 560). Priced with
-DeepSpeed's module-by-module gathering it needs 76.4 GiB against a budget of 75.8 GiB (78.2 GiB usable less the
-default 3% headroom): within the model's own margins, so still refused; on 560 GPUs it needs 78.3 GiB, refused as
-the paper found. Listed so the day it is accepted this test says so."""
-
-
 @pytest.mark.parametrize("run", ALL_RUNS, ids=[r.label for r in ALL_RUNS])
 def test_every_validation_plan_is_accepted(run):
     e = _published(run)
-    if run.label in KNOWN_REFUSED:
-        assert [r.code for r in e.reasons] == ["memory_exceeds_device"], "accepted now: drop it from KNOWN_REFUSED"
-    else:
-        assert e.fits, (e.plan.label(), e.reasons)
+    assert e.fits, (e.plan.label(), e.reasons)
 
 
 def test_tie_set_names_what_would_decide():
@@ -180,11 +171,16 @@ def test_median_published_plan_over_the_pick_at_most_1_10(runs):
 
 def test_deepspeed_zero3_530b_did_not_fit_560_gpus_at_micro_batch_4():
     # Narayanan et al. 2021 Table 2 note: ZeRO-3 530B at micro-batch 4 did not fit 560 GPUs, so the row ran on 640.
-    # The model refuses 560 by more than 640's margin (fewer ranks to shard the states over).
+    # The model accepts 640 -- with under TIGHT_MARGIN of the usable memory free, so flagged tight -- and refuses
+    # 560 (fewer ranks to shard the states over); a 3% reserve would have refused the plan that trained.
     run = next(r for r in NARAYANAN_ZERO3 if r.label == "ZeRO-3 530B 640")
     e = run_estimate(run)
+    assert e.fits and e.tight and 0 < e.margin < TIGHT_MARGIN
+    assert "memory_tight" in [r.code for r in why(e)]
+    assert not ps.estimate(e.workload, e.plan, e.cluster, headroom=TIGHT_MARGIN).fits
     small = ps.estimate(e.workload, e.plan.with_(dp=560), ps.Cluster(e.cluster.device, nodes=70))
-    assert not small.fits and small.memory.total > e.memory.total > 0.97 * e.budget
+    # (2560 sequences do not split over 560 ranks either; the memory refusal stands on its own.)
+    assert "memory_exceeds_device" in [r.code for r in small.reasons] and small.memory.total > small.usable
 
 
 def test_bloom_176b_embedding_aware_split_is_enumerated_and_accepted():

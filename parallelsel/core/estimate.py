@@ -35,7 +35,7 @@ from ._check import ParallelselError, positive_number
 from .comm import Traffic, traffic as _traffic
 from .hardware import Cluster
 from .kernels import compute_time, optimizer_time, stage_compute_times
-from .memory import DEFAULT_HEADROOM, MemoryBreakdown, check_headroom, breakdown, usable_memory
+from .memory import DEFAULT_HEADROOM, TIGHT_MARGIN, MemoryBreakdown, check_headroom, breakdown, usable_memory
 from .pipeline import bubble_overhead, onef1b_bubble_time, zb_h1_bubble_time
 from .plan import Plan, Workload, constraint_violations
 from .reasons import Reason
@@ -133,6 +133,21 @@ class Estimate:
     def margin(self) -> float:
         """Share of the usable memory left free: 1 - memory.total / usable (>= headroom when it fits)."""
         return 1 - self.memory.total / self.usable
+
+    @property
+    def tight(self) -> bool:
+        """True when the plan fits with less than :data:`parallelsel.core.memory.TIGHT_MARGIN` of the usable
+        memory free: accepted, but measure its peak before committing to it."""
+        return self.fits and self.margin < TIGHT_MARGIN
+
+    @property
+    def advisories(self) -> tuple[Reason, ...]:
+        """What a plan that fits should still be checked for: ``memory_tight`` when :attr:`tight` (the margin,
+        the threshold and the bytes left free)."""
+        if not self.tight:
+            return ()
+        return (Reason("memory_tight", {"margin": self.margin, "reserve": TIGHT_MARGIN,
+                                        "free": self.usable - self.memory.total}),)
 
     def pass_times(self) -> tuple[float, float]:
         """Seconds of one pipeline stage's forward and backward pass for one micro-batch.

@@ -41,6 +41,7 @@ __all__ = [
     "layer_shape",
     "CUDA_CONTEXT_BYTES",
     "DEFAULT_HEADROOM",
+    "TIGHT_MARGIN",
     "NCCL_COMMUNICATOR_BYTES",
     "budget",
     "check_headroom",
@@ -86,12 +87,21 @@ NCCL_COMMUNICATOR_BYTES = 688 * 2**20
 the channels used (NVIDIA/nccl issues #864, #986). Charged once per process group a plan creates
 (:func:`communicators`)."""
 
-DEFAULT_HEADROOM = 0.03
+DEFAULT_HEADROOM = 0.0
 """Fraction of the usable memory a plan must leave free to be accepted (``headroom=`` on
 :func:`parallelsel.core.estimate`, :func:`parallelsel.core.search`, :func:`parallelsel.selection_matrix`).
-An assumption, not a measurement: it absorbs what this model does not count (temporary buffers
-of fused kernels, memory spikes of the optimizer step, the estimate's own error). Raise it for a
-job whose memory you have not measured."""
+None by default: a plan is accepted when it fits the usable memory (driver-reported total less the CUDA
+context and NCCL's buffers), because published runs train that close to it -- DeepSpeed's ZeRO-3 run of a
+530B model on 640 A100s (Narayanan et al. 2021, Table 2) needs between 76.4 and 78.2 GiB of 78.2 usable
+(it did not fit 560 GPUs), so any reserve above 2.3% refuses a plan that trained. A plan accepted with
+less than :data:`TIGHT_MARGIN` free is flagged instead (``Estimate.tight``). Pass a headroom to require
+a reserve, for a job whose memory you have not measured."""
+
+TIGHT_MARGIN = 0.03
+"""Share of the usable memory below which an accepted plan is flagged tight (``Estimate.tight``, the
+``memory_tight`` reason of :func:`parallelsel.core.search.why`): an assumption, not a measurement, for
+what this model does not count (temporary buffers of fused kernels, memory spikes of the optimizer step,
+the estimate's own error). Measure such a plan's peak before committing to it."""
 
 
 EAGER_LOSS_BYTES = 8

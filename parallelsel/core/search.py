@@ -794,8 +794,9 @@ def why(e: Estimate) -> tuple[Reason, ...]:
     p, mem, w = e.plan, e.memory, e.workload
     out = [Reason("fits_memory", {"bytes": mem.total, "usable": e.usable, "headroom": e.headroom,
                                   "margin": e.margin, "states": mem.states,
-                                  "activations": mem.activations + mem.embeddings, "gather_peak": mem.gather_peak}),
-           Reason("batch_split", {"global_batch": w.global_batch, "dp": p.dp, "micro_batch": p.micro_batch,
+                                  "activations": mem.activations + mem.embeddings, "gather_peak": mem.gather_peak})]
+    out += e.advisories   # memory_tight: accepted with little of the usable memory left
+    out += [Reason("batch_split", {"global_batch": w.global_batch, "dp": p.dp, "micro_batch": p.micro_batch,
                                   "microbatches": p.microbatches(w)})]
     out += group_reasons(p, w, e.cluster)
     if e.stack is not None:

@@ -655,7 +655,8 @@ def _cmd_memory(a, out) -> None:
     if a.json:
         data = {"model": _model_json(w.model), "stack": w.stack, "cluster": _cluster_json(c), "plan": plan_label(plan, a.lang), "fits": e.fits,
                 "reasons": _reasons_json(e.reasons, a.lang), "capacity_bytes": c.device.memory, "usable_bytes": e.usable,
-                "headroom": e.headroom, "margin": e.margin, "total_bytes": mem.total,
+                "headroom": e.headroom, "margin": e.margin, "tight": e.tight,
+                "advisories": _reasons_json(e.advisories, a.lang), "total_bytes": mem.total,
                 "components_bytes": mem.as_dict(), "stage": mem.stage, "step_s": e.step.total,
                 "tokens_per_s": e.step.tokens_per_s, "mfu": e.step.mfu,
                 **({"calibration": _calibration_json(cal, a.lang)} if cal is not None else {})}

@@ -46,7 +46,7 @@ HELP = {
     "gpus_per_node": "每节点卡数（默认 8）",
     "intra": "节点内互联：{keys}（默认按设备的常见配置，并标明是假定）",
     "inter": "节点间互联（同上；默认按设备的常见网卡）",
-    "headroom": "预留比例 F：放得下要求每卡内存 ≤ 上限 = 可用显存 ×(1−F)，F 在 0 到 0.99 之间（默认 {default:g}）",
+    "headroom": "预留比例 F：放得下要求每卡内存 ≤ 上限 = 可用显存 ×(1−F)，F 在 0 到 0.99 之间（默认 {default:g}：不超过可用显存就接受，余量偏紧的方案会标出来）",
     # plan
     "dp": "数据并行度",
     "tp": "张量并行度",
@@ -348,6 +348,8 @@ def memory_text(w, c, plan, e, cal, lang: str = "zh") -> str:
     rows.append([t["margin"], fmt_pct(e.margin)])
     out.append(markdown_table([t["memory_header"], t["size"]], rows, align="lr") + "\n")
     out.append((t["fits"] if e.fits else t["does_not_fit"].format(reasons=join(e.reasons, lang))) + "\n")
+    if e.advisories:
+        out.append(join(e.advisories, lang) + "\n")
     out.append(t["step"].format(step=fmt_time(e.step.total, 2, lang), tokens=f"{e.step.tokens_per_s:,.0f}",
                                 mfu=fmt_pct(e.step.mfu)))
     return "".join(out)

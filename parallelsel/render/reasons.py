@@ -69,7 +69,9 @@ ZH: dict[str, str] = {
     "gpipe_dominated": "GPipe：气泡与 1F1B 相同、在途激活更多（被支配）",
     "closest_miss": "最接近的是 {plan:plan}：每卡 {bytes:size}，比上限 {budget:size} 多 {gap:size}",
     # search: why a ranked plan is where it is (parallelsel.core.search.why)
-    "fits_memory": ("放得下：每卡 {bytes:size} ≤ 上限 = 可用 {usable:size} × (1 − 预留比例 {headroom:pct})（余量 {margin:pct1}；"
+    "memory_tight": ("偏紧：只空出可用显存的 {margin:pct1}（{free:size}），低于 {reserve:pct}；本模型没算的临时缓冲和优化器峰值"
+                     "可能吃掉它，定方案前先实测峰值（torch.cuda.max_memory_reserved）"),
+    "fits_memory": ("放得下：每卡 {bytes:size} ≤ 上限 = 可用 {usable:size}[ × (1 − 预留比例 {headroom:pct})]（余量 {margin:pct1}；"
                     "状态 {states:size}，激活 {activations:size}[，gather 峰值 {gather_peak:size}]）"),
     "batch_split": "batch 能整除：全局批量 {global_batch} = DP {dp} × 微批次 {micro_batch} × {microbatches} 个微批次（梯度累积）",
     "tp_group": "TP={tp} 组在节点内，每层的集合通信走 {link}（{bandwidth:rate}）",
@@ -175,7 +177,10 @@ EN: dict[str, str] = {
     "tp_overlap_needs_compile": "async TP on {stack} needs the model under torch.compile (Workload(compile=True))",
     "gpipe_dominated": "GPipe: the same bubble as 1F1B with more activations in flight (dominated)",
     "closest_miss": "the closest is {plan:plan}: {bytes:size} per GPU, {gap:size} over the limit {budget:size}",
-    "fits_memory": ("fits: {bytes:size} per GPU ≤ limit = usable {usable:size} × (1 − headroom {headroom:pct}) (margin {margin:pct1}; "
+    "memory_tight": ("tight: only {margin:pct1} of the usable memory ({free:size}) is left, under {reserve:pct}; "
+                     "buffers and optimizer peaks this model does not count may take it: measure the peak "
+                     "(torch.cuda.max_memory_reserved) before committing"),
+    "fits_memory": ("fits: {bytes:size} per GPU ≤ limit = usable {usable:size}[ × (1 − headroom {headroom:pct})] (margin {margin:pct1}; "
                     "states {states:size}, activations {activations:size}[, gather peak {gather_peak:size}])"),
     "batch_split": ("the batch divides: global batch {global_batch} = DP {dp} × micro-batch {micro_batch} × "
                     "{microbatches} micro-batches (gradient accumulation)"),

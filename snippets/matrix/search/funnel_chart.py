@@ -10,7 +10,7 @@ result = ps.search(ps.Workload(ps.MODELS["llama3-70b"], global_batch=512),
                    ps.Cluster(ps.DEVICES["a100-80gb"], nodes=8, gpus_per_node=8), top=10)
 worst = max(result.excluded, key=result.excluded.get)  # the exclusion that drops the most plans
 print(figure_html(funnel(result, salt="search-funnel"),
-                  f"被排除最多的一条理由是“{title(worst)}”：{result.excluded[worst]:,} 个方案，占枚举的 "
+                  f"被排除最多的一条理由是“{title(worst, {'top': result.top})}”：{result.excluded[worst]:,} 个方案，占枚举的 "
                   f"{fmt_pct(result.excluded[worst] / result.considered)}；只有放得下的 {result.fitting:,} 个才比较步时"))
 
 

@@ -12,6 +12,7 @@ for key in ("a100-80gb", "h100-sxm-80gb", "h200-141gb"):
                  fmt_bytes(memory.usable_memory(d, plan)), fmt_bytes(memory.budget(d, plan))])
 print(f"方案 {plan_label(plan)}：{memory.communicators(plan)} 个 NCCL 通信组，"
       f"每个约 {fmt_bytes(memory.NCCL_COMMUNICATOR_BYTES, 'MiB', 0)}；CUDA 上下文约 "
-      f"{fmt_bytes(memory.CUDA_CONTEXT_BYTES, 'MiB', 0)}；默认预留比例 {fmt_pct(memory.DEFAULT_HEADROOM, 0)}\n")
+      f"{fmt_bytes(memory.CUDA_CONTEXT_BYTES, 'MiB', 0)}；默认预留比例 {fmt_pct(memory.DEFAULT_HEADROOM, 0)}，"
+      f"余量低于 {fmt_pct(memory.TIGHT_MARGIN, 0)}（偏紧门槛）的方案照样接受、标为偏紧\n")
 print(markdown_table(["卡", "nvidia-smi 报告", "合 GiB", "运行时预留", "可用 C_device", "上限（可用 ×(1−预留比例)）"], rows,
                      align="lrrrrr"))
