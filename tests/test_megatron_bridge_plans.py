@@ -12,29 +12,31 @@ import parallelsel as ps
 from parallelsel.core.plan import megatron_split
 from parallelsel.core.search import enumerates
 from parallelsel.core.stacks import STACKS, wire_bytes
+from parallelsel.course.measured import stack_estimate
+from parallelsel.course.stack_runs import MEGATRON_BRIDGE_H100
 
-# label: (model, GPUs, global batch, TP, PP, CP, VP, account for embedding and loss)
-PUBLISHED = {
-    "Llama3 70B, 64 H100, FP8-CS": ("llama3-70b", 64, 128, 4, 8, 1, 5, False),
-    "Llama3.1 405B, 1024 H100, FP8-CS": ("llama3-405b", 1024, 512, 8, 8, 2, 8, True),
-}
-
-
-def _job(model, gpus, gbs, tp, pp, cp, vp, account):
-    work = ps.Workload(model, recipe="fp8-params-bf16grad", global_batch=gbs, seq_len=8192, stack="megatron-core")
-    layers = ps.MODELS[model].layers
-    split = megatron_split(layers, pp, account_for_embedding=True, account_for_loss=True) if account else None
-    plan = ps.Plan(dp=gpus // (tp * pp * cp), tp=tp, pp=pp, cp=cp, sp=True, zero=1, micro_batch=1,
-                   schedule="interleaved", chunks=vp, stage_layers=split, tp_overlap=True)
-    return work, plan, ps.Cluster("h100-sxm-80gb", nodes=gpus // 8)
+ROWS = {r.label: r for r in MEGATRON_BRIDGE_H100}
+LLAMA70 = "Megatron-Bridge Llama3 70B (64 H100, FP8)"
 
 
-@pytest.mark.parametrize("label", list(PUBLISHED))
+def _job(label):
+    e = stack_estimate(ROWS[label])
+    return e.workload, e.plan, e.cluster
+
+
+@pytest.mark.parametrize("label", list(ROWS))
 def test_published_megatron_bridge_plans_fit_and_are_enumerated(label):
-    work, plan, cluster = _job(*PUBLISHED[label])
+    work, plan, cluster = _job(label)
     e = ps.estimate(work, plan, cluster)
     assert e.fits, (label, [(r.code, dict(r.values)) for r in e.reasons])
     assert enumerates(work, cluster, plan)
+
+
+def test_the_405b_rows_use_megatrons_split():
+    # The rows state the split the recipe's account-for flags give: checked against the rule, not copied from it.
+    for label, run in ROWS.items():
+        if run.model == "llama3-405b":
+            assert run.plan["stage_layers"] == megatron_split(126, 8, account_for_embedding=True, account_for_loss=True)
 
 
 def test_the_405b_split_counts_embedding_and_loss():
@@ -47,7 +49,7 @@ def test_megatron_core_reduces_gradients_in_the_buffer_dtype():
     mc = STACKS["megatron-core"]
     assert wire_bytes(mc, ps.RECIPES["bf16-adam-fp32grad"]) == (4.0, 2.0)
     assert wire_bytes(mc, ps.RECIPES["fp8-params-bf16grad"]) == (2.0, 1.0)   # and FP8 weights gathered in FP8
-    work, plan, cluster = _job(*PUBLISHED["Llama3 70B, 64 H100, FP8-CS"])
+    work, plan, cluster = _job(LLAMA70)
     fp32 = ps.Workload(work.model, recipe="fp8-adam-fp32grad", global_batch=128, seq_len=8192)
 
     def zero_bytes(w):
@@ -60,7 +62,7 @@ def test_megatron_core_reduces_gradients_in_the_buffer_dtype():
 def test_fp8_weights_replace_the_bf16_copy():
     # --fp8-param-gather: Transformer Engine's FP8 weights (rowwise + columnwise, 1 + 1 bytes) are the weights;
     # without it TE keeps both FP8 copies beside the bf16 weight.
-    work, plan, cluster = _job(*PUBLISHED["Llama3 70B, 64 H100, FP8-CS"])
+    work, plan, cluster = _job(LLAMA70)
     own = ps.estimate(work, plan, cluster).memory
     copies = ps.estimate(ps.Workload(work.model, recipe="fp8-adam-fp32grad", global_batch=128, seq_len=8192),
                          plan, cluster).memory
@@ -71,7 +73,7 @@ def test_fp8_weights_replace_the_bf16_copy():
 def test_te_fp8_saves_linear_inputs_in_one_byte():
     # Under FP8 a TE linear keeps its input as cast (1 byte, columnwise only on Hopper); torchao's Float8Linear
     # (torchtitan) keeps the 16-bit input, so only Megatron-Core's activations shrink.
-    work, plan, cluster = _job(*PUBLISHED["Llama3 70B, 64 H100, FP8-CS"])
+    work, plan, cluster = _job(LLAMA70)
     bf16 = ps.Workload(work.model, recipe="bf16-adam", global_batch=128, seq_len=8192)
     assert ps.estimate(work, plan, cluster).memory.activations < ps.estimate(bf16, plan, cluster).memory.activations
     a = ps.Workload(work.model, recipe="fp8-compute-fp32-adam", global_batch=128, seq_len=8192, stack="torchtitan")

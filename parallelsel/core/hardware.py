@@ -50,7 +50,9 @@ class Device:
     cores, so an FP8 recipe is refused); ``fp8_efficiency``: the share of it a large FP8 GEMM reaches,
     as ``gemm_efficiency`` is for 16-bit. ``attention_efficiency``: the share of ``peak_flops`` the fused
     attention kernel reaches during a training step (0: :data:`parallelsel.core.kernels.FLASH_SHARE` of
-    ``gemm_efficiency``, the A100 measurement). ``source``: where the numbers come from (datasheet, the
+    ``gemm_efficiency``, the A100 measurement). ``cudnn_attention_efficiency``: the same for cuDNN's fused
+    attention, which Transformer Engine runs on Hopper (0: no cuDNN figure for the part, FlashAttention's rate
+    is used). ``source``: where the numbers come from (datasheet, the
     nvidia-smi report of its memory, the measurements behind the efficiencies).
     """
 
@@ -66,6 +68,7 @@ class Device:
     fp8_flops: float = 0.0
     fp8_efficiency: float = 0.8
     attention_efficiency: float = 0.0
+    cudnn_attention_efficiency: float = 0.0
     source: str = field(default="", compare=False)
     """Where the record's numbers come from (paper and table, datasheet, measurement); every preset names one."""
 
@@ -79,10 +82,11 @@ class Device:
         store(self, "fp8_flops", positive_number("fp8_flops", self.fp8_flops, allow_zero=True))
         store(self, "hbm_bandwidth", positive_number("hbm_bandwidth", self.hbm_bandwidth))
         store(self, "sms", positive_int("sms", self.sms, maximum=MAX_SMS))
-        store(self, "attention_efficiency", positive_number("attention_efficiency", self.attention_efficiency,
-                                                            allow_zero=True))
-        if self.attention_efficiency > 1:
-            raise ParallelselError(f"attention_efficiency={self.attention_efficiency!r}: must be in [0, 1]")
+        for f in ("attention_efficiency", "cudnn_attention_efficiency"):
+            value = positive_number(f, getattr(self, f), allow_zero=True)
+            if value > 1:
+                raise ParallelselError(f"{f}={value!r}: must be in [0, 1]")
+            store(self, f, value)
         for f in ("gemm_efficiency", "memory_efficiency", "fp8_efficiency"):
             value = positive_number(f, getattr(self, f))
             if value > 1:
@@ -245,6 +249,36 @@ FlashAttention-3 -- reaches "up to 335 TFLOPs/s" forward + backward on H100 (Dao
 Cores"), 34% of the SXM5's 989, against 50-73% of peak on A100; times :data:`TRAINING_SHARE` for the
 sustained clock of a training step, as every other kernel ceiling here."""
 
+FA3_FIGURES_H100 = {
+    "fa2": {"forward": (319, 333), "backward": (310, 318)},
+    "cudnn": {"forward": (518, 529), "backward": (499, 518)},
+}
+"""Attention kernels on the H100 SXM5, TFLOP/s at head dimension 128 and sequence 4k and 8k, as Shah et al. 2024
+(FlashAttention-3, Fig. 5: forward with the causal mask; Fig. 6: backward) measured FlashAttention-2 and cuDNN 9:
+the same shapes, so their ratio is the speed of one kernel over the other whatever FLOP convention is used."""
+
+
+def _kernel_seconds(kernel: str) -> float:
+    # Seconds per unit of forward work: the forward, and the backward's 2.5x the forward's FLOPs (FlashAttention-2
+    # recomputes the scores: five matmuls to the forward's two), each at its measured rate (mean over the lengths).
+    rates = FA3_FIGURES_H100[kernel]
+    fwd = sum(1 / r for r in rates["forward"]) / len(rates["forward"])
+    bwd = sum(1 / r for r in rates["backward"]) / len(rates["backward"])
+    return fwd + 2.5 * bwd
+
+
+CUDNN_OVER_FA2 = _kernel_seconds("fa2") / _kernel_seconds("cudnn")
+"""How much faster cuDNN's fused attention runs a training step's attention (forward and backward) than
+FlashAttention-2 on Hopper, from :data:`FA3_FIGURES_H100`: about 1.6x. Transformer Engine picks cuDNN's
+FusedAttention over FlashAttention on sm90 since v1.2 (transformer_engine/pytorch/attention.py, commit 32db392,
+2023-12-07: "Select FusedAttention on sm90 and FlashAttention on others for performance"), so Megatron-Core runs
+it; PyTorch's ``scaled_dot_product_attention`` kept FlashAttention-2 first on H100 (cuDNN made opt-in after the
+2.5 release: pytorch/pytorch#138522; nightly 2.6.0.dev20241204 measured at 329 against cuDNN's 631 TFLOP/s,
+pytorch/pytorch#142132), so torchtitan runs FlashAttention-2."""
+
+CUDNN_HOPPER = FA2_HOPPER * CUDNN_OVER_FA2
+"""cuDNN's fused attention on Hopper parts: :data:`FA2_HOPPER` times :data:`CUDNN_OVER_FA2`."""
+
 POWER_CAPPED_H100 = (835e12 + 989e12) / 2
 """Dense BF16 peak taken for the 500 W, 96 GB HBM2e H100 of Meta's Grand Teton servers, on which
 torchtitan's published benchmarks ran. No datasheet exists for that part; torchtitan's benchmark notes
@@ -290,13 +324,13 @@ DEVICES: dict[str, Device] = Catalogue("device", {
     # dense; NVLink 4 (900 GB/s); 132 SMs; 700 W. nvidia-smi reports 81559MiB for "NVIDIA H100 80GB HBM3".
     "h100-sxm-80gb": Device("H100-SXM-80GB", 81559 * MiB, 989e12, intra="nvlink4", inter="ib-ndr",
                             hbm_bandwidth=3.35e12, sms=132, gemm_efficiency=_GEMM["h100"],
-                            memory_efficiency=_HBM_SHARE, fp8_flops=1979e12, fp8_efficiency=_FP8["h100"], attention_efficiency=FA2_HOPPER,
+                            memory_efficiency=_HBM_SHARE, fp8_flops=1979e12, fp8_efficiency=_FP8["h100"], attention_efficiency=FA2_HOPPER, cudnn_attention_efficiency=CUDNN_HOPPER,
                             source=f"{_H100}: SXM5 80 GB HBM3, 3.35 TB/s, 989 BF16 / 1,979 FP8 TFLOPS dense, 700 W; "
                                    "DGX H100 User Guide; nvidia-smi 81559 MiB: modal-labs/modal-client PR #2797"),
     # H100 PCIe: 114 SMs at a lower clock, 756 BF16 / 1,513 FP8 dense, 80 GB HBM2e at 2.0 TB/s, 300-350 W.
     "h100-pcie-80gb": Device("H100-PCIe-80GB", 81559 * MiB, 756e12, intra="pcie5", inter="ib-ndr",
                              hbm_bandwidth=2.0e12, sms=114, gemm_efficiency=_GEMM["h100"],
-                             memory_efficiency=_HBM_SHARE, fp8_flops=1513e12, fp8_efficiency=_FP8["h100"], attention_efficiency=FA2_HOPPER,
+                             memory_efficiency=_HBM_SHARE, fp8_flops=1513e12, fp8_efficiency=_FP8["h100"], attention_efficiency=FA2_HOPPER, cudnn_attention_efficiency=CUDNN_HOPPER,
                              source=f"{_H100}: PCIe 80 GB HBM2e, 2.0 TB/s, 756 BF16 / 1,513 FP8 TFLOPS dense, "
                                     "300-350 W (NVIDIA product brief PB-11133-001: 350 W maximum); torchtitan "
                                     "tools/utils.py L168-169 (756e12); memory.total as the SXM5 (assumed)"),
@@ -304,7 +338,7 @@ DEVICES: dict[str, Device] = Catalogue("device", {
     # NVLink-bridged pairs, PCIe between pairs (PCIe 5.0 assumed for the node).
     "h100-nvl-94gb": Device("H100-NVL-94GB", 94 * 10**9, 835e12, intra="pcie5", inter="ib-ndr",
                             hbm_bandwidth=3.9e12, sms=132, gemm_efficiency=_GEMM["h100"],
-                            memory_efficiency=_HBM_SHARE, fp8_flops=1670e12, fp8_efficiency=_FP8["h100"], attention_efficiency=FA2_HOPPER,
+                            memory_efficiency=_HBM_SHARE, fp8_flops=1670e12, fp8_efficiency=_FP8["h100"], attention_efficiency=FA2_HOPPER, cudnn_attention_efficiency=CUDNN_HOPPER,
                             source="torchtitan tools/utils.py L166-167 @b5bcd76 (835e12 BF16); 94 GB HBM3, "
                                    "3.9 TB/s, 350-400 W (third-party spec pages); FP8 taken as 2 x BF16 as on "
                                    "every Hopper part; memory.total taken as 94e9 bytes (assumed)"),
@@ -312,7 +346,7 @@ DEVICES: dict[str, Device] = Catalogue("device", {
     "h100-hbm2e-96gb": Device("H100-HBM2e-96GB-500W", 95 * GiB, POWER_CAPPED_H100, intra="nvlink4", inter="ib-ndr",
                               hbm_bandwidth=2.4e12, sms=132, gemm_efficiency=_GEMM["h100"],
                               memory_efficiency=_HBM_SHARE, fp8_flops=2 * POWER_CAPPED_H100,
-                              fp8_efficiency=_FP8["h100"], attention_efficiency=FA2_HOPPER,
+                              fp8_efficiency=_FP8["h100"], attention_efficiency=FA2_HOPPER, cudnn_attention_efficiency=CUDNN_HOPPER,
                               source="torchtitan benchmarks/llama3_h100_202412_torchtitan.md @b5bcd76: Grand Teton, "
                                      "8 x H100 per host, NVLink, 96 GB HBM2e at 2.4 TB/s, 500 W power limit, "
                                      "400 Gb/s RDMA per GPU; docs/performance.md @877991a: 95 GB (memory.total "
@@ -320,7 +354,7 @@ DEVICES: dict[str, Device] = Catalogue("device", {
     # H800 SXM: H100 SXM compute and memory, NVLink cut to 400 GB/s total (200 each way).
     "h800-sxm-80gb": Device("H800-SXM-80GB", 81559 * MiB, 989e12, intra="nvlink4-h800", inter="ib-ndr",
                             hbm_bandwidth=3.35e12, sms=132, gemm_efficiency=_GEMM["h100"],
-                            memory_efficiency=_HBM_SHARE, fp8_flops=1979e12, fp8_efficiency=_FP8["h100"], attention_efficiency=FA2_HOPPER,
+                            memory_efficiency=_HBM_SHARE, fp8_flops=1979e12, fp8_efficiency=_FP8["h100"], attention_efficiency=FA2_HOPPER, cudnn_attention_efficiency=CUDNN_HOPPER,
                             source="H100 SXM5 compute, 80 GB HBM3 at 3.35 TB/s, NVLink 400 GB/s total (third-party "
                                    "comparisons: philisun.com H800 vs H100; no NVIDIA datasheet found); NCCL "
                                    "issue #1374 (H800 all-reduce 215 GB/s bus bandwidth); memory.total as the H100 "
@@ -328,7 +362,7 @@ DEVICES: dict[str, Device] = Catalogue("device", {
     # H20: 148 BF16 / 296 FP8 dense, 96 GB HBM3 at 4.0 TB/s, NVLink 900 GB/s, 400 W; 78 SMs.
     "h20-96gb": Device("H20-96GB", 97871 * MiB, 148e12, intra="nvlink4", inter="ib-ndr", hbm_bandwidth=4.0e12,
                        sms=78, gemm_efficiency=_GEMM["h100"], memory_efficiency=_HBM_SHARE, fp8_flops=296e12,
-                       fp8_efficiency=_FP8["h100"], attention_efficiency=FA2_HOPPER,
+                       fp8_efficiency=_FP8["h100"], attention_efficiency=FA2_HOPPER, cudnn_attention_efficiency=CUDNN_HOPPER,
                        source="torchtitan tools/utils.py L175-183 @b5bcd76 (148e12 BF16, citing Tom's Hardware); "
                               "96 GB HBM3, 4.0 TB/s, 296 FP8, 400 W, NVLink 900 GB/s (third-party spec page "
                               "willitrunai.com); 78 SMs and memory.total 97871 MiB assumed"),
@@ -337,7 +371,7 @@ DEVICES: dict[str, Device] = Catalogue("device", {
     # public, none of which could be tied to a citable page.
     "h200-141gb": Device("H200-141GB", 143771 * MiB, 989e12, intra="nvlink4", inter="ib-ndr", hbm_bandwidth=4.8e12,
                          sms=132, gemm_efficiency=_GEMM["h100"], memory_efficiency=_HBM_SHARE, fp8_flops=1979e12,
-                         fp8_efficiency=_FP8["h100"], attention_efficiency=FA2_HOPPER,
+                         fp8_efficiency=_FP8["h100"], attention_efficiency=FA2_HOPPER, cudnn_attention_efficiency=CUDNN_HOPPER,
                          source="NVIDIA H200 Tensor Core GPU datasheet (SXM): 141 GB HBM3e, 4.8 TB/s, 989 BF16 / "
                                 "1,979 FP8 dense; DGX H200 User Guide; nvidia-smi 143771 MiB assumed (no citable "
                                 "nvidia-smi output found)"),

@@ -352,7 +352,7 @@ def layer_and_head_times(model, b, s, device, tp, cp, ep, sp, recompute, attenti
     gemms = layer_gemms(model, tokens, tp, ep)
     g_fwd = sum(_gemm_seconds(g, device, fp8) for g in gemms)
     g_bwd = sum(_gemm_seconds(d, device, fp8) for g in gemms for d in g.backward)
-    a_fwd, a_bwd = _attention(model, b, s, cp, tp, device, attention)
+    a_fwd, a_bwd = _attention(model, b, s, cp, tp, device, attention, "cudnn_attention" in fused)
     rate = device.memory_rate
     m_fwd = _elementwise_bytes(model, tokens, s, tp, sp, attention, fused) / rate
     cast_bwd = 0.0
@@ -437,14 +437,17 @@ def weight_pieces(model, micro_batch: int, seq_len: int, device: Device, tp: int
     return tuple(out)
 
 
-def _attention(model, b: int, s: int, cp: int, tp: int, device: Device, attention: str) -> tuple[float, float]:
-    # Forward and backward seconds of the attention core (QK^T and the weighted sum over V) of one layer.
+def _attention(model, b: int, s: int, cp: int, tp: int, device: Device, attention: str,
+               cudnn: bool = False) -> tuple[float, float]:
+    # Forward and backward seconds of the attention core (QK^T and the weighted sum over V) of one layer;
+    # ``cudnn``: the stack runs cuDNN's fused kernel where the device has a rate for it.
     heads = max(1, model.heads // tp)
     q = s // cp
     d = model.head_dim
     if attention == "flash":
         flops = 4.0 * b * heads * q * s * d
-        rate = device.peak_flops * (device.attention_efficiency or device.gemm_efficiency * FLASH_SHARE)
+        share = (cudnn and device.cudnn_attention_efficiency) or device.attention_efficiency
+        rate = device.peak_flops * (share or device.gemm_efficiency * FLASH_SHARE)
         return flops / rate, 2 * flops / rate
     batch = b * heads
     fwd = gemm_time(q, s, d, device, batch) + gemm_time(q, d, s, device, batch)

@@ -54,7 +54,7 @@ EXEC_MODES = ("eager", "compile", "te")
 pointwise ops and reductions into generated kernels), or Transformer Engine modules (fused
 norm+GEMM, fused attention, fused activations)."""
 
-FUSIBLE_OPS = ("attention", "rmsnorm", "swiglu", "rope", "cross_entropy", "fp8_cast")
+FUSIBLE_OPS = ("attention", "cudnn_attention", "rmsnorm", "swiglu", "rope", "cross_entropy", "fp8_cast")
 """The memory-bound operators of a Llama-style layer that a stack may run as one fused kernel
 (``fp8_cast``: the scaling and cast of a GEMM input to FP8 fused into the op that produces it);
 :data:`parallelsel.core.kernels.FUSED_BYTES` gives the bytes each moves fused and unfused."""
@@ -192,7 +192,7 @@ STACKS: dict[str, Stack] = Catalogue("stack", {
         overlap_grad_reduce=(), overlap_param_gather=(), overlap_tp_comm=False, tp_overlap=True,
         tp_overlap_needs=("sp",), schedules=("1f1b", "interleaved"), recompute=("none", "full", "selective"),
         pp_zero=(0, 1), pp_fsdp_reshard=None, modes=("te",),
-        fused={"te": ("attention", "rmsnorm", "swiglu", "rope", "fp8_cast")}),
+        fused={"te": ("attention", "cudnn_attention", "rmsnorm", "swiglu", "rope", "fp8_cast")}),
     "torchtitan": Stack(
         key="torchtitan", name="torchtitan", version="0.2.2",
         source=(f"{_TITAN}: torchtitan/config/configs.py L94-100 (mixed_precision_param bf16, mixed_precision_reduce "
@@ -239,7 +239,8 @@ STACKS: dict[str, Stack] = Catalogue("stack", {
 """The three stacks, keyed as ``Workload(stack=...)`` names them. Fused-operator sets are defaults: eager
 PyTorch fuses attention only (``scaled_dot_product_attention``); ``torch.compile`` also fuses the
 pointwise chains (norm, activation, rotary, and torchtitan's compiled loss); Megatron-Core with
-Transformer Engine fuses norm into the next GEMM, attention, SwiGLU and RoPE (Megatron-LM's
+Transformer Engine fuses norm into the next GEMM, attention (cuDNN's kernel where the part has it:
+``cudnn_attention``, :data:`parallelsel.core.hardware.CUDNN_OVER_FA2`), SwiGLU and RoPE (Megatron-LM's
 ``bias_swiglu_fusion`` and ``apply_rope_fusion`` default on; ``cross_entropy_loss_fusion`` off)."""
 
 DEFAULT_STACK = "megatron-core"

@@ -7,6 +7,8 @@ The 14 Megatron-LM runs of :data:`parallelsel.course.references.MEASURED_RUNS` (
   per-GPU teraFLOP/s of GPT models from 1.7B to 462B on 48 to 6,144 H100s, vocabulary 131,072, sequence
   4,096, with ``--overlap-grad-reduce --overlap-param-gather --tp-comm-overlap`` (the README's words).
   The table gives TP, PP, DP and the global batch; what it does not give is named in :data:`MEGATRON_ASSUMED`.
+* Megatron-Bridge's performance summary (NeMo containers 25.11 and 26.02): Llama 3 8B / 70B and Llama 3.1 405B
+  on 8 to 1,024 H100s in FP8, tokens per second per GPU (:data:`MEGATRON_BRIDGE_H100`).
 * torchtitan's benchmarks (pytorch/torchtitan @b5bcd76): ``benchmarks/llama3_h100_202412_torchtitan.md``
   (Llama 3.1 8B/70B/405B on the 500 W, 96 GB HBM2e H100 of Grand Teton, eager / compiled / Float8, tokens
   per second per GPU and peak memory), ``benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md`` (vanilla-TP
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["MEGATRON_ASSUMED", "MEGATRON_H100", "STACK_RUNS", "StackRun", "TORCHTITAN_RUNS", "megatron_flops"]
+__all__ = ["MEGATRON_ASSUMED", "MEGATRON_BRIDGE_H100", "MEGATRON_H100", "STACK_RUNS", "StackRun", "TORCHTITAN_RUNS", "megatron_flops"]
 
 
 @dataclass(frozen=True)
@@ -166,7 +168,42 @@ TORCHTITAN_RUNS = (
 )
 """torchtitan's published measured runs with the plan each states (FSDP2 over all GPUs unless TP is named)."""
 
-STACK_RUNS = MEGATRON_H100 + TORCHTITAN_RUNS
+_MB = ("NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md @{commit} (NeMo container {container}), DGX-H100 "
+       "pre-training table: tokens/s/GPU, sequence 8192, micro-batch 1; recipe of the perf scripts at release branch "
+       "{branch}: FP8 current scaling with fp8_param_gather=True, grad_reduce_in_fp32=False, distributed optimizer, "
+       "overlap_grad_reduce and overlap_param_gather, no recomputation, TP communication overlap with sequence "
+       "parallelism (scripts/performance/utils/helpers.py get_precision_config, configs/llama3*/"
+       "workload_base_configs.py)")
+_MB_2511 = _MB.format(commit="97ad8cc", container="25.11", branch="r0.2.0 @0465189")
+_MB_2602 = _MB.format(commit="067f987 (archive)", container="26.02", branch="r0.3.0 @8301abf")
+_MB_RECIPE = "fp8-params-bf16grad"
+_SPLIT_405B = (15,) + (16,) * 6 + (15,)   # llama31_405b.py: account_for_embedding/loss_in_pipeline_split=True
+
+
+def _mb(label, model, gpus, plan, batch, value, source):
+    return StackRun(label, "megatron-core", model, "h100-sxm-80gb", gpus, plan, batch, 8192, "tokens", value, source,
+                    _MB_RECIPE)
+
+
+def _mcore(dp, tp, pp, vp, cp=1, split=None):
+    return dict(dp=dp, tp=tp, pp=pp, cp=cp, zero=1, micro_batch=1, sp=True, tp_overlap=True, schedule="interleaved",
+                chunks=vp, stage_layers=split)
+
+
+MEGATRON_BRIDGE_H100 = (
+    _mb("Megatron-Bridge Llama3 70B (64 H100, FP8)", "llama3-70b", 64, _mcore(2, 4, 8, 5), 128, 1602, _MB_2511),
+    _mb("Megatron-Bridge Llama3.1 405B (1024 H100, FP8)", "llama3-405b", 1024, _mcore(8, 8, 8, 8, 2, _SPLIT_405B), 512,
+        292, _MB_2511),
+    _mb("Megatron-Bridge Llama3.1 405B (1024 H100, FP8, GBS 1536)", "llama3-405b", 1024,
+        _mcore(8, 8, 8, 8, 2, _SPLIT_405B), 1536, 311, _MB_2602),
+    # Megatron-FSDP (use_megatron_fsdp, data_parallel_sharding_strategy "optim_grads_params": ZeRO-3 over the 8 GPUs).
+    _mb("Megatron-Bridge Llama3 8B (8 H100, FP8, Megatron-FSDP)", "llama3-8b", 8, dict(dp=8, zero=3, micro_batch=1),
+        128, 14451, _MB_2511),
+)
+"""Megatron-Bridge's published DGX-H100 pre-training rows for dense Llama models with the plan and recipe the
+perf scripts of the matching release set (the pages print the plan; the release branch holds the recipe)."""
+
+STACK_RUNS = MEGATRON_H100 + MEGATRON_BRIDGE_H100 + TORCHTITAN_RUNS
 """Every stack run of the validation page beside the 14 Megatron-LM A100 runs."""
 
 

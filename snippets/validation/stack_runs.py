@@ -1,4 +1,4 @@
-# Step time and memory beside each stack's own measured runs: Megatron-LM's README H100 table and torchtitan's
+# Step time and memory beside each stack's own measured runs: Megatron-LM's README H100 table, Megatron-Bridge's FP8 rows and torchtitan's
 # benchmarks (H100 500 W, H200, A100), each with the plan its source states, with one set of device constants.
 from parallelsel.course.measured import compare_all, compare_stack
 from parallelsel.course.references import MEASURED_RUNS
@@ -34,7 +34,7 @@ print(markdown_table(
 
 old = compare_all(MEASURED_RUNS)
 groups = {"Megatron-LM（A100，论文 14 行）": [c.error for c in old],
-          "Megatron-Core（H100，README 表）": [c.error for c in rows if c.run.stack == "megatron-core"],
+          "Megatron-Core（H100：README 表与 Megatron-Bridge）": [c.error for c in rows if c.run.stack == "megatron-core"],
           "torchtitan（H100 / H200 / A100）": [c.error for c in rows if c.run.stack == "torchtitan"]}
 groups["全部"] = [e for errs in groups.values() for e in errs]
 print("\n**按框架分组的误差**（吞吐，预测 / 公布 − 1）\n")
