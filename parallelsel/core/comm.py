@@ -30,7 +30,7 @@ from .memory import candidate_stages, fsdp_units, layer_shape, layers_on, stage_
 from .stacks import STACKS, effective_zero, sp_layout_copies, wire_bytes
 from .kernels import layer_gemms
 from .placement import group_link
-from .plan import tp_overlap_on
+from .plan import p2p_overlap_on, tp_overlap_on
 
 __all__ = ["DDP_BUCKET_BYTES", "OPS", "Traffic", "bus_factor", "collective_time", "traffic"]
 
@@ -156,6 +156,7 @@ class _Step(NamedTuple):
     recipe: object
     stack: object  # stacks.Stack: the dtypes its collectives run in
     overlap_tp: bool  # TP collectives overlap GEMMs (plan.tp_overlap_on)
+    overlap_p2p: bool  # the pipeline's sends overlap compute (plan.p2p_overlap_on)
     plan: object
     cluster: Cluster
     shape: object  # memory.layer_shape(model)
@@ -190,20 +191,22 @@ def traffic(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
     collectives of the embedding and loss, the all-reduce of tied embeddings between first and last
     stage, optimizer-step time.
     """
-    sh = layer_shape(workload.model)
-    step = _Step(workload.model, workload.recipe, STACKS[workload.stack], tp_overlap_on(workload, plan), plan, cluster, sh,
-                 max(1, plan.microbatches(workload)),
-                 plan.micro_batch * (workload.seq_len // plan.cp), max(plan.layers_per_stage(sh.layers)), plan.gpus)
+    step = _step(workload, plan, cluster)
     return tuple(item for items in (_dp_items, _tp_items, _pp_items, _cp_items, _ep_items) for item in items(step))
 
 
-def critical_items(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
-    """The collectives of :func:`traffic` that sit on the critical path (TP, PP, CP, EP; never overlapped),
-    without computing the DP/ZeRO ones: what the search's lower bound adds to a plan's compute."""
+def _step(workload, plan, cluster: Cluster) -> _Step:
     sh = layer_shape(workload.model)
-    step = _Step(workload.model, workload.recipe, STACKS[workload.stack], tp_overlap_on(workload, plan), plan, cluster,
-                 sh, max(1, plan.microbatches(workload)), plan.micro_batch * (workload.seq_len // plan.cp),
-                 max(plan.layers_per_stage(sh.layers)), plan.gpus)
+    return _Step(workload.model, workload.recipe, STACKS[workload.stack], tp_overlap_on(workload, plan),
+                 p2p_overlap_on(workload, plan), plan, cluster, sh, max(1, plan.microbatches(workload)),
+                 plan.micro_batch * (workload.seq_len // plan.cp), max(plan.layers_per_stage(sh.layers)), plan.gpus)
+
+
+def critical_items(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
+    """The collectives of :func:`traffic` that sit on the critical path (TP, PP, CP, EP; the pipeline's p2p
+    is overlappable where the stack overlaps the schedule's sends, ``Stack.overlap_pp_p2p``),
+    without computing the DP/ZeRO ones: what the search's lower bound adds to a plan's compute."""
+    step = _step(workload, plan, cluster)
     return tuple(item for items in (_tp_items, _pp_items, _cp_items, _ep_items) for item in items(step))
 
 
@@ -377,14 +380,15 @@ def _tp_hidden(st: _Step, x: float, link: Link) -> tuple[float, float]:
 def _pp_items(st: _Step) -> list[Traffic]:
     """Pipeline parallel: per micro-batch and model chunk, a p2p send of b·s·h activations forward and
     of their gradient backward (Narayanan et al. 2021 §2.2); with TP the scatter/gather optimisation
-    (§4.1) sends 1/tp of it over each rank's link. On the critical path; the link is the one between
-    the farthest-apart adjacent stages."""
+    (§4.1) sends 1/tp of it over each rank's link. On the critical path, unless the stack overlaps the
+    schedule's sends with compute (``Stack.overlap_pp_p2p``: Megatron-Core's interleaved schedule); the
+    link is the one between the farthest-apart adjacent stages."""
     plan = st.plan
     if plan.pp <= 1:
         return []
     x = st.tokens * st.shape.hidden * st.recipe.activation / plan.tp
     link = _link(st.cluster, st.ranks, plan.pp, plan.tp * plan.cp * plan.dp, ring=False)
-    return [_item("PP", "p2p", x, 2 * st.m * plan.chunks, 2, link, False, "forward")]
+    return [_item("PP", "p2p", x, 2 * st.m * plan.chunks, 2, link, st.overlap_p2p, "forward")]
 
 
 def _cp_items(st: _Step) -> list[Traffic]:

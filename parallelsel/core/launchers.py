@@ -314,6 +314,8 @@ def _megatron(workload: Workload, plan: Plan) -> dict:
         o["--decoder-first-pipeline-num-layers"], o["--decoder-last-pipeline-num-layers"] = ends[0], ends[2]
     if plan.pp > 1 and plan.schedule == "interleaved" and plan.chunks > 1:
         o["--num-layers-per-virtual-pipeline-stage"] = m.layers // (plan.pp * plan.chunks)
+        if plan.p2p_overlap is False:
+            o["--no-overlap-p2p-communication"] = True  # on by default with the interleaved schedule
     if plan.cp > 1:
         o["--context-parallel-size"] = plan.cp
     if plan.ep > 1:
@@ -643,6 +645,8 @@ def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchCo
                   "sp": bool(g("--sequence-parallel")) and tp > 1}
     if g("--tp-comm-overlap"):
         plan["tp_overlap"] = True
+    if g("--no-overlap-p2p-communication") and pp > 1:
+        plan["p2p_overlap"] = False
     if world is not None:
         if world % (tp * pp * cp):
             _bad("world size", world, f"must be divisible by TP x PP x CP = {tp * pp * cp}")

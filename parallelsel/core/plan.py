@@ -21,7 +21,7 @@ from .hardware import MAX_GPUS, Cluster
 from .model import ATTENTION, MODELS, RECOMPUTE, SHAPE_LIMITS, Transformer
 from .reasons import Reason
 from .recipe import Recipe
-from .stacks import DEFAULT_STACK, STACKS
+from .stacks import DEFAULT_STACK, P2P_OVERLAP_SCHEDULES, STACKS
 
 SCHEDULES = ("gpipe", "1f1b", "interleaved", "zb-h1")
 """Pipeline schedules a Plan may name (the one list; :mod:`parallelsel.core.pipeline` simulates more kinds)."""
@@ -134,6 +134,11 @@ class Plan:
     (Transformer Engine userbuffers; needs ``sp``), torchtitan's async TP (needs ``compile``);
     None takes the workload's stack default (off on all three: ``Stack.overlap_tp_comm``). Priced by
     :func:`parallelsel.core.comm.traffic` from the GEMM each collective hides under.
+    ``p2p_overlap``: the pipeline's stage-to-stage sends overlap the next chunk's compute instead of sitting
+    on the critical path -- Megatron-LM's ``overlap_p2p_comm``, on by default with the interleaved schedule
+    since 2023-10 (``--no-overlap-p2p-communication`` turns it off); None takes the stack default for the
+    plan's schedule (``Stack.overlap_pp_p2p``). False where no stack overlaps (no pipeline, or a schedule
+    outside :data:`parallelsel.core.stacks.P2P_OVERLAP_SCHEDULES`) is stored as None, the same setting.
 
     ``stage_layers``: an uneven pipeline split, the transformer layers of each pipeline rank in stage
     order (``pp`` entries summing to the model's layers; with ``chunks`` > 1 each rank's layers are
@@ -163,6 +168,7 @@ class Plan:
     recompute_layers: int | None = None
     tp_overlap: bool | None = None
     stage_layers: tuple[int, ...] | None = None
+    p2p_overlap: bool | None = None
 
     def __post_init__(self):
         # Fast enough for the search to build every plan it tries through here (about 2 µs).
@@ -201,6 +207,10 @@ class Plan:
                                        f"layer AC is full AC), got recompute={self.recompute!r}")
         if self.tp_overlap is not None:
             store(self, "tp_overlap", flag("tp_overlap", self.tp_overlap))
+        if self.p2p_overlap is not None:
+            store(self, "p2p_overlap", flag("p2p_overlap", self.p2p_overlap))
+            if not self.p2p_overlap and (self.pp == 1 or self.schedule not in P2P_OVERLAP_SCHEDULES):
+                store(self, "p2p_overlap", None)   # no stack overlaps these sends: off is the only setting
         if self.stage_layers is not None:
             self._check_stage_layers()
 
@@ -299,6 +309,8 @@ def label_parts(p: Mapping) -> list[tuple[str, str]]:
         parts.append(("ep", f"EP{p['ep']}"))
     if p.get("tp_overlap") and p["tp"] > 1:
         parts.append(("tp_overlap", "tp-overlap"))
+    if p.get("p2p_overlap") is not None and p["pp"] > 1:
+        parts.append(("p2p_overlap", "p2p-overlap" if p["p2p_overlap"] else "no-p2p-overlap"))
     parts.append(("micro_batch", f"mb{p['micro_batch']}"))
     if p.get("recompute", "none") != "none":
         parts.append(("recompute", p["recompute"]))
@@ -590,6 +602,25 @@ def tp_overlap_on(workload: Workload, plan: Plan) -> bool:
     return bool(on) and plan.tp > 1
 
 
+def p2p_overlap_on(workload: Workload, plan: Plan) -> bool:
+    """Whether ``plan``'s pipeline sends overlap compute: ``plan.p2p_overlap``, or the stack's default for the
+    plan's schedule when None."""
+    if plan.pp == 1:
+        return False
+    if plan.p2p_overlap is None:
+        return plan.schedule in STACKS[workload.stack].overlap_pp_p2p
+    return plan.p2p_overlap
+
+
+def p2p_overlap_violations(workload: Workload, plan: Plan) -> list[Reason]:
+    """Overlapped pipeline sends where the stack offers them: Megatron-Core only with the interleaved schedule
+    (``megatron/training/arguments.py`` L1010-1012 @d98e8a6 turns it off for the others)."""
+    st = STACKS[workload.stack]
+    if plan.p2p_overlap and plan.pp > 1 and plan.schedule not in st.overlap_pp_p2p:
+        return [Reason("p2p_overlap_not_offered", {"stack": st.key, "schedule": plan.schedule})]
+    return []
+
+
 def tp_overlap_violations(workload: Workload, plan: Plan) -> list[Reason]:
     """TP overlap as the workload's stack offers it: Megatron-Core's ``--tp-comm-overlap`` asserts
     sequence parallelism (``megatron/training/arguments.py`` L1441-1442); torchtitan's async TP
@@ -615,7 +646,7 @@ def constraint_violations(workload: Workload, plan: Plan, cluster: Cluster | Non
     The rules (each written once, above): the cluster's GPU count, heads, KV groups (GQA) and FFN
     width over TP, layers over PP x virtual chunks, the global batch into dp x micro_batch x
     micro-batches (and micro-batches over PP when interleaved), the sequence over 2 x CP, experts over EP,
-    and a recomputation policy and TP overlap as the stack offers them.
+    and a recomputation policy, TP overlap and pipeline-send overlap as the stack offers them.
 
     >>> import parallelsel as ps
     >>> bad = constraint_violations(ps.Workload(ps.MODELS["gpt3-175b"], global_batch=8), ps.Plan(dp=16, tp=7))
@@ -627,7 +658,8 @@ def constraint_violations(workload: Workload, plan: Plan, cluster: Cluster | Non
             + pp_violations(m, plan.pp, plan.chunks, plan.stage_layers)
             + batch_violations(workload.global_batch, plan.dp, plan.micro_batch, plan.schedule, plan.pp)
             + cp_violations(workload.seq_len, plan.cp) + ep_violations(m, plan.ep)
-            + recompute_violations(workload, plan) + tp_overlap_violations(workload, plan))
+            + recompute_violations(workload, plan) + tp_overlap_violations(workload, plan)
+            + p2p_overlap_violations(workload, plan))
 
 
 _PLAN_PARTS = (
@@ -638,6 +670,8 @@ _PLAN_PARTS = (
     (r"no-reshard|shard_grad_op", lambda g: {"reshard_after_forward": False}),
     (r"no[_-]sync", lambda g: {"no_sync": True}),
     (r"tp[_-]overlap", lambda g: {"tp_overlap": True}),
+    (r"no[_-]p2p[_-]overlap", lambda g: {"p2p_overlap": False}),
+    (r"p2p[_-]overlap", lambda g: {"p2p_overlap": True}),
     (r"mb(\d+)", lambda g: {"micro_batch": int(g[0])}),
     (r"rl(\d+)", lambda g: {"recompute_layers": int(g[0])}),
     (r"l(\d+(?:x\d+)?(?:/\d+(?:x\d+)?)*)", lambda g: {"stage_layers": _read_runs(g[0])}),

@@ -48,7 +48,7 @@ from functools import cached_property, lru_cache
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
-from ._check import ParallelselError, positive_int
+from ._check import ParallelselError, flag, positive_int
 from .estimate import Estimate, estimate, schedule_bubble_overhead
 from .comm import critical_items
 from .kernels import compute_time, layer_and_head_times
@@ -57,8 +57,8 @@ from .memory import DEFAULT_HEADROOM, breakdown, budget, check_headroom, states_
 from .model import RECOMPUTE
 from .placement import group_reasons
 from .plan import (MICRO_BATCHES, SCHEDULES, Plan, Workload, balanced_stage_layers, batch_violations, constraint_violations,
-                   cp_violations, divisors, ep_violations, megatron_split, pp_violations, stage_layer_counts,
-                   tp_violations)
+                   cp_violations, divisors, ep_violations, megatron_split, p2p_overlap_on, pp_violations,
+                   stage_layer_counts, tp_violations)
 from .reasons import Reason
 from .stacks import STACKS, pp_zero_reason, stack_fused
 
@@ -72,10 +72,10 @@ def stack_recomputes(workload: Workload) -> tuple[str, ...]:
     """The recomputation policies the workload's stack offers (:data:`parallelsel.core.stacks.STACKS`), lightest first."""
     offered = STACKS[workload.stack].recompute
     return tuple(r for r in RECOMPUTES if r in offered)
-TIE = 0.057
+TIE = 0.053
 """Step times within this relative difference count as a tie: the step-time model's mean absolute
 throughput error over every measured run of the validation page -- the 14 published Megatron-LM A100
-runs, Megatron-Core's 9 H100 README rows, Megatron-Bridge's 4 FP8 H100 rows and torchtitan's 22 benchmark rows (5.6%;
+runs, Megatron-Core's 9 H100 README rows, Megatron-Bridge's 4 FP8 H100 rows and torchtitan's 22 benchmark rows (5.2%;
 tests/test_step_time.py checks it is not below the measured error). A plan faster by less than that is
 not known to be faster."""
 
@@ -90,7 +90,7 @@ EXCLUSIONS = ("tp_exceeds_heads", "heads_not_divisible", "kv_heads_not_divisible
 ``SearchResult.top``, not in the key)."""
 
 _FIXABLE = ("dp", "tp", "pp", "zero", "micro_batch", "recompute", "sp", "schedule", "chunks", "ep", "shard", "cp",
-            "stage_layers")
+            "stage_layers", "p2p_overlap")
 
 CP_DEGREES = (2, 4, 8, 16, 32)
 """Context-parallel degrees the search tries, for every sequence length they split (``seq_len`` a multiple of
@@ -176,7 +176,7 @@ def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
             raise ParallelselError(f"fixed[{k!r}]: unknown plan field; allowed: {', '.join(_FIXABLE)}")
     # Let Plan validate the values themselves (types, ranges, schedule names), and keep its normalised values.
     # The probe's DP group must hold the pinned EP and shard groups (a pinned ep=8 needs dp >= 8).
-    free = ("chunks", "schedule", "dp")
+    free = ("chunks", "schedule", "dp", "p2p_overlap")  # (a probe without a pipeline would drop p2p_overlap)
     probe_kw = {k: v for k, v in fixed.items() if k not in free}
     for k in ("ep", "shard"):
         if k in probe_kw:
@@ -191,6 +191,11 @@ def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
         if sum(fixed["stage_layers"]) != workload.model.layers:
             raise ParallelselError(f"stage_layers={fixed['stage_layers']}: must add up to the {workload.model.layers} "
                                    f"layers of {workload.model.name}")
+    if "p2p_overlap" in fixed and fixed["p2p_overlap"] is not None:
+        fixed["p2p_overlap"] = flag("fixed['p2p_overlap']", fixed["p2p_overlap"])
+    if fixed.get("p2p_overlap"):
+        raise ParallelselError("fixed['p2p_overlap']=True: only False can be pinned (overlapped pipeline sends are "
+                               "the stack's default where it offers them: Stack.overlap_pp_p2p)")
     if "dp" in fixed:
         fixed["dp"] = positive_int("dp", fixed["dp"])
     if "chunks" in fixed:
@@ -489,7 +494,7 @@ def _rank_times(model, device, s, attention, tp, cp, pp, split, b, rc, sp, ep, f
 
 def _comm_terms(space: _Space, plan: Plan) -> tuple[float, float, float]:
     """The critical-path communication of ``plan`` that a step cannot hide (TP, CP, EP and the pipeline's
-    p2p, never overlapped: :mod:`parallelsel.core.comm`), as (exposed seconds, the part of it the bubble
+    p2p, never overlapped but where the stack overlaps a schedule's p2p: :mod:`parallelsel.core.comm`), as (exposed seconds, the part of it the bubble
     stretches, the pipeline's p2p per chunk). It leaves out terms of
     :func:`parallelsel.core.estimate.estimate`'s total that are never negative (overlappable DP/ZeRO
     traffic, the optimizer step), so compute + bubble + these is a step time no plan beats. TP, CP and EP
@@ -544,12 +549,17 @@ def _search_group(space: _Space, tally: _Tally, g: _Group) -> None:
                 continue
             for sp in sps:
                 base = {"dp": g.dp, "tp": g.tp, "pp": g.pp, "sp": sp, "schedule": sched, "chunks": chunks,
-                        "ep": ep, "cp": g.cp, "stage_layers": g.split}
+                        "ep": ep, "cp": g.cp, "stage_layers": g.split, "p2p_overlap": space.fixed.get("p2p_overlap")}
                 _search_micro(space, tally, base, zs, mbs, rcs, cands, g.memo)
     for lb, plan in sorted(cands, key=lambda c: c[0]):
         if lb > tally.bound():
             continue  # fits, cannot reach the top N: counted under ranked_below_top
         tally.add(estimate(w, plan, space.cluster, headroom=space.headroom))
+
+
+def _p2p_hidden(workload: Workload, base: dict) -> bool:
+    """Whether the pipeline sends of the plans built from ``base`` overlap compute (the bound then leaves them out)."""
+    return p2p_overlap_on(workload, Plan(**base))
 
 
 def _search_micro(space: _Space, tally: _Tally, base: dict, zs, mbs, rcs, cands: list, memo: dict) -> None:
@@ -607,7 +617,7 @@ def _search_micro(space: _Space, tally: _Tally, base: dict, zs, mbs, rcs, cands:
                     probe = Plan(micro_batch=b, recompute=rc, zero=live[0][0], shard=live[0][1], **base)
                     comm = memo[("comm",) + key] = _comm_terms(space, probe)
                 exposed, critical, per_chunk = comm
-                lb += exposed + per_chunk * chunks + bub * critical
+                lb += exposed + bub * critical + (0.0 if _p2p_hidden(w, base) else per_chunk * chunks)
                 if lb > bound:
                     tally.excluded["bound_exceeds_best"] += len(live)
                     continue

@@ -35,7 +35,8 @@ from types import MappingProxyType
 from ._check import Catalogue, ParallelselError, choice
 from .reasons import Reason
 
-__all__ = ["COMPILE_SCOPES", "DEFAULT_STACK", "DTYPE_BYTES", "EXEC_MODES", "FUSIBLE_OPS", "STACKS", "Stack",
+__all__ = ["COMPILE_SCOPES", "DEFAULT_STACK", "DTYPE_BYTES", "EXEC_MODES", "FUSIBLE_OPS", "P2P_OVERLAP_SCHEDULES",
+           "STACKS", "Stack",
            "effective_zero", "pp_zero_reason", "pp_zero_stack", "sp_layout_copies", "stack_fused", "stack_of",
            "state_shards", "wire_bytes"]
 
@@ -53,6 +54,11 @@ EXEC_MODES = ("eager", "compile", "te")
 """How a stack runs the model's operators: PyTorch eager kernels, ``torch.compile`` (Inductor fuses
 pointwise ops and reductions into generated kernels), or Transformer Engine modules (fused
 norm+GEMM, fused attention, fused activations)."""
+
+P2P_OVERLAP_SCHEDULES = ("interleaved",)
+"""The pipeline schedules whose stage-to-stage sends a stack can overlap with compute: the interleaved one,
+where each send has another chunk's work to hide behind (Megatron-LM turns ``overlap_p2p_comm`` off for the
+others, ``megatron/training/arguments.py`` L1010-1012 @d98e8a6)."""
 
 FUSIBLE_OPS = ("attention", "cudnn_attention", "rmsnorm", "swiglu", "rope", "cross_entropy", "fp8_cast")
 """The memory-bound operators of a Llama-style layer that a stack may run as one fused kernel
@@ -83,7 +89,9 @@ class Stack:
       backward pass by default; ``overlap_param_gather``: the same for the parameter all-gather;
       ``overlap_tp_comm``: whether TP collectives overlap GEMMs by default; ``tp_overlap``: whether
       the stack offers TP overlap at all, and ``tp_overlap_needs`` what it requires
-      (``"sp"``: sequence parallelism, ``"compile"``: ``torch.compile``).
+      (``"sp"``: sequence parallelism, ``"compile"``: ``torch.compile``). ``overlap_pp_p2p``: the pipeline
+      schedules whose stage-to-stage sends overlap the next chunk's compute (posted asynchronously and waited
+      for only when the data is needed) instead of sitting on the critical path.
     * ``schedules``: the pipeline schedules offered (kinds of :func:`parallelsel.core.pipeline.schedule`);
       ``recompute``: the recomputation modes offered (``"none"``, ``"selective"``, ``"op"``, ``"full"``).
     * ``pp_zero``: ZeRO stages it runs together with PP; ``pp_fsdp_reshard``: with PP and FSDP,
@@ -131,6 +139,7 @@ class Stack:
     sp_gathered_inputs: bool = False
     loss_parallel: bool = False
     reduce_in_grad_buffer: bool = False
+    overlap_pp_p2p: tuple[str, ...] = ()
     zero3_live: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self):
@@ -146,6 +155,8 @@ class Stack:
         object.__setattr__(self, "fused", MappingProxyType(dict(self.fused)))
         object.__setattr__(self, "zero3_live", MappingProxyType(dict(self.zero3_live)))
         choice("seq_dim", self.seq_dim, (0, 1))
+        for s in self.overlap_pp_p2p:
+            choice("overlap_pp_p2p", s, tuple(x for x in self.schedules if x in P2P_OVERLAP_SCHEDULES))
 
     @property
     def model_state_bytes(self) -> float:
@@ -186,9 +197,12 @@ STACKS: dict[str, Stack] = Catalogue("stack", {
                 "core/transformer/transformer_config.py L532-566 (recompute_granularity None / full / selective, in that order); "
                 "arguments.py --no-bias-swiglu-fusion, --no-rope-fusion (fusions on), Transformer Engine "
                 "LayerNormLinear and fused attention; core/tensor_parallel/mappings.py L118, L159 (sequence "
-                "parallel gathers and reduce-scatters along the first dimension of [s, b, h])"),
+                "parallel gathers and reduce-scatters along the first dimension of [s, b, h]); arguments.py L3118-3120 "
+                "(--no-overlap-p2p-communication: overlap on by default since 4eeff55, 2023-10-12) and L1000-1017 "
+                "(only with the interleaved schedule); Megatron-Bridge training/comm_overlap.py sets "
+                "overlap_p2p_comm when virtual pipeline stages > 1"),
         grad_reduce_dtype="fp32", param_gather_dtype="bf16", recipe="bf16-adam-fp32grad", optimizer_shard="dp_cp",
-        reduce_in_grad_buffer=True,
+        reduce_in_grad_buffer=True, overlap_pp_p2p=("interleaved",),
         overlap_grad_reduce=(), overlap_param_gather=(), overlap_tp_comm=False, tp_overlap=True,
         tp_overlap_needs=("sp",), schedules=("1f1b", "interleaved"), recompute=("none", "full", "selective"),
         pp_zero=(0, 1), pp_fsdp_reshard=None, modes=("te",),

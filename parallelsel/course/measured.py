@@ -42,8 +42,11 @@ def run_estimate(run: MeasuredRun, device: Device | None = None) -> Estimate:
     run of DeepSpeed's 2021 ZeRO-3 (``run.stack``) is timed by :func:`parallelsel.course.zero3_timeline.deepspeed_zero3_step`."""
     device = DEVICES["a100-80gb"] if device is None else device
     dp = run.gpus // (run.tp * run.pp)
+    # The papers' Megatron-LM waited for each pipeline send as it posted it (overlap_p2p_comm came in 4eeff55,
+    # 2023-10-12), so their plans say so rather than take today's stack default.
     plan = Plan(dp=dp, tp=run.tp, pp=run.pp, zero=run.zero, micro_batch=run.micro_batch, sp=run.sp,
-                recompute=run.recompute, schedule="interleaved" if run.chunks > 1 else "1f1b", chunks=run.chunks)
+                recompute=run.recompute, schedule="interleaved" if run.chunks > 1 else "1f1b", chunks=run.chunks,
+                p2p_overlap=False if run.pp > 1 else None)
     # The ZeRO-3 runs ran on DeepSpeed (fp16 states and collectives: 2 + 2 + 12), the others on Megatron-LM.
     stack = "deepspeed" if run.stack == "deepspeed-2021" else "megatron-core"
     work = Workload(_model(run), global_batch=run.global_batch, attention="standard", stack=stack)
@@ -155,11 +158,12 @@ def era_pins(run) -> dict:
     with picks only plans its authors could have run. Megatron-LM as Narayanan et al. 2021 and Korthikanti et al.
     2022 ran it: no ZeRO in any of their runs (Narayanan et al. 2021 §5.2 ran ZeRO-3 on DeepSpeed, as the
     comparison), even pipeline splits only (Megatron-LM's ``--decoder-first/last-pipeline-num-layers`` came in
-    2024), and for the 2021 runs no sequence parallelism (introduced by Korthikanti et al. 2022). A stack's own
+    2024), pipeline sends not overlapped with compute (``overlap_p2p_comm`` came in 2023), and for the 2021 runs
+    no sequence parallelism (introduced by Korthikanti et al. 2022). A stack's own
     runs and DeepSpeed's 2021 ZeRO-3 rows need none: their stack record already refuses what the stack refused."""
     if getattr(run, "stack", "") in ("megatron-core", "torchtitan", "deepspeed-2021"):
         return {}
-    pins = {"zero": 0, "stage_layers": None}
+    pins = {"zero": 0, "stage_layers": None, "p2p_overlap": False}
     if run in NARAYANAN_THROUGHPUT + NARAYANAN_ZERO3:
         pins["sp"] = False
     return pins

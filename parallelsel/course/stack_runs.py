@@ -58,8 +58,8 @@ class StackRun:
 
 
 MEGATRON_ASSUMED = ("micro-batch 1", "no recomputation", "sequence parallelism with TP (--tp-comm-overlap requires it)",
-                    "distributed optimizer (ZeRO-1)", "interleaved 1F1B with 4 virtual stages where PP > 1 and the layers "
-                    "divide (else 1F1B)", "GPT shape: 4h GeLU MLP (Megatron-Core's ffn_hidden_size default, "
+                    "distributed optimizer (ZeRO-1)", "1F1B without virtual stages where PP > 1 (the README names none; "
+                    "three of its five PP rows have layers that 4 chunks per stage do not divide)", "GPT shape: 4h GeLU MLP (Megatron-Core's ffn_hidden_size default, "
                     "transformer_config.py L1453), bf16 (MFU column = TFLOP/s / 989.4)")
 """What the README table does not state, and what the rows assume for it."""
 
@@ -68,9 +68,8 @@ _MLM = ("NVIDIA/Megatron-LM README.md § Performance Benchmarking (images/model_
 
 
 def _mlm(name, heads, hidden, layers, tp, pp, gpus, batch, tflops):
-    chunks = 4 if pp > 1 and layers % (pp * 4) == 0 else 1
     plan = dict(dp=gpus // (tp * pp), tp=tp, pp=pp, zero=1, micro_batch=1, sp=tp > 1, tp_overlap=tp > 1,
-                schedule="interleaved" if chunks > 1 else "1f1b", chunks=chunks)
+                schedule="1f1b", chunks=1)
     return StackRun(f"Megatron-Core GPT {name} ({gpus} H100)", "megatron-core", (layers, hidden, heads), "h100-sxm-80gb",
                     gpus, plan, batch, 4096, "tflops", tflops, _MLM, vocab=131072, notes=MEGATRON_ASSUMED)
 
