@@ -85,3 +85,11 @@ def test_the_papers_runs_wait_for_their_sends():
 def _pp_of(e):
     (item,) = [t for t in e.traffic if t.strategy == "PP"]
     return item
+
+
+def test_the_search_walks_the_setting_it_would_run():
+    from parallelsel.core.search import enumerates
+
+    off = INTERLEAVED.with_(p2p_overlap=False)
+    assert enumerates(WORK, CLUSTER, INTERLEAVED) and not enumerates(WORK, CLUSTER, off)
+    assert enumerates(WORK, CLUSTER, off, fixed={"p2p_overlap": False})
