@@ -335,7 +335,7 @@ def test_memory_flags_a_tight_plan_and_a_reserve_refuses_it(capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["fits"] is True and data["tight"] is True and 0 < data["margin"] < 0.03
     assert [a["code"] for a in data["advisories"]] == ["memory_tight"]
-    assert data["advisories"][0]["values"]["free"] == pytest.approx(data["usable_bytes"] - data["total_bytes"])
+    assert 0 < data["advisories"][0]["values"]["free"] < 0.03 * data["usable_bytes"]
     assert main(args + ["--headroom", "0.03", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["fits"] is False and data["tight"] is False and data["advisories"] == []

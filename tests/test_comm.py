@@ -154,10 +154,11 @@ def test_pp_p2p_per_micro_batch_and_chunk():
     m = MODELS["gpt3-175b"]
     w = Workload(m, global_batch=64)
     cl = Cluster(A100, nodes=16)
-    (pp,) = _by(traffic(w, Plan(dp=2, tp=8, pp=8, schedule="interleaved", chunks=2), cl), "PP")
-    assert (pp.op, pp.nbytes, pp.calls) == ("p2p", 2 * 2048 * 12288 / 8, 2 * 32 * 2)
-    # stages are tp*dp = 16 GPUs apart: adjacent stages sit on different nodes
-    assert pp.link == LINKS["ib-hdr"].name
+    fwd, bwd = _by(traffic(w, Plan(dp=2, tp=8, pp=8, schedule="interleaved", chunks=2), cl), "PP")
+    for pp, phase in ((fwd, "forward"), (bwd, "backward")):
+        assert (pp.op, pp.nbytes, pp.calls, pp.phase) == ("p2p", 2 * 2048 * 12288 / 8, 32 * 2, phase)
+        # stages are tp*dp = 16 GPUs apart: adjacent stages sit on different nodes
+        assert pp.link == LINKS["ib-hdr"].name
 
 
 def test_ep_all_to_all():

@@ -187,7 +187,8 @@ def traffic(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
     * EP (``_ep_items``): dispatch and combine all-to-alls of b·s·h·top_k per MoE layer
       (Lepikhin et al. 2021; Fedus et al. 2022).
 
-    TP, PP, CP and EP are on the critical path. Not modelled (small next to the above): TP
+    TP, PP, CP and EP are on the critical path, but PP where the plan overlaps its sends
+    (``Plan.p2p_overlap``, :func:`parallelsel.core.plan.p2p_overlap_on`). Not modelled (small next to the above): TP
     collectives of the embedding and loss, the all-reduce of tied embeddings between first and last
     stage, optimizer-step time.
     """
@@ -388,7 +389,8 @@ def _pp_items(st: _Step) -> list[Traffic]:
         return []
     x = st.tokens * st.shape.hidden * st.recipe.activation / plan.tp
     link = _link(st.cluster, st.ranks, plan.pp, plan.tp * plan.cp * plan.dp, ring=False)
-    return [_item("PP", "p2p", x, 2 * st.m * plan.chunks, 2, link, st.overlap_p2p, "forward")]
+    # Activations forward, their gradients backward: one send each way per micro-batch and chunk.
+    return [_item("PP", "p2p", x, st.m * plan.chunks, 2, link, st.overlap_p2p, phase) for phase in ("forward", "backward")]
 
 
 def _cp_items(st: _Step) -> list[Traffic]:

@@ -12,7 +12,8 @@ The time model, with every assumption named:
   overlap and bubble come from the rest of the model, never from the efficiency (no double
   counting). With ``efficiency=`` given, the flat model instead: FLOPs per GPU / (peak x efficiency);
 * communication that can overlap (DP/ZeRO/FSDP) hides behind the pass it runs beside, up to
-  :data:`OVERLAP_FRACTION` of that pass, and never hides its last bucket or unit; TP, EP and PP
+  :data:`OVERLAP_FRACTION` of that pass, and never hides its last bucket or unit; overlapped pipeline
+  sends (``Plan.p2p_overlap``) hide the same way, in a pool of their own; TP, EP and other PP
   communication sits on the critical path and is exposed, except the part of TP's that TP overlap
   (``Plan.tp_overlap``) runs under its GEMMs (:attr:`parallelsel.core.comm.Traffic.hidden`);
 * bubble = bubble_overhead(p, m, v) x the per-stage critical-path time (compute plus TP/EP
@@ -319,16 +320,18 @@ def _overlap(items, phase_compute: dict[str, float], m: int) -> tuple[dict[str, 
     exposed: dict[str, float] = {}
     by_phase: dict[tuple[str, str], float] = {}
     critical = 0.0
-    pools: dict[str, list[Traffic]] = {}
+    pools: dict[tuple[str, bool], list[Traffic]] = {}
     for it in items:
         if it.overlappable:
-            pools.setdefault(it.phase, []).append(it)
+            # Overlapped pipeline sends hide in a pool of their own: their many calls must not widen the window
+            # a once-a-step DP/ZeRO collective hides in.
+            pools.setdefault((it.phase, it.strategy == "PP"), []).append(it)
         else:
             bare = it.time - it.hidden  # TP overlap hides part of it under its GEMMs
             exposed[it.strategy] = exposed.get(it.strategy, 0.0) + bare
             if it.op != "p2p":
                 critical += bare
-    for phase, pool in pools.items():
+    for (phase, _), pool in pools.items():
         busy = sum(it.time for it in pool)
         if busy <= 0:
             continue

@@ -259,8 +259,10 @@ the same shapes, so their ratio is the speed of one kernel over the other whatev
 
 
 def _kernel_seconds(kernel: str) -> float:
-    # Seconds per unit of forward work: the forward, and the backward's 2.5x the forward's FLOPs (FlashAttention-2
-    # recomputes the scores: five matmuls to the forward's two), each at its measured rate (mean over the lengths).
+    """Seconds per unit of forward work of ``kernel`` (:data:`FA3_FIGURES_H100`): the forward, and the backward's
+    2.5x the forward's FLOPs -- the count behind the figures (Dao-AILab/flash-attention
+    ``benchmarks/benchmark_flash_attention.py`` ``flops()``: backward 2.5x forward, since it recomputes the
+    scores: five matmuls to the forward's two) --, each at its measured rate averaged over the lengths."""
     rates = FA3_FIGURES_H100[kernel]
     fwd = sum(1 / r for r in rates["forward"]) / len(rates["forward"])
     bwd = sum(1 / r for r in rates["backward"]) / len(rates["backward"])

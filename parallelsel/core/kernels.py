@@ -75,8 +75,9 @@ variance (24), read the gradient (4, fp32 main grad), write the 16-bit weight (2
 gradient clipping norm's read (2). Memory-bound (Kingma & Ba 2015, Algorithm 1)."""
 
 FUSED_ALL = ("attention", "rmsnorm", "swiglu", "rope", "cross_entropy", "fp8_cast")
-"""Every operator fused: the kernels Megatron-LM's own fused kernels and Transformer Engine run (the
-default of :func:`compute_time`, on which the 14 Megatron-LM runs of the validation page are timed).
+"""Every memory-bound operator fused, with a FlashAttention-2 class attention kernel: Megatron-LM's own fused
+kernels (the default of :func:`compute_time`, on which the 14 Megatron-LM runs of the validation page are timed;
+Transformer Engine's cuDNN attention on Hopper is the stack's ``cudnn_attention``, not in this default).
 :data:`parallelsel.core.stacks.STACKS` says which of them each stack fuses in each mode."""
 
 FUSED_BYTES = {

@@ -304,6 +304,7 @@ def _best_reasons(e: Estimate, workload: Workload, cluster: Cluster) -> list[Rea
     """The best setting found (memory against the budget, step time) and where its groups sit."""
     out = [Reason("best_setting", {"plan": e.plan.as_dict(), "bytes": e.memory.total, "budget": e.budget,
                                    "margin": e.margin, "seconds": e.step.total})]
+    out += e.advisories   # memory_tight: it fits with little of the usable memory left
     out += group_reasons(e.plan, workload, cluster)
     if e.plan.dp == 1 and e.plan.tp == 1 and e.plan.pp == 1:
         out.append(Reason("single_replica", {"gpus": e.plan.gpus}))

@@ -90,10 +90,10 @@ the channels used (NVIDIA/nccl issues #864, #986). Charged once per process grou
 DEFAULT_HEADROOM = 0.0
 """Fraction of the usable memory a plan must leave free to be accepted (``headroom=`` on
 :func:`parallelsel.core.estimate`, :func:`parallelsel.core.search`, :func:`parallelsel.selection_matrix`).
-None by default: a plan is accepted when it fits the usable memory (driver-reported total less the CUDA
+Zero by default: a plan is accepted when it fits the usable memory (driver-reported total less the CUDA
 context and NCCL's buffers), because published runs train that close to it -- DeepSpeed's ZeRO-3 run of a
-530B model on 640 A100s (Narayanan et al. 2021, Table 2) needs between 76.4 and 78.2 GiB of 78.2 usable
-(it did not fit 560 GPUs), so any reserve above 2.3% refuses a plan that trained. A plan accepted with
+530B model on 640 A100s (Narayanan et al. 2021, Table 2) leaves only about 2% of the usable memory free by
+this model (tests/test_uneven_pp.py), so a reserve above that margin refuses a plan that trained. A plan accepted with
 less than :data:`TIGHT_MARGIN` free is flagged instead (``Estimate.tight``). Pass a headroom to require
 a reserve, for a job whose memory you have not measured."""
 

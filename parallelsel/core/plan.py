@@ -138,7 +138,8 @@ class Plan:
     on the critical path -- Megatron-LM's ``overlap_p2p_comm``, on by default with the interleaved schedule
     since 2023-10 (``--no-overlap-p2p-communication`` turns it off); None takes the stack default for the
     plan's schedule (``Stack.overlap_pp_p2p``). False where no stack overlaps (no pipeline, or a schedule
-    outside :data:`parallelsel.core.stacks.P2P_OVERLAP_SCHEDULES`) is stored as None, the same setting.
+    outside :data:`parallelsel.core.stacks.P2P_OVERLAP_SCHEDULES` or without virtual stages:
+    :func:`p2p_overlappable`) is stored as None, the same setting; so is any value without a pipeline.
 
     ``stage_layers``: an uneven pipeline split, the transformer layers of each pipeline rank in stage
     order (``pp`` entries summing to the model's layers; with ``chunks`` > 1 each rank's layers are
@@ -209,8 +210,8 @@ class Plan:
             store(self, "tp_overlap", flag("tp_overlap", self.tp_overlap))
         if self.p2p_overlap is not None:
             store(self, "p2p_overlap", flag("p2p_overlap", self.p2p_overlap))
-            if not self.p2p_overlap and (self.pp == 1 or self.schedule not in P2P_OVERLAP_SCHEDULES):
-                store(self, "p2p_overlap", None)   # no stack overlaps these sends: off is the only setting
+            if self.pp == 1 or (not self.p2p_overlap and not p2p_overlappable(self)):
+                store(self, "p2p_overlap", None)   # no sends, or none a stack overlaps: off is the only setting
         if self.stage_layers is not None:
             self._check_stage_layers()
 
@@ -602,13 +603,18 @@ def tp_overlap_on(workload: Workload, plan: Plan) -> bool:
     return bool(on) and plan.tp > 1
 
 
+def p2p_overlappable(plan: Plan) -> bool:
+    """Whether any stack can overlap ``plan``'s pipeline sends with compute: a pipeline with virtual stages
+    under a schedule of :data:`parallelsel.core.stacks.P2P_OVERLAP_SCHEDULES` (Megatron-LM keeps
+    ``overlap_p2p_comm`` only with virtual stages, ``megatron/training/arguments.py`` L1000-1017 @d98e8a6)."""
+    return plan.pp > 1 and plan.chunks > 1 and plan.schedule in P2P_OVERLAP_SCHEDULES
+
+
 def p2p_overlap_on(workload: Workload, plan: Plan) -> bool:
     """Whether ``plan``'s pipeline sends overlap compute: ``plan.p2p_overlap``, or the stack's default for the
     plan's schedule when None."""
-    if plan.pp == 1:
-        return False
     if plan.p2p_overlap is None:
-        return plan.schedule in STACKS[workload.stack].overlap_pp_p2p
+        return p2p_overlappable(plan) and plan.schedule in STACKS[workload.stack].overlap_pp_p2p
     return plan.p2p_overlap
 
 
@@ -616,7 +622,7 @@ def p2p_overlap_violations(workload: Workload, plan: Plan) -> list[Reason]:
     """Overlapped pipeline sends where the stack offers them: Megatron-Core only with the interleaved schedule
     (``megatron/training/arguments.py`` L1010-1012 @d98e8a6 turns it off for the others)."""
     st = STACKS[workload.stack]
-    if plan.p2p_overlap and plan.pp > 1 and plan.schedule not in st.overlap_pp_p2p:
+    if plan.p2p_overlap and not (p2p_overlappable(plan) and plan.schedule in st.overlap_pp_p2p):
         return [Reason("p2p_overlap_not_offered", {"stack": st.key, "schedule": plan.schedule})]
     return []
 
@@ -684,7 +690,7 @@ def parse_plan(text: str) -> Plan:
     """The :class:`Plan` a label names: the inverse of :meth:`Plan.label`, also in plain ASCII.
 
     Parts are separated by ``·``, spaces or commas, case-insensitive: ``DP16``, ``TP4``, ``PP2``,
-    ``CP2``, ``EP8``, ``tp-overlap``, ``ZeRO-3`` (or ``ZeRO3``, ``FSDP`` = ZeRO-3), ``ZeRO-3/shard8`` (HSDP), ``no-reshard``
+    ``CP2``, ``EP8``, ``tp-overlap``, ``no-p2p-overlap`` (or ``p2p-overlap``), ``ZeRO-3`` (or ``ZeRO3``, ``FSDP`` = ZeRO-3), ``ZeRO-3/shard8`` (HSDP), ``no-reshard``
     (or ``SHARD_GRAD_OP``: ``reshard_after_forward=False``), ``no_sync``, ``SP``, ``mb2``,
     a recomputation (its mode code, e.g. ``selective``/``op``/``full``, and ``rl<k>`` for ``recompute_layers``;
     :func:`parallelsel.render.reasons.read_plan` also reads the words a worded label prints) and a schedule (``1f1b``,

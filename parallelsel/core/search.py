@@ -675,7 +675,8 @@ def enumerates(workload: Workload, cluster: Cluster, plan: Plan, fixed: dict | N
     zse, sps, mbs, rcs, scheds = _knobs(space, plan.tp, plan.pp, plan.dp, split)
     return ((plan.zero, plan.shard, plan.ep) in zse and plan.sp in sps and plan.micro_batch in mbs
             and plan.recompute in rcs and (plan.schedule, plan.chunks) in scheds
-            and plan.p2p_overlap == plan.with_(p2p_overlap=space.fixed.get("p2p_overlap")).p2p_overlap)
+            and p2p_overlap_on(workload, plan) == p2p_overlap_on(workload, plan.with_(p2p_overlap=space.fixed.get(
+                "p2p_overlap"))))
 
 
 def _rank(fits: list[Estimate], top: int) -> list[Estimate]:

@@ -61,8 +61,10 @@ where each send has another chunk's work to hide behind (Megatron-LM turns ``ove
 others, ``megatron/training/arguments.py`` L1010-1012 @d98e8a6)."""
 
 FUSIBLE_OPS = ("attention", "cudnn_attention", "rmsnorm", "swiglu", "rope", "cross_entropy", "fp8_cast")
-"""The memory-bound operators of a Llama-style layer that a stack may run as one fused kernel
-(``fp8_cast``: the scaling and cast of a GEMM input to FP8 fused into the op that produces it);
+"""The operators of a Llama-style layer that a stack may run as one fused kernel (``attention``: a fused
+attention kernel, FlashAttention-2 class; ``cudnn_attention``: that kernel is cuDNN's, where the device has
+a rate for it, :attr:`parallelsel.core.hardware.Device.cudnn_attention_efficiency`; ``fp8_cast``: the scaling
+and cast of a GEMM input to FP8 fused into the op that produces it); for the memory-bound ones
 :data:`parallelsel.core.kernels.FUSED_BYTES` gives the bytes each moves fused and unfused."""
 
 

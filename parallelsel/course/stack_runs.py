@@ -59,7 +59,9 @@ class StackRun:
 
 MEGATRON_ASSUMED = ("micro-batch 1", "no recomputation", "sequence parallelism with TP (--tp-comm-overlap requires it)",
                     "distributed optimizer (ZeRO-1)", "1F1B without virtual stages where PP > 1 (the README names none; "
-                    "three of its five PP rows have layers that 4 chunks per stage do not divide)", "GPT shape: 4h GeLU MLP (Megatron-Core's ffn_hidden_size default, "
+                    "three of its five PP rows have layers that 4 chunks per stage do not divide, and this reading was "
+                    "chosen after 4-chunk interleaving, possible for the other two, put those two well above the "
+                    "rest)", "GPT shape: 4h GeLU MLP (Megatron-Core's ffn_hidden_size default, "
                     "transformer_config.py L1453), bf16 (MFU column = TFLOP/s / 989.4)")
 """What the README table does not state, and what the rows assume for it."""
 

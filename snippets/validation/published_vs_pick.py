@@ -12,6 +12,7 @@ from parallelsel.render.units import fmt_bytes
 
 cases = [published_vs_pick(r) for r in MEASURED_RUNS + NARAYANAN_ZERO3]
 assert all(c.ratio is not None for c in cases)  # every published plan fits: each ran
+assert [c.run.label for c in cases if c.published.tight] == ["ZeRO-3 530B 640"]  # the page's note names it
 print(pick_summary("论文的实测（Megatron-LM 与 DeepSpeed，A100）", cases, TIE) + "\n")
 for c in cases:
     e = c.published

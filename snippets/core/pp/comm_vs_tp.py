@@ -19,7 +19,8 @@ for link, cluster in clusters.items():
             sent = sum(t.sent for t in items)
             time = sum(t.time for t in items)
             times[name].append(time)
-            rows.append([link, d, name, f"{items[0].op} × {items[0].calls:g}", fmt_bytes(sent, "MiB", digits=0), fmt_time(time)])
+            calls = sum(t.calls for t in items)  # (PP: the forward sends and the backward ones)
+            rows.append([link, d, name, f"{items[0].op} × {calls:g}", fmt_bytes(sent, "MiB", digits=0), fmt_time(time)])
 print(markdown_table(["链路", "并行度", "策略", "每个微批次的通信", "每卡发送量", "通信时间"], rows, align="lrllrr"))
 svg = grouped_time_bars(groups, times, salt="pp-vs-tp", title=f"{model.name} 一个微批次：PP 与 TP 每卡通信时间")  # markdown-exec: hide
 print(figure_html(svg, f"{model.name} 一个微批次中每卡的通信时间（毫秒，对数轴）：PP 的段间 p2p 与同等并行度 TP 的 all-reduce，分别在 {' 与 '.join(clusters)} 上"))  # markdown-exec: hide

@@ -15,7 +15,7 @@ m = plan.microbatches(work)
 
 # Per stage and micro-batch: forward and backward compute, each with half of the TP collectives.
 forward, backward = e.pass_times()
-(p2p,) = [t for t in e.traffic if t.strategy == "PP"]
+p2p = next(t for t in e.traffic if t.strategy == "PP")  # a forward send; the backward ones are as large
 
 ms = 1e3  # the Gantt chart is drawn in milliseconds
 tl = pipeline.simulate(pipeline.schedule("1f1b", plan.pp, m), forward=forward * ms, backward=backward * ms,

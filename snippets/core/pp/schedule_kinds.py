@@ -14,7 +14,7 @@ plan = ps.Plan(tp=8, pp=8, sp=True, recompute="selective", micro_batch=1)
 e = estimate(work, plan, cluster)
 m = plan.microbatches(work)
 forward, backward = e.pass_times()
-(p2p,) = [t for t in e.traffic if t.strategy == "PP"]
+p2p = next(t for t in e.traffic if t.strategy == "PP")  # a forward send; the backward ones are as large
 # Activations one micro-batch leaves on a rank: one layer's (TP, SP, selective recompute) times the rank's layers.
 per_rank = ps.memory.activations_per_layer(model, plan.micro_batch, tp=plan.tp, sp=plan.sp, recompute=plan.recompute) \
     * model.layers // plan.pp
