@@ -108,3 +108,14 @@ def test_the_search_walks_the_setting_it_would_run():
     off = INTERLEAVED.with_(p2p_overlap=False)
     assert enumerates(WORK, CLUSTER, INTERLEAVED) and not enumerates(WORK, CLUSTER, off)
     assert enumerates(WORK, CLUSTER, off, fixed={"p2p_overlap": False})
+
+
+def test_explain_ranks_the_default_setting_spelt_out():
+    from parallelsel.core.search import explain
+
+    best = ps.search(WORK, CLUSTER, top=20).results
+    plan = next((x.plan for x in best if x.plan.chunks > 1), None)
+    if plan is None:
+        pytest.skip("no interleaved plan in the top 20 of this search")
+    spelt = plan.with_(p2p_overlap=True)   # what Megatron-Core does by default with virtual stages
+    assert spelt != plan and explain(WORK, CLUSTER, spelt, top=20).rank == explain(WORK, CLUSTER, plan, top=20).rank

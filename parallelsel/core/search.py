@@ -860,7 +860,10 @@ def explain(workload: Workload, cluster: Cluster, plan: Plan, top: int = 10,
             if breakdown(workload, q).total <= budget(cluster.device, q, headroom):
                 dominated = q
                 break
-    rank = next((x.rank for x in r.results if x.plan == plan), None)
+    # The search builds plans with the stack's default p2p setting; the same setting spelt out is the same plan.
+    same = plan.with_(p2p_overlap=None) if p2p_overlap_on(workload, plan) == p2p_overlap_on(
+        workload, plan.with_(p2p_overlap=None)) else plan
+    rank = next((x.rank for x in r.results if x.plan == same), None)
     x = Explanation(plan, e, plan.gpus == cluster.gpus, dominated, r.best, rank, why(e) if e.fits else ())
     return replace(x, verdict=_verdict(x, top))
 
