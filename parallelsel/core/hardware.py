@@ -68,9 +68,9 @@ class Device:
     fp8_flops: float = 0.0
     fp8_efficiency: float = 0.8
     attention_efficiency: float = 0.0
-    cudnn_attention_efficiency: float = 0.0
     source: str = field(default="", compare=False)
     """Where the record's numbers come from (paper and table, datasheet, measurement); every preset names one."""
+    cudnn_attention_efficiency: float = 0.0   # (after ``source``: positional arguments keep their places)
 
     def __post_init__(self):
         if not isinstance(self.name, str):
