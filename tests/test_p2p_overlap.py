@@ -23,8 +23,10 @@ CLUSTER = ps.Cluster("h100-sxm-80gb", nodes=8)
 INTERLEAVED = ps.Plan(dp=4, tp=4, pp=4, sp=True, zero=1, schedule="interleaved", chunks=5)
 
 
-def _pp(workload, plan):
-    items = [t for t in traffic(workload, plan, CLUSTER) if t.strategy == "PP"]
+def _pp(workload, plan, traffic_=None):
+    """The pipeline's forward sends, after checking the backward ones match (from ``traffic_``, else the traffic of
+    ``plan`` on CLUSTER)."""
+    items = [t for t in (traffic_ or traffic(workload, plan, CLUSTER)) if t.strategy == "PP"]
     assert [t.phase for t in items] == ["forward", "backward"]   # activations, then their gradients
     assert len({t.overlappable for t in items}) == 1
     return items[0]
@@ -93,13 +95,10 @@ def test_the_papers_runs_wait_for_their_sends():
     for run in MEASURED_RUNS:
         e = run_estimate(run)
         if run.pp > 1:
-            assert not _pp_of(e).overlappable
+            assert not _pp(e.workload, e.plan, e.traffic).overlappable
             # (pinned off where today's stack would overlap; a 1F1B plan has nothing to pin)
             assert e.plan.p2p_overlap is (False if run.chunks > 1 else None)
 
-
-def _pp_of(e):
-    return next(t for t in e.traffic if t.strategy == "PP")
 
 
 def test_the_search_walks_the_setting_it_would_run():

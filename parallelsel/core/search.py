@@ -550,7 +550,7 @@ def _search_group(space: _Space, tally: _Tally, g: _Group) -> None:
             for sp in sps:
                 base = {"dp": g.dp, "tp": g.tp, "pp": g.pp, "sp": sp, "schedule": sched, "chunks": chunks,
                         "ep": ep, "cp": g.cp, "stage_layers": g.split, "p2p_overlap": space.fixed.get("p2p_overlap")}
-                _search_micro(space, tally, base, zs, mbs, rcs, cands, g.memo)
+                _search_micro(space, tally, base, zs, mbs, rcs, cands, g.memo, _p2p_hidden(w, base))
     for lb, plan in sorted(cands, key=lambda c: c[0]):
         if lb > tally.bound():
             continue  # fits, cannot reach the top N: counted under ranked_below_top
@@ -562,9 +562,9 @@ def _p2p_hidden(workload: Workload, base: dict) -> bool:
     return p2p_overlap_on(workload, Plan(**base))
 
 
-def _search_micro(space: _Space, tally: _Tally, base: dict, zs, mbs, rcs, cands: list, memo: dict) -> None:
-    """The micro-batch x recompute x (ZeRO, shard) settings of one plan: batch rule, dominance, the bound,
-    then memory.
+def _search_micro(space: _Space, tally: _Tally, base: dict, zs, mbs, rcs, cands: list, memo: dict, p2p_hidden) -> None:
+    """The micro-batch x recompute x (ZeRO, shard) settings of one plan: batch rule, dominance, the bound (without
+    the pipeline's sends when ``p2p_hidden``: :func:`_p2p_hidden`), then memory.
 
     Memory never decreases with the micro-batch (activations grow as b x the in-flight count, which
     shrinks at most as 1/b), so once a (recompute, b) does not fit, larger b with that recompute is
@@ -617,7 +617,7 @@ def _search_micro(space: _Space, tally: _Tally, base: dict, zs, mbs, rcs, cands:
                     probe = Plan(micro_batch=b, recompute=rc, zero=live[0][0], shard=live[0][1], **base)
                     comm = memo[("comm",) + key] = _comm_terms(space, probe)
                 exposed, critical, per_chunk = comm
-                lb += exposed + bub * critical + (0.0 if _p2p_hidden(w, base) else per_chunk * chunks)
+                lb += exposed + bub * critical + (0.0 if p2p_hidden else per_chunk * chunks)
                 if lb > bound:
                     tally.excluded["bound_exceeds_best"] += len(live)
                     continue
