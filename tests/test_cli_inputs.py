@@ -83,7 +83,9 @@ def test_values_that_were_silently_misread_are_refused(args, needle, capsys):
 def test_params_shape_allows_tp(capsys):
     m = gpt_like(70e9)
     assert m.heads == 72  # 71 (a prime) before: no TP degree divides it
-    code, out, _ = run(["plan", "--params", "70e9", "--nodes", "8", "--global-batch", "512", "--top", "3", "--json"],
+    # TP plans tie with the plain ZeRO-3 ones here and rank after them (simpler first within search.TIE): look past the
+    # first few for one that is TP-sharded, which 71 heads made impossible.
+    code, out, _ = run(["plan", "--params", "70e9", "--nodes", "8", "--global-batch", "512", "--top", "10", "--json"],
                        capsys)
     assert code == 0
     assert any(r["tp"] > 1 for r in json.loads(out)["results"])

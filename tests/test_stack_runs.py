@@ -18,14 +18,23 @@ from parallelsel.course.stack_runs import MEGATRON_H100, STACK_RUNS, TORCHTITAN_
 _ROWS = {r.label: compare_stack(r) for r in STACK_RUNS}
 _OLD = compare_all(MEASURED_RUNS)
 
+_LONG = ("torchtitan's Table 2 grows by less than the attention work between its first two rows (CP2 at 64k: 1.53x "
+         "the step of CP1 at 32k for twice the attention a token) and as the model grows from CP2 to CP8 (2.37x, "
+         "1.95x a doubling against the model's 1.87x, 1.93x); the model is 13-14% slow at CP4 and CP8 and slower at "
+         "the first two: the attention kernel's speed at 32k-256k tokens is not measured on this part")
 _THROUGHPUT_GAPS = {
     "Megatron-Core GPT 1.7B (48 H100)": "the README's two smallest models run slower than the kernel model says (1.7B "
                                         "+21%, 7.1B +19%) once Transformer Engine's cuDNN attention is priced at its "
                                         "measured speed (hardware.CUDNN_OVER_FA2); the README states neither the "
                                         "micro-batch nor the TE and cuDNN versions",
+    **{f"torchtitan Llama 3.1 8B, 8 GPUs, FSDP{8 // cp} CP{cp}, sequence {k}k, Float8": _LONG
+       for cp, k in ((1, 32), (2, 64))},
 }
 # (the 32B row, -20.3% while attention was priced at FlashAttention-2's rate on every stack, is -17.7% with cuDNN's)
-_MEMORY_GAPS: dict[str, str] = {}  # (the 70B FSDP32 x TP8 row, -21.5% until torchtitan's gathered SP inputs and
+_MEMORY_GAPS: dict[str, str] = {
+    "torchtitan Llama 3.1 405B, 512 GPUs, FSDP1 CP8 TP8 PP8, sequence 256k": "Table 6's peak rises 7.8 GiB from CP4 "
+    "to CP8 at the same tokens a GPU (and 0.6, 1.2 GiB at the doublings before); what context parallelism holds "
+    "per CP rank beyond the ring's blocks is not modelled"}  # (the 70B FSDP32 x TP8 row, -21.5% until torchtitan's gathered SP inputs and
 # its vocabulary-parallel loss were counted: Stack.sp_gathered_inputs, memory.LOSS_PARALLEL_BYTES)
 
 
@@ -94,20 +103,19 @@ def test_megatron_rows_use_megatrons_flop_count():
     assert round(MEGATRON_H100[-1].value / 989.4, 3) == 0.465
 
 
-_ASYNC_TP = {  # torchtitan benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md @b5bcd76: async / vanilla TP tokens/s
-    "torchtitan Llama 3 70B, 256 GPUs, FSDP32 TP8, bf16": 652.4 / 597.3,
-    "torchtitan Llama 3 8B, 64 GPUs, FSDP8 TP8, bf16": 4809.4 / 4378,
-    "torchtitan Llama 3 8B, 64 GPUs, FSDP8 TP8, Float8": 5570.1 / 5078.1,
-}
+def _async_pairs():
+    # Each torchtitan run with async TP beside the same run without it (labels ", async TP" and without).
+    for label, row in _ROWS.items():
+        if label.endswith(", async TP") and label[:-len(", async TP")] in _ROWS:
+            yield pytest.param(_ROWS[label[:-len(", async TP")]], row, id=label)
 
 
-@pytest.mark.xfail(strict=True, reason="TP overlap is priced as an upper bound (core/comm.py _tp_hidden: every paired "
-                                       "collective hides under its GEMM but one chunk); torchtitan's measured async-TP "
-                                       "gain is 1.09-1.10x against the model's ~1.25x")
-@pytest.mark.parametrize("label", list(_ASYNC_TP))
-def test_async_tp_speedup_follows_torchtitans_measurement(label):
-    from parallelsel.core.estimate import estimate
-
-    e = _ROWS[label].estimate
-    fused = estimate(e.workload, e.plan.with_(tp_overlap=True), e.cluster)
-    assert e.step.total / fused.step.total == pytest.approx(_ASYNC_TP[label], rel=0.05)
+@pytest.mark.parametrize("vanilla,fused", list(_async_pairs()))
+def test_async_tp_speedup_follows_torchtitans_measurement(vanilla, fused):
+    # torchtitan's measured async-TP gains: 1.045-1.06x (December 2024 tables), 1.09-1.16x (June 2025). The model
+    # pairs only what PyTorch's micro-pipeline pass fuses (comm._tp_overlap) and still leaves out what the
+    # overlapped copies cost the GEMMs, so its gain is an upper bound: never below the measured gain by more
+    # than 5%, never above it by more than 10%.
+    measured = fused.published / vanilla.published
+    model = fused.predicted / vanilla.predicted
+    assert 0.95 <= model / measured <= 1.10, (measured, model)

@@ -321,8 +321,8 @@ def _tp_items(st: _Step) -> list[Traffic]:
     float8 all-gather of TP inputs by default with tensorwise scaling). On a stack whose activations are
     [b, s, h] each call also pays the copies PyTorch makes to gather or scatter along the sequence
     (:func:`parallelsel.core.stacks.sp_layout_copies`: the unsharded tensor read and written at the
-    achieved HBM rate), except under TP overlap, whose fused collective matmuls work in chunks. On the
-    critical path, except what TP overlap hides (``_tp_hidden``)."""
+    achieved HBM rate), except where TP overlap fuses the collective with its matmul. On the critical path,
+    except what TP overlap hides (:func:`_tp_overlap`)."""
     plan = st.plan
     if plan.tp <= 1:
         return []
@@ -334,48 +334,88 @@ def _tp_items(st: _Step) -> list[Traffic]:
     if plan.sp:
         rs_calls = calls if plan.recompute != "op" else st.layers * st.m * 4
         ag_bytes = x / st.recipe.activation if st.recipe.gemm == "fp8" else x
-        ag, rs = (_tp_hidden(st, ag_bytes, link)[0], _tp_hidden(st, x, link)[1]) if st.overlap_tp else (0.0, 0.0)
-        ag_copies, rs_copies = (0, 0) if st.overlap_tp else sp_layout_copies(st.stack, plan.micro_batch)
-        rate = st.cluster.device.memory_rate
-        return [_item("TP", "all-gather", ag_bytes, calls, plan.tp, link, False, "forward", hidden=ag,
-                      copy=ag_copies * 2 * ag_bytes / rate),
-                _item("TP", "reduce-scatter", x, rs_calls, plan.tp, link, False, "forward", hidden=rs,
-                      copy=rs_copies * 2 * x / rate)]
+        if st.overlap_tp:
+            ag, rs, ag_copy, rs_copy = _tp_overlap(st, ag_bytes, x, link, calls, rs_calls)
+        else:
+            ag = rs = 0.0
+            ag_copy, rs_copy = _layout_copy_seconds(st, ag_bytes, x)
+        return [_item("TP", "all-gather", ag_bytes, calls, plan.tp, link, False, "forward", hidden=ag, copy=ag_copy),
+                _item("TP", "reduce-scatter", x, rs_calls, plan.tp, link, False, "forward", hidden=rs, copy=rs_copy)]
     return [_item("TP", "all-reduce", x, calls, plan.tp, link, False, "forward")]
 
 
-def _tp_hidden(st: _Step, x: float, link: Link) -> tuple[float, float]:
-    """Seconds per step of the TP all-gathers and reduce-scatters that run under GEMMs with TP overlap.
+def _layout_copy_seconds(st: _Step, ag_bytes: float, x: float) -> tuple[float, float]:
+    # Seconds per all-gather and per reduce-scatter of the layout copies around a plain SP collective.
+    ag_copies, rs_copies = sp_layout_copies(st.stack, st.plan.micro_batch)
+    rate = st.cluster.device.memory_rate
+    return ag_copies * 2 * ag_bytes / rate, rs_copies * 2 * x / rate
 
-    The pairing is Transformer Engine's default for Megatron-Core's ``--tp-comm-overlap``
+
+def _tp_overlap(st: _Step, ag_bytes: float, x: float, link: Link, ag_calls: int,
+                rs_calls: int) -> tuple[float, float, float, float]:
+    """Seconds per step that TP overlap hides of the SP all-gathers and reduce-scatters, and the copy seconds
+    per call around them: ``(ag_hidden, rs_hidden, ag_copy, rs_copy)``.
+
+    The pairs are Transformer Engine's for Megatron-Core's ``--tp-comm-overlap``
     (``transformer_engine/pytorch/module/base.py`` ``initialize_ub``; Megatron-LM
     ``megatron/core/model_parallel_config.py`` L265-339: ``tp_comm_overlap_ag``/``_rs`` and the bulk
-    wgrad/dgrad overlaps on by default), the same GEMMs torchtitan's async TP fuses (Inductor's
-    micro-pipelined all-gather->matmul and matmul->reduce-scatter): forward, the all-gather of the
-    sequence-parallel input runs under the QKV and FC1 GEMMs (split into tp chunks, ring exchange)
-    and the reduce-scatters under the attention-projection and FC2 GEMMs (pipelined); backward, the
-    all-gather of the output gradient runs under the projection and FC2 input-gradient GEMMs and the
-    reduce-scatter of the input gradient under the QKV and FC1 weight-gradient GEMMs (bulk);
-    recomputed forwards pair as the forward. A collective of C seconds beside a GEMM of G hides
-    min(C, G) less one of its tp chunks (C / tp: the chunk that starts the ring or ends the pipeline
-    has no GEMM beside it). Not modelled, so this is an upper bound of the gain: the SMs (or copy
-    engines) the communication takes from the GEMM, and the efficiency the ring-exchange and
-    pipelined pairs lose by running their GEMM as tp GEMMs of 1/tp of the rows each.
+    wgrad/dgrad overlaps on by default): forward, the all-gather of the sequence-parallel input runs
+    under the QKV and FC1 GEMMs (split into tp chunks, ring exchange) and the reduce-scatters under the
+    attention-projection and FC2 GEMMs (pipelined); backward, the all-gather of the output gradient
+    runs under the projection and FC2 input-gradient GEMMs and the reduce-scatter of the input gradient
+    under the QKV and FC1 weight-gradient GEMMs (bulk); recomputed forwards pair as the forward. A stack
+    fuses the pairs its ``Stack.tp_overlap_pairs`` names; the other calls stay plain, with their layout
+    copies (:func:`parallelsel.core.stacks.sp_layout_copies`). A collective of C seconds beside a GEMM
+    of G hides min(C, G) less one of its tp chunks (C / tp: the chunk that starts the ring or ends the
+    pipeline has no GEMM beside it).
+
+    ``Stack.tp_overlap_staging`` ``"symmetric-memory"`` (PyTorch's fused collective matmuls,
+    ``torch/distributed/_symmetric_memory/__init__.py``) also pays, per fused call, the copies that
+    implementation makes outside the pipeline: the all-gather copies its own shard into the peer-visible
+    buffer before the first matmul, not overlapped (``_pipelined_multi_all_gather_and_consume``: "giving
+    up the chance to overlap 'mv' and 'b' with the first shard_consumer"), and restrides a [b, s, h] shard
+    once when b > 1 (``_fused_all_gather_matmul``: "Otherwise A_shard needs to be copied once"); the
+    reduce-scatter sums the tp partial products it received in a separate pass (``reduce_partials``:
+    reads them all, writes its shard) and restrides its matmul input when b > 1
+    (``restride_A_for_fused_matmul_reduce_scatter``). Not modelled, so the gain is still an upper
+    bound: the SMs (or copy engines) the communication takes from the GEMM, and the efficiency the
+    pairs lose by running their GEMM as tp GEMMs of 1/tp of the rows each.
     """
     tp, dev = st.plan.tp, st.cluster.device
-    g = {k.name: k for k in layer_gemms(st.model, st.tokens, tp, st.plan.ep)}
-    c_ag, c_rs = _time("all-gather", x, tp, link), _time("reduce-scatter", x, tp, link)
+    c_ag, c_rs = _time("all-gather", ag_bytes, tp, link), _time("reduce-scatter", x, tp, link)
+    ag_gemms, rs_gemms = _fused_pairs(st)
 
-    def hid(c: float, gemm) -> float:
-        return max(0.0, min(c, gemm.time(dev)) - c / tp)
+    def hidden(c: float, gemms) -> float:
+        return st.layers * st.m * sum(max(0.0, min(c, k.time(dev)) - c / tp) for k in gemms)
 
+    plain_ag, plain_rs = _layout_copy_seconds(st, ag_bytes, x)
+    stage_ag = stage_rs = 0.0  # copy seconds per layer and micro-batch of the fused calls
+    if st.stack.tp_overlap_staging == "symmetric-memory":
+        rate, restride = dev.memory_rate, st.plan.micro_batch > 1
+        stage_ag = len(ag_gemms) * (1 + restride) * 2 * ag_bytes / tp / rate
+        stage_rs = (len(rs_gemms) * x * (1 + 1 / tp)
+                    + restride * 2 * st.recipe.activation * sum(k.m * k.k for k in rs_gemms)) / rate
+    per = st.layers * st.m
+    ag_copy = (per * stage_ag + max(0, ag_calls - per * len(ag_gemms)) * plain_ag) / ag_calls
+    rs_copy = (per * stage_rs + max(0, rs_calls - per * len(rs_gemms)) * plain_rs) / rs_calls
+    return hidden(c_ag, ag_gemms), hidden(c_rs, rs_gemms), ag_copy, rs_copy
+
+
+def _fused_pairs(st: _Step) -> tuple[list, list]:
+    # The GEMMs beside which the stack's TP overlap runs its all-gathers and its reduce-scatters, per layer and
+    # micro-batch (Stack.tp_overlap_pairs); a recomputed forward pairs again as the forward.
+    g = {k.name: k for k in layer_gemms(st.model, st.tokens, st.plan.tp, st.plan.ep)}
+    pairs = st.stack.tp_overlap_pairs
     forwards = 2 if st.plan.recompute == "full" else 1
-    ag = forwards * (hid(c_ag, g["qkv"]) + hid(c_ag, g["fc1"])) + hid(c_ag, g["proj"].backward[0]) \
-        + hid(c_ag, g["fc2"].backward[0])
-    rs = forwards * (hid(c_rs, g["proj"]) + hid(c_rs, g["fc2"])) + hid(c_rs, g["qkv"].backward[1]) \
-        + hid(c_rs, g["fc1"].backward[1])
-    # Each item holds 2 x forwards + 2 calls per layer and micro-batch, the ones paired above.
-    return st.layers * st.m * ag, st.layers * st.m * rs
+    ag, rs = [], []
+    if "forward" in pairs:
+        ag += forwards * [g["qkv"], g["fc1"]]
+        rs += forwards * [g["proj"], g["fc2"]]
+    if "backward-ag" in pairs:
+        ag += [g["proj"].backward[0], g["fc2"].backward[0]]
+    if "backward-rs" in pairs:
+        rs += [g["qkv"].backward[1], g["fc1"].backward[1]]
+    return ag, rs
 
 
 def _pp_items(st: _Step) -> list[Traffic]:

@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 from ._check import ParallelselError, choice, flag, positive_int, positive_number, record
 from .model import ATTENTION, MODELS, RECOMPUTE, Transformer, block_matmuls
-from .pipeline import KINDS, peak_inflight
+from .pipeline import KINDS, last_stage_inflight, peak_inflight
 from .recipe import RECIPES, Recipe
 from .stacks import STACKS, effective_zero, stack_fused, state_shards, wire_bytes
 
@@ -842,7 +842,9 @@ def _stage_breakdown(workload, plan, i: int, n: int | None = None) -> MemoryBrea
     if i == 0:
         extra += flight * (s * b * sh.hidden / (t if sp else 1))
     if i == p - 1:
-        extra += _inflight(plan.schedule, p, m, v, p - 1) * _logits(model, s, b, t, sp, act, stack.sp_gathered_inputs)
+        # The logits live from the last stage's forward to its backward: that stage's own micro-batches in flight.
+        held = last_stage_inflight(plan.schedule, p, m, v) if p > 1 else 1
+        extra += held * _logits(model, s, b, t, sp, act, stack.sp_gathered_inputs)
         if stack.mode(workload.compile) != "te" and "cross_entropy" not in stack_fused(workload):
             eager = LOSS_PARALLEL_BYTES if stack.loss_parallel and t > 1 else EAGER_LOSS_BYTES
             extra += eager * s * b * model.vocab / t   # one micro-batch's eager loss backward

@@ -35,6 +35,7 @@ __all__ = [
     "ACTIONS",
     "KINDS",
     "MAX_PASSES",
+    "last_stage_inflight",
     "Op",
     "Schedule",
     "Timeline",
@@ -222,12 +223,13 @@ def _dependency(cls: int, vs: int, last: int) -> tuple[int, int] | None:
     return (1, vs)
 
 
-def _held_peak(actions) -> int:
+def _held_peak(actions, release=("B", "W")) -> int:
     """The most activations held at once along one rank's ``actions``: an F stores one, a full B or
-    the W of a split backward releases it (W still reads the stored input; I does not release it)."""
+    the W of a split backward releases it (W still reads the stored input; I does not release it).
+    ``release``: the actions that free it (the loss's tensors are freed by the input gradient I)."""
     held = peak = 0
     for a in actions:
-        held += 1 if a == "F" else -1 if a in ("B", "W") else 0
+        held += 1 if a == "F" else -1 if a in release else 0
         peak = max(peak, held)
     return peak
 
@@ -273,12 +275,40 @@ def peak_inflight(kind: str, stages: int, microbatches: int, chunks: int = 1, ra
     return _rank_peak(kind, p, m, v, r)
 
 
+def last_stage_inflight(kind: str, stages: int, microbatches: int, chunks: int = 1) -> int:
+    """The most micro-batches whose activations the pipeline's last stage (the one that computes the loss)
+    holds at once under ``kind``: its own passes only, along the order of the rank that runs it (rank
+    ``stages - 1``, chunk ``chunks - 1`` in the loop layout; rank 0, chunk 1 in the V layout). One in the
+    1F1B family, whose last stage runs each micro-batch's backward right after its forward; ``m`` where
+    all forwards come first (GPipe, looped BFS). Counted to the backward that consumes the loss's
+    tensors: a full B, or the input gradient I of a split backward (the weight gradient W reads only the
+    layer inputs). Accepts what :func:`peak_inflight` accepts.
+
+    Examples:
+        >>> last_stage_inflight("interleaved", 8, 8, 2), last_stage_inflight("gpipe", 4, 8)
+        (1, 8)
+    """
+    kind = choice("kind", kind, KINDS)
+    p = positive_int("stages", stages)
+    m = positive_int("microbatches", microbatches)
+    v = positive_int("chunks", chunks)
+    if not (kind in ("1f1b", "zb-h1") and v == 1):
+        check_orders(kind, p, m, v)
+    rank = 0 if ORDERS[kind][1] == "v" else p - 1
+    return _rank_peak(kind, p, m, v, rank, v - 1, ("B", "I"))
+
+
 @lru_cache(maxsize=4096)
-def _rank_peak(kind: str, p: int, m: int, v: int, r: int) -> int:
-    if kind in _CLOSED:  # orders that are warm-up forwards then F/B pairs: the count needs no walk
+def _rank_peak(kind: str, p: int, m: int, v: int, r: int, chunk: int | None = None,
+               release=("B", "W")) -> int:
+    # ``chunk``: count only that chunk's passes (None: every pass of the rank); ``release``: as _held_peak.
+    def held(order) -> int:
+        return _held_peak((a for a, _, c in order if chunk is None or c == chunk), release)
+
+    if kind in _CLOSED and chunk is None:  # orders that are warm-up forwards then F/B pairs: no walk needed
         return _CLOSED[kind](p, m, v, r)
     if p * m * v <= MAX_PASSES:
-        return _held_peak(a for a, _, _ in ORDERS[kind][0](p, m, v, r))
+        return held(ORDERS[kind][0](p, m, v, r))
     # Past the simulator's size the order is not built (a billion micro-batches would need tens of GB).
     # After its warm-up every schedule repeats one steady pattern per micro-batch, so the peak is either
     # constant in m (1F1B-like) or grows linearly (GPipe-like: all forwards first): measure it at three
@@ -287,7 +317,7 @@ def _rank_peak(kind: str, p: int, m: int, v: int, r: int) -> int:
     if 3 * sizes[2] * v > MAX_RANK_PASSES:
         raise ParallelselError(f"microbatches={m}: with stages={p} and chunks={v}, the pattern would be measured on "
                                f"more than {MAX_RANK_PASSES} passes of one rank")
-    a, b, c = (_held_peak(a for a, _, _ in ORDERS[kind][0](p, x, v, r)) for x in sizes)
+    a, b, c = (held(ORDERS[kind][0](p, x, v, r)) for x in sizes)
     if (b - a) * (sizes[2] - sizes[1]) != (c - b) * (sizes[1] - sizes[0]):
         raise ParallelselError(f"microbatches={m}: the held activations of {kind!r} do not settle into a "
                                f"steady pattern below stages x microbatches x chunks <= {MAX_PASSES}")

@@ -35,7 +35,7 @@ from types import MappingProxyType
 from ._check import Catalogue, ParallelselError, choice
 from .reasons import Reason
 
-__all__ = ["COMPILE_SCOPES", "DEFAULT_STACK", "DTYPE_BYTES", "EXEC_MODES", "FUSIBLE_OPS", "P2P_OVERLAP_SCHEDULES",
+__all__ = ["COMPILE_SCOPES", "DEFAULT_STACK", "DTYPE_BYTES", "EXEC_MODES", "FUSIBLE_OPS", "P2P_OVERLAP_SCHEDULES", "TP_OVERLAP_PAIRS", "TP_OVERLAP_STAGING",
            "STACKS", "Stack",
            "effective_zero", "pp_zero_reason", "pp_zero_stack", "sp_layout_copies", "stack_fused", "stack_of",
            "state_shards", "wire_bytes"]
@@ -59,6 +59,17 @@ P2P_OVERLAP_SCHEDULES = ("interleaved",)
 """The pipeline schedules whose stage-to-stage sends a stack can overlap with compute: the interleaved one,
 where each send has another chunk's work to hide behind (Megatron-LM turns ``overlap_p2p_comm`` off for the
 others, ``megatron/training/arguments.py`` L1010-1012 @d98e8a6)."""
+
+TP_OVERLAP_PAIRS = ("forward", "backward-ag", "backward-rs")
+"""The GEMM and sequence-parallel collective pairs a stack's TP overlap can fuse: ``"forward"``, the all-gather of
+each column-parallel input under its GEMMs and the reduce-scatter of each row-parallel output under its GEMM (and
+again in a recomputed forward); ``"backward-ag"``, the all-gather of a row-parallel output gradient under the
+input-gradient GEMM that consumes it; ``"backward-rs"``, the reduce-scatter of a column-parallel input gradient
+under the weight-gradient GEMMs."""
+
+TP_OVERLAP_STAGING = ("symmetric-memory",)
+"""Implementations of TP overlap whose staging copies :mod:`parallelsel.core.comm` charges on top of the
+collective: ``"symmetric-memory"``, PyTorch's micro-pipelined collective matmuls."""
 
 FUSIBLE_OPS = ("attention", "cudnn_attention", "rmsnorm", "swiglu", "rope", "cross_entropy", "fp8_cast")
 """The operators of a Llama-style layer that a stack may run as one fused kernel (``attention``: a fused
@@ -91,7 +102,10 @@ class Stack:
       backward pass by default; ``overlap_param_gather``: the same for the parameter all-gather;
       ``overlap_tp_comm``: whether TP collectives overlap GEMMs by default; ``tp_overlap``: whether
       the stack offers TP overlap at all, and ``tp_overlap_needs`` what it requires
-      (``"sp"``: sequence parallelism, ``"compile"``: ``torch.compile``). ``overlap_pp_p2p``: the pipeline
+      (``"sp"``: sequence parallelism, ``"compile"``: ``torch.compile``); ``tp_overlap_pairs``: which of
+      :data:`TP_OVERLAP_PAIRS` that overlap fuses; ``tp_overlap_staging``: its implementation where it stages
+      data through extra copies (:data:`TP_OVERLAP_STAGING`; None: the collective works in place).
+      ``overlap_pp_p2p``: the pipeline
       schedules whose stage-to-stage sends overlap the next chunk's compute (posted asynchronously and waited
       for only when the data is needed) instead of sitting on the critical path.
     * ``schedules``: the pipeline schedules offered (kinds of :func:`parallelsel.core.pipeline.schedule`);
@@ -142,6 +156,8 @@ class Stack:
     loss_parallel: bool = False
     reduce_in_grad_buffer: bool = False
     overlap_pp_p2p: tuple[str, ...] = ()
+    tp_overlap_pairs: tuple[str, ...] = TP_OVERLAP_PAIRS
+    tp_overlap_staging: str | None = None
     zero3_live: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self):
@@ -159,6 +175,10 @@ class Stack:
         choice("seq_dim", self.seq_dim, (0, 1))
         for s in self.overlap_pp_p2p:
             choice("overlap_pp_p2p", s, tuple(x for x in self.schedules if x in P2P_OVERLAP_SCHEDULES))
+        for pair in self.tp_overlap_pairs:
+            choice("tp_overlap_pairs", pair, TP_OVERLAP_PAIRS)
+        if self.tp_overlap_staging is not None:
+            choice("tp_overlap_staging", self.tp_overlap_staging, TP_OVERLAP_STAGING)
 
     @property
     def model_state_bytes(self) -> float:
@@ -226,10 +246,16 @@ STACKS: dict[str, Stack] = Catalogue("stack", {
                 "the linears save the gathered input); torchtitan/components/loss.py "
                 "L31-61, L66-214 @b5bcd76 (with TP the loss runs on the vocabulary-sharded logits: "
                 "_LossParallelCrossEntropy; before it torch's loss_parallel(), train.py L131-134 and utils.py "
-                "L196-201 @9dec370)"),
+                "L196-201 @9dec370); async TP is PyTorch's micro-pipeline pass (torch/_inductor/fx_passes/"
+                "micro_pipeline_tp.py: fuse_all_gather_matmul takes the matmuls that consume the gathered tensor "
+                "as their left operand; fuse_matmul_reduce_scatter only a reduce-scatter whose input is one matmul "
+                "with one user, and the input gradient of torchtitan's separate wq/wk/wv and w1/w3 linears, "
+                "models/llama3/model/model.py, is a sum of matmuls) running torch/distributed/_symmetric_memory's "
+                "fused collective matmuls"),
         grad_reduce_dtype="fp32", param_gather_dtype="bf16", recipe="bf16-compute-fp32-adam", optimizer_shard="dp_cp",
         overlap_grad_reduce=(0, 1, 2, 3), overlap_param_gather=(1, 2, 3), overlap_tp_comm=False, tp_overlap=True,
-        tp_overlap_needs=("compile",),
+        tp_overlap_needs=("compile",), tp_overlap_pairs=("forward", "backward-ag"),
+        tp_overlap_staging="symmetric-memory",
         schedules=("gpipe", "1f1b", "interleaved", "looped-bfs", "interleaved-zb", "zbv", "dualpipev"),
         recompute=("none", "op", "full"), pp_zero=(0, 3), pp_fsdp_reshard=False, modes=("eager", "compile"),
         fused={"eager": ("attention",), "compile": ("attention", "rmsnorm", "swiglu", "rope", "fp8_cast", "cross_entropy")},
@@ -333,12 +359,13 @@ def pp_zero_stack(plan) -> Reason | None:
         >>> pp_zero_stack(ps.Plan(dp=2, pp=8, zero=2)).code, pp_zero_stack(ps.Plan(dp=2, zero=3))
         ('pp_zero2_no_stack', None)
     """
-    return pp_zero_reason(plan.pp, plan.zero, plan.dp)
+    return pp_zero_reason(plan.pp, plan.zero, plan.dp * plan.cp)
 
 
-def pp_zero_reason(pp: int, zero: int, dp: int) -> Reason | None:
-    """:func:`pp_zero_stack` from the three degrees alone (what the search knows before it builds a plan)."""
-    if pp == 1 or zero == 0 or dp == 1:
+def pp_zero_reason(pp: int, zero: int, ranks: int) -> Reason | None:
+    """:func:`pp_zero_stack` from the degrees alone (what the search knows before it builds a plan); ``ranks``:
+    the DP x CP ranks ZeRO would shard over (every stack of :data:`STACKS` shards over both)."""
+    if pp == 1 or zero == 0 or ranks == 1:
         return None
     values = {"pp": pp, "zero": zero}
     if zero == 1:

@@ -102,6 +102,14 @@ _BLOCKS = ("compile = the transformer blocks only, the loss eager: torchtitan's 
            "errors') until 2025-04-02 (bbb1b61); the December tables ran torchtitan 9dec370 of 2024-12-26")
 _TT_405 = ("pytorch/torchtitan docs/performance.md @877991a: Llama 3.1 405B on 128 H100 (95 GB HBM2e, lower-TDP SXM), "
            "FSDP 16 x TP 8, local batch 2, sequence 8192, full AC, compile; WPS per GPU")
+_TT_ASYNC_ON = ("pytorch/torchtitan benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md @b5bcd76 and its table "
+                "assets/images/async-tp-perf-06-14-2025.png @5ecb74e, {col} column (tokens/s per GPU); Grand Teton "
+                "H100s; sequence 8192 (config default)")
+_TT_PP = ("torchtitan 9dec370 (the December tables' version): pipeline_parallel_microbatches unset, so the local "
+          "batch splits into as many micro-batches as pipeline ranks (parallelisms/pipelining_utils.py "
+          "build_pipeline_schedule), and the 126 layers split by generate_split_points (first stage base, middle "
+          "stages one more while the remainder lasts, the last stage the rest): 15/16x6/15 for 8 stages, "
+          "7/8x14/7 for 16 (two per rank, looped)")
 
 _FP8 = "fp8-compute-fp32-adam"
 
@@ -117,6 +125,7 @@ def _fsdp(dp, mb, recompute="op", **kw):
 
 _H = "h100-hbm2e-96gb"
 _A = "a100-80gb"
+_SPLIT_TT = (15,) + (16,) * 6 + (15,)  # Llama 3.1 405B's 126 layers on 8 pipeline ranks (_TT_PP)
 TORCHTITAN_RUNS = (
     # Table 1: Llama 3.1 8B on 8 GPUs, FSDP 8, local batch 2, selective (op) AC.
     _tt("torchtitan Llama 3.1 8B, 8 GPUs, eager", "llama3-8b", _H, 8, _fsdp(8, 2), 16, 8192, 5762,
@@ -142,11 +151,53 @@ TORCHTITAN_RUNS = (
         96, 8192, 4378, _TT_ASYNC, compile=True),
     _tt("torchtitan Llama 3 8B, 64 GPUs, FSDP8 TP8, Float8", "llama3-8b", _H, 64, _fsdp(8, 12, tp=8, sp=True),
         96, 8192, 5078.1, _TT_ASYNC, compile=True, fp8=True),
+    _tt("torchtitan Llama 3.1 70B, 256 GPUs, FSDP32 TP8, Float8, async TP", "llama3-70b", _H, 256,
+        _fsdp(32, 16, "full", tp=8, sp=True, tp_overlap=True), 512, 8192, 876, _TT_H100.format(t=4), 67.6,
+        compile="model", fp8=True),
+    # Table 2: FSDP x CP, compile + Float8, local batch 1, full AC; the sequence grows with CP (32k tokens a GPU).
+    *(_tt(f"torchtitan Llama 3.1 8B, 8 GPUs, FSDP{8 // cp} CP{cp}, sequence {seq // 1024}k, Float8", "llama3-8b", _H,
+          8, _fsdp(8 // cp, 1, "full", cp=cp), 8 // cp, seq, value, _TT_H100.format(t=2), memory, compile="model",
+          fp8=True)
+      for cp, seq, value, memory in ((1, 32768, 3890, 83.9), (2, 65536, 2540, 84.2), (4, 131072, 1071, 84.0),
+                                     (8, 262144, 548, 84.5))),
+    # Table 5: FSDP 8 x TP 8 x PP 8, compile + Float8 + async TP, local batch 32 in 8 micro-batches, full AC.
+    _tt("torchtitan Llama 3.1 405B, 512 GPUs, FSDP8 TP8 PP8, 1F1B", "llama3-405b", _H, 512,
+        _fsdp(8, 4, "full", tp=8, sp=True, tp_overlap=True, pp=8, stage_layers=_SPLIT_TT), 256, 8192, 100,
+        _TT_H100.format(t=5) + "; " + _TT_PP, 82.5, compile="model", fp8=True),
+    _tt("torchtitan Llama 3.1 405B, 512 GPUs, FSDP8 TP8 PP8, interleaved 1F1B", "llama3-405b", _H, 512,
+        _fsdp(8, 4, "full", tp=8, sp=True, tp_overlap=True, pp=8, schedule="interleaved", chunks=2,
+              stage_layers=_SPLIT_TT), 256, 8192, 128, _TT_H100.format(t=5) + "; " + _TT_PP, 72.7, compile="model",
+        fp8=True),
+    # Table 6: TP 8 x PP 8 (1F1B) x FSDP x CP, compile + Float8 + async TP, local batch 8, full AC.
+    *(_tt(f"torchtitan Llama 3.1 405B, 512 GPUs, FSDP{8 // cp} CP{cp} TP8 PP8, sequence {seq // 1024}k",
+          "llama3-405b", _H, 512, _fsdp(8 // cp, 1, "full", cp=cp, tp=8, sp=True, tp_overlap=True, pp=8,
+                                        stage_layers=_SPLIT_TT), 8 * (8 // cp), seq, value,
+          _TT_H100.format(t=6) + "; " + _TT_PP, memory, compile="model", fp8=True)
+      for cp, seq, value, memory in ((1, 32768, 76, 75.3), (2, 65536, 47, 75.9), (4, 131072, 31, 77.1),
+                                     (8, 262144, 16, 84.9))),
+    # Async-TP benchmarks, async TP column; and the Float8 tensorwise 70B pair.
+    _tt("torchtitan Llama 3 70B, 256 GPUs, FSDP32 TP8, bf16, async TP", "llama3-70b", _H, 256,
+        _fsdp(32, 16, "full", tp=8, sp=True, tp_overlap=True), 512, 8192, 652.4, _TT_ASYNC_ON.format(col="async TP"),
+        compile=True),
+    _tt("torchtitan Llama 3 8B, 64 GPUs, FSDP8 TP8, bf16, async TP", "llama3-8b", _H, 64,
+        _fsdp(8, 12, tp=8, sp=True, tp_overlap=True), 96, 8192, 4809.4, _TT_ASYNC_ON.format(col="async TP"),
+        compile=True),
+    _tt("torchtitan Llama 3 8B, 64 GPUs, FSDP8 TP8, Float8, async TP", "llama3-8b", _H, 64,
+        _fsdp(8, 12, tp=8, sp=True, tp_overlap=True), 96, 8192, 5570.1, _TT_ASYNC_ON.format(col="async TP"),
+        compile=True, fp8=True),
+    _tt("torchtitan Llama 3 70B, 256 GPUs, FSDP32 TP8, Float8 (2025)", "llama3-70b", _H, 256,
+        _fsdp(32, 16, "full", tp=8, sp=True), 512, 8192, 809.8, _TT_ASYNC_ON.format(col="vanilla TP, float8 tensorwise"),
+        compile=True, fp8=True),
+    _tt("torchtitan Llama 3 70B, 256 GPUs, FSDP32 TP8, Float8 (2025), async TP", "llama3-70b", _H, 256,
+        _fsdp(32, 16, "full", tp=8, sp=True, tp_overlap=True), 512, 8192, 942.4,
+        _TT_ASYNC_ON.format(col="async TP, float8 tensorwise"), compile=True, fp8=True),
     # Llama 3.1 405B, 2D.
     _tt("torchtitan Llama 3.1 405B, 128 GPUs, FSDP16 TP8", "llama3-405b", _H, 128, _fsdp(16, 2, "full", tp=8, sp=True),
         32, 8192, 109, _TT_405, compile="model"),
     _tt("torchtitan Llama 3.1 405B, 128 GPUs, FSDP16 TP8, Float8", "llama3-405b", _H, 128,
         _fsdp(16, 2, "full", tp=8, sp=True), 32, 8192, 177, _TT_405, compile="model", fp8=True),
+    _tt("torchtitan Llama 3.1 405B, 128 GPUs, FSDP16 TP8, Float8, async TP", "llama3-405b", _H, 128,
+        _fsdp(16, 2, "full", tp=8, sp=True, tp_overlap=True), 32, 8192, 185, _TT_405, compile="model", fp8=True),
     # H200.
     _tt("torchtitan Llama 3.1 8B, 32 H200, Float8", "llama3-8b", "h200-141gb", 32, _fsdp(32, 2), 64, 8192, 10938,
         _TT_H200, 47.96, compile=True, fp8=True),
