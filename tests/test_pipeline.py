@@ -441,3 +441,29 @@ def test_peak_inflight_past_the_simulator_size_follows_the_closed_forms_without_
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.strip() == "[4, 3, 2, 1] True [4, 4, 4, 4]"
+
+
+@pytest.mark.parametrize("kind,p,m,v", [("gpipe", 4, 8, 1), ("1f1b", 4, 8, 1), ("interleaved", 4, 8, 2),
+                                        ("interleaved", 8, 8, 2), ("looped-bfs", 4, 8, 2), ("interleaved-zb", 4, 8, 2),
+                                        ("zb-h1", 4, 8, 1), ("zbv", 4, 8, 2), ("dualpipev", 4, 8, 2)])
+def test_last_stage_inflight_follows_the_simulated_timeline(kind, p, m, v):
+    # The loss's tensors live on the last global stage from its forward's end to the end of the backward that
+    # consumes them (B, or I where the backward is split). Counted on the simulated timeline -- times, not the
+    # rank's pass order that last_stage_inflight walks: the most such intervals open at once.
+    from parallelsel.core.pipeline import last_stage_inflight, schedule, simulate
+    from parallelsel.core.pipeline_orders import stage_of
+
+    t = simulate(schedule(kind, p, m, v), forward=1.0, backward=2.0, weight=0.7 if "z" in kind else None)
+    last = p * v - 1
+    rows = list(zip(t.stage, t.kind, t.microbatch, t.chunk, t.start, t.end))
+    on_last = [r for r in rows if stage_of(t.schedule.layout, p, int(r[0]), int(r[3])) == last]
+    held = {int(r[2]): [float(r[5]), None] for r in on_last if r[1] == "F"}
+    for r in on_last:
+        if r[1] in ("B", "I"):
+            held[int(r[2])][1] = float(r[5])
+    events = sorted([(s, 1) for s, _ in held.values()] + [(e, -1) for _, e in held.values()], key=lambda x: (x[0], x[1]))
+    count = peak = 0
+    for _, d in events:
+        count += d
+        peak = max(peak, count)
+    assert last_stage_inflight(kind, p, m, v) == peak
