@@ -106,7 +106,8 @@ def stack_estimate(run, device: Device | None = None) -> Estimate:
 
     if isinstance(run.model, tuple):
         layers, hidden, heads = run.model
-        model = Transformer(layers=layers, hidden=hidden, heads=heads, seq_len=run.seq_len, vocab=run.vocab)
+        model = Transformer(layers=layers, hidden=hidden, heads=heads, seq_len=run.seq_len, vocab=run.vocab,
+                            tied_embeddings=run.tied_embeddings)
     else:
         model = MODELS[run.model]
     recipe = RECIPES[run.recipe] if run.recipe else None

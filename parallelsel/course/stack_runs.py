@@ -29,7 +29,8 @@ __all__ = ["MEGATRON_ASSUMED", "MEGATRON_BRIDGE_H100", "MEGATRON_H100", "STACK_R
 class StackRun:
     """One published, measured run of a stack with its plan.
 
-    ``model``: a :data:`parallelsel.MODELS` key, or ``(layers, hidden, heads)`` of a GPT shape;
+    ``model``: a :data:`parallelsel.MODELS` key, or ``(layers, hidden, heads)`` of a GPT shape (with
+    ``vocab`` and ``tied_embeddings``: whether its input embedding and output layer share one matrix);
     ``device``: a :data:`parallelsel.DEVICES` key (the part the source names); ``gpus``; ``plan``: the
     :class:`parallelsel.Plan` fields the source states; ``global_batch`` (sequences) and ``seq_len``;
     ``recipe``: a :data:`parallelsel.RECIPES` key, None for the stack's own bf16 recipe; ``compile`` (as
@@ -54,6 +55,7 @@ class StackRun:
     compile: bool | str = False
     memory_gib: float | None = None
     vocab: int | None = None
+    tied_embeddings: bool = True
     notes: tuple[str, ...] = field(default=())
 
 
@@ -66,14 +68,17 @@ MEGATRON_ASSUMED = ("micro-batch 1", "no recomputation", "sequence parallelism w
 """What the README table does not state, and what the rows assume for it."""
 
 _MLM = ("NVIDIA/Megatron-LM README.md § Performance Benchmarking (images/model_table.png, commit f2e5db4, 2024-07-15): "
-        "per-GPU TFLOP/s, vocabulary 131072, sequence 4096, --overlap-grad-reduce --overlap-param-gather --tp-comm-overlap")
+        "per-GPU TFLOP/s, vocabulary 131072, sequence 4096, --overlap-grad-reduce --overlap-param-gather --tp-comm-overlap; "
+        "input embedding and output layer untied (--untie-embeddings-and-output-weights): the sizes the table names "
+        "are the untied parameter counts, which the tied ones fall short of")
 
 
 def _mlm(name, heads, hidden, layers, tp, pp, gpus, batch, tflops):
     plan = dict(dp=gpus // (tp * pp), tp=tp, pp=pp, zero=1, micro_batch=1, sp=tp > 1, tp_overlap=tp > 1,
                 schedule="1f1b", chunks=1)
     return StackRun(f"Megatron-Core GPT {name} ({gpus} H100)", "megatron-core", (layers, hidden, heads), "h100-sxm-80gb",
-                    gpus, plan, batch, 4096, "tflops", tflops, _MLM, vocab=131072, notes=MEGATRON_ASSUMED)
+                    gpus, plan, batch, 4096, "tflops", tflops, _MLM, vocab=131072, tied_embeddings=False,
+                    notes=MEGATRON_ASSUMED)
 
 
 MEGATRON_H100 = (
