@@ -339,3 +339,34 @@ def test_memory_flags_a_tight_plan_and_a_reserve_refuses_it(capsys):
     assert main(args + ["--headroom", "0.03", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["fits"] is False and data["tight"] is False and data["advisories"] == []
+
+
+def test_memory_takes_the_plan_fields_a_published_job_needs(capsys):
+    # Llama 3 405B as Meta split it (Dubey et al. 2024 §3.3.2: one layer fewer on the first and last of 16 stages), a
+    # torchtitan job with async TP, a Megatron-Core interleaved job with its pipeline sends kept on the critical path.
+    def step(args):
+        assert main(["memory", "--json"] + args) == 0, capsys.readouterr().err
+        data = json.loads(capsys.readouterr().out)
+        return data["plan"], data["step_s"]
+
+    meta = ",".join(["7"] + ["8"] * 14 + ["7"])
+    label, _ = step(["--model", "llama3-405b", "--nodes", "2048", "--global-batch", "2048", "--seq-len", "8192",
+                     "--tp", "8", "--pp", "16", "--zero", "1", "--sp", "--recompute", "full", "--stage-layers", meta])
+    assert parse_plan(label).stage_layers == tuple(int(n) for n in meta.split(","))
+    titan = ["--model", "llama3-70b", "--device", "h100-sxm-80gb", "--nodes", "32", "--stack", "torchtitan",
+             "--compile", "--global-batch", "512", "--seq-len", "8192", "--tp", "8", "--zero", "3", "--sp",
+             "--micro-batch", "16", "--recompute", "full"]
+    (plain_label, plain), (fused_label, fused) = step(titan), step(titan + ["--tp-overlap"])
+    assert parse_plan(fused_label).tp_overlap is True and fused < plain
+    mcore = ["--model", "llama3-70b", "--device", "h100-sxm-80gb", "--nodes", "8", "--global-batch", "64", "--tp", "4",
+             "--pp", "4", "--zero", "1", "--sp", "--schedule", "interleaved", "--chunks", "5"]
+    (_, overlapped), (kept_label, kept) = step(mcore), step(mcore + ["--no-p2p-overlap"])
+    assert parse_plan(kept_label).p2p_overlap is False and kept > overlapped
+
+
+@pytest.mark.parametrize("value,needle", [("7,8,x", "'x'"), ("7,8", "126"), ("", "''")])
+def test_memory_refuses_a_bad_stage_split_in_one_line(value, needle, capsys):
+    code = main(["memory", "--model", "llama3-405b", "--nodes", "2048", "--tp", "8", "--pp", "16",
+                 "--stage-layers", value])
+    err = capsys.readouterr().err
+    assert code == 2 and needle in err and len(err.strip().splitlines()) == 1

@@ -445,7 +445,9 @@ def test_peak_inflight_past_the_simulator_size_follows_the_closed_forms_without_
 
 @pytest.mark.parametrize("kind,p,m,v", [("gpipe", 4, 8, 1), ("1f1b", 4, 8, 1), ("interleaved", 4, 8, 2),
                                         ("interleaved", 8, 8, 2), ("looped-bfs", 4, 8, 2), ("interleaved-zb", 4, 8, 2),
-                                        ("zb-h1", 4, 8, 1), ("zbv", 4, 8, 2), ("dualpipev", 4, 8, 2)])
+                                        ("zb-h1", 4, 8, 1), ("zbv", 4, 8, 2), ("dualpipev", 4, 8, 2),
+                                        ("gpipe", 4, 2, 1), ("interleaved", 4, 2, 2),
+                                        ("interleaved-zb", 4, 3, 2), ("zbv", 4, 3, 2)])
 def test_last_stage_inflight_follows_the_simulated_timeline(kind, p, m, v):
     # The loss's tensors live on the last global stage from its forward's end to the end of the backward that
     # consumes them (B, or I where the backward is split). Counted on the simulated timeline -- times, not the

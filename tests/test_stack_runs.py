@@ -114,7 +114,7 @@ def _async_pairs():
 def test_async_tp_speedup_follows_torchtitans_measurement(vanilla, fused):
     # torchtitan's measured async-TP gains: 1.045-1.06x (December 2024 tables), 1.09-1.16x (June 2025). The model
     # pairs only what PyTorch's micro-pipeline pass fuses (comm._tp_overlap) and still leaves out what the
-    # overlapped copies cost the GEMMs, so its gain is an upper bound: never below the measured gain by more
+    # overlapped copies cost the GEMMs, so its gain comes out high more often than low: never below the measured gain by more
     # than 5%, never above it by more than 10%.
     measured = fused.published / vanilla.published
     model = fused.predicted / vanilla.predicted

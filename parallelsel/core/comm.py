@@ -106,9 +106,10 @@ class Traffic:
     one micro-batch's pass, an item with one call per micro-batch beside all of them; ``units``:
     pieces it is issued in (gradient buckets or FSDP units), of which the last cannot be hidden;
     ``hidden``: seconds of a critical-path item that run under the GEMMs they are paired with (TP
-    overlap, ``_tp_items``), so ``time - hidden`` is exposed. A TP item's ``time`` includes the layout
-    copies a [b, s, h] stack makes around each sequence-parallel collective
-    (:func:`parallelsel.core.stacks.sp_layout_copies`).
+    overlap, ``_tp_items``), so ``time - hidden`` is exposed. A TP item's ``time`` includes the copies
+    made around each sequence-parallel collective: the layout copies of a [b, s, h] stack
+    (:func:`parallelsel.core.stacks.sp_layout_copies`), or under TP overlap the staging copies of the
+    stack's fused collective matmuls (``_tp_overlap``).
     """
 
     strategy: str
@@ -144,7 +145,7 @@ def _link(cluster: Cluster, total: int, size: int, stride: int, ring: bool = Tru
 
 
 def _item(strategy, op, nbytes, calls, group, link, overlappable, phase, units=1, hidden=0.0, copy=0.0) -> Traffic:
-    # copy: seconds per call of the layout copies the stack makes around the collective (sp_layout_copies).
+    # copy: seconds per call of the copies the stack makes around the collective (layout or staging, _tp_overlap).
     return Traffic(strategy, op, nbytes, calls, group, link.name, calls * (_time(op, nbytes, group, link) + copy),
                    overlappable, phase, units, hidden)
 
@@ -363,58 +364,63 @@ def _tp_overlap(st: _Step, ag_bytes: float, x: float, link: Link, ag_calls: int,
     under the QKV and FC1 GEMMs (split into tp chunks, ring exchange) and the reduce-scatters under the
     attention-projection and FC2 GEMMs (pipelined); backward, the all-gather of the output gradient
     runs under the projection and FC2 input-gradient GEMMs and the reduce-scatter of the input gradient
-    under the QKV and FC1 weight-gradient GEMMs (bulk); recomputed forwards pair as the forward. A stack
-    fuses the pairs its ``Stack.tp_overlap_pairs`` names; the other calls stay plain, with their layout
-    copies (:func:`parallelsel.core.stacks.sp_layout_copies`). A collective of C seconds beside a GEMM
-    of G hides min(C, G) less one of its tp chunks (C / tp: the chunk that starts the ring or ends the
-    pipeline has no GEMM beside it).
+    under the QKV and FC1 weight-gradient GEMMs (bulk); a fully recomputed forward pairs as the forward
+    (for the layers it recomputes). A stack fuses the pairs its ``Stack.tp_overlap_pairs`` names; the
+    other calls stay plain, with their layout copies (:func:`parallelsel.core.stacks.sp_layout_copies`) --
+    among them op-level SAC's recomputed all-gathers, which feed the weight-gradient GEMM as its transposed
+    operand, a shape PyTorch's micro-pipeline pass does not fuse. A collective of C seconds beside a GEMM of
+    G (at the FP8 rate where the recipe runs its GEMMs in FP8) hides min(C, G) less one of its tp chunks
+    (C / tp: the chunk that starts the ring or ends the pipeline has no GEMM beside it).
 
     ``Stack.tp_overlap_staging`` ``"symmetric-memory"`` (PyTorch's fused collective matmuls,
     ``torch/distributed/_symmetric_memory/__init__.py``) also pays, per fused call, the copies that
-    implementation makes outside the pipeline: the all-gather copies its own shard into the peer-visible
-    buffer before the first matmul, not overlapped (``_pipelined_multi_all_gather_and_consume``: "giving
-    up the chance to overlap 'mv' and 'b' with the first shard_consumer"), and restrides a [b, s, h] shard
-    once when b > 1 (``_fused_all_gather_matmul``: "Otherwise A_shard needs to be copied once"); the
-    reduce-scatter sums the tp partial products it received in a separate pass (``reduce_partials``:
-    reads them all, writes its shard) and restrides its matmul input when b > 1
-    (``restride_A_for_fused_matmul_reduce_scatter``). Not modelled, so the gain is still an upper
-    bound: the SMs (or copy engines) the communication takes from the GEMM, and the efficiency the
-    pairs lose by running their GEMM as tp GEMMs of 1/tp of the rows each.
+    implementation makes outside its pipeline: the all-gather copies its own shard into the peer-visible
+    buffer before the first matmul, not overlapped (``_pipelined_multi_all_gather_and_consume``: "giving up
+    the chance to overlap 'mv' and 'b' with the first shard_consumer"); the reduce-scatter sums the tp
+    partial products it received in a pass of its own (``reduce_partials``: reads them all, writes its
+    shard). The restrides the pass asks of [b, s, h] operands are not charged: under ``torch.compile`` the
+    Inductor kernel that produces the operand writes it in the layout asked for. Not modelled: the SMs (or
+    copy engines) the communication takes from the GEMM, and the efficiency the pairs lose by running their
+    GEMM as tp GEMMs of 1/tp of the rows each; so the gain comes out high more often than low.
     """
     tp, dev = st.plan.tp, st.cluster.device
+    fp8 = st.recipe.gemm == "fp8" and bool(dev.fp8_flops)
     c_ag, c_rs = _time("all-gather", ag_bytes, tp, link), _time("reduce-scatter", x, tp, link)
-    ag_gemms, rs_gemms = _fused_pairs(st)
+    ag_pairs, rs_pairs = _fused_pairs(st)
+    per = st.layers * st.m
+    n_ag, n_rs = per * sum(w for _, w in ag_pairs), per * sum(w for _, w in rs_pairs)
+    if n_ag > ag_calls * (1 + 1e-9) or n_rs > rs_calls * (1 + 1e-9):
+        raise AssertionError(f"TP overlap fuses more calls ({n_ag:g}, {n_rs:g}) than there are "
+                             f"({ag_calls}, {rs_calls})")
 
-    def hidden(c: float, gemms) -> float:
-        return st.layers * st.m * sum(max(0.0, min(c, k.time(dev)) - c / tp) for k in gemms)
+    def hidden(c: float, pairs) -> float:
+        return per * sum(w * max(0.0, min(c, k.time(dev, fp8)) - c / tp) for k, w in pairs)
 
     plain_ag, plain_rs = _layout_copy_seconds(st, ag_bytes, x)
-    stage_ag = stage_rs = 0.0  # copy seconds per layer and micro-batch of the fused calls
+    stage_ag = stage_rs = 0.0  # copy seconds per fused call
     if st.stack.tp_overlap_staging == "symmetric-memory":
-        rate, restride = dev.memory_rate, st.plan.micro_batch > 1
-        stage_ag = len(ag_gemms) * (1 + restride) * 2 * ag_bytes / tp / rate
-        stage_rs = (len(rs_gemms) * x * (1 + 1 / tp)
-                    + restride * 2 * st.recipe.activation * sum(k.m * k.k for k in rs_gemms)) / rate
-    per = st.layers * st.m
-    ag_copy = (per * stage_ag + max(0, ag_calls - per * len(ag_gemms)) * plain_ag) / ag_calls
-    rs_copy = (per * stage_rs + max(0, rs_calls - per * len(rs_gemms)) * plain_rs) / rs_calls
-    return hidden(c_ag, ag_gemms), hidden(c_rs, rs_gemms), ag_copy, rs_copy
+        stage_ag = 2 * ag_bytes / tp / dev.memory_rate
+        stage_rs = x * (1 + 1 / tp) / dev.memory_rate
+    ag_copy = (n_ag * stage_ag + (ag_calls - n_ag) * plain_ag) / ag_calls
+    rs_copy = (n_rs * stage_rs + (rs_calls - n_rs) * plain_rs) / rs_calls
+    return hidden(c_ag, ag_pairs), hidden(c_rs, rs_pairs), ag_copy, rs_copy
 
 
 def _fused_pairs(st: _Step) -> tuple[list, list]:
-    # The GEMMs beside which the stack's TP overlap runs its all-gathers and its reduce-scatters, per layer and
-    # micro-batch (Stack.tp_overlap_pairs); a recomputed forward pairs again as the forward.
+    # (GEMM, calls per layer and micro-batch) beside which the stack's TP overlap runs its all-gathers and its
+    # reduce-scatters (Stack.tp_overlap_pairs); a full recompute repeats the forward pairs on the share of the
+    # layers it recomputes (Plan.recompute_share), as _tp_items counts the calls.
     g = {k.name: k for k in layer_gemms(st.model, st.tokens, st.plan.tp, st.plan.ep)}
     pairs = st.stack.tp_overlap_pairs
-    forwards = 2 if st.plan.recompute == "full" else 1
+    forwards = 1 + (st.plan.recompute_share(st.model) if st.plan.recompute == "full" else 0.0)
     ag, rs = [], []
     if "forward" in pairs:
-        ag += forwards * [g["qkv"], g["fc1"]]
-        rs += forwards * [g["proj"], g["fc2"]]
+        ag += [(g["qkv"], forwards), (g["fc1"], forwards)]
+        rs += [(g["proj"], forwards), (g["fc2"], forwards)]
     if "backward-ag" in pairs:
-        ag += [g["proj"].backward[0], g["fc2"].backward[0]]
+        ag += [(g["proj"].backward[0], 1.0), (g["fc2"].backward[0], 1.0)]
     if "backward-rs" in pairs:
-        rs += [g["qkv"].backward[1], g["fc1"].backward[1]]
+        rs += [(g["qkv"].backward[1], 1.0), (g["fc1"].backward[1], 1.0)]
     return ag, rs
 
 

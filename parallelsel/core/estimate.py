@@ -40,7 +40,7 @@ from .memory import DEFAULT_HEADROOM, TIGHT_MARGIN, MemoryBreakdown, check_headr
 from .pipeline import bubble_overhead, onef1b_bubble_time, zb_h1_bubble_time
 from .plan import Plan, Workload, constraint_violations
 from .reasons import Reason
-from .stacks import pp_zero_stack, stack_fused
+from .stacks import STACKS, pp_zero_stack, stack_fused
 
 __all__ = [
     "DEFAULT_EFFICIENCY",
@@ -298,7 +298,7 @@ def _reasons(workload: Workload, plan: Plan, cluster: Cluster, mem: MemoryBreakd
     reasons = constraint_violations(workload, plan, cluster)
     if workload.recipe.gemm == "fp8" and not cluster.device.fp8_flops:
         reasons.append(Reason("fp8_not_supported", {"device": cluster.device.name, "recipe": workload.recipe.name}))
-    stack = pp_zero_stack(plan)
+    stack = pp_zero_stack(plan, STACKS[workload.stack])
     if stack is not None and stack.code == "pp_zero2_no_stack":
         reasons.append(stack)  # no framework runs it: a hard constraint
     capacity = usable * (1 - room)

@@ -141,8 +141,11 @@ class Gemm:
         """Share of ``device.peak_flops`` this GEMM's FLOPs reach (:func:`gemm_efficiency`)."""
         return gemm_efficiency(self.m, self.n, self.k, device, self.count)
 
-    def time(self, device: Device) -> float:
-        """Seconds on ``device`` (:func:`gemm_time`: the roofline of its FLOPs and its bytes)."""
+    def time(self, device: Device, fp8: bool = False) -> float:
+        """Seconds on ``device`` (:func:`gemm_time`: the roofline of its FLOPs and its bytes); with ``fp8`` at
+        the FP8 rate (:func:`fp8_gemm_time`), except the MoE router, which FP8 recipes keep in 16-bit."""
+        if fp8 and self.name != "router":
+            return _fp8_gemm(self.m, self.n, self.k, device, self.count)
         return gemm_time(self.m, self.n, self.k, device, self.count)
 
 
@@ -299,10 +302,6 @@ def recomputed_gemm_share(model, name: str) -> float:
     return redo / total if total else 0.0
 
 
-def _gemm_seconds(g: Gemm, device: Device, fp8: bool) -> float:
-    return _fp8_gemm(g.m, g.n, g.k, device, g.count) if fp8 and g.name != "router" else g.time(device)
-
-
 def stage_compute_times(model, micro_batch: int, seq_len: int, device: Device, split, tp: int = 1, cp: int = 1,
                         ep: int = 1, sp: bool = False, recompute: str = "none", attention: str = "flash",
                         recompute_share: float = 1.0, fused: tuple[str, ...] = FUSED_ALL,
@@ -351,8 +350,8 @@ def layer_and_head_times(model, b, s, device, tp, cp, ep, sp, recompute, attenti
     :func:`stage_compute_times` add up."""
     tokens = b * (s // cp)
     gemms = layer_gemms(model, tokens, tp, ep)
-    g_fwd = sum(_gemm_seconds(g, device, fp8) for g in gemms)
-    g_bwd = sum(_gemm_seconds(d, device, fp8) for g in gemms for d in g.backward)
+    g_fwd = sum(g.time(device, fp8) for g in gemms)
+    g_bwd = sum(d.time(device, fp8) for g in gemms for d in g.backward)
     a_fwd, a_bwd = _attention(model, b, s, cp, tp, device, attention, "cudnn_attention" in fused)
     rate = device.memory_rate
     m_fwd = _elementwise_bytes(model, tokens, s, tp, sp, attention, fused) / rate
@@ -370,7 +369,7 @@ def layer_and_head_times(model, b, s, device, tp, cp, ep, sp, recompute, attenti
     if recompute == "full":
         g_redo = g_fwd
     elif recompute == "op":
-        g_redo = sum(_gemm_seconds(g, device, fp8) * recomputed_gemm_share(model, g.name) for g in gemms)
+        g_redo = sum(g.time(device, fp8) * recomputed_gemm_share(model, g.name) for g in gemms)
     else:
         g_redo = 0.0
     a_redo = a_fwd if recompute in ("full", "selective") else 0.0

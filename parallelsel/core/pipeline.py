@@ -35,13 +35,13 @@ __all__ = [
     "ACTIONS",
     "KINDS",
     "MAX_PASSES",
-    "last_stage_inflight",
     "Op",
     "Schedule",
     "Timeline",
     "schedule",
     "simulate",
     "peak_inflight",
+    "last_stage_inflight",
     "bubble_fraction",
     "bubble_overhead",
     "onef1b_bubble_time",
@@ -292,6 +292,12 @@ def last_stage_inflight(kind: str, stages: int, microbatches: int, chunks: int =
     p = positive_int("stages", stages)
     m = positive_int("microbatches", microbatches)
     v = positive_int("chunks", chunks)
+    return _last_stage_peak(kind, p, m, v)
+
+
+@lru_cache(maxsize=4096)
+def _last_stage_peak(kind: str, p: int, m: int, v: int) -> int:
+    # Cached with the check: memory asks for the same few settings for every plan the search sizes.
     if not (kind in ("1f1b", "zb-h1") and v == 1):
         check_orders(kind, p, m, v)
     rank = 0 if ORDERS[kind][1] == "v" else p - 1

@@ -8,8 +8,8 @@ The lesson's method (its further-study section) run over every plan the cluster 
   ``pp`` over divisors of the rest up to the number of layers;
 * context parallelism ``cp`` (:data:`CP_DEGREES`) for sequences of at least :data:`CP_MIN_SEQ`
   tokens, ``dp x tp x pp x cp`` = the GPUs;
-* ZeRO stage 0-3 (only 0 when dp = 1), with ZeRO > 0 also HSDP (shard over the DP ranks of one
-  node, replicate across nodes), expert parallelism over the divisors of dp up to the expert count
+* ZeRO stage 0-3 (only 0 where there is one rank to shard over: :func:`parallelsel.core.stacks.zero_ranks`),
+  with ZeRO > 0 also HSDP (shard over the DP ranks of one node, replicate across nodes), expert parallelism over the divisors of dp up to the expert count
   for MoE models, micro-batch 1, 2, 4, 8, recompute none / selective / full, sequence parallelism on
   or off when tp > 1, and with pp > 1 every schedule the library has: 1F1B, interleaved 1F1B with 2
   or 4 chunks when the layers divide, ZB-H1 and GPipe (counted as dominated by 1F1B without being
@@ -60,7 +60,7 @@ from .plan import (MICRO_BATCHES, SCHEDULES, Plan, Workload, balanced_stage_laye
                    cp_violations, divisors, ep_violations, megatron_split, p2p_overlap_on, pp_violations,
                    stage_layer_counts, tp_violations)
 from .reasons import Reason
-from .stacks import STACKS, pp_zero_reason, stack_fused
+from .stacks import STACKS, pp_zero_reason, stack_fused, zero_ranks
 
 __all__ = ["DECIDERS", "EXCLUSIONS", "Explanation", "Fix", "Ranked", "SearchResult", "enumerates", "explain", "fixes",
            "search", "tie_set"]
@@ -394,8 +394,7 @@ def _knobs(space: _Space, tp: int, cp: int, pp: int, dp: int, split=None):
     times CP where the stack shards over both (:func:`parallelsel.core.stacks.state_shards`)."""
     m = space.workload.model
     stack = STACKS[space.workload.stack]
-    ranks = dp * (cp if stack.optimizer_shard == "dp_cp" else 1)
-    zeros = space.allowed("zero", (0, 1, 2, 3) if ranks > 1 else (0,))
+    zeros = space.allowed("zero", (0, 1, 2, 3) if zero_ranks(stack, dp, cp) > 1 else (0,))
     if pp > 1 and "zero" not in space.fixed:
         # With PP, only the ZeRO stages the stack runs beside it (STACKS pp_zero: Megatron-Core's distributed
         # optimizer is ZeRO-1, torchtitan's FSDP2 ZeRO-3, DeepSpeed's PipelineEngine asserts stage < 2); ZeRO-2
@@ -526,7 +525,7 @@ def _search_group(space: _Space, tally: _Tally, g: _Group) -> None:
     # No stack runs PP with ZeRO-2 (parallelsel.core.stacks): dropped under every schedule.
     keep = []
     for t in zse:
-        r = pp_zero_reason(g.pp, t[0], g.dp * g.cp)
+        r = pp_zero_reason(g.pp, t[0], zero_ranks(STACKS[w.stack], g.dp, g.cp))
         if r is not None and r.code == "pp_zero2_no_stack":
             tally.excluded["pp_zero2_no_stack"] += per_zse * len(scheds)
         else:
@@ -927,7 +926,7 @@ def fixes(workload: Workload, cluster: Cluster, plan: Plan, headroom: float = DE
         keep("recipe", {"recipe": "bf16-adam8bit"}, _replace_recipe(workload, RECIPES["bf16-adam8bit"]), plan, cluster)
     if plan.recompute != "full":
         keep("recompute", {"recompute": "full"}, workload, plan.with_(recompute="full", recompute_layers=None), cluster)
-    if plan.zero != 3 and plan.dp * plan.cp > 1:  # ZeRO shards over DP x CP on every stack (stacks.state_shards)
+    if plan.zero != 3 and zero_ranks(STACKS[workload.stack], plan.dp, plan.cp) > 1:
         keep("zero", {"zero": 3}, workload, plan.with_(zero=3), cluster)
     if plan.tp > 1 and not plan.sp:
         keep("sp", {"sp": True}, workload, plan.with_(sp=True), cluster)

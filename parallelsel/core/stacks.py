@@ -35,10 +35,9 @@ from types import MappingProxyType
 from ._check import Catalogue, ParallelselError, choice
 from .reasons import Reason
 
-__all__ = ["COMPILE_SCOPES", "DEFAULT_STACK", "DTYPE_BYTES", "EXEC_MODES", "FUSIBLE_OPS", "P2P_OVERLAP_SCHEDULES", "TP_OVERLAP_PAIRS", "TP_OVERLAP_STAGING",
-           "STACKS", "Stack",
-           "effective_zero", "pp_zero_reason", "pp_zero_stack", "sp_layout_copies", "stack_fused", "stack_of",
-           "state_shards", "wire_bytes"]
+__all__ = ["COMPILE_SCOPES", "DEFAULT_STACK", "DTYPE_BYTES", "EXEC_MODES", "FUSIBLE_OPS", "P2P_OVERLAP_SCHEDULES",
+           "STACKS", "TP_OVERLAP_PAIRS", "TP_OVERLAP_STAGING", "Stack", "effective_zero", "pp_zero_reason",
+           "pp_zero_stack", "sp_layout_copies", "stack_fused", "stack_of", "state_shards", "wire_bytes", "zero_ranks"]
 
 DTYPE_BYTES = MappingProxyType({"fp32": 4, "bf16": 2})
 """Bytes per element of the dtypes a collective or a state buffer is kept in (IEEE 754 binary32; bfloat16)."""
@@ -61,15 +60,11 @@ where each send has another chunk's work to hide behind (Megatron-LM turns ``ove
 others, ``megatron/training/arguments.py`` L1010-1012 @d98e8a6)."""
 
 TP_OVERLAP_PAIRS = ("forward", "backward-ag", "backward-rs")
-"""The GEMM and sequence-parallel collective pairs a stack's TP overlap can fuse: ``"forward"``, the all-gather of
-each column-parallel input under its GEMMs and the reduce-scatter of each row-parallel output under its GEMM (and
-again in a recomputed forward); ``"backward-ag"``, the all-gather of a row-parallel output gradient under the
-input-gradient GEMM that consumes it; ``"backward-rs"``, the reduce-scatter of a column-parallel input gradient
-under the weight-gradient GEMMs."""
+"""Collective-GEMM pairs a TP overlap can fuse: the forward all-gathers and reduce-scatters (and a recomputed
+forward's); the backward all-gather of an output gradient; the backward reduce-scatter of an input gradient."""
 
 TP_OVERLAP_STAGING = ("symmetric-memory",)
-"""Implementations of TP overlap whose staging copies :mod:`parallelsel.core.comm` charges on top of the
-collective: ``"symmetric-memory"``, PyTorch's micro-pipelined collective matmuls."""
+"""TP overlap implementations with staging copies (PyTorch's micro-pipelined collective matmuls)."""
 
 FUSIBLE_OPS = ("attention", "cudnn_attention", "rmsnorm", "swiglu", "rope", "cross_entropy", "fp8_cast")
 """The operators of a Llama-style layer that a stack may run as one fused kernel (``attention``: a fused
@@ -102,9 +97,8 @@ class Stack:
       backward pass by default; ``overlap_param_gather``: the same for the parameter all-gather;
       ``overlap_tp_comm``: whether TP collectives overlap GEMMs by default; ``tp_overlap``: whether
       the stack offers TP overlap at all, and ``tp_overlap_needs`` what it requires
-      (``"sp"``: sequence parallelism, ``"compile"``: ``torch.compile``); ``tp_overlap_pairs``: which of
-      :data:`TP_OVERLAP_PAIRS` that overlap fuses; ``tp_overlap_staging``: its implementation where it stages
-      data through extra copies (:data:`TP_OVERLAP_STAGING`; None: the collective works in place).
+      (``"sp"``: sequence parallelism, ``"compile"``: ``torch.compile``); ``tp_overlap_pairs``: the
+      :data:`TP_OVERLAP_PAIRS` it fuses; ``tp_overlap_staging``: :data:`TP_OVERLAP_STAGING` or None (in place).
       ``overlap_pp_p2p``: the pipeline
       schedules whose stage-to-stage sends overlap the next chunk's compute (posted asynchronously and waited
       for only when the data is needed) instead of sitting on the critical path.
@@ -246,12 +240,9 @@ STACKS: dict[str, Stack] = Catalogue("stack", {
                 "the linears save the gathered input); torchtitan/components/loss.py "
                 "L31-61, L66-214 @b5bcd76 (with TP the loss runs on the vocabulary-sharded logits: "
                 "_LossParallelCrossEntropy; before it torch's loss_parallel(), train.py L131-134 and utils.py "
-                "L196-201 @9dec370); async TP is PyTorch's micro-pipeline pass (torch/_inductor/fx_passes/"
-                "micro_pipeline_tp.py: fuse_all_gather_matmul takes the matmuls that consume the gathered tensor "
-                "as their left operand; fuse_matmul_reduce_scatter only a reduce-scatter whose input is one matmul "
-                "with one user, and the input gradient of torchtitan's separate wq/wk/wv and w1/w3 linears, "
-                "models/llama3/model/model.py, is a sum of matmuls) running torch/distributed/_symmetric_memory's "
-                "fused collective matmuls"),
+                "L196-201 @9dec370); async TP: torch/_inductor/fx_passes/micro_pipeline_tp.py (a reduce-scatter "
+                "fuses only when its input is one matmul; the separate wq/wk/wv, w1/w3 make input gradients sums), "
+                "torch/distributed/_symmetric_memory"),
         grad_reduce_dtype="fp32", param_gather_dtype="bf16", recipe="bf16-compute-fp32-adam", optimizer_shard="dp_cp",
         overlap_grad_reduce=(0, 1, 2, 3), overlap_param_gather=(1, 2, 3), overlap_tp_comm=False, tp_overlap=True,
         tp_overlap_needs=("compile",), tp_overlap_pairs=("forward", "backward-ag"),
@@ -346,11 +337,19 @@ def state_shards(stack: Stack, plan) -> int:
     parallel (``utils/groups.py`` L845-851). 1 without ZeRO."""
     if plan.zero == 0:
         return 1
-    return plan.shard_size * (plan.cp if stack.optimizer_shard == "dp_cp" else 1)
+    return zero_ranks(stack, plan.shard_size, plan.cp)
 
 
-def pp_zero_stack(plan) -> Reason | None:
-    """The stacks that run ``plan``'s PP x ZeRO combination, as a reason; None without both.
+def zero_ranks(stack: Stack | None, dp: int, cp: int) -> int:
+    """Ranks ZeRO/FSDP can shard over with ``dp`` data-parallel and ``cp`` context-parallel ranks: ``dp``, times
+    ``cp`` where ``stack`` shards over both (``optimizer_shard``; None: as every stack of :data:`STACKS` does).
+    ZeRO does anything only where this is above 1."""
+    return dp * (cp if stack is None or stack.optimizer_shard == "dp_cp" else 1)
+
+
+def pp_zero_stack(plan, stack: Stack | None = None) -> Reason | None:
+    """The stacks that run ``plan``'s PP x ZeRO combination, as a reason; None without both (ZeRO counts where
+    :func:`zero_ranks` on ``stack`` is above 1).
 
     Examples:
         >>> import parallelsel as ps
@@ -359,12 +358,12 @@ def pp_zero_stack(plan) -> Reason | None:
         >>> pp_zero_stack(ps.Plan(dp=2, pp=8, zero=2)).code, pp_zero_stack(ps.Plan(dp=2, zero=3))
         ('pp_zero2_no_stack', None)
     """
-    return pp_zero_reason(plan.pp, plan.zero, plan.dp * plan.cp)
+    return pp_zero_reason(plan.pp, plan.zero, zero_ranks(stack, plan.dp, plan.cp))
 
 
 def pp_zero_reason(pp: int, zero: int, ranks: int) -> Reason | None:
     """:func:`pp_zero_stack` from the degrees alone (what the search knows before it builds a plan); ``ranks``:
-    the DP x CP ranks ZeRO would shard over (every stack of :data:`STACKS` shards over both)."""
+    the ranks ZeRO would shard over (:func:`zero_ranks`)."""
     if pp == 1 or zero == 0 or ranks == 1:
         return None
     values = {"pp": pp, "zero": zero}

@@ -103,6 +103,17 @@ def _integer(lo: int, hi: int, why: str = ""):
     return parse
 
 
+def _integers(lo: int, hi: int):
+    """An argparse type: comma-separated whole numbers, each as :func:`_integer` takes it ("7,8,8,7")."""
+    one = _integer(lo, hi)
+
+    def parse(text: str) -> tuple[int, ...]:
+        return tuple(one(t) for t in text.split(","))
+
+    parse.__name__ = "integers"
+    return parse
+
+
 def _real(lo: float, hi: float, why: str = ""):
     """An argparse type: a finite number in [lo, hi]; empty, NaN, inf and overflow (1e309) refused."""
 
@@ -273,6 +284,10 @@ def _memory_parser(mem: argparse.ArgumentParser) -> None:
     mem.add_argument("--sp", action="store_true", help=HELP["sp"])
     mem.add_argument("--schedule", default="1f1b", choices=SCHEDULES, help=HELP["memory_schedule"])
     mem.add_argument("--chunks", type=_integer(1, 1024), default=1, metavar="V", help=HELP["chunks"])
+    mem.add_argument("--stage-layers", type=_integers(1, 2**17), metavar="N,N,...", help=HELP["stage_layers"])
+    mem.add_argument("--tp-overlap", action="store_true", default=None, help=HELP["tp_overlap"])
+    mem.add_argument("--no-p2p-overlap", dest="p2p_overlap", action="store_false", default=None,
+                     help=HELP["no_p2p_overlap"])
     _measured_args(mem, plan_flag=False)
 
 
@@ -627,7 +642,8 @@ def _cmd_memory(a, out) -> None:
     c = _cluster(a, need=None if a.dp is None else a.dp * tp * pp * cp)
     w = _workload(a, c)
     m = w.model
-    for flag, bad in (("--tp", tp_violations(m, tp)), ("--pp", pp_violations(m, pp))):
+    for flag, bad in (("--tp", tp_violations(m, tp)),
+                      ("--pp", pp_violations(m, pp, a.chunks, a.stage_layers))):
         if bad:  # the structural rules of parallelsel.core.plan, before dp is derived from them
             raise ParallelselError(f"{flag} {tp if flag == '--tp' else pp}: {join(bad, 'en')}")
     if pp == 1 and (a.schedule != "1f1b" or a.chunks != 1):  # a schedule orders pipeline stages: none here
@@ -645,7 +661,8 @@ def _cmd_memory(a, out) -> None:
                 micro_batch=1 if a.micro_batch is None else a.micro_batch, sp=a.sp,
                 recompute=a.recompute or ("full" if a.recompute_layers else "none"),
                 recompute_layers=a.recompute_layers, schedule=a.schedule, chunks=a.chunks,
-                cp=cp, ep=1 if a.ep is None else a.ep)
+                cp=cp, ep=1 if a.ep is None else a.ep, stage_layers=a.stage_layers, tp_overlap=a.tp_overlap,
+                p2p_overlap=a.p2p_overlap)
     hard = constraint_violations(w, plan, c)
     if hard:
         raise ParallelselError(f"plan {plan_label(plan, a.lang)}: " + join(hard, a.lang))

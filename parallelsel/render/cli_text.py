@@ -94,6 +94,9 @@ HELP = {
     "memory_description": ("内存 memory：给定 dp/tp/pp/ZeRO/微批次/重算，算每卡内存分项、是否放得下与步时。"
                            "--dp 默认取满集群：卡数 ÷ (tp×pp)；未给集群时，按方案需要的卡数组成集群。"),
     "sp": "开启序列并行（tp>1 时）",
+    "stage_layers": "不均匀的流水线切分：每段的层数，逗号分隔（共 pp 个，和为层数；默认均分）",
+    "tp_overlap": "TP 通信与矩阵乘重叠（Megatron-Core 的 --tp-comm-overlap、torchtitan 的异步 TP；默认按框架栈）",
+    "no_p2p_overlap": "流水线段间的发送不与计算重叠（默认按框架栈：Megatron-Core 的交错调度重叠）",
     "memory_schedule": "流水线调度（默认 1f1b）",
     "presets": "列出预设（模型、设备、互联、配方）及其来源",
     "presets_description": "预设 presets：--model、--device、--intra/--inter、--recipe 可用的键，每个附出处。",
