@@ -295,11 +295,23 @@ def last_stage_inflight(kind: str, stages: int, microbatches: int, chunks: int =
     return _last_stage_peak(kind, p, m, v)
 
 
+_LAST_CLOSED = {
+    # GPipe runs every forward first. 1F1B's last rank warms up with one forward; interleaved's last rank warms up
+    # with the (v - 1) n forwards of its other chunks, then its forward slot (v - 1) n + j and backward slot j both
+    # run the last chunk's micro-batch j (pipeline_orders._interleaved_rank): one held at a time.
+    "gpipe": lambda p, m, v: m,
+    "1f1b": lambda p, m, v: 1,
+    "interleaved": lambda p, m, v: 1,
+}
+
+
 @lru_cache(maxsize=4096)
 def _last_stage_peak(kind: str, p: int, m: int, v: int) -> int:
     # Cached with the check: memory asks for the same few settings for every plan the search sizes.
     if not (kind in ("1f1b", "zb-h1") and v == 1):
         check_orders(kind, p, m, v)
+    if kind in _LAST_CLOSED:
+        return _LAST_CLOSED[kind](p, m, v)
     rank = 0 if ORDERS[kind][1] == "v" else p - 1
     return _rank_peak(kind, p, m, v, rank, v - 1, ("B", "I"))
 
