@@ -30,6 +30,7 @@ No stack runs PP with ZeRO-2 (DeepSpeed refuses it, Megatron-LM and torchtitan d
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from types import MappingProxyType
 
 from ._check import Catalogue, ParallelselError, choice
@@ -361,6 +362,7 @@ def pp_zero_stack(plan, stack: Stack | None = None) -> Reason | None:
     return pp_zero_reason(plan.pp, plan.zero, zero_ranks(stack, plan.dp, plan.cp))
 
 
+@lru_cache(maxsize=1024)  # Reasons are frozen; every estimate asks for one of a few
 def pp_zero_reason(pp: int, zero: int, ranks: int) -> Reason | None:
     """:func:`pp_zero_stack` from the degrees alone (what the search knows before it builds a plan); ``ranks``:
     the ranks ZeRO would shard over (:func:`zero_ranks`)."""
