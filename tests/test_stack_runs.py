@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from parallelsel.course.measured import compare_all, compare_stack
+from parallelsel.course.measured import async_tp_pairs, compare_all, compare_stack
 from parallelsel.course.references import MEASURED_RUNS
-from parallelsel.course.stack_runs import MEGATRON_H100, STACK_RUNS, TORCHTITAN_RUNS
+from parallelsel.course.stack_runs import MEGATRON_H100, STACK_RUNS, TORCHTITAN_RUNS, named_params
 
 _ROWS = {r.label: compare_stack(r) for r in STACK_RUNS}
 _OLD = compare_all(MEASURED_RUNS)
@@ -103,14 +103,8 @@ def test_megatron_rows_use_megatrons_flop_count():
     assert round(MEGATRON_H100[-1].value / 989.4, 3) == 0.465
 
 
-def _async_pairs():
-    # Each torchtitan run with async TP beside the same run without it (labels ", async TP" and without).
-    for label, row in _ROWS.items():
-        if label.endswith(", async TP") and label[:-len(", async TP")] in _ROWS:
-            yield pytest.param(_ROWS[label[:-len(", async TP")]], row, id=label)
-
-
-@pytest.mark.parametrize("vanilla,fused", list(_async_pairs()))
+@pytest.mark.parametrize("vanilla,fused", [pytest.param(*pair, id=pair[1].run.label)
+                                            for pair in async_tp_pairs(_ROWS.values())])
 def test_async_tp_speedup_follows_torchtitans_measurement(vanilla, fused):
     # torchtitan's measured async-TP gains: 1.045-1.06x (December 2024 tables), 1.09-1.16x (June 2025). The model
     # pairs only what PyTorch's micro-pipeline pass fuses (comm._tp_overlap) and still leaves out what the
@@ -127,7 +121,7 @@ def test_readme_shapes_have_the_sizes_the_table_names():
     import dataclasses
 
     for run in MEGATRON_H100:
-        named = float(run.label.split("GPT ")[1].split("B ")[0]) * 1e9
+        named = named_params(run)
         untied = _ROWS[run.label].estimate.workload.model
         tied = dataclasses.replace(untied, tied_embeddings=True)
         assert abs(untied.params / named - 1) < 0.05, run.label

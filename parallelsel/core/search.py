@@ -9,11 +9,12 @@ The lesson's method (its further-study section) run over every plan the cluster 
 * context parallelism ``cp`` (:data:`CP_DEGREES`) for sequences of at least :data:`CP_MIN_SEQ`
   tokens, ``dp x tp x pp x cp`` = the GPUs;
 * ZeRO stage 0-3 (only 0 where there is one rank to shard over: :func:`parallelsel.core.stacks.zero_ranks`),
-  with ZeRO > 0 also HSDP (shard over the DP ranks of one node, replicate across nodes), expert parallelism over the divisors of dp up to the expert count
-  for MoE models, micro-batch 1, 2, 4, 8, recompute none / selective / full, sequence parallelism on
-  or off when tp > 1, and with pp > 1 every schedule the library has: 1F1B, interleaved 1F1B with 2
-  or 4 chunks when the layers divide, ZB-H1 and GPipe (counted as dominated by 1F1B without being
-  timed: the same bubble with more micro-batches in flight);
+  with ZeRO > 0 also HSDP (shard over the DP ranks of one node, replicate across nodes), expert
+  parallelism over the divisors of dp up to the expert count for MoE models, micro-batch 1, 2, 4, 8,
+  recompute none / selective / full, sequence parallelism on or off when tp > 1, and with pp > 1
+  every schedule the library has: 1F1B, interleaved 1F1B with 2 or 4 chunks when the layers divide,
+  ZB-H1 and GPipe (counted as dominated by 1F1B without being timed: the same bubble with more
+  micro-batches in flight);
 
 checks the cheap hard constraints first (heads and FFN over TP, layers over PP, global batch over
 dp x micro-batch, micro-batches over PP for interleaving), then memory
@@ -391,7 +392,7 @@ def _micro_batches(space: _Space, dp: int) -> list[int]:
 def _knobs(space: _Space, tp: int, cp: int, pp: int, dp: int, split=None):
     """The settings tried for one (tp, cp, pp, dp): (zero, shard, ep) triples, SP, micro-batches,
     recompute modes and (schedule, chunks) pairs. ZeRO where there is more than one rank to shard over: DP,
-    times CP where the stack shards over both (:func:`parallelsel.core.stacks.state_shards`)."""
+    times CP where the stack shards over both (:func:`parallelsel.core.stacks.zero_ranks`)."""
     m = space.workload.model
     stack = STACKS[space.workload.stack]
     zeros = space.allowed("zero", (0, 1, 2, 3) if zero_ranks(stack, dp, cp) > 1 else (0,))

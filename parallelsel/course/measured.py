@@ -27,7 +27,7 @@ from ..core.search import DECIDERS, TIE, search
 from .references import NARAYANAN_GPT, NARAYANAN_THROUGHPUT, NARAYANAN_ZERO3, MeasuredRun
 from .zero3_timeline import deepspeed_zero3_step
 
-__all__ = ["Compared", "PickCompared", "StackCompared", "compare", "compare_all", "compare_stack", "eq3_flops", "era_pins",
+__all__ = ["Compared", "PickCompared", "StackCompared", "async_tp_pairs", "compare", "compare_all", "compare_stack", "eq3_flops", "era_pins",
            "published_vs_pick", "run_estimate", "stack_estimate"]
 
 
@@ -138,6 +138,15 @@ class StackCompared:
         if self.memory_published is None:
             return None
         return self.memory_predicted / self.memory_published - 1
+
+
+def async_tp_pairs(compared) -> list[tuple[StackCompared, StackCompared]]:
+    """Each run of ``compared`` (:class:`StackCompared` rows) measured with async TP beside the same run measured
+    without it: the labels ``"<run>, async TP"`` and ``"<run>"`` (torchtitan's benchmarks publish such pairs)."""
+    by_label = {c.run.label: c for c in compared}
+    suffix = ", async TP"
+    return [(by_label[label[:-len(suffix)]], c) for label, c in by_label.items()
+            if label.endswith(suffix) and label[:-len(suffix)] in by_label]
 
 
 def compare_stack(run, device: Device | None = None) -> StackCompared:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["MEGATRON_ASSUMED", "MEGATRON_BRIDGE_H100", "MEGATRON_H100", "STACK_RUNS", "StackRun", "TORCHTITAN_RUNS", "megatron_flops"]
+__all__ = ["MEGATRON_ASSUMED", "MEGATRON_BRIDGE_H100", "MEGATRON_H100", "STACK_RUNS", "StackRun", "TORCHTITAN_RUNS", "megatron_flops", "named_params"]
 
 
 @dataclass(frozen=True)
@@ -262,6 +262,11 @@ perf scripts of the matching release set (the pages print the plan; the release 
 
 STACK_RUNS = MEGATRON_H100 + MEGATRON_BRIDGE_H100 + TORCHTITAN_RUNS
 """Every stack run of the validation page beside the 14 Megatron-LM A100 runs."""
+
+
+def named_params(run: StackRun) -> float:
+    """The model size a Megatron-LM README row is named by ("1.7B" ... "462B"), in parameters."""
+    return float(run.label.split("GPT ")[1].split("B ")[0]) * 1e9
 
 
 def megatron_flops(run: StackRun) -> float:
