@@ -92,6 +92,24 @@ def test_what_the_launchers_read_matches_the_recipe_and_the_overlap():
             assert r["bf16"] == e["recipe"].startswith("bf16")
 
 
+def test_the_launchers_read_each_recipes_fp8_as_the_library_prices_it():
+    # What the real parsers read back (Megatron-LM args.fp8 / fp8_param_gather / accumulate_allreduce_grads_in_fp32;
+    # torchtitan's model.converters and quantize.linear.float8), against the recipe's own fields.
+    fp8_entries = {e["launcher"] for e in ENTRIES if ps.RECIPES[e["recipe"]].gemm == "fp8"}
+    assert fp8_entries == {"megatron", "torchtitan"}
+    for e in ENTRIES:
+        rec, r = ps.RECIPES[e["recipe"]], e["read"]
+        if e["launcher"] == "megatron":
+            assert (r["fp8"] == "hybrid") == (rec.gemm == "fp8") and (r["fp8"] is None) == (rec.gemm != "fp8")
+            assert r["fp8_param_gather"] == rec.fp8_weights
+            # fp32 gradients: accumulated in fp32 beside bf16 weights, or the weights themselves fp32
+            assert (r["grads_fp32"] or r["params_dtype"] == "torch.float32") == (rec.grads == 4)
+        elif e["launcher"] == "torchtitan":
+            assert ("quantize.linear.float8" in r["converters"]) == (rec.gemm == "fp8")
+            if rec.gemm == "fp8":  # FP8 all-gather under FSDP; the output layer left in bf16, as the model prices it
+                assert r["float8_all_gather"] == (rec.gather_bytes == 1.0) and r["float8_filter_fqns"] == ["output"]
+
+
 @pytest.mark.parametrize("e", ENTRIES, ids=lambda e: f"{e['launcher']}-{e['name']}")
 def test_cli_check_gives_back_every_exported_plan(e, tmp_path, capsys):
     from parallelsel.render.cli import main

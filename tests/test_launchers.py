@@ -27,7 +27,7 @@ import pytest
 
 import parallelsel as ps
 from parallelsel.render.cli import main
-from parallelsel.core.launchers import LAUNCHER_SOURCES, LauncherError, export, options, refusals
+from parallelsel.core.launchers import LAUNCHER_SOURCES, LauncherError, export, options, read_config, refusals
 
 MEGATRON_FLAGS = {  # flag: (type, choices) as declared in Megatron-LM
     "--tensor-model-parallel-size": (int, None),
@@ -238,3 +238,53 @@ def test_fsdp_options_map_or_are_refused():
     nosync = ps.Plan(dp=8, zero=3, no_sync=True)
     for launcher in ("megatron", "torchtitan", "deepspeed"):
         assert refusals(_w("llama3-8b", 64, launcher), nosync, launcher) == (("launcher_fsdp_option", {"option": "no_sync"}),)
+
+
+def test_fp8_recipes_export_where_the_launcher_has_them_and_are_refused_elsewhere():
+    from parallelsel.render.launchers import refusal_text
+
+    te = ps.Workload(ps.MODELS["llama3-8b"], recipe=ps.RECIPES["fp8-params-bf16grad"], global_batch=64,
+                     stack="megatron-core")
+    # validate_args: --fp8-param-gather only with the distributed optimizer or an FSDP.
+    bad = refusals(te, ps.Plan(dp=8), "megatron")
+    assert bad == (("launcher_recipe_zero", {"recipe": "fp8-params-bf16grad", "zero": 0}),)
+    assert "--fp8-param-gather" in refusal_text("megatron", *bad[0], lang="en")
+    assert refusals(te, ps.Plan(dp=8, zero=1), "megatron") == ()
+    # DeepSpeed's JSON has no FP8 switch; torchtitan's Float8Linear is not Transformer Engine's recipe.
+    ds = ps.Workload(ps.MODELS["llama3-8b"], recipe=ps.RECIPES["fp8-adam-fp32grad"], global_batch=64, stack="deepspeed")
+    assert [c for c, _ in refusals(ds, ps.Plan(dp=8, zero=1), "deepspeed")] == ["launcher_recipe"]
+    tt = ps.Workload(ps.MODELS["llama3-8b"], recipe=ps.RECIPES["fp8-adam-fp32grad"], global_batch=64, stack="torchtitan")
+    assert [c for c, _ in refusals(tt, ps.Plan(dp=8, zero=3), "torchtitan")] == ["launcher_recipe"]
+
+
+def test_reading_fp8_back_names_a_recipe_only_when_the_catalogue_prices_it():
+    base = "torchrun --nnodes 1 --nproc-per-node 8 pretrain_gpt.py --bf16 --use-distributed-optimizer"
+    assert read_config(base + " --fp8-format hybrid").recipe == "fp8-adam-fp32grad"
+    gather = " --fp8-format hybrid --fp8-recipe tensorwise --fp8-param-gather --grad-reduce-in-bf16"
+    assert read_config(base + gather).recipe == "fp8-params-bf16grad"
+    # E4M3 everywhere, MXFP8 scaling, or FP8 weights with fp32 gradients: no catalogue recipe prices these.
+    for other in (" --fp8-format e4m3", " --fp8-format hybrid --fp8-recipe mxfp8",
+                  " --fp8-format hybrid --fp8-recipe tensorwise --fp8-param-gather"):
+        assert read_config(base + other).recipe is None, other
+    toml = ('[model]\nconverters = ["quantize.linear.float8"]\n[parallelism]\ndata_parallel_shard_degree = 8\n'
+            '[quantize.linear.float8]\nenable_fsdp_float8_all_gather = true\n'
+            'precompute_float8_dynamic_scale_for_fsdp = true\n[activation_checkpoint]\nmode = "full"\n')
+    assert read_config(toml, world=8).recipe == "fp8-compute-fp32-adam"
+    rowwise = toml.replace("enable_fsdp_float8_all_gather = true", 'recipe_name = "rowwise"')
+    assert read_config(rowwise, world=8).recipe is None
+    plain = toml.replace('"quantize.linear.float8"', "")
+    assert read_config(plain, world=8).recipe == "bf16-compute-fp32-adam"
+
+
+def test_check_of_an_fp8_setting_outside_the_catalogue_asks_for_a_recipe(tmp_path, capsys):
+    f = tmp_path / "e4m3.sh"
+    f.write_text("torchrun --nnodes 1 --nproc-per-node 8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+                 "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 4096 --vocab-size 32000 "
+                 "--micro-batch-size 1 --global-batch-size 64 --bf16 --use-distributed-optimizer "
+                 "--overlap-grad-reduce --fp8-format e4m3\n")
+    base = ["check", str(f), "--device", "h100-sxm-80gb", "--lang", "en"]
+    assert main(base) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "--recipe KEY" in err
+    assert main(base + ["--recipe", "fp8-adam-fp32grad", "--json"]) == 0
+    assert _json(capsys.readouterr().out)["plan"]["zero"] == 1

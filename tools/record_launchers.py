@@ -8,6 +8,8 @@ Not run by ``make test`` (it needs torch, Megatron-LM, torchtitan and DeepSpeed)
     /work/launchers-venv/bin/pip install numpy packaging einops pydantic hjson psutil py-cpuinfo msgpack tqdm \\
         tomli tyro pyyaml tokenizers fsspec
     /work/launchers-venv/bin/pip install --no-deps deepspeed==0.19.8
+    /work/launchers-venv/bin/pip install --no-deps torchdata     # torchtitan's dataloader imports it
+    /work/launchers-venv/bin/pip install tensorboard datasets      # imported by torchtitan's metrics and datasets
     # Megatron-LM d98e8a64 and torchtitan 238fa995 as source trees (git archive of those commits):
     #   /work/launchers-src/megatron   (the repository's megatron/ package)
     #   /work/launchers-src/tt/torchtitan
@@ -19,13 +21,15 @@ What runs, per launcher (each in its own child process, all entries of that laun
   ``WORLD_SIZE`` to the torchrun line's nodes x GPUs, ``RANK=0``, and the export's own
   ``CUDA_DEVICE_MAX_CONNECTIONS`` line), then ``validate_args``. Degrees read: ``args.data_parallel_size``
   (which validate_args derives from the world size), tensor/pipeline/context/expert sizes,
-  ``virtual_pipeline_model_parallel_size``, micro and global batch.
+  ``virtual_pipeline_model_parallel_size``, micro and global batch; and the precision it settled on
+  (``fp8``, ``fp8_recipe``, ``fp8_param_gather``, ``accumulate_allreduce_grads_in_fp32``).
 * torchtitan: ``ConfigManager().parse_args(["--job.config_file", FILE])`` (tyro over the TOML: an unknown
   key or a bad value is an error), ``ParallelDims(...)`` from the parsed degrees at the plan's world size
   (its ``_validate``), ``build_mesh()`` on a fake process group (``torch.testing._internal.distributed
   .fake_pg``), and for PP ``pipeline_llm`` itself up to the stage split: its stage count, its
   divisibility and stages-per-rank checks, ``generate_llm_fqn_per_model_part``; the chunks read are the
-  stage count / PP and the layers per stage are counted from the module names it returns.
+  stage count / PP and the layers per stage are counted from the module names it returns; and the parsed
+  ``model.converters`` and ``quantize.linear.float8`` fields.
 * DeepSpeed: ``DeepSpeedConfig(FILE)`` (hjson, so the ``#`` header is read as comments) with a fake
   process group of the plan's world size, as ``deepspeed.initialize`` builds it for a model without a
   PipelineModule (mpu=None): its batch assertion, ZeRO and precision sections.
@@ -120,6 +124,13 @@ PLANS = [
      ("megatron", "torchtitan")),
     ("cp-long", "llama3-8b", 8, 8, 8, 131072, None, "DP1 TP4 CP2 SP mb1 full", ("megatron", "torchtitan")),
     ("cp-pp", "llama3-70b", 64, 8, 64, 65536, None, "DP1 TP8 PP4 CP2 SP mb1 full 1f1b", ("megatron",)),
+    ("fp8-te", "llama3-8b", 8, 8, 64, None, "fp8-adam-fp32grad", "DP8 ZeRO-1 mb1 selective", ("megatron",)),
+    ("fp8-params", "llama3-70b", 64, 8, 512, None, "fp8-params-bf16grad",
+     "DP8 TP4 PP2 ZeRO-1 SP tp-overlap mb1 interleaved×4", ("megatron",)),
+    ("fp8-params-fsdp", "llama3-8b", 8, 8, 64, None, "fp8-params-bf16grad", "DP8 ZeRO-3 mb1 full", ("megatron",)),
+    ("fp8-float8", "llama3-8b", 8, 8, 64, None, "fp8-compute-fp32-adam", "DP8 ZeRO-3 mb1 op", ("torchtitan",)),
+    ("fp8-float8-tp", "llama3-70b", 64, 8, 512, None, "fp8-compute-fp32-adam", "DP16 TP4 ZeRO-3 SP mb1 full",
+     ("torchtitan",)),
 ]
 
 
@@ -225,7 +236,10 @@ def run_megatron(src: Path, entries):
                     else None, "overlap_grad_reduce": bool(args.overlap_grad_reduce),
                     "recompute_granularity": args.recompute_granularity,
                     "recompute_method": args.recompute_method, "recompute_num_layers": args.recompute_num_layers,
-                    "moe_router_topk": args.moe_router_topk if args.num_experts else None}
+                    "moe_router_topk": args.moe_router_topk if args.num_experts else None,
+                    "fp8": args.fp8, "fp8_recipe": args.fp8_recipe if args.fp8 else None,
+                    "fp8_param_gather": bool(args.fp8_param_gather),
+                    "grads_fp32": bool(args.accumulate_allreduce_grads_in_fp32)}
             results.append({"accepted": True, "error": None, "read": read})
         except BaseException as exc:  # noqa: BLE001 - argparse exits, validators assert
             results.append({"accepted": False, "error": f"{type(exc).__name__}: {exc}"[:400], "read": None})
@@ -290,7 +304,10 @@ def run_torchtitan(src: Path, entries):
                     "fsdp_reshard_after_forward": p.fsdp_reshard_after_forward,
                     "activation_checkpoint": cfg.activation_checkpoint.mode,
                     "selective_ac_option": str(cfg.activation_checkpoint.selective_ac_option),
-                    "mixed_precision_param": t.mixed_precision_param, "optimizer": cfg.optimizer.name}
+                    "mixed_precision_param": t.mixed_precision_param, "optimizer": cfg.optimizer.name,
+                    "converters": list(cfg.model.converters),
+                    "float8_all_gather": cfg.quantize.linear.float8.enable_fsdp_float8_all_gather,
+                    "float8_filter_fqns": list(cfg.quantize.linear.float8.filter_fqns)}
             results.append({"accepted": True, "error": None, "read": read})
         except BaseException as exc:  # noqa: BLE001
             results.append({"accepted": False, "error": f"{type(exc).__name__}: {exc}"[:400], "read": None})

@@ -20,7 +20,8 @@ Option names are the launchers' own, checked against their source at these commi
   ``--context-parallel-size``, ``--expert-model-parallel-size``), batch sizes from ``TrainingConfig``
   (``--micro-batch-size``, ``--global-batch-size``), recomputation from ``TransformerConfig``
   (``--recompute-granularity {full,selective}``, ``--recompute-method {uniform,block}``,
-  ``--recompute-num-layers``). ``virtual_pipeline_model_parallel_size`` is excluded from the CLI;
+  ``--recompute-num-layers``), FP8 from ``TransformerConfig`` (``--fp8-format``, ``--fp8-recipe``) and
+  ``--fp8-param-gather``. ``virtual_pipeline_model_parallel_size`` is excluded from the CLI;
   interleaving is asked for with ``--num-layers-per-virtual-pipeline-stage``. ZeRO-1 is
   ``--use-distributed-optimizer`` (``--num-distributed-optimizer-instances`` replicas for a partial
   shard); ZeRO-2/3 is Megatron-FSDP, ``--use-megatron-fsdp`` with ``--data-parallel-sharding-strategy
@@ -33,7 +34,8 @@ Option names are the launchers' own, checked against their source at these commi
   ``pipeline_parallel_microbatch_size``, ``context_parallel_degree``, ``expert_parallel_degree``;
   ``[training]`` ``local_batch_size``, ``global_batch_size``, ``seq_len``; ``[activation_checkpoint]``
   ``mode {selective, full, none}`` with ``selective_ac_option = "op"`` (op-level selective checkpointing;
-  its default ``"2"`` would checkpoint every second whole layer instead). torchtitan's TP always shards the norms by sequence (its TP plan
+  its default ``"2"`` would checkpoint every second whole layer instead); ``[model]`` ``converters``
+  with ``"quantize.linear.float8"`` and ``[quantize.linear.float8]`` for Float8 training. torchtitan's TP always shards the norms by sequence (its TP plan
   uses ``SequenceParallel``), it has no optimizer-only sharding (ZeRO-1), plain DDP
   (``data_parallel_replicate_degree`` alone) cannot be combined with another dimension
   (``parallelize.py``: "DDP has not supported > 1D parallelism"), and schedule names are
@@ -87,20 +89,39 @@ TORCH_SCHEDULES = _TORCH_SCHEDULES  # public: render/plan_code.py names the torc
 # Megatron-LM validate_args: --bf16 sets bf16 parameters and, unless --grad-reduce-in-bf16, accumulates
 # and reduces gradients in fp32 (main_grads, 4 bytes); without --bf16 parameters are fp32. Its
 # optimizers are adam (default) and sgd; the optimizer keeps fp32 master weights and moments.
+# FP8 (transformer_config.py L587-605 @d98e8a6): --fp8-format hybrid (E4M3 forward, E5M2 gradients) runs the
+# linears' GEMMs in FP8 through Transformer Engine, with --fp8-recipe's scaling (default "delayed", the
+# amax-history scaling NeMo 24.07's fp8_hybrid ran); --fp8-param-gather keeps the weights in FP8 and
+# all-gathers them so (validate_args: only with the distributed optimizer or an FSDP), as Megatron-Bridge's
+# bf16_with_fp8_current_scaling_mixed runs it with tensorwise (current) scaling and bf16 gradients.
 _MEGATRON_RECIPES = {
     "bf16-adam": {"--bf16": True, "--grad-reduce-in-bf16": True, "--optimizer": "adam"},
     "bf16-adam-fp32grad": {"--bf16": True, "--optimizer": "adam"},
     "fp32-adam": {"--optimizer": "adam"},
     "sgd-momentum": {"--optimizer": "sgd"},
+    "fp8-adam-fp32grad": {"--bf16": True, "--optimizer": "adam", "--fp8-format": "hybrid"},
+    "fp8-params-bf16grad": {"--bf16": True, "--grad-reduce-in-bf16": True, "--optimizer": "adam",
+                            "--fp8-format": "hybrid", "--fp8-recipe": "tensorwise", "--fp8-param-gather": True},
 }
+_MEGATRON_FP8_GATHER = "fp8-params-bf16grad"  # the recipe whose weights are FP8 (needs ZeRO >= 1)
 # torchtitan job_config.py [training]: dtype float32 keeps fp32 parameters and optimizer state, and
 # FSDP's mixed_precision_param casts the compute copy (bfloat16 by default); gradients are reduced in
 # mixed_precision_reduce = float32. Optimizers: Adam and AdamW (components/optimizer.py).
 # That is the torchtitan stack's recipe, bf16-compute-fp32-adam (4 + 4 + 8 bytes per parameter).
+# Float8 (238fa995: job_config.py Float8Linear, components/quantization/float8.py L238 registers the converter
+# "quantize.linear.float8"): torchao's Float8Linear with tensorwise scaling, the output layer left in bf16
+# (filter_fqns, as the llama3 train configs set it), weights all-gathered in FP8 under FSDP with their scales
+# precomputed once per step -- the benchmarks' settings that fp8-compute-fp32-adam prices.
 _TORCHTITAN_RECIPES = {
     "bf16-compute-fp32-adam": {"training": {"mixed_precision_param": "bfloat16"}, "optimizer": {"name": "AdamW"}},
     "fp32-adam": {"training": {"mixed_precision_param": "float32"}, "optimizer": {"name": "AdamW"}},
+    "fp8-compute-fp32-adam": {
+        "training": {"mixed_precision_param": "bfloat16"}, "optimizer": {"name": "AdamW"},
+        "model": {"converters": ["quantize.linear.float8"]},
+        "quantize.linear.float8": {"enable_fsdp_float8_all_gather": True,
+                                   "precompute_float8_dynamic_scale_for_fsdp": True, "filter_fqns": ["output"]}},
 }
+_TITAN_FLOAT8 = ("quantize.linear.float8", "float8")  # converter names: 238fa995's, and the older alias
 # DeepSpeed runtime/config.py: bf16.enabled, data_types.grad_accum_dtype ("fp32" or "bf16"), optimizer
 # type "Adam" (DEEPSPEED_OPTIMIZERS has no plain SGD).
 _DEEPSPEED_RECIPES = {
@@ -158,8 +179,10 @@ def refusals(workload: Workload, plan: Plan, launcher: str) -> tuple[tuple[str, 
         out.append(("launcher_tp_overlap", {"tp": plan.tp}))
     if launcher == "torchtitan":
         out += _refuse_torchtitan(plan, STACKS[stack], sharded_part, workload.model.layers)
+    elif launcher == "megatron":
+        out += _refuse_megatron(plan, STACKS[stack], sharded_part, key)
     else:
-        out += {"megatron": _refuse_megatron, "deepspeed": _refuse_deepspeed}[launcher](plan, STACKS[stack], sharded_part)
+        out += _refuse_deepspeed(plan, STACKS[stack], sharded_part)
     return tuple(out)
 
 
@@ -183,11 +206,14 @@ def _refuse_split(plan: Plan) -> list:
     return [("launcher_stage_layers", {"stage_layers": "/".join(map(str, plan.stage_layers))})]
 
 
-def _refuse_megatron(plan: Plan, stack, sharded_part: bool) -> list:
-    """Megatron-LM's refusals (schedules and recomputation modes from the megatron-core stack's facts)."""
+def _refuse_megatron(plan: Plan, stack, sharded_part: bool, key: str | None = None) -> list:
+    """Megatron-LM's refusals (schedules and recomputation modes from the megatron-core stack's facts; ``key``: the
+    recipe, whose FP8 weights need a sharded optimizer)."""
     out: list = _refuse_split(plan)
     if plan.pp > 1 and plan.schedule not in stack.schedules:
         out.append(("launcher_schedule", {"schedule": plan.schedule, "supported": list(stack.schedules)}))
+    if key == _MEGATRON_FP8_GATHER and plan.zero == 0:
+        out.append(("launcher_recipe_zero", {"recipe": key, "zero": plan.zero}))
     if plan.pp > 1 and plan.zero >= 2:
         # The library prices FSDP with PP as torchtitan runs it (parallelsel.core.stacks); Megatron-LM's
         # PP shards only the optimizer state (--use-distributed-optimizer).
@@ -412,9 +438,12 @@ def _torchtitan(workload: Workload, plan: Plan) -> dict:
     # global / (local x dp) of them; with PP the pipeline takes all of a rank's micro-batches at once.
     local = b if plan.pp == 1 else B // plan.dp
     rec = _TORCHTITAN_RECIPES[recipe_key(workload.recipe)]
+    if "model" in rec:
+        out["model"] = {**out.get("model", {}), **rec["model"]}
     out["training"] = {"local_batch_size": local, "global_batch_size": B, "seq_len": workload.seq_len,
                        **rec["training"]}
     out["optimizer"] = dict(rec["optimizer"])
+    out.update({k: dict(v) for k, v in rec.items() if k.startswith("quantize.")})
     if workload.compile:
         out["compile"] = {"enable": True, "components": ["model"] if workload.compile == "model" else ["model", "loss"]}
     if plan.recompute == "op":
@@ -445,8 +474,8 @@ def _deepspeed(workload: Workload, plan: Plan) -> dict:
 def _toml_value(v) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, str):
-        return json.dumps(v)
+    if isinstance(v, (str, list, tuple)):
+        return json.dumps(list(v) if isinstance(v, tuple) else v)  # JSON strings and arrays are TOML's basic ones
     return str(v)
 
 
@@ -680,17 +709,30 @@ def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchCo
         notes.append(("launcher_missing_option", {"option": "CUDA_DEVICE_MAX_CONNECTIONS=1"}))
     if plan.get("dp", 1) * cp > 1 and not g("--overlap-grad-reduce"):
         notes.append(("launcher_no_overlap", {"option": "--overlap-grad-reduce"}))
-    bf16 = bool(g("--bf16"))
-    opt = g("--optimizer", "adam")
-    recipe = ("sgd-momentum" if opt == "sgd" and not bf16 else
-              None if opt not in ("adam", "sgd") or opt == "sgd" else
-              "fp32-adam" if not bf16 else "bf16-adam" if g("--grad-reduce-in-bf16") else "bf16-adam-fp32grad")
-    if not bf16 and not g("--fp16"):
+    recipe = _megatron_recipe(g)
+    if not g("--bf16") and not g("--fp16"):
         notes.append(("launcher_fp32_params", {"option": "--bf16"}))
     model = _megatron_model_fields(g, notes)
     seq = _int("--seq-length", g("--seq-length")) if g("--seq-length") is not None else None
     gb = _int("--global-batch-size", g("--global-batch-size")) if g("--global-batch-size") is not None else None
     return LaunchConfig("megatron", plan, gb, seq, recipe, model, world, tuple(notes))
+
+
+def _megatron_recipe(g) -> str | None:
+    """The :data:`parallelsel.RECIPES` key Megatron-LM's precision and optimizer flags give (None: none of them,
+    e.g. FP8 with a scaling or gather the catalogue's FP8 recipes do not price)."""
+    bf16, opt, fp8 = bool(g("--bf16")), g("--optimizer", "adam"), g("--fp8-format")
+    if opt == "sgd":
+        return "sgd-momentum" if not bf16 and fp8 is None else None
+    if opt != "adam":
+        return None
+    if fp8 is not None:
+        found = {k: v for k, v in _MEGATRON_RECIPES.items() if "--fp8-format" in v}
+        flags = {f: g(f) for f in ("--bf16", "--grad-reduce-in-bf16", "--fp8-format", "--fp8-param-gather")}
+        scale = g("--fp8-recipe", "delayed")
+        return next((k for k, v in found.items() if all(v.get(f) == (x or None) for f, x in flags.items())
+                     and v.get("--fp8-recipe", "delayed") == scale), None)
+    return "fp32-adam" if not bf16 else "bf16-adam" if g("--grad-reduce-in-bf16") else "bf16-adam-fp32grad"
 
 
 def _torchtitan_stages(par: dict, plan: dict, layers: int | None, local: int) -> list:
@@ -781,10 +823,22 @@ def _read_torchtitan(text: str, world: int | None, layers: int | None) -> Launch
         plan["recompute"] = mode
     gb = _int("global_batch_size", tr.get("global_batch_size", -1))
     gb = gb if gb > 0 else local * plan["dp"]  # train.py: defaults to local_batch_size x DP degree
-    recipe = "bf16-compute-fp32-adam" if tr.get("mixed_precision_param", "bfloat16") == "bfloat16" else "fp32-adam"
+    recipe = _torchtitan_recipe(cfg, tr)
     seq = _int("seq_len", tr.get("seq_len", 2048))
     return LaunchConfig("torchtitan", plan, gb, seq, recipe, model, world, tuple(return_notes),
                         compile=_titan_compile(cfg.get("compile", {})))
+
+
+def _torchtitan_recipe(cfg: dict, tr: dict) -> str | None:
+    """The :data:`parallelsel.RECIPES` key of a torchtitan job's precision: its FSDP compute dtype, and Float8Linear
+    priced as fp8-compute-fp32-adam only as the benchmarks ran it (tensorwise scaling, FP8 all-gather)."""
+    recipe = "bf16-compute-fp32-adam" if tr.get("mixed_precision_param", "bfloat16") == "bfloat16" else "fp32-adam"
+    if not set(cfg.get("model", {}).get("converters", ())) & set(_TITAN_FLOAT8):
+        return recipe
+    f8 = cfg.get("quantize", {}).get("linear", {}).get("float8", {}) or cfg.get("float8", {})
+    same = all(f8.get(k) == v for k, v in _TORCHTITAN_RECIPES["fp8-compute-fp32-adam"]["quantize.linear.float8"]
+               .items() if k != "filter_fqns") and f8.get("recipe_name") in (None, "tensorwise")
+    return "fp8-compute-fp32-adam" if same and recipe == "bf16-compute-fp32-adam" else None
 
 
 def _titan_compile(section: dict):

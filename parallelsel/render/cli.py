@@ -747,9 +747,9 @@ def _check_job(a):
     c = _cluster(a, need=plan.gpus)
     if a.global_batch is not None and cfg.global_batch is not None and a.global_batch != cfg.global_batch:
         raise ParallelselError(f"--global-batch {a.global_batch}: the file says {cfg.global_batch}; give one of them")
-    if cfg.recipe is None:
+    if cfg.recipe is None and a.recipe is None:
         raise ParallelselError(f"{a.file}: its optimizer/precision is none of the recipes the library prices "
-                               f"({', '.join(RECIPES)})")
+                               f"({', '.join(RECIPES)}): give the nearest with --recipe KEY")
     recipe = preset("--recipe", a.recipe, RECIPES) if a.recipe is not None else RECIPES[cfg.recipe]
     seq = cfg.seq_len or a.seq_len or m.seq_len
     if seq != m.seq_len:

@@ -25,6 +25,8 @@ _TEMPLATES = {
         "launcher_recompute_in_code": "{name} 的重算（{recompute}）在模型代码里调用 deepspeed.checkpointing，不是 JSON 开关",
         "launcher_recompute": "{name} 没有本库的 {recompute} 重算策略（有：{supported}）",
         "launcher_recipe": "{name} 没有配方 {recipe} 的选项（有：{supported}）",
+        "launcher_recipe_zero": "{name} 的 FP8 权重（配方 {recipe}，--fp8-param-gather）只能与分布式优化器或 FSDP 同用；"
+                                "ZeRO-{zero} 的方案请改用 ZeRO-1 或别的配方",
         "launcher_hsdp": "{name} 的 ZeRO 在整个 DP 组（{dp}）上分片，JSON 里没有 shard {shard} 的混合分片",
         "launcher_fsdp_option": "{name} 没有 FSDP 的这个开关：{option}",
         "launcher_ep_cp_in_code": "方案的专家并行 EP{ep} 与上下文并行 CP{cp} 在 {name} 里由模型代码设置，JSON 配置写不进去",
@@ -53,6 +55,8 @@ _TEMPLATES = {
                                       "not a JSON switch",
         "launcher_recompute": "{name} has no {recompute} recomputation as the library models it (it has: {supported})",
         "launcher_recipe": "{name} has no options for the recipe {recipe} (it has: {supported})",
+        "launcher_recipe_zero": "{name} keeps FP8 weights (recipe {recipe}, --fp8-param-gather) only with the "
+                                "distributed optimizer or an FSDP; for a ZeRO-{zero} plan use ZeRO-1 or another recipe",
         "launcher_hsdp": "{name} shards ZeRO over the whole DP group ({dp}); its JSON has no hybrid shard of {shard}",
         "launcher_fsdp_option": "{name} has no switch for this FSDP option: {option}",
         "launcher_ep_cp_in_code": "the plan's expert and context parallel degrees (EP{ep}, CP{cp}) are set in the model code on {name}, not in its JSON config",
