@@ -126,3 +126,18 @@ def test_readme_shapes_have_the_sizes_the_table_names():
         tied = dataclasses.replace(untied, tied_embeddings=True)
         assert abs(untied.params / named - 1) < 0.05, run.label
         assert abs(untied.params - named) < abs(tied.params - named), run.label
+
+
+@pytest.mark.parametrize("row", STACK_RUNS, ids=lambda r: r.label)
+def test_the_search_finds_each_published_plan_when_its_fields_are_pinned(row):
+    # A plan that trained is never outside the search: pinned field by field (the interleaved rows pin pp and
+    # chunks together), the search ranks exactly it, with the estimate the plan gets on its own.
+    import parallelsel as ps
+    from parallelsel.course.measured import stack_estimate
+
+    e = stack_estimate(row)
+    keys = ("dp", "tp", "pp", "cp", "zero", "micro_batch", "recompute", "recompute_layers", "schedule", "chunks",
+            "sp", "tp_overlap", "stage_layers")
+    r = ps.search(e.workload, e.cluster, top=1, fixed={k: getattr(e.plan, k) for k in keys})
+    assert r.results and r.results[0].plan == e.plan
+    assert r.results[0].estimate.step.total == pytest.approx(e.step.total)

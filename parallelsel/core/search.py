@@ -59,9 +59,9 @@ from .model import RECOMPUTE
 from .placement import group_reasons
 from .plan import (MICRO_BATCHES, SCHEDULES, Plan, Workload, balanced_stage_layers, batch_violations, constraint_violations,
                    cp_violations, divisors, ep_violations, megatron_split, p2p_overlap_on, pp_violations,
-                   stage_layer_counts, tp_violations)
+                   stage_layer_counts, tp_overlap_violations, tp_violations)
 from .reasons import Reason
-from .stacks import STACKS, pp_zero_reason, stack_fused, zero_ranks
+from .stacks import STACKS, pp_zero_reason, recompute_layer_counts, stack_fused, zero_ranks
 
 __all__ = ["DECIDERS", "EXCLUSIONS", "Explanation", "Fix", "Ranked", "SearchResult", "enumerates", "explain", "fixes",
            "search", "tie_set"]
@@ -91,7 +91,7 @@ EXCLUSIONS = ("tp_exceeds_heads", "heads_not_divisible", "kv_heads_not_divisible
 ``SearchResult.top``, not in the key)."""
 
 _FIXABLE = ("dp", "tp", "pp", "zero", "micro_batch", "recompute", "sp", "schedule", "chunks", "ep", "shard", "cp",
-            "stage_layers", "p2p_overlap")
+            "stage_layers", "p2p_overlap", "tp_overlap", "recompute_layers")
 
 CP_DEGREES = (2, 4, 8, 16, 32)
 """Context-parallel degrees the search tries, for every sequence length they split (``seq_len`` a multiple of
@@ -224,7 +224,7 @@ def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
     if cluster.gpus % prod:
         raise ParallelselError(f"dp×tp×pp{'×cp' if 'cp' in fixed else ''}={prod}: must divide the cluster's {cluster.gpus} GPUs")
     interleaving = fixed.get("chunks", 1) > 1 or fixed.get("schedule") == "interleaved"
-    if interleaving and (fixed.get("pp") == 1 or cluster.gpus == prod):  # pp is 1 in every plan left
+    if interleaving and (fixed.get("pp") == 1 or ("pp" not in fixed and cluster.gpus == prod)):  # pp = 1 left
         raise ParallelselError(f"fixed={fixed!r}: interleaving needs a pipeline (pp > 1), and these pins leave "
                                f"pp = 1 on the cluster's {cluster.gpus} GPUs")
     return fixed
@@ -407,9 +407,25 @@ def _knobs(space: _Space, tp: int, cp: int, pp: int, dp: int, split=None):
     zse = [(z, sh, e) for z in zeros for e in eps
            for sh in ([space.fixed["shard"]] if "shard" in space.fixed
                       else _shards(z, dp, tp, e, space.cluster.gpus_per_node))]
-    sps = space.allowed("sp", (False, True) if tp > 1 else (False,))
-    return (zse, sps, _micro_batches(space, dp), space.allowed("recompute", stack_recomputes(space.workload)),
+    return (zse, _sp_overlaps(space, tp), _micro_batches(space, dp),
+            space.allowed("recompute", stack_recomputes(space.workload)),
             _schedules(space.fixed, pp, m, split, stack.schedules))
+
+
+def _sp_overlaps(space: _Space, tp: int) -> list[tuple[bool, bool]]:
+    """The (sequence parallelism, TP overlap) pairs tried at TP degree ``tp``: SP off and on where TP > 1, each also
+    with TP overlap where the stack offers it beside that setting but leaves it off by default (Megatron-Core's
+    ``--tp-comm-overlap``, which needs SP; torchtitan's async TP, which needs ``torch.compile``): a job turns it
+    on, so the search weighs it (``tp_overlap_violations`` names what each stack needs). Off is the stack's
+    default (``Plan(tp_overlap=None)``)."""
+    w = space.workload
+    sps = space.allowed("sp", (False, True) if tp > 1 else (False,))
+    pinned = space.fixed.get("tp_overlap", "free")
+    st = STACKS[w.stack]
+    offered = tp > 1 and st.tp_overlap and not st.overlap_tp_comm and pinned in ("free", True)
+    on = [(sp, True) for sp in sps
+          if offered and not tp_overlap_violations(w, Plan(tp=tp, sp=sp, tp_overlap=True))]
+    return ([] if pinned is True else [(sp, False) for sp in sps]) + on
 
 
 @dataclass
@@ -452,17 +468,18 @@ def _group_bound(space: _Space, g: _Group) -> float:
     zse, sps, mbs, rcs, scheds = g.knobs
     w = space.workload
     best = math.inf
-    eps, sp = {e for _, _, e in zse}, max(sps)
+    eps, sp = {e for _, _, e in zse}, max(s for s, _ in sps)
+    share = min(_lightest(space, g.pp, v, rcs[0])[1] for _, v in scheds)
     for b in mbs:
         if batch_violations(w.global_batch, g.dp, b):
             continue
         m = w.global_batch // (g.dp * b)
         bub = min(_bubble_for(sched, g.pp, m, v) for sched, v in scheds)
         for ep in eps:
-            key = (ep, sp, b, rcs[0])  # the same entries _search_micro reads
+            key = (ep, sp, b, rcs[0], share)  # the same entries _search_micro reads
             cb = g.memo.get(key)
             if cb is None:
-                cb = g.memo[key] = _compute_bound(space, g.tp, g.cp, g.pp, g.split, b, rcs[0], sp, ep, m)
+                cb = g.memo[key] = _compute_bound(space, g.tp, g.cp, g.pp, g.split, b, rcs[0], sp, ep, m, share)
             best = min(best, cb[0] + bub * cb[1])
     return best
 
@@ -472,22 +489,38 @@ def _bubble_for(schedule: str, pp: int, m: int, v: int) -> float:
     return 0.0 if pp == 1 else schedule_bubble_overhead(schedule, pp, max(1, m), v if schedule == "interleaved" else 1)
 
 
-def _compute_bound(space: _Space, tp, cp, pp, split, b, rc, sp, ep, m) -> tuple[float, float]:
+def _compute_bound(space: _Space, tp, cp, pp, split, b, rc, sp, ep, m, share=1.0) -> tuple[float, float]:
     """(m x the slowest rank's compute per micro-batch, the fill the bubble idles on): what
-    :func:`parallelsel.core.estimate.estimate` counts before communication and the optimizer step."""
+    :func:`parallelsel.core.estimate.estimate` counts before communication and the optimizer step (``share``:
+    the share of layers a full recomputation repeats, ``Plan.recompute_share``)."""
     w = space.workload
     top, fill = _rank_times(w.model, space.cluster.device, w.seq_len, w.attention, tp, cp, pp, split, b, rc, sp, ep,
-                            *space.kernels)
+                            *space.kernels, share)
     return m * top, m * fill
 
 
+def _lightest(space: _Space, pp: int, chunks: int, rc: str) -> tuple[int | None, float]:
+    """The fewest layers a chunk recomputes under ``rc`` in this search, as ``(recompute_layers, share)``: a pinned
+    ``recompute_layers``; else under ``"full"`` the fewest the stack can recompute
+    (:func:`parallelsel.core.stacks.recompute_layer_counts`); else every layer (None, 1.0)."""
+    per = space.workload.model.layers // (pp * chunks)
+    if rc != "full" or per < 1:
+        return None, 1.0
+    if "recompute_layers" in space.fixed:  # pinned: that count (None: every layer)
+        k = space.fixed["recompute_layers"]
+    else:
+        k = next(iter(recompute_layer_counts(STACKS[space.workload.stack], per)), None)
+    return (None, 1.0) if k is None or k >= per else (k, k / per)
+
+
 @lru_cache(maxsize=65536)
-def _rank_times(model, device, s, attention, tp, cp, pp, split, b, rc, sp, ep, fused, fp8) -> tuple[float, float]:
+def _rank_times(model, device, s, attention, tp, cp, pp, split, b, rc, sp, ep, fused, fp8,
+                share=1.0) -> tuple[float, float]:
     # Per micro-batch: the slowest rank's compute, and the mean of the others' (0 without a pipeline).
     if pp == 1:
-        return compute_time(model, b, s, device, tp, 1, cp, ep, sp, rc, attention, 1.0, fused, fp8).total, 0.0
+        return compute_time(model, b, s, device, tp, 1, cp, ep, sp, rc, attention, share, fused, fp8).total, 0.0
     # stage_compute_times's sums, without building a ComputeTime per rank: n layers each, the head on the last.
-    layer, head = layer_and_head_times(model, b, s, device, tp, cp, ep, sp, rc, attention, 1.0, fused, fp8)
+    layer, head = layer_and_head_times(model, b, s, device, tp, cp, ep, sp, rc, attention, share, fused, fp8)
     lt, ht = layer[0] + layer[1], head[0] + head[1]
     counts = stage_layer_counts(model.layers, pp, split)
     totals = [n * lt for n in counts[:-1]] + [counts[-1] * lt + ht]
@@ -550,9 +583,10 @@ def _search_group(space: _Space, tally: _Tally, g: _Group) -> None:
             if bad:
                 tally.excluded[bad[0].code] += per_zse * len(zs)
                 continue
-            for sp in sps:
+            for sp, ov in sps:
                 base = {"dp": g.dp, "tp": g.tp, "pp": g.pp, "sp": sp, "schedule": sched, "chunks": chunks,
-                        "ep": ep, "cp": g.cp, "stage_layers": g.split, "p2p_overlap": space.fixed.get("p2p_overlap")}
+                        "ep": ep, "cp": g.cp, "stage_layers": g.split, "p2p_overlap": space.fixed.get("p2p_overlap"),
+                        "tp_overlap": True if ov else space.fixed.get("tp_overlap")}
                 _search_micro(space, tally, base, zs, mbs, rcs, cands, g.memo, _p2p_hidden(w, base))
     for lb, plan in sorted(cands, key=lambda c: c[0]):
         if lb > tally.bound():
@@ -603,11 +637,12 @@ def _search_micro(space: _Space, tally: _Tally, base: dict, zs, mbs, rcs, cands:
                     live.append(zsh)
             if not live:
                 continue
-            key = (ep, sp, b, rc)
+            least, share = _lightest(space, pp, chunks, rc)  # partial full recomputation: the bound's fewest layers
+            key = (ep, sp, b, rc, share)
             cb = memo.get(key)
             if cb is None:
                 cb = memo[key] = _compute_bound(space, base["tp"], base["cp"], pp, base["stage_layers"], b, rc,
-                                                sp and base["tp"] > 1, ep, m)
+                                                sp and base["tp"] > 1, ep, m, share)
             compute, fill = cb
             lb = compute + bub * fill
             if lb > bound:
@@ -615,16 +650,27 @@ def _search_micro(space: _Space, tally: _Tally, base: dict, zs, mbs, rcs, cands:
                 continue
             probe = None
             if model_parallel:
-                comm = memo.get(("comm",) + key)
-                if comm is None:
-                    probe = Plan(micro_batch=b, recompute=rc, zero=live[0][0], shard=live[0][1], **base)
-                    comm = memo[("comm",) + key] = _comm_terms(space, probe)
-                exposed, critical, per_chunk = comm
-                lb += exposed + bub * critical + (0.0 if p2p_hidden else per_chunk * chunks)
+                lb, probe = _with_comm(space, base, memo, key, lb, bub, p2p_hidden, dict(
+                    micro_batch=b, recompute=rc, zero=live[0][0], shard=live[0][1], recompute_layers=least))
                 if lb > bound:
                     tally.excluded["bound_exceeds_best"] += len(live)
                     continue
             _fit(space, tally, base, b, rc, lb, live, probe, memo, too_big, found, cands)
+
+
+def _with_comm(space: _Space, base: dict, memo: dict, key: tuple, lb: float, bub: float, p2p_hidden: bool,
+               fields: dict) -> tuple[float, Plan | None]:
+    """``lb`` plus the critical-path communication of the plan ``base`` and ``fields`` make (:func:`_comm_terms`,
+    memoised per ``key`` and TP overlap, which changes the exposed TP time only), and that plan when it was built
+    here (None when the memo answered)."""
+    ckey = ("comm", base["tp_overlap"]) + key
+    comm = memo.get(ckey)
+    built = None
+    if comm is None:
+        built = Plan(**fields, **base)
+        comm = memo[ckey] = _comm_terms(space, built)
+    exposed, critical, per_chunk = comm
+    return lb + exposed + bub * critical + (0.0 if p2p_hidden else per_chunk * base["chunks"]), built
 
 
 def _fit(space: _Space, tally: _Tally, base: dict, b, rc, lb, live, probe, memo, too_big, found, cands) -> None:
@@ -632,13 +678,18 @@ def _fit(space: _Space, tally: _Tally, base: dict, b, rc, lb, live, probe, memo,
 
     A plan whose states' floor (:func:`parallelsel.core.memory.states_floor`, the same for every micro-batch,
     recompute mode, schedule and SP setting, so one per group, EP degree and (ZeRO, shard)) is over the budget by at
-    least the closest miss held is counted without its full breakdown: it cannot fit or be a closer miss."""
+    least the closest miss held is counted without its full breakdown: it cannot fit or be a closer miss. A full
+    recomputation that fits recomputes as few layers as fit (:func:`_fewest_recomputed`)."""
     w, ep = space.workload, base["ep"]
+    pinned = space.fixed.get("recompute_layers")
+    per = w.model.layers // (base["pp"] * base["chunks"])
+    free = rc == "full" and "recompute_layers" not in space.fixed
+    ks = recompute_layer_counts(STACKS[w.stack], per) if free else ()
     for z, shard in live:
-        plan = probe if probe is not None and (z, shard) == live[0] else None
+        plan = probe if probe is not None and (z, shard) == live[0] and probe.recompute_layers == pinned else None
         fc = memo.get(("floor", ep, z, shard))
         if fc is None:
-            plan = plan or Plan(micro_batch=b, recompute=rc, zero=z, shard=shard, **base)
+            plan = plan or Plan(micro_batch=b, recompute=rc, zero=z, shard=shard, recompute_layers=pinned, **base)
             fc = memo[("floor", ep, z, shard)] = (states_floor(w, plan) * (1 - 1e-9),  # (rounding)
                                                   budget(space.cluster.device, plan, space.headroom))
         floor, cap = fc
@@ -646,7 +697,7 @@ def _fit(space: _Space, tally: _Tally, base: dict, b, rc, lb, live, probe, memo,
             tally.excluded["memory_exceeds_device"] += 1
             too_big[((z, shard), rc)] = b
             continue
-        plan = plan or Plan(micro_batch=b, recompute=rc, zero=z, shard=shard, **base)
+        plan = plan or Plan(micro_batch=b, recompute=rc, zero=z, shard=shard, recompute_layers=pinned, **base)
         need = breakdown(w, plan).total
         if need > cap:
             tally.excluded["memory_exceeds_device"] += 1
@@ -656,7 +707,21 @@ def _fit(space: _Space, tally: _Tally, base: dict, b, rc, lb, live, probe, memo,
             continue
         found.add((z, shard))
         tally.fitting += 1
-        cands.append((lb, plan))
+        cands.append((lb, _fewest_recomputed(w, plan, ks, cap) if ks else plan))
+
+
+def _fewest_recomputed(workload: Workload, plan: Plan, counts: tuple[int, ...], cap: float) -> Plan:
+    """``plan`` (a full recomputation that fits ``cap``) recomputing the fewest of ``counts`` layers a chunk that still
+    fit: its activations only grow as fewer layers recompute, so the least count that fits is found by bisection.
+    Fewer recomputed layers repeat less of the forward (``Plan.recompute_share``), so that plan is the fastest."""
+    lo, hi = 0, len(counts)  # counts[hi] stands for every layer (the plan as given), which fits
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if breakdown(workload, plan.with_(recompute_layers=counts[mid])).total <= cap:
+            hi = mid
+        else:
+            lo = mid + 1
+    return plan if lo == len(counts) else plan.with_(recompute_layers=counts[lo])
 
 
 def enumerates(workload: Workload, cluster: Cluster, plan: Plan, fixed: dict | None = None) -> bool:
@@ -676,7 +741,11 @@ def enumerates(workload: Workload, cluster: Cluster, plan: Plan, fixed: dict | N
     if split not in _splits(space.fixed, plan.pp, m):
         return False
     zse, sps, mbs, rcs, scheds = _knobs(space, plan.tp, plan.cp, plan.pp, plan.dp, split)
-    return ((plan.zero, plan.shard, plan.ep) in zse and plan.sp in sps and plan.micro_batch in mbs
+    k, per = plan.recompute_layers, m.layers // (plan.pp * plan.chunks)
+    counts = (space.fixed["recompute_layers"],) if "recompute_layers" in space.fixed else \
+        (None, per) + recompute_layer_counts(STACKS[workload.stack], per)  # (a full one recomputes the fewest that fit)
+    return ((plan.zero, plan.shard, plan.ep) in zse and (plan.sp, bool(plan.tp_overlap) and plan.tp > 1) in sps
+            and k in counts and plan.micro_batch in mbs
             and plan.recompute in rcs and (plan.schedule, plan.chunks) in scheds
             and p2p_overlap_on(workload, plan) == p2p_overlap_on(workload, plan.with_(p2p_overlap=space.fixed.get(
                 "p2p_overlap"))))

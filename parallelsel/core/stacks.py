@@ -38,7 +38,8 @@ from .reasons import Reason
 
 __all__ = ["COMPILE_SCOPES", "DEFAULT_STACK", "DTYPE_BYTES", "EXEC_MODES", "FUSIBLE_OPS", "P2P_OVERLAP_SCHEDULES",
            "STACKS", "TP_OVERLAP_PAIRS", "TP_OVERLAP_STAGING", "Stack", "effective_zero", "pp_zero_reason",
-           "pp_zero_stack", "sp_layout_copies", "stack_fused", "stack_of", "state_shards", "wire_bytes", "zero_ranks"]
+           "pp_zero_stack", "recompute_layer_counts", "sp_layout_copies", "stack_fused", "stack_of", "state_shards",
+           "wire_bytes", "zero_ranks"]
 
 DTYPE_BYTES = MappingProxyType({"fp32": 4, "bf16": 2})
 """Bytes per element of the dtypes a collective or a state buffer is kept in (IEEE 754 binary32; bfloat16)."""
@@ -104,7 +105,10 @@ class Stack:
       schedules whose stage-to-stage sends overlap the next chunk's compute (posted asynchronously and waited
       for only when the data is needed) instead of sitting on the critical path.
     * ``schedules``: the pipeline schedules offered (kinds of :func:`parallelsel.core.pipeline.schedule`);
-      ``recompute``: the recomputation modes offered (``"none"``, ``"selective"``, ``"op"``, ``"full"``).
+      ``recompute``: the recomputation modes offered (``"none"``, ``"selective"``, ``"op"``, ``"full"``);
+      ``recompute_layers``: how it recomputes only some layers of a chunk fully (``Plan.recompute_layers``):
+      ``"any"`` (any count), ``"every-nth"`` (every N-th block: floor(layers / N) of them) or ``""`` (none;
+      :func:`recompute_layer_counts`).
     * ``pp_zero``: ZeRO stages it runs together with PP; ``pp_fsdp_reshard``: with PP and FSDP,
       whether weights are resharded after each forward (None: it does not run FSDP with PP).
     * ``modes``: the execution modes it runs (:data:`EXEC_MODES`), first the one without
@@ -153,6 +157,7 @@ class Stack:
     overlap_pp_p2p: tuple[str, ...] = ()
     tp_overlap_pairs: tuple[str, ...] = TP_OVERLAP_PAIRS
     tp_overlap_staging: str | None = None
+    recompute_layers: str = ""
     zero3_live: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self):
@@ -174,6 +179,7 @@ class Stack:
             choice("tp_overlap_pairs", pair, TP_OVERLAP_PAIRS)
         if self.tp_overlap_staging is not None:
             choice("tp_overlap_staging", self.tp_overlap_staging, TP_OVERLAP_STAGING)
+        choice("recompute_layers", self.recompute_layers, ("", "any", "every-nth"))
 
     @property
     def model_state_bytes(self) -> float:
@@ -211,7 +217,8 @@ STACKS: dict[str, Stack] = Catalogue("stack", {
                 "over the DP x CP group); arguments.py L3121, L3148 (--overlap-grad-reduce, --overlap-param-gather "
                 "off), core/model_parallel_config.py L265-339 (tp_comm_overlap off, needs sequence parallel: "
                 "arguments.py L1441); core/pipeline_parallel/schedules.py L53 (no pipelining, 1F1B, interleaved); "
-                "core/transformer/transformer_config.py L532-566 (recompute_granularity None / full / selective, in that order); "
+                "core/transformer/transformer_config.py L532-566 (recompute_granularity None / full / selective, in that order; "
+                "recompute_method block with recompute_num_layers 1..layers per stage, L1919-1925); "
                 "arguments.py --no-bias-swiglu-fusion, --no-rope-fusion (fusions on), Transformer Engine "
                 "LayerNormLinear and fused attention; core/tensor_parallel/mappings.py L118, L159 (sequence "
                 "parallel gathers and reduce-scatters along the first dimension of [s, b, h]); arguments.py L3118-3120 "
@@ -222,7 +229,7 @@ STACKS: dict[str, Stack] = Catalogue("stack", {
         reduce_in_grad_buffer=True, overlap_pp_p2p=("interleaved",),
         overlap_grad_reduce=(), overlap_param_gather=(), overlap_tp_comm=False, tp_overlap=True,
         tp_overlap_needs=("sp",), schedules=("1f1b", "interleaved"), recompute=("none", "full", "selective"),
-        pp_zero=(0, 1), pp_fsdp_reshard=None, modes=("te",),
+        pp_zero=(0, 1), pp_fsdp_reshard=None, modes=("te",), recompute_layers="any",
         fused={"te": ("attention", "cudnn_attention", "rmsnorm", "swiglu", "rope", "fp8_cast")}),
     "torchtitan": Stack(
         key="torchtitan", name="torchtitan", version="0.2.2",
@@ -249,7 +256,8 @@ STACKS: dict[str, Stack] = Catalogue("stack", {
         tp_overlap_needs=("compile",), tp_overlap_pairs=("forward", "backward-ag"),
         tp_overlap_staging="symmetric-memory",
         schedules=("gpipe", "1f1b", "interleaved", "looped-bfs", "interleaved-zb", "zbv", "dualpipev"),
-        recompute=("none", "op", "full"), pp_zero=(0, 3), pp_fsdp_reshard=False, modes=("eager", "compile"),
+        recompute=("none", "op", "full"), recompute_layers="every-nth", pp_zero=(0, 3), pp_fsdp_reshard=False,
+        modes=("eager", "compile"),
         fused={"eager": ("attention",), "compile": ("attention", "rmsnorm", "swiglu", "rope", "fp8_cast", "cross_entropy")},
         seq_dim=1, sp_gathered_inputs=True, loss_parallel=True),
     "deepspeed": Stack(
@@ -339,6 +347,23 @@ def state_shards(stack: Stack, plan) -> int:
     if plan.zero == 0:
         return 1
     return zero_ranks(stack, plan.shard_size, plan.cp)
+
+
+def recompute_layer_counts(stack: Stack, per_chunk: int) -> tuple[int, ...]:
+    """The counts k < ``per_chunk`` of a chunk's layers that ``stack`` can recompute fully while the rest keep their
+    activations (``Plan(recompute="full", recompute_layers=k)``), fewest first: every k under Megatron-Core's
+    ``--recompute-method block --recompute-num-layers k``; floor(per_chunk / N) for N >= 2 under torchtitan's
+    layer SAC (``selective_ac_option = N``: every N-th block); none where :attr:`Stack.recompute_layers` is empty
+    (DeepSpeed's checkpointing is model code).
+
+    >>> recompute_layer_counts(STACKS["torchtitan"], 10), recompute_layer_counts(STACKS["megatron-core"], 4)
+    ((1, 2, 3, 5), (1, 2, 3))
+    """
+    if stack.recompute_layers == "any":
+        return tuple(range(1, per_chunk))
+    if stack.recompute_layers == "every-nth":
+        return tuple(sorted({per_chunk // n for n in range(2, per_chunk + 1)}))
+    return ()
 
 
 def zero_ranks(stack: Stack | None, dp: int, cp: int) -> int:

@@ -207,7 +207,10 @@ def published_vs_pick(run) -> PickCompared:
     if not e.fits:
         return PickCompared(run, e, None, None, (), (), False)
     # top=1: the bound still times every plan within the tie band of the best, so the pick is the same as with more.
-    best = search(e.workload, e.cluster, top=1, fixed={"recompute": e.plan.recompute, **era_pins(run)}).best
+    # The publication's recomputation pinned whole: its mode and how many layers it recomputes (None: all of them).
+    pins = {"recompute": e.plan.recompute, **({"recompute_layers": e.plan.recompute_layers}
+                                              if e.plan.recompute == "full" else {})}
+    best = search(e.workload, e.cluster, top=1, fixed={**pins, **era_pins(run)}).best
     ratio = e.step.total / best.estimate.step.total
     mine, theirs = e.plan.as_dict(), best.plan.as_dict()
     differ = tuple(f for f in DECIDERS if mine.get(f) != theirs.get(f))

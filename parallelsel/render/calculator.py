@@ -101,14 +101,17 @@ class _Failed(Exception):
 def _memory_flags(plan: Mapping[str, object]) -> list[str]:
     # One ranked plan of `plan --json` as the flags `parallelsel memory` takes.
     flags = []
-    for key, flag in (("dp", "--dp"), ("tp", "--tp"), ("pp", "--pp"), ("zero", "--zero"),
-                      ("micro_batch", "--micro-batch"), ("recompute", "--recompute"),
+    for key, flag in (("dp", "--dp"), ("tp", "--tp"), ("pp", "--pp"), ("cp", "--cp"), ("ep", "--ep"),
+                      ("zero", "--zero"), ("micro_batch", "--micro-batch"), ("recompute", "--recompute"),
                       ("recompute_layers", "--recompute-layers"), ("schedule", "--schedule"),
                       ("chunks", "--chunks")):
         if plan.get(key) is not None:
             flags += [flag, str(plan[key])]
-    if plan.get("sp"):
-        flags.append("--sp")
+    if plan.get("stage_layers"):
+        flags += ["--stage-layers", ",".join(map(str, plan["stage_layers"]))]
+    flags += [flag for key, flag in (("sp", "--sp"), ("tp_overlap", "--tp-overlap")) if plan.get(key)]
+    if plan.get("p2p_overlap") is False:
+        flags.append("--no-p2p-overlap")
     return flags
 
 

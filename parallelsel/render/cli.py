@@ -451,7 +451,8 @@ def _plan_json(p, lang: str = "zh") -> dict:
     return {"label": plan_label(p, lang), "dp": p.dp, "tp": p.tp, "pp": p.pp, "ep": p.ep, "cp": getattr(p, "cp", 1),
             "zero": p.zero, "shard": p.shard_size, "micro_batch": p.micro_batch, "sp": p.sp,
             "recompute": p.recompute, "recompute_layers": p.recompute_layers, "schedule": p.schedule,
-            "chunks": p.chunks}
+            "chunks": p.chunks, "stage_layers": None if p.stage_layers is None else list(p.stage_layers),
+            "tp_overlap": p.tp_overlap, "p2p_overlap": p.p2p_overlap}
 
 
 def _result_json(x, lang: str = "zh") -> dict:
