@@ -54,7 +54,7 @@ from .estimate import Estimate, estimate, schedule_bubble_overhead
 from .comm import critical_items
 from .kernels import compute_time, layer_and_head_times
 from .hardware import Cluster
-from .memory import DEFAULT_HEADROOM, breakdown, budget, check_headroom, states_floor
+from .memory import DEFAULT_HEADROOM, TIGHT_MARGIN, breakdown, budget, check_headroom, states_floor, usable_memory
 from .model import RECOMPUTE
 from .placement import group_reasons
 from .plan import (MICRO_BATCHES, SCHEDULES, Plan, Workload, balanced_stage_layers, batch_violations, constraint_violations,
@@ -413,19 +413,24 @@ def _knobs(space: _Space, tp: int, cp: int, pp: int, dp: int, split=None):
 
 
 def _sp_overlaps(space: _Space, tp: int) -> list[tuple[bool, bool]]:
-    """The (sequence parallelism, TP overlap) pairs tried at TP degree ``tp``: SP off and on where TP > 1, each also
-    with TP overlap where the stack offers it beside that setting but leaves it off by default (Megatron-Core's
-    ``--tp-comm-overlap``, which needs SP; torchtitan's async TP, which needs ``torch.compile``): a job turns it
-    on, so the search weighs it (``tp_overlap_violations`` names what each stack needs). Off is the stack's
-    default (``Plan(tp_overlap=None)``)."""
+    """The (sequence parallelism, TP overlap) pairs tried at TP degree ``tp``: SP off and on where TP > 1, each with
+    TP overlap where the stack offers it beside that setting though it leaves it off by default (Megatron-Core's
+    ``--tp-comm-overlap``, which needs SP; torchtitan's async TP, which needs ``torch.compile``;
+    ``tp_overlap_violations`` names what each stack needs). Overlapping never lengthens a step here -- each fused
+    collective hides min(collective, GEMM) less one chunk, more than the copies a staging implementation adds
+    (tests/test_search.py checks it over a grid of plans) -- so where it is offered only the overlapped plan is
+    tried, unless ``tp_overlap`` is pinned (None or False: the stack's default; True: only plans that overlap)."""
     w = space.workload
     sps = space.allowed("sp", (False, True) if tp > 1 else (False,))
     pinned = space.fixed.get("tp_overlap", "free")
     st = STACKS[w.stack]
     offered = tp > 1 and st.tp_overlap and not st.overlap_tp_comm and pinned in ("free", True)
-    on = [(sp, True) for sp in sps
-          if offered and not tp_overlap_violations(w, Plan(tp=tp, sp=sp, tp_overlap=True))]
-    return ([] if pinned is True else [(sp, False) for sp in sps]) + on
+    out = []
+    for sp in sps:
+        on = offered and not tp_overlap_violations(w, Plan(tp=tp, sp=sp, tp_overlap=True))
+        if on or pinned is not True:
+            out.append((sp, on))
+    return out
 
 
 @dataclass
@@ -707,13 +712,18 @@ def _fit(space: _Space, tally: _Tally, base: dict, b, rc, lb, live, probe, memo,
             continue
         found.add((z, shard))
         tally.fitting += 1
-        cands.append((lb, _fewest_recomputed(w, plan, ks, cap) if ks else plan))
+        if ks:  # fewer recomputed layers, as long as the plan keeps TIGHT_MARGIN of the usable memory free
+            room = min(cap, usable_memory(space.cluster.device, plan) * (1 - TIGHT_MARGIN))
+            plan = _fewest_recomputed(w, plan, ks, room) if need <= room else plan
+        cands.append((lb, plan))
 
 
 def _fewest_recomputed(workload: Workload, plan: Plan, counts: tuple[int, ...], cap: float) -> Plan:
-    """``plan`` (a full recomputation that fits ``cap``) recomputing the fewest of ``counts`` layers a chunk that still
-    fit: its activations only grow as fewer layers recompute, so the least count that fits is found by bisection.
-    Fewer recomputed layers repeat less of the forward (``Plan.recompute_share``), so that plan is the fastest."""
+    """``plan`` (a full recomputation within ``cap`` bytes) recomputing the fewest of ``counts`` layers a chunk that
+    stay within it: its activations only grow as fewer layers recompute, so the least such count is found by
+    bisection. Fewer recomputed layers repeat less of the forward (``Plan.recompute_share``), so that plan is the
+    fastest. The search passes a ``cap`` that keeps :data:`parallelsel.core.memory.TIGHT_MARGIN` free: the count is
+    its own choice, and a plan it pushes to the last byte would be one the estimate's error can break."""
     lo, hi = 0, len(counts)  # counts[hi] stands for every layer (the plan as given), which fits
     while lo < hi:
         mid = (lo + hi) // 2
@@ -744,7 +754,8 @@ def enumerates(workload: Workload, cluster: Cluster, plan: Plan, fixed: dict | N
     k, per = plan.recompute_layers, m.layers // (plan.pp * plan.chunks)
     counts = (space.fixed["recompute_layers"],) if "recompute_layers" in space.fixed else \
         (None, per) + recompute_layer_counts(STACKS[workload.stack], per)  # (a full one recomputes the fewest that fit)
-    return ((plan.zero, plan.shard, plan.ep) in zse and (plan.sp, bool(plan.tp_overlap) and plan.tp > 1) in sps
+    overlaps = bool(plan.tp_overlap) and plan.tp > 1  # (a plan that does not overlap where it could is its twin's)
+    return ((plan.zero, plan.shard, plan.ep) in zse and any(s == plan.sp and (o or not overlaps) for s, o in sps)
             and k in counts and plan.micro_batch in mbs
             and plan.recompute in rcs and (plan.schedule, plan.chunks) in scheds
             and p2p_overlap_on(workload, plan) == p2p_overlap_on(workload, plan.with_(p2p_overlap=space.fixed.get(
