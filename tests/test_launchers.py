@@ -260,6 +260,7 @@ def test_fp8_recipes_export_where_the_launcher_has_them_and_are_refused_elsewher
 def test_reading_fp8_back_names_a_recipe_only_when_the_catalogue_prices_it():
     base = "torchrun --nnodes 1 --nproc-per-node 8 pretrain_gpt.py --bf16 --use-distributed-optimizer"
     assert read_config(base + " --fp8-format hybrid").recipe == "fp8-adam-fp32grad"
+    assert read_config(base + " --fp8-format hybrid --grad-reduce-in-bf16").recipe == "fp8-adam-bf16grad"
     gather = " --fp8-format hybrid --fp8-recipe tensorwise --fp8-param-gather --grad-reduce-in-bf16"
     assert read_config(base + gather).recipe == "fp8-params-bf16grad"
     # E4M3 everywhere, MXFP8 scaling, or FP8 weights with fp32 gradients: no catalogue recipe prices these.

@@ -125,6 +125,8 @@ PLANS = [
     ("cp-long", "llama3-8b", 8, 8, 8, 131072, None, "DP1 TP4 CP2 SP mb1 full", ("megatron", "torchtitan")),
     ("cp-pp", "llama3-70b", 64, 8, 64, 65536, None, "DP1 TP8 PP4 CP2 SP mb1 full 1f1b", ("megatron",)),
     ("fp8-te", "llama3-8b", 8, 8, 64, None, "fp8-adam-fp32grad", "DP8 ZeRO-1 mb1 selective", ("megatron",)),
+    ("fp8-te-bf16grad", "llama2-13b", 16, 8, 128, None, "fp8-adam-bf16grad", "DP4 PP4 ZeRO-1 mb1 interleaved×5",
+     ("megatron",)),
     ("fp8-params", "llama3-70b", 64, 8, 512, None, "fp8-params-bf16grad",
      "DP8 TP4 PP2 ZeRO-1 SP tp-overlap mb1 interleaved×4", ("megatron",)),
     ("fp8-params-fsdp", "llama3-8b", 8, 8, 64, None, "fp8-params-bf16grad", "DP8 ZeRO-3 mb1 full", ("megatron",)),

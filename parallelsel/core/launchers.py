@@ -100,6 +100,7 @@ _MEGATRON_RECIPES = {
     "fp32-adam": {"--optimizer": "adam"},
     "sgd-momentum": {"--optimizer": "sgd"},
     "fp8-adam-fp32grad": {"--bf16": True, "--optimizer": "adam", "--fp8-format": "hybrid"},
+    "fp8-adam-bf16grad": {"--bf16": True, "--grad-reduce-in-bf16": True, "--optimizer": "adam", "--fp8-format": "hybrid"},
     "fp8-params-bf16grad": {"--bf16": True, "--grad-reduce-in-bf16": True, "--optimizer": "adam",
                             "--fp8-format": "hybrid", "--fp8-recipe": "tensorwise", "--fp8-param-gather": True},
 }

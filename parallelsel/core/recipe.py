@@ -114,6 +114,13 @@ RECIPES: dict[str, Recipe] = Catalogue("recipe", {
                                          "bf16_with_fp8_current_scaling_mixed (fp8_param_gather=True), "
                                          "grad_reduce_in_fp32=False in mixed_precision and ddp "
                                          "(llama3_llm_pretrain.py L46-47), distributed optimizer; states 2 + 2 + 12"),
+    # TE FP8 GEMMs beside bf16 weights, with gradients accumulated and reduced in bf16 (Megatron-LM's
+    # --grad-reduce-in-bf16; NeMo's launcher examples for H100 FP8 pass optim.grad_sync_dtype=bf16): 2 + 2 + 12.
+    "fp8-adam-bf16grad": Recipe("FP8 GEMMs + bf16 weights, bf16 grads + Adam", 2, 2, 12, gemm="fp8",
+                                source="Megatron-LM --fp8-format hybrid --grad-reduce-in-bf16 (arguments.py L1213-1216 "
+                                       "@d98e8a6); NVIDIA/NeMo-Framework-Launcher examples/training/gpt/h100/"
+                                       "175b_fp8_16node.sh and llama/h100/llama2_13b_fp8.sh (fp8, "
+                                       "optim.grad_sync_dtype=bf16); states 2 + 2 + 12"),
     # Dettmers et al. 2022 (8-bit optimizers): momentum and variance in 1 byte each, fp32 master kept: 2 + 2 + 6.
     "bf16-adam8bit": Recipe("bf16 + 8-bit Adam", 2, 2, 6,
                             source="Dettmers et al. 2022 (8-bit Optimizers via Block-wise Quantization): 2 + 2 + 6"),
