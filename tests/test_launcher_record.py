@@ -92,6 +92,16 @@ def test_what_the_launchers_read_matches_the_recipe_and_the_overlap():
             assert r["bf16"] == e["recipe"].startswith("bf16")
 
 
+def test_megatron_reads_each_explicit_layout_as_the_plans_split():
+    # Splits the first/last flags cannot state (interleaved, or middle stages that differ) go as
+    # --pipeline-model-parallel-layout; Megatron-Core's own PipelineParallelLayerLayout read and validated each one.
+    layouts = [e for e in ENTRIES if e["launcher"] == "megatron" and e["read"]["stage_layers"] is not None]
+    assert {read_plan(e["plan"]).chunks > 1 for e in layouts} == {True, False}
+    for e in layouts:
+        assert "--pipeline-model-parallel-layout" in e["export"]
+        assert tuple(e["read"]["stage_layers"]) == read_plan(e["plan"]).stage_layers
+
+
 def test_the_launchers_read_each_recipes_fp8_as_the_library_prices_it():
     # What the real parsers read back (Megatron-LM args.fp8 / fp8_param_gather / accumulate_allreduce_grads_in_fp32;
     # torchtitan's model.converters and quantize.linear.float8), against the recipe's own fields.

@@ -289,3 +289,12 @@ def test_check_of_an_fp8_setting_outside_the_catalogue_asks_for_a_recipe(tmp_pat
     assert len(err.strip().splitlines()) == 1 and "--recipe KEY" in err
     assert main(base + ["--recipe", "fp8-adam-fp32grad", "--json"]) == 0
     assert _json(capsys.readouterr().out)["plan"]["zero"] == 1
+
+
+def test_an_explicit_megatron_layout_reads_back_per_rank():
+    # Megatron's own notation: (...)*n and x*n unrolled, virtual stage v of rank r at entry v x pp + r.
+    base = "torchrun --nnodes 1 --nproc-per-node 8 pretrain_gpt.py --num-layers 9 --pipeline-model-parallel-size 2 "
+    got = read_config(base + "--pipeline-model-parallel-layout 'Ettt|(tt|)*2,ttL'")
+    assert (got.plan["stage_layers"], got.plan["chunks"], got.plan["schedule"]) == ((5, 4), 2, "interleaved")
+    with pytest.raises(ValueError, match="pipeline-model-parallel-layout"):
+        read_config(base + "--pipeline-model-parallel-layout 'Ettt|mm|tttL'")

@@ -124,6 +124,10 @@ PLANS = [
      ("megatron", "torchtitan")),
     ("cp-long", "llama3-8b", 8, 8, 8, 131072, None, "DP1 TP4 CP2 SP mb1 full", ("megatron", "torchtitan")),
     ("cp-pp", "llama3-70b", 64, 8, 64, 65536, None, "DP1 TP8 PP4 CP2 SP mb1 full 1f1b", ("megatron",)),
+    ("pp-layout-interleaved", "llama3-70b", 64, 8, 512, None, None,
+     "DP4 TP4 PP4 ZeRO-1 SP tp-overlap mb1 L19/21x2/19 interleaved×2", ("megatron",)),
+    ("pp-layout-uneven", "llama3-8b", 16, 8, 128, None, None, "DP2 TP2 PP4 ZeRO-1 SP mb1 L7/8/9/8 1f1b",
+     ("megatron",)),
     ("fp8-te", "llama3-8b", 8, 8, 64, None, "fp8-adam-fp32grad", "DP8 ZeRO-1 mb1 selective", ("megatron",)),
     ("fp8-te-bf16grad", "llama2-13b", 16, 8, 128, None, "fp8-adam-bf16grad", "DP4 PP4 ZeRO-1 mb1 interleaved×5",
      ("megatron",)),
@@ -242,10 +246,24 @@ def run_megatron(src: Path, entries):
                     "fp8": args.fp8, "fp8_recipe": args.fp8_recipe if args.fp8 else None,
                     "fp8_param_gather": bool(args.fp8_param_gather),
                     "grads_fp32": bool(args.accumulate_allreduce_grads_in_fp32)}
+            read["stage_layers"] = _megatron_layout_split(args)
             results.append({"accepted": True, "error": None, "read": read})
         except BaseException as exc:  # noqa: BLE001 - argparse exits, validators assert
             results.append({"accepted": False, "error": f"{type(exc).__name__}: {exc}"[:400], "read": None})
     return results
+
+
+def _megatron_layout_split(args):
+    """Transformer layers per pipeline rank as Megatron-Core reads ``--pipeline-model-parallel-layout``
+    (``PipelineParallelLayerLayout`` and its ``validate_layer_layout``, which TransformerConfig runs); None without one."""
+    if args.pipeline_model_parallel_layout is None:
+        return None
+    from megatron.core.transformer.enums import LayerType
+    from megatron.core.transformer.pipeline_parallel_layer_layout import PipelineParallelLayerLayout
+
+    layout = PipelineParallelLayerLayout(args.pipeline_model_parallel_layout, args.pipeline_model_parallel_size)
+    layout.validate_layer_layout(args.num_layers, args.mtp_num_layers)
+    return [sum(stage.count(LayerType.decoder) for stage in row) for row in layout.layout]
 
 
 def run_torchtitan(src: Path, entries):

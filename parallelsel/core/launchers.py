@@ -189,7 +189,7 @@ def refusals(workload: Workload, plan: Plan, launcher: str) -> tuple[tuple[str, 
 
 def _ends_and_middle(plan: Plan) -> tuple[int, int, int] | None:
     """``(first, middle, last)`` layers of ``plan``'s uneven split when every middle stage holds the same number
-    (the only uneven splits Megatron-Core's and torchtitan's options express), else None."""
+    (what Megatron-Core's first/last flags and torchtitan's less-layers options state), else None."""
     sl = plan.stage_layers
     if sl is None or plan.chunks > 1:
         return None
@@ -201,7 +201,8 @@ def _ends_and_middle(plan: Plan) -> tuple[int, int, int] | None:
 
 
 def _refuse_split(plan: Plan) -> list:
-    """An uneven split a launcher's options cannot express (interleaved, or middle stages that differ) is refused."""
+    """An uneven split torchtitan's options cannot express (interleaved, or middle stages that differ) is refused
+    (Megatron-LM states any split in its explicit layout: :func:`_megatron_layout`)."""
     if plan.stage_layers is None or _ends_and_middle(plan) is not None:
         return []
     return [("launcher_stage_layers", {"stage_layers": "/".join(map(str, plan.stage_layers))})]
@@ -209,8 +210,8 @@ def _refuse_split(plan: Plan) -> list:
 
 def _refuse_megatron(plan: Plan, stack, sharded_part: bool, key: str | None = None) -> list:
     """Megatron-LM's refusals (schedules and recomputation modes from the megatron-core stack's facts; ``key``: the
-    recipe, whose FP8 weights need a sharded optimizer)."""
-    out: list = _refuse_split(plan)
+    recipe, whose FP8 weights need a sharded optimizer). Every split is expressible (:func:`_megatron_layout`)."""
+    out: list = []
     if plan.pp > 1 and plan.schedule not in stack.schedules:
         out.append(("launcher_schedule", {"schedule": plan.schedule, "supported": list(stack.schedules)}))
     if key == _MEGATRON_FP8_GATHER and plan.zero == 0:
@@ -245,13 +246,13 @@ def _refuse_torchtitan(plan: Plan, stack, sharded_part: bool, layers: int = 0) -
         out.append(("launcher_stage_layers", {"stage_layers": "/".join(map(str, plan.stage_layers))}))
     if plan.pp > 1 and plan.schedule not in _TORCH_SCHEDULES:
         out.append(("launcher_schedule", {"schedule": plan.schedule, "supported": list(_TORCH_SCHEDULES)}))
-    if plan.zero in (1, 2):
+    if plan.zero not in stack.zero_stages:
         # FSDP2 either reshards after forward (ZeRO-3) or keeps the gathered weights until backward
         # and gathers again each micro-batch ("never"); neither is ZeRO-1/2's whole weights.
-        out.append(("launcher_zero", {"zero": plan.zero, "supported": [0, 3]}))
-    if plan.tp > 1 and not plan.sp:
+        out.append(("launcher_zero", {"zero": plan.zero, "supported": list(stack.zero_stages)}))
+    if stack.tp_sp_always and plan.tp > 1 and not plan.sp:
         out.append(("launcher_tp_without_sp", {"tp": plan.tp}))
-    if plan.zero == 0 and plan.dp > 1 and plan.gpus != plan.dp:
+    if stack.ddp_alone and plan.zero == 0 and plan.dp > 1 and plan.gpus != plan.dp:
         out.append(("launcher_ddp_multi_dim", {"dp": plan.dp, "tp": plan.tp, "pp": plan.pp}))
     if plan.recompute_layers is not None and _layer_sac_every(None, plan, layers) is None:
         out.append(("launcher_recompute_layers", {"recompute_layers": plan.recompute_layers,
@@ -335,11 +336,14 @@ def _megatron(workload: Workload, plan: Plan) -> dict:
     o["--tensor-model-parallel-size"] = plan.tp
     o["--pipeline-model-parallel-size"] = plan.pp
     ends = _ends_and_middle(plan)
+    layout = plan.stage_layers is not None and plan.pp > 1 and ends is None
     if ends is not None:
         # transformer_config.py: the first and last stage take these many layers, the rest split evenly
         # (parallelsel.core.plan.megatron_split is the inverse).
         o["--decoder-first-pipeline-num-layers"], o["--decoder-last-pipeline-num-layers"] = ends[0], ends[2]
-    if plan.pp > 1 and plan.schedule == "interleaved" and plan.chunks > 1:
+    elif layout:  # any other split, interleaved or not: the explicit layout (one of it and the VP flags)
+        o["--pipeline-model-parallel-layout"] = _megatron_layout(plan)
+    if plan.pp > 1 and plan.schedule == "interleaved" and plan.chunks > 1 and not layout:
         o["--num-layers-per-virtual-pipeline-stage"] = m.layers // (plan.pp * plan.chunks)
         if plan.p2p_overlap is False:
             o["--no-overlap-p2p-communication"] = True  # on by default with the interleaved schedule
@@ -380,6 +384,42 @@ def _megatron(workload: Workload, plan: Plan) -> dict:
         if plan.zero >= 1:
             o["--overlap-param-gather"] = True
     return o
+
+
+def _megatron_layout(plan: Plan) -> str:
+    """``--pipeline-model-parallel-layout`` for ``plan``'s split (``core/transformer/pipeline_parallel_layer_layout.py``
+    @d98e8a6): the virtual stages in model order (virtual stage v of rank r is entry v x pp + r), ``|`` between them,
+    ``E`` the embedding (first), ``t`` a transformer layer, ``L`` the loss (last). A rank's layers spread over its
+    chunks as evenly as they go, the shorter chunks where the embedding and the loss sit (as Megatron's
+    ``--account-for-embedding/loss-in-pipeline-split`` place them); the estimate times a rank's layers, not how its
+    chunks share them."""
+    p, v = plan.pp, plan.chunks
+    chunks = []
+    for r, n in enumerate(plan.stage_layers):
+        base, extra = divmod(n, v)
+        counts = [base + (i < extra) for i in range(v)]
+        chunks.append(counts[::-1] if r == 0 else counts)  # rank 0: the short chunk first, beside the embedding
+    stages = ["t" * chunks[r][c] for c in range(v) for r in range(p)]
+    stages[0], stages[-1] = "E" + stages[0], stages[-1] + "L"
+    return "|".join(stages)
+
+
+def _unroll(match) -> str:
+    return match.group(1) * int(match.group(2))
+
+
+def _read_layout(text: str, pp: int) -> dict:
+    """``stage_layers`` and ``chunks`` from a ``--pipeline-model-parallel-layout`` (its ``(...)*n`` and ``x*n`` repeats
+    unrolled as Megatron unrolls them; ``m`` MTP layers are not modelled and refused)."""
+    flat = text.replace(",", "")
+    for pattern in (r"\(([^)]+)\)\*(\d+)", r"(.)\*(\d+)"):
+        flat = re.sub(pattern, _unroll, flat)
+    stages = flat.split("|")
+    if set(flat) - set("EtL|") or len(stages) % pp:
+        _bad("--pipeline-model-parallel-layout", text, f"must list E, t and L stages, a multiple of PP = {pp} of them")
+    v = len(stages) // pp
+    split = tuple(sum(stages[c * pp + r].count("t") for c in range(v)) for r in range(pp))
+    return {"stage_layers": split, **({"schedule": "interleaved", "chunks": v} if v > 1 else {})}
 
 
 def megatron_env(plan: Plan) -> dict:
@@ -511,7 +551,7 @@ def export(workload: Workload, plan: Plan, launcher: str, cluster=None) -> str:
         gpn = cluster.gpus_per_node if cluster is not None else min(8, plan.gpus)
         gpn = gpn if plan.gpus % gpn == 0 else 1
         parts = [f"torchrun --nnodes {plan.gpus // gpn} --nproc-per-node {gpn} pretrain_gpt.py"]
-        parts += [f"  {k}" if v is True else f"  {k} {v}" for k, v in o.items()]
+        parts += [f"  {k}" if v is True else f"  {k} {shlex.quote(str(v))}" for k, v in o.items()]
         return head + env + " \\\n".join(parts) + "\n"
     if launcher == "torchtitan":
         out = []
@@ -650,7 +690,10 @@ def _megatron_model_fields(g, notes: list) -> dict:
 
 
 def _megatron_split_flags(g, pp: int, n_layers: int | None) -> dict:
-    """``{"stage_layers": ...}`` from ``--decoder-first/last-pipeline-num-layers`` (empty without them)."""
+    """``{"stage_layers": ...}`` from ``--decoder-first/last-pipeline-num-layers`` or the explicit layout (with its
+    virtual stages; empty without them)."""
+    if g("--pipeline-model-parallel-layout") is not None and pp > 1:
+        return _read_layout(str(g("--pipeline-model-parallel-layout")), pp)
     first, last = g("--decoder-first-pipeline-num-layers"), g("--decoder-last-pipeline-num-layers")
     if pp == 1 or (first is None and last is None):
         return {}

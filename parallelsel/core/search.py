@@ -396,6 +396,9 @@ def _knobs(space: _Space, tp: int, cp: int, pp: int, dp: int, split=None):
     m = space.workload.model
     stack = STACKS[space.workload.stack]
     zeros = space.allowed("zero", (0, 1, 2, 3) if zero_ranks(stack, dp, cp) > 1 else (0,))
+    if "zero" not in space.fixed:  # the stages the stack runs; plain DDP beside another dimension where it can
+        ddp_ok = tp * cp * pp == 1 or not stack.ddp_alone
+        zeros = [z for z in zeros if z in stack.zero_stages and (z > 0 or dp == 1 or ddp_ok)]
     if pp > 1 and "zero" not in space.fixed:
         # With PP, only the ZeRO stages the stack runs beside it (STACKS pp_zero: Megatron-Core's distributed
         # optimizer is ZeRO-1, torchtitan's FSDP2 ZeRO-3, DeepSpeed's PipelineEngine asserts stage < 2); ZeRO-2
@@ -421,9 +424,9 @@ def _sp_overlaps(space: _Space, tp: int) -> list[tuple[bool, bool]]:
     (tests/test_search.py checks it over a grid of plans) -- so where it is offered only the overlapped plan is
     tried, unless ``tp_overlap`` is pinned (None or False: the stack's default; True: only plans that overlap)."""
     w = space.workload
-    sps = space.allowed("sp", (False, True) if tp > 1 else (False,))
-    pinned = space.fixed.get("tp_overlap", "free")
     st = STACKS[w.stack]
+    sps = space.allowed("sp", ((True,) if st.tp_sp_always else (False, True)) if tp > 1 else (False,))
+    pinned = space.fixed.get("tp_overlap", "free")
     offered = tp > 1 and st.tp_overlap and not st.overlap_tp_comm and pinned in ("free", True)
     out = []
     for sp in sps:

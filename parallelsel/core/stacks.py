@@ -109,6 +109,10 @@ class Stack:
       ``recompute_layers``: how it recomputes only some layers of a chunk fully (``Plan.recompute_layers``):
       ``"any"`` (any count), ``"every-nth"`` (every N-th block: floor(layers / N) of them) or ``""`` (none;
       :func:`recompute_layer_counts`).
+    * ``zero_stages``: the ZeRO stages it runs at all (torchtitan's FSDP2 shards everything or nothing: 0 and
+      3); ``ddp_alone``: plain DDP (ZeRO-0 over DP > 1) only as the job's one dimension (torchtitan's
+      ``parallelize.py``: "DDP has not supported > 1D parallelism"); ``tp_sp_always``: its TP always comes with
+      sequence parallelism (torchtitan's TP plan shards the norms by sequence: ``SequenceParallel``).
     * ``pp_zero``: ZeRO stages it runs together with PP; ``pp_fsdp_reshard``: with PP and FSDP,
       whether weights are resharded after each forward (None: it does not run FSDP with PP).
     * ``modes``: the execution modes it runs (:data:`EXEC_MODES`), first the one without
@@ -158,6 +162,9 @@ class Stack:
     tp_overlap_pairs: tuple[str, ...] = TP_OVERLAP_PAIRS
     tp_overlap_staging: str | None = None
     recompute_layers: str = ""
+    zero_stages: tuple[int, ...] = (0, 1, 2, 3)
+    ddp_alone: bool = False
+    tp_sp_always: bool = False
     zero3_live: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self):
@@ -256,7 +263,8 @@ STACKS: dict[str, Stack] = Catalogue("stack", {
         tp_overlap_needs=("compile",), tp_overlap_pairs=("forward", "backward-ag"),
         tp_overlap_staging="symmetric-memory",
         schedules=("gpipe", "1f1b", "interleaved", "looped-bfs", "interleaved-zb", "zbv", "dualpipev"),
-        recompute=("none", "op", "full"), recompute_layers="every-nth", pp_zero=(0, 3), pp_fsdp_reshard=False,
+        recompute=("none", "op", "full"), recompute_layers="every-nth", zero_stages=(0, 3), ddp_alone=True, tp_sp_always=True,
+        pp_zero=(0, 3), pp_fsdp_reshard=False,
         modes=("eager", "compile"),
         fused={"eager": ("attention",), "compile": ("attention", "rmsnorm", "swiglu", "rope", "fp8_cast", "cross_entropy")},
         seq_dim=1, sp_gathered_inputs=True, loss_parallel=True),
