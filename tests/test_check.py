@@ -73,18 +73,19 @@ def test_torchtitan_toml_with_default_stage_weights(tmp_path, capsys):
 
 
 def test_export_falls_back_to_the_best_plan_the_launcher_runs(capsys):
-    # GPT-3 175B on 16 DGX A100 nodes, global batch 128, torchtitan's stack, a 3% memory reserve: the top plan is
-    # TP2 without SP, which torchtitan's TP plan does not run (launcher_tp_without_sp), so the export falls back to
-    # the best plan it can.
-    args = ["plan", "--model", "gpt3-175b", "--nodes", "16", "--global-batch", "128", "--lang", "en",
-            "--stack", "torchtitan", "--headroom", "0.03"]
+    # Llama 3 405B on 16 DGX A100 nodes, global batch 512, torchtitan's stack: the top plan interleaves an uneven
+    # split, which torchtitan's less-layers options cannot state (launcher_stage_layers), so the export falls back
+    # to the best plan it can.
+    args = ["plan", "--model", "llama3-405b", "--nodes", "16", "--global-batch", "512", "--lang", "en",
+            "--stack", "torchtitan"]
     assert main(args + ["--top", "1", "--json"]) == 0
     top = json.loads(capsys.readouterr().out)["results"][0]
+    assert top["stage_layers"] and top["chunks"] > 1
     assert main(args + ["--export", "torchtitan"]) == 0
     out, err = capsys.readouterr()
     assert err.startswith("parallelsel plan: the top plan") and "cannot run on torchtitan" in err
     assert len(err.strip().splitlines()) == 1 and top["plan"] in err
-    cfg = read_config(out, world=128, layers=ps.MODELS["gpt3-175b"].layers)
+    cfg = read_config(out, world=128, layers=ps.MODELS["llama3-405b"].layers)
     assert ps.Plan(**cfg.plan).label() != top["plan"]
     assert out.startswith("# parallelsel ") and "# stack: torchtitan" in out
 
@@ -120,6 +121,10 @@ def test_uneven_split_exports_in_each_launchers_own_options_and_reads_back():
     assert (par["pipeline_parallel_layers_per_stage"], par["pipeline_parallel_first_stage_less_layers"],
             par["pipeline_parallel_last_stage_less_layers"]) == (8, 1, 1)
     assert ps.Plan(**read_config(export(titan, fsdp, "torchtitan", c), world=c.gpus, layers=m.layers).plan) == fsdp
-    # A split whose middle stages differ is not expressible in either launcher's options: refused, not rewritten.
+    # A split whose middle stages differ: Megatron-LM states it as an explicit layout (read back the same);
+    # torchtitan's options cannot, so it is refused, not rewritten.
     odd = plan.with_(stage_layers=(8,) * 14 + (6, 8))
-    assert [r[0] for r in refusals(mcore, odd, "megatron")] == ["launcher_stage_layers"]
+    flags = export(mcore, odd, "megatron", c)
+    assert "--pipeline-model-parallel-layout" in flags and "--decoder-first-pipeline-num-layers" not in flags
+    assert ps.Plan(**read_config(flags, world=c.gpus, layers=m.layers).plan) == odd
+    assert "launcher_stage_layers" in [r[0] for r in refusals(titan, odd.with_(zero=3), "torchtitan")]
