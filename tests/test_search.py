@@ -313,3 +313,22 @@ def test_tp_overlap_never_lengthens_a_step():
             assert fused.step.total <= plain.step.total, p.label()
             n += 1
     assert n == 66
+
+
+def test_the_recompute_fix_recomputes_only_the_layers_it_must():
+    # Llama 3 70B on 32 H100s as DP8 x TP4 ZeRO-3 without recomputation does not fit; recomputing every layer makes
+    # it fit with room to spare, so the fix recomputes the fewest layers that still leave TIGHT_MARGIN free.
+    from parallelsel.core.memory import TIGHT_MARGIN, breakdown, budget, usable_memory
+    from parallelsel.core.search import fixes
+
+    w = ps.Workload(ps.MODELS["llama3-70b"], global_batch=256)
+    c = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=4)
+    plan = ps.Plan(dp=8, tp=4, sp=True, zero=3)
+    assert not ps.estimate(w, plan, c).fits
+    f = next(f for f in fixes(w, c, plan) if f.code == "recompute_layers")
+    k = f.values["recompute_layers"]
+    fixed = plan.with_(recompute="full", recompute_layers=k)
+    assert f.estimate.plan == fixed and f.estimate.fits and not f.estimate.tight
+    room = min(budget(c.device, fixed), usable_memory(c.device, fixed) * (1 - TIGHT_MARGIN))
+    assert breakdown(w, fixed.with_(recompute_layers=k - 1)).total > room
+    assert f.estimate.step.total < ps.estimate(w, fixed.with_(recompute_layers=None), c).step.total

@@ -716,9 +716,15 @@ def _fit(space: _Space, tally: _Tally, base: dict, b, rc, lb, live, probe, memo,
         found.add((z, shard))
         tally.fitting += 1
         if ks:  # fewer recomputed layers, as long as the plan keeps TIGHT_MARGIN of the usable memory free
-            room = min(cap, usable_memory(space.cluster.device, plan) * (1 - TIGHT_MARGIN))
+            room = _room(space.cluster.device, plan, cap)
             plan = _fewest_recomputed(w, plan, ks, room) if need <= room else plan
         cands.append((lb, plan))
+
+
+def _room(device, plan: Plan, cap: float) -> float:
+    """The memory a plan whose recomputed layers the search (or :func:`fixes`) chooses may take: its budget ``cap``,
+    and no more than leaves :data:`parallelsel.core.memory.TIGHT_MARGIN` of the usable memory free."""
+    return min(cap, usable_memory(device, plan) * (1 - TIGHT_MARGIN))
 
 
 def _fewest_recomputed(workload: Workload, plan: Plan, counts: tuple[int, ...], cap: float) -> Plan:
@@ -992,7 +998,8 @@ class Fix:
 def fixes(workload: Workload, cluster: Cluster, plan: Plan, headroom: float = DEFAULT_HEADROOM) -> tuple[Fix, ...]:
     """Single changes that make ``plan`` fit, cheapest (fastest step) first.
 
-    Tried: 8-bit Adam states (Dettmers et al. 2022; recipe ``bf16-adam8bit``), full recomputation,
+    Tried: 8-bit Adam states (Dettmers et al. 2022; recipe ``bf16-adam8bit``), full recomputation (of as few
+    layers a chunk as fit, as the search chooses them: code ``recompute_layers``),
     ZeRO-3, sequence parallelism (tp > 1), micro-batch 1, and the fewest of 2, 4, 8 or 16 times the nodes (the
     search's best plan there). A change is kept only if the plan then fits.
     """
@@ -1009,7 +1016,13 @@ def fixes(workload: Workload, cluster: Cluster, plan: Plan, headroom: float = DE
     if workload.recipe != RECIPES["bf16-adam8bit"]:
         keep("recipe", {"recipe": "bf16-adam8bit"}, _replace_recipe(workload, RECIPES["bf16-adam8bit"]), plan, cluster)
     if plan.recompute != "full":
-        keep("recompute", {"recompute": "full"}, workload, plan.with_(recompute="full", recompute_layers=None), cluster)
+        full = plan.with_(recompute="full", recompute_layers=None)
+        fewer = _fewest_that_fit(workload, full, cluster, headroom)
+        if fewer.recompute_layers is None:
+            keep("recompute", {"recompute": "full"}, workload, full, cluster)
+        else:
+            keep("recompute_layers", {"recompute": "full", "recompute_layers": fewer.recompute_layers}, workload,
+                 fewer, cluster)
     if plan.zero != 3 and zero_ranks(STACKS[workload.stack], plan.dp, plan.cp) > 1:
         keep("zero", {"zero": 3}, workload, plan.with_(zero=3), cluster)
     if plan.tp > 1 and not plan.sp:
@@ -1029,6 +1042,17 @@ def fixes(workload: Workload, cluster: Cluster, plan: Plan, headroom: float = DE
                            r.best.estimate))
             break
     return tuple(sorted(out, key=lambda f: f.estimate.step.total))
+
+
+def _fewest_that_fit(workload: Workload, plan: Plan, cluster: Cluster, headroom: float) -> Plan:
+    """``plan`` (a full recomputation) recomputing the fewest layers a chunk its stack can express that stay within
+    :func:`_room` (as the search chooses them); ``plan`` itself when it is over that already."""
+    per = workload.model.layers // (plan.pp * plan.chunks)
+    counts = recompute_layer_counts(STACKS[workload.stack], per)
+    room = _room(cluster.device, plan, budget(cluster.device, plan, headroom))
+    if not counts or constraint_violations(workload, plan, cluster) or breakdown(workload, plan).total > room:
+        return plan
+    return _fewest_recomputed(workload, plan, counts, room)
 
 
 def _replace_recipe(workload: Workload, recipe) -> Workload:

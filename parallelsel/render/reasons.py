@@ -338,12 +338,15 @@ STAGES_EN: dict[str, str] = {"considered": "enumerated", "passed_constraints": "
 # The single changes that make a plan fit (parallelsel.core.search.fixes), by their code; ``{plan:plan}`` is a label.
 FIX_ZH: dict[str, str] = {
     "recipe": "改用 8-bit Adam（--recipe {recipe}）", "recompute": "完全重算（--recompute {recompute}）",
+    "recompute_layers": "完全重算，但每个模型段只重算 {recompute_layers} 层（--recompute {recompute} --recompute-layers {recompute_layers}）",
     "zero": "ZeRO-{zero}（--zero {zero}）", "sp": "开启序列并行",
     "micro_batch": "微批次 {micro_batch}（--micro-batch {micro_batch}）",
     "gpus": "加到 {gpus} 卡（{nodes} 节点），最快的是 {plan:plan}",
 }
 FIX_EN: dict[str, str] = {
     "recipe": "switch to 8-bit Adam (--recipe {recipe})", "recompute": "full recomputation (--recompute {recompute})",
+    "recompute_layers": "full recomputation of only {recompute_layers} layers a model chunk (--recompute {recompute} "
+                        "--recompute-layers {recompute_layers})",
     "zero": "ZeRO-{zero} (--zero {zero})", "sp": "turn on sequence parallelism",
     "micro_batch": "micro-batch {micro_batch} (--micro-batch {micro_batch})",
     "gpus": "grow to {gpus} GPUs ({nodes} nodes); the fastest plan there is {plan:plan}",
