@@ -298,3 +298,12 @@ def test_an_explicit_megatron_layout_reads_back_per_rank():
     assert (got.plan["stage_layers"], got.plan["chunks"], got.plan["schedule"]) == ((5, 4), 2, "interleaved")
     with pytest.raises(ValueError, match="pipeline-model-parallel-layout"):
         read_config(base + "--pipeline-model-parallel-layout 'Ettt|mm|tttL'")
+
+
+def test_a_layout_export_keeps_the_pipeline_send_setting():
+    w = ps.Workload(ps.MODELS["llama3-70b"], global_batch=512)
+    plan = ps.Plan(dp=4, tp=4, pp=4, sp=True, zero=1, schedule="interleaved", chunks=2, stage_layers=(19, 21, 21, 19),
+                   p2p_overlap=False)
+    flags = export(w, plan, "megatron")
+    assert "--pipeline-model-parallel-layout" in flags and "--no-overlap-p2p-communication" in flags
+    assert ps.Plan(**read_config(flags, world=64, layers=80).plan) == plan

@@ -89,9 +89,18 @@ def test_exclusion_categories():
     assert sum(r.excluded.values()) + len(r.results) == r.considered
 
 
-def test_pruning_does_not_change_the_ranking():
-    w = ps.Workload(ps.MODELS["llama2-13b"], global_batch=64)
-    c = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=2)
+@pytest.mark.parametrize("model, nodes, device, stack", [
+    ("llama2-13b", 2, "a100-80gb", "megatron-core"),
+    # TP overlap and partial recomputation in play: the bound must count only the TP time overlap leaves exposed,
+    # and a full recomputation of fewer layers must not be dropped as dominated by a selective one.
+    ("llama3-70b", 4, "h100-sxm-80gb", "megatron-core"),
+    ("mixtral-8x7b", 2, "h100-sxm-80gb", "megatron-core"),
+    ("llama3-70b", 4, "h100-sxm-80gb", "torchtitan"),
+])
+def test_pruning_does_not_change_the_ranking(model, nodes, device, stack):
+    w = ps.Workload(ps.MODELS[model], global_batch=64 if model == "llama2-13b" else 256, stack=stack,
+                    compile=stack == "torchtitan")
+    c = ps.Cluster(ps.DEVICES[device], nodes=nodes)
     fast = search(w, c, top=8)
     full = search(w, c, top=8, _exhaustive=True)
     assert [x.plan for x in fast.results] == [x.plan for x in full.results]
@@ -332,3 +341,16 @@ def test_the_recompute_fix_recomputes_only_the_layers_it_must():
     room = min(budget(c.device, fixed), usable_memory(c.device, fixed) * (1 - TIGHT_MARGIN))
     assert breakdown(w, fixed.with_(recompute_layers=k - 1)).total > room
     assert f.estimate.step.total < ps.estimate(w, fixed.with_(recompute_layers=None), c).step.total
+
+
+def test_a_pinned_recompute_count_is_never_ranked_where_a_chunk_has_fewer_layers():
+    # Llama 3 405B on 16 nodes, 7 recomputed layers pinned: interleaved plans with fewer than 7 layers a chunk
+    # are counted under recompute_layers_exceed_chunk, and every ranked plan passes the constraints.
+    from parallelsel.core.plan import constraint_violations
+
+    w = ps.Workload(ps.MODELS["llama3-405b"], global_batch=512)
+    c = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=16)
+    r = search(w, c, top=5, fixed={"recompute": "full", "recompute_layers": 7})
+    assert r.results and r.excluded["recompute_layers_exceed_chunk"] > 0
+    assert all(not constraint_violations(w, x.plan, c) and x.plan.recompute_layers == 7 for x in r.results)
+    assert sum(r.excluded.values()) + len(r.results) == r.considered

@@ -343,8 +343,9 @@ def _megatron(workload: Workload, plan: Plan) -> dict:
         o["--decoder-first-pipeline-num-layers"], o["--decoder-last-pipeline-num-layers"] = ends[0], ends[2]
     elif layout:  # any other split, interleaved or not: the explicit layout (one of it and the VP flags)
         o["--pipeline-model-parallel-layout"] = _megatron_layout(plan)
-    if plan.pp > 1 and plan.schedule == "interleaved" and plan.chunks > 1 and not layout:
-        o["--num-layers-per-virtual-pipeline-stage"] = m.layers // (plan.pp * plan.chunks)
+    if plan.pp > 1 and plan.schedule == "interleaved" and plan.chunks > 1:
+        if not layout:
+            o["--num-layers-per-virtual-pipeline-stage"] = m.layers // (plan.pp * plan.chunks)
         if plan.p2p_overlap is False:
             o["--no-overlap-p2p-communication"] = True  # on by default with the interleaved schedule
     if plan.cp > 1:

@@ -83,7 +83,8 @@ not known to be faster."""
 # Exclusion codes (``SearchResult.excluded`` keys), in the order they are checked. The constraint codes
 # are those of parallelsel.core.plan's rules; render/reasons.py titles each one.
 EXCLUSIONS = ("tp_exceeds_heads", "heads_not_divisible", "kv_heads_not_divisible", "ffn_not_divisible",
-              "stages_exceed_layers", "layers_not_divisible", "stage_layers_sum", "ep_needs_moe", "experts_not_divisible",
+              "stages_exceed_layers", "layers_not_divisible", "stage_layers_sum", "recompute_layers_exceed_chunk",
+              "ep_needs_moe", "experts_not_divisible",
               "pp_zero2_no_stack", "batch_below_dp", "batch_not_divisible", "interleave_microbatches",
               "gpipe_dominated", "dominated_by_less_recompute", "bound_exceeds_best", "memory_exceeds_device",
               "ranked_below_top")
@@ -511,14 +512,15 @@ def _lightest(space: _Space, pp: int, chunks: int, rc: str) -> tuple[int | None,
     """The fewest layers a chunk recomputes under ``rc`` in this search, as ``(recompute_layers, share)``: a pinned
     ``recompute_layers``; else under ``"full"`` the fewest the stack can recompute
     (:func:`parallelsel.core.stacks.recompute_layer_counts`); else every layer (None, 1.0)."""
-    per = space.workload.model.layers // (pp * chunks)
+    layers = space.workload.model.layers
+    per = layers // (pp * chunks)
     if rc != "full" or per < 1:
         return None, 1.0
     if "recompute_layers" in space.fixed:  # pinned: that count (None: every layer)
         k = space.fixed["recompute_layers"]
     else:
         k = next(iter(recompute_layer_counts(STACKS[space.workload.stack], per)), None)
-    return (None, 1.0) if k is None or k >= per else (k, k / per)
+    return (None, 1.0) if k is None else (k, min(1.0, k * pp * chunks / layers))  # as Plan.recompute_share
 
 
 @lru_cache(maxsize=65536)
@@ -547,11 +549,12 @@ def _comm_terms(space: _Space, plan: Plan) -> tuple[float, float, float]:
     (ep, sp, micro-batch, recompute)."""
     exposed = critical = per_chunk = 0.0  # (p2p sends stretch no bubble: CP's ring and the pipeline's own)
     for it in critical_items(space.workload, plan, space.cluster):
+        bare = it.time - it.hidden  # what TP overlap leaves exposed, as estimate counts it
         if it.strategy == "PP":
-            per_chunk += it.time / plan.chunks
+            per_chunk += bare / plan.chunks
         else:
-            exposed += it.time
-            critical += 0.0 if it.op == "p2p" else it.time
+            exposed += bare
+            critical += 0.0 if it.op == "p2p" else bare
     return exposed, critical, per_chunk
 
 
@@ -580,6 +583,9 @@ def _search_group(space: _Space, tally: _Tally, g: _Group) -> None:
         bad = pp_violations(m, g.pp, chunks, g.split)  # a pinned chunk count must split the layers too
         if bad or (g.split is not None and min(g.split) < chunks):  # (every rank one layer per chunk at least)
             tally.excluded[bad[0].code if bad else "stages_exceed_layers"] += len(keep) * per_zse
+            continue
+        if (space.fixed.get("recompute_layers") or 0) > m.layers // (g.pp * chunks):  # a pinned count a chunk lacks
+            tally.excluded["recompute_layers_exceed_chunk"] += len(keep) * per_zse
             continue
         if sched == "gpipe" and "schedule" not in space.fixed:
             # Same bubble as 1F1B (Narayanan et al. 2021 §2.2.1) with all m micro-batches in
@@ -613,7 +619,8 @@ def _search_micro(space: _Space, tally: _Tally, base: dict, zs, mbs, rcs, cands:
 
     Memory never decreases with the micro-batch (activations grow as b x the in-flight count, which
     shrinks at most as 1/b), so once a (recompute, b) does not fit, larger b with that recompute is
-    counted without recomputing it. For one b, the first recompute mode that fits dominates the heavier ones.
+    counted without recomputing it. For one b, the first recompute mode that fits dominates the heavier ones (a full
+    recomputation that can recompute fewer layers only when no recomputation fits: it can beat a selective one).
     A plan whose compute and bubble, then plus its critical-path communication (:func:`_comm_terms`), exceed
     the current N-th best (plus the tie band) is counted under ``bound_exceeds_best`` without its memory
     being computed (the bound does not move during one call: plans are timed after the group's loops); the
@@ -632,12 +639,15 @@ def _search_micro(space: _Space, tally: _Tally, base: dict, zs, mbs, rcs, cands:
             continue
         m = w.global_batch // (base["dp"] * b)
         bub = _bubble_for(sched, pp, m, chunks)
-        found: set = set()
+        found: dict = {}  # (zero, shard) -> the lightest recomputation that fit
         for rc in rcs:
             tally.passed += n
             live = []
+            least, share = _lightest(space, pp, chunks, rc)  # partial full recomputation: the bound's fewest layers
             for zsh in zs:
-                if zsh in found:
+                # The first mode that fits dominates heavier ones; a full recomputation of fewer layers can beat a
+                # selective one, so only no recomputation dominates it.
+                if zsh in found and (least is None or found[zsh] == "none"):
                     tally.excluded["dominated_by_less_recompute"] += 1
                 elif too_big.get((zsh, rc), b) < b:
                     tally.excluded["memory_exceeds_device"] += 1
@@ -645,7 +655,6 @@ def _search_micro(space: _Space, tally: _Tally, base: dict, zs, mbs, rcs, cands:
                     live.append(zsh)
             if not live:
                 continue
-            least, share = _lightest(space, pp, chunks, rc)  # partial full recomputation: the bound's fewest layers
             key = (ep, sp, b, rc, share)
             cb = memo.get(key)
             if cb is None:
@@ -713,7 +722,7 @@ def _fit(space: _Space, tally: _Tally, base: dict, b, rc, lb, live, probe, memo,
             if need - cap < tally.miss[0]:
                 tally.miss = (need - cap, plan, need, cap)
             continue
-        found.add((z, shard))
+        found.setdefault((z, shard), rc)
         tally.fitting += 1
         if ks:  # fewer recomputed layers, as long as the plan keeps TIGHT_MARGIN of the usable memory free
             room = _room(space.cluster.device, plan, cap)
