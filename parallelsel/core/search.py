@@ -508,6 +508,15 @@ def _compute_bound(space: _Space, tp, cp, pp, split, b, rc, sp, ep, m, share=1.0
     return m * top, m * fill
 
 
+def _compute_and_bubble(space: _Space, plan: Plan) -> float:
+    """Compute plus bubble of ``plan`` as the bound counts them (:func:`_compute_bound`, :func:`_bubble_for`), with the
+    share of layers it recomputes: a step time it cannot beat."""
+    m = space.workload.global_batch // (plan.dp * plan.micro_batch)
+    compute, fill = _compute_bound(space, plan.tp, plan.cp, plan.pp, plan.stage_layers, plan.micro_batch, plan.recompute,
+                                   plan.sp and plan.tp > 1, plan.ep, m, plan.recompute_share(space.workload.model))
+    return compute + _bubble_for(plan.schedule, plan.pp, m, plan.chunks) * fill
+
+
 def _lightest(space: _Space, pp: int, chunks: int, rc: str) -> tuple[int | None, float]:
     """The fewest layers a chunk recomputes under ``rc`` in this search, as ``(recompute_layers, share)``: a pinned
     ``recompute_layers``; else under ``"full"`` the fewest the stack can recompute
@@ -526,16 +535,28 @@ def _lightest(space: _Space, pp: int, chunks: int, rc: str) -> tuple[int | None,
 @lru_cache(maxsize=65536)
 def _rank_times(model, device, s, attention, tp, cp, pp, split, b, rc, sp, ep, fused, fp8,
                 share=1.0) -> tuple[float, float]:
-    # Per micro-batch: the slowest rank's compute, and the mean of the others' (0 without a pipeline).
+    # Per micro-batch: the slowest rank's compute, and the mean of the others' (0 without a pipeline). A rank's
+    # compute is affine in the share of layers a full recomputation repeats (it repeats that share of the forward),
+    # so a share between 0 and 1 is exact from the two ends' per-rank times, which are cached.
+    args = (model, device, s, attention, tp, cp, pp, split, b, rc, sp, ep, fused, fp8)
+    if share in (0.0, 1.0):
+        totals = _rank_totals(*args, share)
+    else:
+        totals = tuple(a + share * (c - a) for a, c in zip(_rank_totals(*args, 0.0), _rank_totals(*args, 1.0)))
+    top = max(totals)
+    return top, (sum(totals) - top) / (pp - 1) if pp > 1 else 0.0
+
+
+@lru_cache(maxsize=65536)
+def _rank_totals(model, device, s, attention, tp, cp, pp, split, b, rc, sp, ep, fused, fp8, share) -> tuple[float, ...]:
+    # Each rank's compute per micro-batch: stage_compute_times's sums, without building a ComputeTime per rank
+    # (n layers each, the head on the last).
     if pp == 1:
-        return compute_time(model, b, s, device, tp, 1, cp, ep, sp, rc, attention, share, fused, fp8).total, 0.0
-    # stage_compute_times's sums, without building a ComputeTime per rank: n layers each, the head on the last.
+        return (compute_time(model, b, s, device, tp, 1, cp, ep, sp, rc, attention, share, fused, fp8).total,)
     layer, head = layer_and_head_times(model, b, s, device, tp, cp, ep, sp, rc, attention, share, fused, fp8)
     lt, ht = layer[0] + layer[1], head[0] + head[1]
     counts = stage_layer_counts(model.layers, pp, split)
-    totals = [n * lt for n in counts[:-1]] + [counts[-1] * lt + ht]
-    top = max(totals)
-    return top, (sum(totals) - top) / (pp - 1)
+    return tuple(n * lt for n in counts[:-1]) + (counts[-1] * lt + ht,)
 
 
 def _comm_terms(space: _Space, plan: Plan) -> tuple[float, float, float]:
@@ -605,8 +626,10 @@ def _search_group(space: _Space, tally: _Tally, g: _Group) -> None:
     for lb, plan, fewer in sorted(cands, key=lambda c: c[0]):
         if lb > tally.bound():
             continue  # fits, cannot reach the top N: counted under ranked_below_top
-        if fewer:  # a full recomputation: the fewest layers that fit, found only for a plan that is timed
+        if fewer:  # a full recomputation: the fewest layers that fit, found only for a plan that may be timed
             plan = _fewest_recomputed(w, plan, *fewer)
+            if _compute_and_bubble(space, plan) > tally.bound():  # its bound with the layers it does recompute
+                continue
         tally.add(estimate(w, plan, space.cluster, headroom=space.headroom))
 
 
@@ -634,6 +657,7 @@ def _search_micro(space: _Space, tally: _Tally, base: dict, zs, mbs, rcs, cands:
     bound = tally.bound()
     ep, sp, pp, chunks, sched = base["ep"], base["sp"], base["pp"], base["chunks"], base["schedule"]
     model_parallel = base["dp"] != base["dp"] * base["tp"] * pp * base["cp"]
+    lights = {rc: _lightest(space, pp, chunks, rc) for rc in rcs}  # partial full recomputation: the bound's fewest
     for b in mbs:
         bad = batch_violations(w.global_batch, base["dp"], b, sched, pp)
         if bad:
@@ -645,7 +669,7 @@ def _search_micro(space: _Space, tally: _Tally, base: dict, zs, mbs, rcs, cands:
         for rc in rcs:
             tally.passed += n
             live = []
-            least, share = _lightest(space, pp, chunks, rc)  # partial full recomputation: the bound's fewest layers
+            least, share = lights[rc]
             for zsh in zs:  # (a full recomputation of fewer layers can beat a selective one: only "none" dominates it)
                 if zsh in found and (least is None or found[zsh] == "none"):
                     tally.excluded["dominated_by_less_recompute"] += 1
@@ -728,7 +752,7 @@ def _fit(space: _Space, tally: _Tally, base: dict, b, rc, lb, live, probe, memo,
         tally.fitting += 1
         room = _room(space.cluster.device, plan, cap) if ks else 0.0
         # fewer recomputed layers, as long as the plan keeps TIGHT_MARGIN of the usable memory free
-        cands.append((lb, plan, (ks, room) if ks and need <= room else None))
+        cands.append((lb, plan, (ks, room, need) if ks and need <= room else None))
 
 
 def _room(device, plan: Plan, cap: float) -> float:
@@ -737,7 +761,8 @@ def _room(device, plan: Plan, cap: float) -> float:
     return min(cap, usable_memory(device, plan) * (1 - TIGHT_MARGIN))
 
 
-def _fewest_recomputed(workload: Workload, plan: Plan, counts: tuple[int, ...], cap: float) -> Plan:
+def _fewest_recomputed(workload: Workload, plan: Plan, counts: tuple[int, ...], cap: float,
+                       full: float | None = None) -> Plan:
     """``plan`` (a full recomputation within ``cap`` bytes) recomputing the fewest of ``counts`` layers a chunk that
     stay within it. Its activations only grow as fewer layers recompute, by one stored layer's worth a layer, so the
     count is found from the fewest count's memory and the whole recomputation's by interpolation, then checked
@@ -748,7 +773,8 @@ def _fewest_recomputed(workload: Workload, plan: Plan, counts: tuple[int, ...], 
     def need(i: int) -> float:  # i == len(counts): every layer (the plan as given)
         return breakdown(workload, plan if i == len(counts) else plan.with_(recompute_layers=counts[i])).total
 
-    low, full = need(0), need(len(counts))
+    low = need(0)  # ``full``: the plan's own memory when the caller has it
+    full = need(len(counts)) if full is None else full
     if low <= cap:
         return plan.with_(recompute_layers=counts[0])
     per = workload.model.layers // (plan.pp * plan.chunks)
