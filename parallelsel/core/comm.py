@@ -22,6 +22,7 @@ Examples:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 from ._check import ParallelselError, choice, positive_int, positive_number
@@ -386,14 +387,15 @@ def _tp_overlap(st: _Step, ag_bytes: float, x: float, link: Link, ag_calls: int,
     tp, dev = st.plan.tp, st.cluster.device
     fp8 = st.recipe.gemm == "fp8" and bool(dev.fp8_flops)
     c_ag, c_rs = _time("all-gather", ag_bytes, tp, link), _time("reduce-scatter", x, tp, link)
-    ag_pairs, rs_pairs = _fused_pairs(st)
+    forwards = 1 + (st.plan.recompute_share(st.model) if st.plan.recompute == "full" else 0.0)
+    ag_pairs, rs_pairs = _fused_pairs(st.model, st.tokens, tp, st.plan.ep, st.stack.tp_overlap_pairs, forwards, dev, fp8)
     per = st.layers * st.m
     # Fused calls are some of the item's calls (which _tp_items rounds to whole calls): never more.
     n_ag = min(ag_calls, per * sum(w for _, w in ag_pairs))
     n_rs = min(rs_calls, per * sum(w for _, w in rs_pairs))
 
     def hidden(c: float, pairs) -> float:
-        return per * sum(w * max(0.0, min(c, k.time(dev, fp8)) - c / tp) for k, w in pairs)
+        return per * sum(w * max(0.0, min(c, g) - c / tp) for g, w in pairs)
 
     plain_ag, plain_rs = _layout_copy_seconds(st, ag_bytes, x)
     stage_ag = stage_rs = 0.0  # copy seconds per fused call
@@ -405,13 +407,13 @@ def _tp_overlap(st: _Step, ag_bytes: float, x: float, link: Link, ag_calls: int,
     return hidden(c_ag, ag_pairs), hidden(c_rs, rs_pairs), ag_copy, rs_copy
 
 
-def _fused_pairs(st: _Step) -> tuple[list, list]:
-    # (GEMM, calls per layer and micro-batch) beside which the stack's TP overlap runs its all-gathers and its
-    # reduce-scatters (Stack.tp_overlap_pairs); a full recompute repeats the forward pairs on the share of the
-    # layers it recomputes (Plan.recompute_share), as _tp_items counts the calls.
-    g = {k.name: k for k in layer_gemms(st.model, st.tokens, st.plan.tp, st.plan.ep)}
-    pairs = st.stack.tp_overlap_pairs
-    forwards = 1 + (st.plan.recompute_share(st.model) if st.plan.recompute == "full" else 0.0)
+@lru_cache(maxsize=4096)
+def _fused_pairs(model, tokens: int, tp: int, ep: int, pairs: tuple, forwards: float, device, fp8: bool) -> tuple:
+    # (GEMM seconds, calls per layer and micro-batch) beside which the stack's TP overlap runs its all-gathers and
+    # its reduce-scatters (Stack.tp_overlap_pairs); a full recompute repeats the forward pairs on the share of the
+    # layers it recomputes (``forwards`` = 1 + Plan.recompute_share), as _tp_items counts the calls. The GEMMs run at
+    # the FP8 rate under an FP8 recipe. Cached: the search asks it of many plans with the same layer shapes.
+    g = {k.name: k for k in layer_gemms(model, tokens, tp, ep)}
     ag, rs = [], []
     if "forward" in pairs:
         ag += [(g["qkv"], forwards), (g["fc1"], forwards)]
@@ -420,7 +422,7 @@ def _fused_pairs(st: _Step) -> tuple[list, list]:
         ag += [(g["proj"].backward[0], 1.0), (g["fc2"].backward[0], 1.0)]
     if "backward-rs" in pairs:
         rs += [(g["qkv"].backward[1], 1.0), (g["fc1"].backward[1], 1.0)]
-    return ag, rs
+    return tuple((k.time(device, fp8), w) for k, w in ag), tuple((k.time(device, fp8), w) for k, w in rs)
 
 
 def _pp_items(st: _Step) -> list[Traffic]:
