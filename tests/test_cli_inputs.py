@@ -186,3 +186,14 @@ def test_nothing_fits_shows_the_closest_miss_and_what_closes_it(capsys):
     assert miss["fixes"] and miss["fixes"][0]["memory_bytes"] <= miss["budget_bytes"]
     code, out, _ = run(["plan", "--model", "llama3-70b", "--device", "a100-40gb", "--global-batch", "64"], capsys)
     assert "最接近的是" in out and "GiB" in out
+
+
+def test_plan_no_tp_overlap_pins_the_stacks_default(capsys):
+    # The search turns on TP overlap where the stack offers it; --no-tp-overlap searches the plans without it.
+    base = ["plan", "--model", "llama3-70b", "--nodes", "8", "--global-batch", "512", "--tp", "4", "--top", "3", "--json"]
+    code, out, _ = run(base, capsys)
+    on = json.loads(out)["results"]
+    code2, out2, _ = run(base + ["--no-tp-overlap"], capsys)
+    off = json.loads(out2)["results"]
+    assert code == code2 == 0 and all(r["tp_overlap"] for r in on) and not any(r["tp_overlap"] for r in off)
+    assert on[0]["step_s"] < off[0]["step_s"]

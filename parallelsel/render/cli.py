@@ -252,6 +252,8 @@ def _plan_parser(pl: argparse.ArgumentParser) -> None:
     pl.add_argument("--top", type=_integer(1, 1000), default=10, metavar="N", help=HELP["top"])
     pl.add_argument("--why", nargs="?", const="", metavar="PLAN", help=HELP["why"])
     pl.add_argument("--export", choices=LAUNCHER_CHOICES, help=HELP["export"])
+    pl.add_argument("--no-tp-overlap", dest="tp_overlap", action="store_const", const=None, default="free",
+                    help=HELP["no_tp_overlap"])
     _measured_args(pl, plan_flag=True)
 
 
@@ -436,6 +438,8 @@ def _fixed(a) -> dict:
         v = getattr(a, k, None)
         if v is not None:
             fixed[k] = v
+    if getattr(a, "tp_overlap", "free") is None:  # plan --no-tp-overlap: the stack's default (off) pinned
+        fixed["tp_overlap"] = None
     return fixed
 
 

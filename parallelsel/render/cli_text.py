@@ -97,6 +97,7 @@ HELP = {
     "stage_layers": "不均匀的流水线切分：每段的层数，逗号分隔（共 pp 个，和为层数；默认均分）",
     "tp_overlap": "TP 通信与矩阵乘重叠（Megatron-Core 的 --tp-comm-overlap、torchtitan 的异步 TP；默认按框架栈）",
     "no_p2p_overlap": "流水线段间的发送不与计算重叠（默认按框架栈：Megatron-Core 的交错调度重叠）",
+    "no_tp_overlap": "只搜不重叠 TP 通信的方案（默认：框架栈提供的 TP 重叠都打开来搜）",
     "memory_schedule": "流水线调度（默认 1f1b）",
     "presets": "列出预设（模型、设备、互联、配方）及其来源",
     "presets_description": "预设 presets：--model、--device、--intra/--inter、--recipe 可用的键，每个附出处。",
