@@ -33,7 +33,27 @@ from .kernels import layer_gemms
 from .placement import group_link
 from .plan import p2p_overlap_on, tp_overlap_on
 
-__all__ = ["DDP_BUCKET_BYTES", "OPS", "Traffic", "bus_factor", "collective_time", "traffic"]
+__all__ = ["DDP_BUCKET_BYTES", "NCCL_SMS", "OPS", "Traffic", "bus_factor", "collective_sm_share", "collective_time",
+           "traffic"]
+
+NCCL_SMS = 16
+"""Streaming multiprocessors an NCCL collective holds while it runs: one thread block (CTA) per channel, each on
+an SM of its own that no compute kernel shares. NCCL's maintainer (NVIDIA/nccl issue #689, 2023-08): NCCL "uses
+the minimal number of SMs to achieve the performance of the platform" -- about 2 on a PCIe system with one NIC,
+"16 SMs" on a DGX with 8 NICs -- and "NCCL CTAs won't share an SM with compute kernels". Taken for every
+collective that overlaps compute: an assumption where a group stays on NVLink (NCCL may open more channels
+there) or crosses fewer NICs. The memory bandwidth the collective's copies take from the kernels beside it
+(NVIDIA/nccl issue #1428) is not counted."""
+
+
+def collective_sm_share(device) -> float:
+    """Share of ``device``'s SMs a running NCCL collective takes from the compute it overlaps (:data:`NCCL_SMS`).
+
+    >>> import parallelsel as ps
+    >>> round(collective_sm_share(ps.DEVICES["h100-sxm-80gb"]), 3), round(collective_sm_share(ps.DEVICES["a100-80gb"]), 3)
+    (0.121, 0.148)
+    """
+    return min(1.0, NCCL_SMS / device.sms)
 
 OPS = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "p2p")
 

@@ -11,9 +11,12 @@ The time model, with every assumption named:
   optimizer step -- recomputation included. The kernel rates describe kernels only: communication,
   overlap and bubble come from the rest of the model, never from the efficiency (no double
   counting). With ``efficiency=`` given, the flat model instead: FLOPs per GPU / (peak x efficiency);
-* communication that can overlap (DP/ZeRO/FSDP) hides behind the pass it runs beside, up to
-  :data:`OVERLAP_FRACTION` of that pass, and never hides its last bucket or unit; overlapped pipeline
-  sends (``Plan.p2p_overlap``) hide the same way, in a pool of their own; TP, EP and other PP
+* communication that can overlap (DP/ZeRO/FSDP) hides behind the pass it runs beside, never hiding
+  its last bucket or unit; while it runs, its NCCL kernels hold SMs the compute beside it cannot use
+  (:func:`parallelsel.core.comm.collective_sm_share`), so the pass stretches by that share of the hidden
+  time (counted as compute: ``StepTime.compute`` includes it); overlapped pipeline
+  sends (``Plan.p2p_overlap``) hide the same way, in a pool of their own, at no SM cost (NCCL runs a
+  send or receive on a block or two); TP, EP and other PP
   communication sits on the critical path and is exposed, except the part of TP's that TP overlap
   (``Plan.tp_overlap``) runs under its GEMMs (:attr:`parallelsel.core.comm.Traffic.hidden`);
 * bubble = bubble_overhead(p, m, v) x the per-stage critical-path time (compute plus TP/EP
@@ -33,7 +36,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ._check import ParallelselError, positive_number
-from .comm import Traffic, traffic as _traffic
+from .comm import Traffic, collective_sm_share, traffic as _traffic
 from .hardware import Cluster
 from .kernels import compute_time, optimizer_time, stage_compute_times
 from .memory import DEFAULT_HEADROOM, TIGHT_MARGIN, MemoryBreakdown, check_headroom, breakdown, usable_memory
@@ -44,7 +47,6 @@ from .stacks import STACKS, pp_zero_stack, stack_fused
 
 __all__ = [
     "DEFAULT_EFFICIENCY",
-    "OVERLAP_FRACTION",
     "Estimate",
     "ScalingPoint",
     "StepTime",
@@ -60,20 +62,14 @@ the default time model: Narayanan et al. 2021 (Table 1) report 138-163 TFLOP/s p
 312), 44-52%, end to end -- a number that already contains communication and bubble, which is why
 :func:`estimate` times kernels instead (:mod:`parallelsel.core.kernels`)."""
 
-OVERLAP_FRACTION = 0.9
-"""Share of a pass's compute time that overlappable communication can hide behind. An assumption:
-NCCL kernels share SMs and memory bandwidth with the compute they overlap, so overlap is never
-perfect; measure it (PyTorch profiler, Nsight Systems) before trusting a plan that depends on it."""
-
-
-
-
 
 @dataclass(frozen=True)
 class StepTime:
     """Seconds per optimizer step, split for a timeline chart.
 
-    ``compute``: computation including recompute; ``communication``: exposed communication (after
+    ``compute``: computation including recompute and ``contention``, the seconds the compute beside hidden
+    collectives loses to the SMs their NCCL kernels hold (:func:`parallelsel.core.comm.collective_sm_share`);
+    ``communication``: exposed communication (after
     overlap); ``communication_total``: all communication time before overlap; ``bubble``: pipeline
     idle time; ``total`` = compute + communication + bubble; ``tokens_per_s``; ``mfu`` = model
     FLOPs (no recompute) / (total x peak x GPUs) (Chowdhery et al. 2022, App. B); ``exposed``:
@@ -94,6 +90,7 @@ class StepTime:
     exposed_phases: tuple[tuple[str, str, float], ...] = ()
     stages: tuple[tuple[float, float], ...] = ()
     """Per pipeline rank, (forward, backward) compute seconds of one micro-batch (empty for the flat model)."""
+    contention: float = 0.0
 
     @property
     def decomposition(self) -> dict[str, float]:
@@ -263,7 +260,9 @@ def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float
     reasons, stack = _reasons(workload, plan, cluster, mem, usable, room)
     compute, phase_compute = _compute(workload, plan, _fp8_capable(workload, cluster.device), eff, mem)
     items = _traffic(workload, plan, cluster)
-    step = _step_time(workload, plan, cluster, compute, phase_compute, items)
+    # (the flat model's efficiency is a measured end-to-end share: it already holds what NCCL's SMs cost)
+    step = _step_time(workload, plan, cluster, compute, phase_compute, items,
+                      0.0 if eff is not None else collective_sm_share(cluster.device))
     return Estimate(workload, plan, cluster, mem, step, items, reasons, eff, room, usable, stack)
 
 
@@ -309,17 +308,22 @@ def _reasons(workload: Workload, plan: Plan, cluster: Cluster, mem: MemoryBreakd
     return tuple(reasons), stack
 
 
-def _overlap(items, phase_compute: dict[str, float], m: int) -> tuple[dict[str, float], dict, float]:
-    """Exposed communication seconds per strategy and per (strategy, phase), and the critical-path total.
+def _overlap(items, phase_compute: dict[str, float], m: int,
+             sm_share: float = 0.0) -> tuple[dict[str, float], dict, float, float]:
+    """Exposed communication seconds per strategy and per (strategy, phase), the critical-path total, and the
+    seconds the hidden collectives stretch the compute by.
 
     Items on the critical path are exposed whole (p2p aside, they also stretch the bubble). The
-    overlappable items of a phase form a pool that hides behind :data:`OVERLAP_FRACTION` of the
-    phase's compute (the share of micro-batches it runs beside), never hiding its last bucket or
-    unit; what is left is shared among the pool's strategies in proportion to their time.
+    overlappable items of a phase form a pool that runs beside the phase's compute (the share of
+    micro-batches it runs beside), never hiding its last bucket or unit. While a collective runs, the
+    compute beside it has ``1 - sm_share`` of the SMs (:func:`parallelsel.core.comm.collective_sm_share`), so
+    a window of W compute seconds hides at most W / (1 - sm_share) of traffic and each hidden second
+    stretches the compute by ``sm_share``. What is left exposed, busy - hidden, is shared among the pool's
+    strategies in proportion to their time. Pipeline sends pay no SM share.
     """
     exposed: dict[str, float] = {}
     by_phase: dict[tuple[str, str], float] = {}
-    critical = 0.0
+    critical = stretch = 0.0
     pools: dict[tuple[str, bool], list[Traffic]] = {}
     for it in items:
         if it.overlappable:
@@ -331,29 +335,36 @@ def _overlap(items, phase_compute: dict[str, float], m: int) -> tuple[dict[str, 
             exposed[it.strategy] = exposed.get(it.strategy, 0.0) + bare
             if it.op != "p2p":
                 critical += bare
-    for (phase, _), pool in pools.items():
+    for (phase, p2p), pool in pools.items():
         busy = sum(it.time for it in pool)
         if busy <= 0:
             continue
         window = phase_compute[phase] * min(1.0, max(it.calls for it in pool) / m)
         tail = max(it.time / (it.calls * it.units) for it in pool if it.time > 0)
-        left = max(busy - OVERLAP_FRACTION * window, tail)
+        share = 0.0 if p2p else sm_share
+        hidden = max(0.0, busy - tail)
+        if share < 1.0:
+            hidden = min(hidden, window / (1.0 - share))
+        stretch += share * hidden
+        left = busy - hidden
         for it in pool:
             exposed[it.strategy] = exposed.get(it.strategy, 0.0) + left * it.time / busy
             key = (it.strategy, phase)
             by_phase[key] = by_phase.get(key, 0.0) + left * it.time / busy
-    return exposed, by_phase, critical
+    return exposed, by_phase, critical, stretch
 
 
 def _step_time(workload: Workload, plan: Plan, cluster: Cluster, compute: float, phase_compute: dict[str, float],
-               items) -> StepTime:
-    """Compute + exposed communication + bubble, with throughput and MFU."""
+               items, sm_share: float = 0.0) -> StepTime:
+    """Compute (stretched by ``sm_share`` of the hidden collectives' seconds: :func:`_overlap`) + exposed
+    communication + bubble, with throughput and MFU."""
     m = max(1, plan.microbatches(workload))
     tokens = _timed_tokens(workload, plan)
-    exposed, by_phase, critical = _overlap(items, phase_compute, m)
+    exposed, by_phase, critical, stretch = _overlap(items, phase_compute, m, sm_share)
     comm_exposed = sum(exposed.values())
     stages = phase_compute.get("stages")
     bubble = bubble_overhead_for(plan, m) * (_fill(stages, m, compute) + critical)
+    compute += stretch  # the kernels beside a hidden collective run on the SMs it leaves them
     total = compute + comm_exposed + bubble
     model_flops = _flops(workload.model, plan.recompute, workload.seq_len)[2]
     return StepTime(
@@ -369,6 +380,7 @@ def _step_time(workload: Workload, plan: Plan, cluster: Cluster, compute: float,
         critical=critical,
         exposed_phases=tuple((k[0], k[1], v) for k, v in by_phase.items()),
         stages=stages or (),
+        contention=stretch,
     )
 
 

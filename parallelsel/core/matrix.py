@@ -294,10 +294,11 @@ def _crosses(strategy: str, e: Estimate, cluster: Cluster) -> bool:
 
 def _comm_reason(e: Estimate) -> Reason:
     st = e.step
+    # contention: what the hidden collectives' SMs cost the compute (StepTime.contention); 0 leaves it unsaid
     if st.communication <= 0:
-        return Reason("communication_hidden", {"total": st.communication_total})
+        return Reason("communication_hidden", {"total": st.communication_total, "contention": st.contention})
     return Reason("step_communication", {"total": st.communication_total, "exposed": st.communication,
-                                         "share": st.communication / st.total})
+                                         "share": st.communication / st.total, "contention": st.contention})
 
 
 def _best_reasons(e: Estimate, workload: Workload, cluster: Cluster) -> list[Reason]:

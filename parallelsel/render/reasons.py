@@ -120,8 +120,9 @@ ZH: dict[str, str] = {
     # the selection matrix: a strategy alone that fits
     "best_setting": "最佳设置 {plan:plan}：每卡 {bytes:size} ≤ 上限 {budget:size}（余量 {margin:pct1}），步时 {seconds:secs}",
     "single_replica": "只用 {gpus} 卡：没有跨卡通信",
-    "step_communication": "每步通信 {total:secs}，其中掩盖不掉的 {exposed:secs}（占步时 {share:pct}）",
-    "communication_hidden": "每步通信 {total:secs}，全部被计算掩盖",
+    "step_communication": ("每步通信 {total:secs}，其中掩盖不掉的 {exposed:secs}（占步时 {share:pct}）"
+                           "[；藏住的部分占着 NCCL 的 SM，计算因此多花 {contention:secs}]"),
+    "communication_hidden": "每步通信 {total:secs}，全部被计算掩盖[，但占着 NCCL 的 SM，计算因此多花 {contention:secs}]",
     "dp_simplest": "模型与优化器状态放得下单卡，DP 最简单：{dp} 卡各算 {sequences} 条序列",
     "dp_batch_limits_degree": "全局批量 {global_batch} 只能整除到 {dp} 路 DP，{idle} 卡闲置",
     "fsdp_shards_states": "ZeRO-{zero} 把状态分到 {shards} 卡：每卡状态 {states:size}[，gather 峰值 {gather_peak:size}]",
@@ -236,8 +237,10 @@ EN: dict[str, str] = {
     "best_setting": "best setting {plan:plan}: {bytes:size} per GPU ≤ limit {budget:size} (margin {margin:pct1}), step {seconds:secs}",
     "single_replica": "uses {gpus} GPU: no communication between GPUs",
     "step_communication": ("communication {total:secs} per step, of which {exposed:secs} is not hidden "
-                           "({share:pct} of the step)"),
-    "communication_hidden": "communication {total:secs} per step, all hidden behind compute",
+                           "({share:pct} of the step)[; the SMs the hidden part holds slow the compute by "
+                           "{contention:secs}]"),
+    "communication_hidden": ("communication {total:secs} per step, all hidden behind compute[, though the SMs it "
+                             "holds slow the compute by {contention:secs}]"),
     "dp_simplest": "model and optimizer state fit one GPU, DP is simplest: {dp} GPUs each compute {sequences} sequences",
     "dp_batch_limits_degree": "global batch {global_batch} divides only into {dp}-way DP: {idle} GPUs idle",
     "fsdp_shards_states": "ZeRO-{zero} shards the state over {shards} GPUs: {states:size} per GPU[, gather peak {gather_peak:size}]",
