@@ -73,10 +73,10 @@ def test_torchtitan_toml_with_default_stage_weights(tmp_path, capsys):
 
 
 def test_export_falls_back_to_the_best_plan_the_launcher_runs(capsys):
-    # Llama 3 405B on 16 DGX A100 nodes, global batch 128, torchtitan's stack: the top plan interleaves an uneven
+    # Llama 3 405B on 16 DGX A100 nodes, global batch 256, torchtitan's stack: the top plan interleaves an uneven
     # split, which torchtitan's less-layers options cannot state (launcher_stage_layers), so the export falls back
     # to the best plan it can.
-    args = ["plan", "--model", "llama3-405b", "--nodes", "16", "--global-batch", "128", "--lang", "en",
+    args = ["plan", "--model", "llama3-405b", "--nodes", "16", "--global-batch", "256", "--lang", "en",
             "--stack", "torchtitan"]
     assert main(args + ["--top", "1", "--json"]) == 0
     top = json.loads(capsys.readouterr().out)["results"][0]

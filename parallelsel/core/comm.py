@@ -33,27 +33,20 @@ from .kernels import layer_gemms
 from .placement import group_link
 from .plan import p2p_overlap_on, tp_overlap_on
 
-__all__ = ["DDP_BUCKET_BYTES", "NCCL_SMS", "OPS", "Traffic", "bus_factor", "collective_sm_share", "collective_time",
-           "traffic"]
+__all__ = ["DDP_BUCKET_BYTES", "NCCL_MAX_CHANNELS", "NCCL_SM_BANDWIDTH", "OPS", "Traffic", "bus_factor", "collective_time", "traffic"]
 
-NCCL_SMS = 16
-"""Streaming multiprocessors an NCCL collective holds while it runs: one thread block (CTA) per channel, each on
-an SM of its own that no compute kernel shares. NCCL's maintainer (NVIDIA/nccl issue #689, 2023-08): NCCL "uses
-the minimal number of SMs to achieve the performance of the platform" -- about 2 on a PCIe system with one NIC,
-"16 SMs" on a DGX with 8 NICs -- and "NCCL CTAs won't share an SM with compute kernels". Taken for every
-collective that overlaps compute: an assumption where a group stays on NVLink (NCCL may open more channels
-there) or crosses fewer NICs. The memory bandwidth the collective's copies take from the kernels beside it
-(NVIDIA/nccl issue #1428) is not counted."""
+NCCL_SM_BANDWIDTH = 190e9 / 16
+"""Bus bandwidth one SM carries for an NCCL collective, bytes/s. NCCL runs a collective as one thread block
+(CTA) per channel, each on an SM of its own that no compute kernel shares, and opens "the minimal number of
+SMs to achieve the performance of the platform": about 2 on a PCIe system with one NIC (12-24 GB/s), "16 SMs"
+on a DGX with 8 NICs and "a top speed of 190 GB/s" (NCCL's maintainer, NVIDIA/nccl issue #689, 2023-08; "NCCL
+CTAs won't share an SM with compute kernels"). So a collective holds about its bus bandwidth / 11.9 GB/s of
+SMs (:attr:`Traffic.sms`), up to :data:`NCCL_MAX_CHANNELS`. An estimate from two platforms; the memory
+bandwidth its copies take from the kernels beside it (NVIDIA/nccl issue #1428) is not counted."""
 
-
-def collective_sm_share(device) -> float:
-    """Share of ``device``'s SMs a running NCCL collective takes from the compute it overlaps (:data:`NCCL_SMS`).
-
-    >>> import parallelsel as ps
-    >>> round(collective_sm_share(ps.DEVICES["h100-sxm-80gb"]), 3), round(collective_sm_share(ps.DEVICES["a100-80gb"]), 3)
-    (0.121, 0.148)
-    """
-    return min(1.0, NCCL_SMS / device.sms)
+NCCL_MAX_CHANNELS = 32
+"""Channels (one SM each) an NCCL collective runs on at most: ``MAXCHANNELS`` in NCCL's
+``src/include/device.h`` (32 in NCCL 2.x)."""
 
 OPS = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "p2p")
 
@@ -149,6 +142,20 @@ class Traffic:
     def sent(self) -> float:
         """Bytes each rank sends per step: calls x buffer x bus factor (nccl-tests PERFORMANCE.md)."""
         return self.calls * self.nbytes * bus_factor(self.op, self.group)
+
+    @property
+    def sms(self) -> float:
+        """SMs NCCL holds while this collective runs: its bus bandwidth (:attr:`sent` per second of
+        :attr:`time`) over :data:`NCCL_SM_BANDWIDTH`, at least one and at most :data:`NCCL_MAX_CHANNELS`.
+        A faster link needs more of them.
+
+        >>> t = Traffic("DP", "all-reduce", 1e9, 1, 8, "x", 1.75e9 / 190e9, True)   # 190 GB/s of bus bandwidth
+        >>> round(t.sms, 6)
+        16.0
+        """
+        if self.time <= 0:
+            return 0.0
+        return min(float(NCCL_MAX_CHANNELS), max(1.0, self.sent / self.time / NCCL_SM_BANDWIDTH))
 
 
 DDP_BUCKET_BYTES = 25 * 2**20

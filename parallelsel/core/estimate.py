@@ -13,7 +13,7 @@ The time model, with every assumption named:
   counting). With ``efficiency=`` given, the flat model instead: FLOPs per GPU / (peak x efficiency);
 * communication that can overlap (DP/ZeRO/FSDP) hides behind the pass it runs beside, never hiding
   its last bucket or unit; while it runs, its NCCL kernels hold SMs the compute beside it cannot use
-  (:func:`parallelsel.core.comm.collective_sm_share`), so the pass stretches by that share of the hidden
+  (:attr:`parallelsel.core.comm.Traffic.sms`), so the pass stretches by that share of the hidden
   time (counted as compute: ``StepTime.compute`` includes it); overlapped pipeline
   sends (``Plan.p2p_overlap``) hide the same way, in a pool of their own, at no SM cost (NCCL runs a
   send or receive on a block or two); TP, EP and other PP
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ._check import ParallelselError, positive_number
-from .comm import Traffic, collective_sm_share, traffic as _traffic
+from .comm import Traffic, traffic as _traffic
 from .hardware import Cluster
 from .kernels import compute_time, optimizer_time, stage_compute_times
 from .memory import DEFAULT_HEADROOM, TIGHT_MARGIN, MemoryBreakdown, check_headroom, breakdown, usable_memory
@@ -68,7 +68,7 @@ class StepTime:
     """Seconds per optimizer step, split for a timeline chart.
 
     ``compute``: computation including recompute and ``contention``, the seconds the compute beside hidden
-    collectives loses to the SMs their NCCL kernels hold (:func:`parallelsel.core.comm.collective_sm_share`);
+    collectives loses to the SMs their NCCL kernels hold (:attr:`parallelsel.core.comm.Traffic.sms`);
     ``communication``: exposed communication (after
     overlap); ``communication_total``: all communication time before overlap; ``bubble``: pipeline
     idle time; ``total`` = compute + communication + bubble; ``tokens_per_s``; ``mfu`` = model
@@ -91,6 +91,8 @@ class StepTime:
     stages: tuple[tuple[float, float], ...] = ()
     """Per pipeline rank, (forward, backward) compute seconds of one micro-batch (empty for the flat model)."""
     contention: float = 0.0
+    contention_phases: tuple[tuple[str, bool, float], ...] = ()
+    """``contention`` by (phase, beside every micro-batch's pass or only one, seconds)."""
 
     @property
     def decomposition(self) -> dict[str, float]:
@@ -150,13 +152,15 @@ class Estimate:
     def pass_times(self) -> tuple[float, float]:
         """Seconds of one pipeline stage's forward and backward pass for one micro-batch.
 
-        The compute of a step split over its micro-batches, with the TP/EP collectives on the
-        critical path shared half to each pass (they are issued in both). These are the per-stage
-        costs :func:`parallelsel.core.pipeline.simulate` takes.
+        The kernels' compute of a step split over its micro-batches (without ``StepTime.contention``,
+        which falls on the passes the once-a-step collectives run beside, as in :meth:`stage_pass_times`),
+        with the TP/EP collectives on the critical path shared half to each pass (they are issued in
+        both). These are the per-stage costs :func:`parallelsel.core.pipeline.simulate` takes.
         """
         m = max(1, self.plan.microbatches(self.workload))
         half = self.step.critical / (2 * m)
-        return self.step.forward / m + half, (self.step.compute - self.step.forward) / m + half
+        backward = self.step.compute - self.step.contention - self.step.forward
+        return self.step.forward / m + half, backward / m + half
 
     def stage_pass_times(self) -> tuple[list[float], list[float]]:
         """Per pipeline rank, seconds of one micro-batch's forward and backward pass: each rank's own
@@ -262,7 +266,7 @@ def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float
     items = _traffic(workload, plan, cluster)
     # (the flat model's efficiency is a measured end-to-end share: it already holds what NCCL's SMs cost)
     step = _step_time(workload, plan, cluster, compute, phase_compute, items,
-                      0.0 if eff is not None else collective_sm_share(cluster.device))
+                      0 if eff is not None else cluster.device.sms)
     return Estimate(workload, plan, cluster, mem, step, items, reasons, eff, room, usable, stack)
 
 
@@ -309,21 +313,26 @@ def _reasons(workload: Workload, plan: Plan, cluster: Cluster, mem: MemoryBreakd
 
 
 def _overlap(items, phase_compute: dict[str, float], m: int,
-             sm_share: float = 0.0) -> tuple[dict[str, float], dict, float, float]:
+             sms: int = 0) -> tuple[dict[str, float], dict, float, dict]:
     """Exposed communication seconds per strategy and per (strategy, phase), the critical-path total, and the
-    seconds the hidden collectives stretch the compute by.
+    seconds the hidden collectives stretch the compute by, per (phase, whether beside every micro-batch).
 
     Items on the critical path are exposed whole (p2p aside, they also stretch the bubble). The
     overlappable items of a phase form a pool that runs beside the phase's compute (the share of
-    micro-batches it runs beside), never hiding its last bucket or unit. While a collective runs, the
-    compute beside it has ``1 - sm_share`` of the SMs (:func:`parallelsel.core.comm.collective_sm_share`), so
-    a window of W compute seconds hides at most W / (1 - sm_share) of traffic and each hidden second
-    stretches the compute by ``sm_share``. What is left exposed, busy - hidden, is shared among the pool's
-    strategies in proportion to their time. Pipeline sends pay no SM share.
+    micro-batches it runs beside), never hiding its last bucket or unit. While a collective runs it holds
+    :attr:`parallelsel.core.comm.Traffic.sms` of the device's ``sms`` SMs, so the compute beside it has the
+    rest: with ``share`` the pool's time-weighted SM share, a window of W compute seconds hides at most
+    W / (1 - share) of traffic and each hidden second stretches the compute by ``share`` (``sms`` 0: no
+    cost, the flat model; ``share`` >= 1: nothing hides). What is left exposed, busy - hidden, is shared
+    among the pool's strategies in proportion to their time. A pool that fills its window costs the step
+    busy - W whatever the share (the stretch moves time from exposed communication into compute); one its
+    window hides costs share x hidden more than the tail. Pipeline sends pay no SM share (a send or receive
+    runs on a block or two).
     """
     exposed: dict[str, float] = {}
     by_phase: dict[tuple[str, str], float] = {}
-    critical = stretch = 0.0
+    critical = 0.0
+    stretch: dict[tuple[str, bool], float] = {}
     pools: dict[tuple[str, bool], list[Traffic]] = {}
     for it in items:
         if it.overlappable:
@@ -341,11 +350,12 @@ def _overlap(items, phase_compute: dict[str, float], m: int,
             continue
         window = phase_compute[phase] * min(1.0, max(it.calls for it in pool) / m)
         tail = max(it.time / (it.calls * it.units) for it in pool if it.time > 0)
-        share = 0.0 if p2p else sm_share
-        hidden = max(0.0, busy - tail)
-        if share < 1.0:
-            hidden = min(hidden, window / (1.0 - share))
-        stretch += share * hidden
+        share = 0.0 if p2p or not sms else sum(it.time * it.sms for it in pool) / busy / sms
+        # A device whose SMs the collectives would all hold gains nothing from overlap: the traffic is exposed.
+        hidden = 0.0 if share >= 1.0 else min(max(0.0, busy - tail), window / (1.0 - share))
+        if share * hidden > 0:
+            every = max(it.calls for it in pool) >= m   # beside every micro-batch's pass, or one
+            stretch[(phase, every)] = stretch.get((phase, every), 0.0) + share * hidden
         left = busy - hidden
         for it in pool:
             exposed[it.strategy] = exposed.get(it.strategy, 0.0) + left * it.time / busy
@@ -355,16 +365,18 @@ def _overlap(items, phase_compute: dict[str, float], m: int,
 
 
 def _step_time(workload: Workload, plan: Plan, cluster: Cluster, compute: float, phase_compute: dict[str, float],
-               items, sm_share: float = 0.0) -> StepTime:
-    """Compute (stretched by ``sm_share`` of the hidden collectives' seconds: :func:`_overlap`) + exposed
-    communication + bubble, with throughput and MFU."""
+               items, sms: int = 0) -> StepTime:
+    """Compute (stretched by the SMs hidden collectives hold of the device's ``sms``: :func:`_overlap`) +
+    exposed communication + bubble, with throughput and MFU."""
     m = max(1, plan.microbatches(workload))
     tokens = _timed_tokens(workload, plan)
-    exposed, by_phase, critical, stretch = _overlap(items, phase_compute, m, sm_share)
+    exposed, by_phase, critical, stretch = _overlap(items, phase_compute, m, sms)
     comm_exposed = sum(exposed.values())
     stages = phase_compute.get("stages")
+    # (the bubble is the kernels' fill: the stretch falls on the once-a-step collectives' pass, not the fill)
     bubble = bubble_overhead_for(plan, m) * (_fill(stages, m, compute) + critical)
-    compute += stretch  # the kernels beside a hidden collective run on the SMs it leaves them
+    contention = sum(stretch.values())
+    compute += contention  # the kernels beside a hidden collective run on the SMs it leaves them
     total = compute + comm_exposed + bubble
     model_flops = _flops(workload.model, plan.recompute, workload.seq_len)[2]
     return StepTime(
@@ -380,7 +392,8 @@ def _step_time(workload: Workload, plan: Plan, cluster: Cluster, compute: float,
         critical=critical,
         exposed_phases=tuple((k[0], k[1], v) for k, v in by_phase.items()),
         stages=stages or (),
-        contention=stretch,
+        contention=contention,
+        contention_phases=tuple((ph, every, v) for (ph, every), v in stretch.items()),
     )
 
 
@@ -406,7 +419,8 @@ class ScalingPoint:
 
     ``efficiency`` = per-GPU throughput / the per-GPU throughput of the ``reference`` configuration
     (the smallest P in the series whose plan fits); ``losses`` are the shares of this step spent on
-    ``recompute`` (compute beyond the model FLOPs), ``communication`` (exposed) and ``bubble`` --
+    ``recompute`` (compute beyond the model FLOPs), ``communication`` (exposed, plus the compute the hidden
+    collectives' SMs cost: ``StepTime.contention``) and ``bubble`` --
     the step-timeline decomposition, whose changes from the reference explain E(P).
     """
 
@@ -458,8 +472,9 @@ def scaling_efficiency(workload: Workload, plans, cluster: Cluster,
     for plan, e in zip(pairs, estimates):
         st = e.step
         ratio = (st.tokens_per_s / plan.gpus) / (base.step.tokens_per_s / base.plan.gpus)
-        recompute = st.compute * (1 - share / model.flops_per_token(plan.recompute, s, plan.recompute_share(model)))
-        losses = (("recompute", recompute / st.total), ("communication", st.communication / st.total),
+        kernels = st.compute - st.contention
+        recompute = kernels * (1 - share / model.flops_per_token(plan.recompute, s, plan.recompute_share(model)))
+        losses = (("recompute", recompute / st.total), ("communication", (st.communication + st.contention) / st.total),
                   ("bubble", st.bubble / st.total))
         out.append(ScalingPoint(plan.gpus, plan, st.tokens_per_s, ratio, losses, e, base.plan.gpus))
     return tuple(out)

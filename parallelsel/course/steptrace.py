@@ -15,6 +15,7 @@ assumes they run:
   Zhao et al. 2023 §3.3 for FSDP prefetch); the part the estimate says is exposed becomes a wait:
   before the first forward block for gathers (the first unit cannot be prefetched) and after the
   last backward block for gradients (the last bucket cannot be hidden);
+* a pass beside hidden collectives is longer by the SMs they hold (``StepTime.contention_phases``);
 * a pipeline's bubble is idle time, half before the first forward (warm-up) and half after the
   last backward (cool-down), as on stage 0 of 1F1B.
 
@@ -118,6 +119,18 @@ def _pools(est: Estimate, m: int) -> dict[tuple[str, int], list[tuple[str, float
     return pools
 
 
+def _stretch(st, m: int) -> dict[tuple[str, int], float]:
+    """Seconds the SMs of hidden collectives add to each (phase, micro-batch) pass (``StepTime.contention_phases``),
+    on the passes :func:`_pools` puts those collectives beside: every micro-batch's, or the first forward and the
+    last backward."""
+    out: dict[tuple[str, int], float] = {}
+    for phase, every, seconds in st.contention_phases:
+        targets = range(m) if every else ([m - 1] if phase == "backward" else [0])
+        for mb in targets:
+            out[(phase, mb)] = out.get((phase, mb), 0.0) + seconds / len(targets)
+    return out
+
+
 def _pass(lanes: _Lanes, kind: str, seconds: float, blocks: int, mb: int, critical: dict[str, float], pool) -> None:
     """One micro-batch's forward or backward: blocks of compute, critical collectives after each,
     overlappable ones under the compute, their exposed part as a wait at the pass's edge."""
@@ -162,12 +175,15 @@ def step_trace(est: Estimate, blocks: int = 4) -> StepTrace:
     m = max(1, plan.microbatches(est.workload))
     per_mb_critical = {k: v / (2 * m) for k, v in _critical(est).items()}  # half in each pass
     pools = _pools(est, m)
-    fwd, bwd = st.forward / m, (st.compute - st.forward) / m
+    fwd, bwd = st.forward / m, (st.compute - st.contention - st.forward) / m
+    stretch = _stretch(st, m)
     lanes = _Lanes()
     lanes.compute("bubble", st.bubble / 2, 0)
     for mb in range(m):
-        _pass(lanes, "forward", fwd, blocks, mb, per_mb_critical, pools.get(("forward", mb), []))
-        _pass(lanes, "backward", bwd, blocks, mb, per_mb_critical, pools.get(("backward", mb), []))
+        _pass(lanes, "forward", fwd + stretch.get(("forward", mb), 0.0), blocks, mb, per_mb_critical,
+              pools.get(("forward", mb), []))
+        _pass(lanes, "backward", bwd + stretch.get(("backward", mb), 0.0), blocks, mb, per_mb_critical,
+              pools.get(("backward", mb), []))
     lanes.compute("bubble", st.bubble / 2, m - 1)
     segs = tuple(lanes.out)
     waits = sum(s.duration for s in segs if s.lane == "compute" and s.kind == "wait")

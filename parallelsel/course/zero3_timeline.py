@@ -27,7 +27,8 @@ how much overlaps:
 of a dense GPT (:func:`parallelsel.core.kernels.weight_pieces`, embeddings tied to the output layer as in
 Megatron-LM) and prices each collective with :func:`parallelsel.core.comm.collective_time` on the link the
 DP group crosses (:mod:`parallelsel.core.placement`). Not modelled: the copies into and out of the list of
-per-rank tensors that ``torch.distributed.all_gather`` / ``reduce_scatter`` take, and launch gaps.
+per-rank tensors that ``torch.distributed.all_gather`` / ``reduce_scatter`` take, launch gaps, and the SMs the
+overlapped gathers hold (which :func:`parallelsel.core.estimate.estimate` charges as ``StepTime.contention``).
 
 Examples:
     >>> import parallelsel as ps

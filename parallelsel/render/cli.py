@@ -680,7 +680,7 @@ def _cmd_memory(a, out) -> None:
                 "headroom": e.headroom, "margin": e.margin, "tight": e.tight,
                 "advisories": _reasons_json(e.advisories, a.lang), "total_bytes": mem.total,
                 "components_bytes": mem.as_dict(), "stage": mem.stage, "step_s": e.step.total,
-                "tokens_per_s": e.step.tokens_per_s, "mfu": e.step.mfu,
+                "tokens_per_s": e.step.tokens_per_s, "mfu": e.step.mfu, "contention_s": e.step.contention,
                 **({"calibration": _calibration_json(cal, a.lang)} if cal is not None else {})}
         out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return
@@ -801,7 +801,7 @@ def _cmd_check(a, out) -> None:
                 "memory_bytes": e.memory.total, "components_bytes": e.memory.as_dict(), "budget_bytes": e.budget,
                 "capacity_bytes": c.device.memory, "step_s": e.step.total, "tokens_per_s": e.step.tokens_per_s,
                 "mfu": e.step.mfu, "decomposition_s": e.step.decomposition, "exposed_s": dict(e.step.exposed),
-                "rank": x.rank, "best": None if best is None else _result_json(best, a.lang),
+                "contention_s": e.step.contention, "rank": x.rank, "best": None if best is None else _result_json(best, a.lang),
                 "step_vs_best": None if best is None or not e.fits else e.step.total / best.estimate.step.total,
                 "verdict": _reasons_json(x.verdict, a.lang), "fixes": _fixes_json(fx, a.lang)}
         out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")

@@ -121,8 +121,8 @@ ZH: dict[str, str] = {
     "best_setting": "最佳设置 {plan:plan}：每卡 {bytes:size} ≤ 上限 {budget:size}（余量 {margin:pct1}），步时 {seconds:secs}",
     "single_replica": "只用 {gpus} 卡：没有跨卡通信",
     "step_communication": ("每步通信 {total:secs}，其中掩盖不掉的 {exposed:secs}（占步时 {share:pct}）"
-                           "[；藏住的部分占着 NCCL 的 SM，计算因此多花 {contention:secs}]"),
-    "communication_hidden": "每步通信 {total:secs}，全部被计算掩盖[，但占着 NCCL 的 SM，计算因此多花 {contention:secs}]",
+                           "[；被掩盖的部分仍让 NCCL 占着一些 SM，计算因此多花 {contention:secs}]"),
+    "communication_hidden": "每步通信 {total:secs}，全部被计算掩盖[，但仍让 NCCL 占着一些 SM，计算因此多花 {contention:secs}]",
     "dp_simplest": "模型与优化器状态放得下单卡，DP 最简单：{dp} 卡各算 {sequences} 条序列",
     "dp_batch_limits_degree": "全局批量 {global_batch} 只能整除到 {dp} 路 DP，{idle} 卡闲置",
     "fsdp_shards_states": "ZeRO-{zero} 把状态分到 {shards} 卡：每卡状态 {states:size}[，gather 峰值 {gather_peak:size}]",

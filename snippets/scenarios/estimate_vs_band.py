@@ -4,7 +4,7 @@
 from dataclasses import replace
 
 import parallelsel as ps
-from parallelsel.core.comm import NCCL_SMS, collective_sm_share
+from parallelsel.core.comm import NCCL_SM_BANDWIDTH
 from parallelsel.core.hardware import TRAINING_SHARE
 from parallelsel.core.kernels import FLASH_SHARE
 from parallelsel.course.references import LLAMA2_70B_PRETRAINING as run, PUBLISHED_MFU
@@ -20,8 +20,8 @@ best = result.best.estimate
 
 print(f"未校准的估计用到的速率：矩阵乘上限 {fmt_pct(best.cluster.device.gemm_efficiency)}（公开的 MAMF 基准 × "
       f"训练步比例 {TRAINING_SHARE:g}，后者在一个 Megatron-LM 实测运行上拟合），融合注意力按它的 {fmt_pct(FLASH_SHARE, 0)}，"
-      f"数据并行与 FSDP 的通信藏在计算后面时，NCCL 占住 {NCCL_SMS} 个 SM（这张卡的 "
-      f"{fmt_pct(collective_sm_share(best.cluster.device), 0)}），旁边的计算相应变慢。\n")
+      f"数据并行与 FSDP 的通信藏在计算后面时，NCCL 每 {NCCL_SM_BANDWIDTH / 1e9:.1f} GB/s 总线带宽占住一个 SM，"
+      f"旁边的计算相应变慢。\n")
 
 # 1. The same plan, done the way Korthikanti et al.'s Table 5 runs were (standard attention, selective
 #    recomputation, plain 1F1B): the A100 rows of the band.
