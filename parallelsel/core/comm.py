@@ -155,7 +155,8 @@ class Traffic:
         """
         if self.time <= 0:
             return 0.0
-        return min(float(NCCL_MAX_CHANNELS), max(1.0, self.sent / self.time / NCCL_SM_BANDWIDTH))
+        busbw = self.calls * self.nbytes * _bus(self.op, self.group) / self.time  # (op and group checked at build)
+        return min(float(NCCL_MAX_CHANNELS), max(1.0, busbw / NCCL_SM_BANDWIDTH))
 
 
 DDP_BUCKET_BYTES = 25 * 2**20

@@ -345,16 +345,25 @@ def _overlap(items, phase_compute: dict[str, float], m: int,
             if it.op != "p2p":
                 critical += bare
     for (phase, p2p), pool in pools.items():
-        busy = sum(it.time for it in pool)
+        charged = bool(sms) and not p2p
+        busy = tail = held = 0.0
+        calls = 0
+        for it in pool:  # one pass: busy time, most calls, the largest last unit, SM-seconds held
+            t = it.time
+            busy += t
+            calls = max(calls, it.calls)
+            if t > 0:
+                tail = max(tail, t / (it.calls * it.units))
+                if charged:
+                    held += t * it.sms
         if busy <= 0:
             continue
-        window = phase_compute[phase] * min(1.0, max(it.calls for it in pool) / m)
-        tail = max(it.time / (it.calls * it.units) for it in pool if it.time > 0)
-        share = 0.0 if p2p or not sms else sum(it.time * it.sms for it in pool) / busy / sms
+        window = phase_compute[phase] * min(1.0, calls / m)
+        share = held / busy / sms if charged else 0.0
         # A device whose SMs the collectives would all hold gains nothing from overlap: the traffic is exposed.
         hidden = 0.0 if share >= 1.0 else min(max(0.0, busy - tail), window / (1.0 - share))
         if share * hidden > 0:
-            every = max(it.calls for it in pool) >= m   # beside every micro-batch's pass, or one
+            every = calls >= m   # beside every micro-batch's pass, or one
             stretch[(phase, every)] = stretch.get((phase, every), 0.0) + share * hidden
         left = busy - hidden
         for it in pool:

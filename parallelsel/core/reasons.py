@@ -44,24 +44,33 @@ __all__ = ["Reason", "codes", "first", "to_json"]
 _CODE = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")
 
 
-def _freeze(value, where: str):
-    """A read-only copy of ``value``: lists become tuples, mappings become read-only mappings."""
+def _freeze(value, where):
+    """A read-only copy of ``value``: lists become tuples, mappings become read-only mappings. ``where`` is the
+    value's path (a name, or (parent path, key or index)), spelt out only in an error."""
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise ValueError(f"{where}={value!r}: reason values must be finite numbers")
+            raise ValueError(f"{_path(where)}={value!r}: reason values must be finite numbers")
         return value
     if isinstance(value, Mapping):
-        return MappingProxyType({str(k): _freeze(v, f"{where}[{k!r}]") for k, v in value.items()})
+        return MappingProxyType({str(k): _freeze(v, (where, k)) for k, v in value.items()})
     if isinstance(value, (list, tuple)):
-        return tuple(_freeze(v, f"{where}[{i}]") for i, v in enumerate(value))
+        return tuple(_freeze(v, (where, i)) for i, v in enumerate(value))
     if hasattr(value, "__index__"):  # numpy integers
         return int(value)
     if hasattr(value, "__float__") and not isinstance(value, (bytes, complex)):  # numpy floats
         return _freeze(float(value), where)
-    raise ValueError(f"{where}={value!r}: a reason value must be a number, str, None, tuple or mapping, "
+    raise ValueError(f"{_path(where)}={value!r}: a reason value must be a number, str, None, tuple or mapping, "
                      f"got {type(value).__name__}")
+
+
+def _path(where) -> str:
+    """``values['a'][0]`` from the nested (parent, key) pairs :func:`_freeze` passes down."""
+    if isinstance(where, str):
+        return where
+    parent, key = where
+    return f"{_path(parent)}[{key!r}]"
 
 
 def _key(value):
