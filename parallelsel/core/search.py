@@ -622,7 +622,10 @@ def _search_group(space: _Space, tally: _Tally, g: _Group) -> None:
                 base = {"dp": g.dp, "tp": g.tp, "pp": g.pp, "sp": sp, "schedule": sched, "chunks": chunks,
                         "ep": ep, "cp": g.cp, "stage_layers": g.split, "p2p_overlap": space.fixed.get("p2p_overlap"),
                         "tp_overlap": True if ov else space.fixed.get("tp_overlap")}
-                _search_micro(space, tally, base, zs, mbs, rcs, cands, g.memo, _p2p_hidden(w, base))
+                hidden = g.memo.get(("p2p", sched, chunks))  # (sends overlap by schedule and chunks: once a group)
+                if hidden is None:
+                    hidden = g.memo[("p2p", sched, chunks)] = _p2p_hidden(w, base)
+                _search_micro(space, tally, base, zs, mbs, rcs, cands, g.memo, hidden)
     for lb, plan, fewer in sorted(cands, key=lambda c: c[0]):
         if lb > tally.bound():
             continue  # fits, cannot reach the top N: counted under ranked_below_top
