@@ -90,9 +90,18 @@ class StepTime:
     exposed_phases: tuple[tuple[str, str, float], ...] = ()
     stages: tuple[tuple[float, float], ...] = ()
     """Per pipeline rank, (forward, backward) compute seconds of one micro-batch (empty for the flat model)."""
-    contention: float = 0.0
     contention_phases: tuple[tuple[str, bool, float], ...] = ()
     """``contention`` by (phase, beside every micro-batch's pass or only one, seconds)."""
+
+    @property
+    def contention(self) -> float:
+        """Seconds of ``compute`` the compute beside hidden collectives loses to the SMs they hold."""
+        return sum(seconds for _, _, seconds in self.contention_phases)
+
+    @property
+    def kernels(self) -> float:
+        """``compute`` without ``contention``: the kernels' own seconds."""
+        return self.compute - self.contention
 
     @property
     def decomposition(self) -> dict[str, float]:
@@ -159,8 +168,7 @@ class Estimate:
         """
         m = max(1, self.plan.microbatches(self.workload))
         half = self.step.critical / (2 * m)
-        backward = self.step.compute - self.step.contention - self.step.forward
-        return self.step.forward / m + half, backward / m + half
+        return self.step.forward / m + half, (self.step.kernels - self.step.forward) / m + half
 
     def stage_pass_times(self) -> tuple[list[float], list[float]]:
         """Per pipeline rank, seconds of one micro-batch's forward and backward pass: each rank's own
@@ -384,8 +392,7 @@ def _step_time(workload: Workload, plan: Plan, cluster: Cluster, compute: float,
     stages = phase_compute.get("stages")
     # (the bubble is the kernels' fill: the stretch falls on the once-a-step collectives' pass, not the fill)
     bubble = bubble_overhead_for(plan, m) * (_fill(stages, m, compute) + critical)
-    contention = sum(stretch.values())
-    compute += contention  # the kernels beside a hidden collective run on the SMs it leaves them
+    compute += sum(stretch.values())  # the kernels beside a hidden collective run on the SMs it leaves them
     total = compute + comm_exposed + bubble
     model_flops = _flops(workload.model, plan.recompute, workload.seq_len)[2]
     return StepTime(
@@ -401,7 +408,6 @@ def _step_time(workload: Workload, plan: Plan, cluster: Cluster, compute: float,
         critical=critical,
         exposed_phases=tuple((k[0], k[1], v) for k, v in by_phase.items()),
         stages=stages or (),
-        contention=contention,
         contention_phases=tuple((ph, every, v) for (ph, every), v in stretch.items()),
     )
 
@@ -481,8 +487,7 @@ def scaling_efficiency(workload: Workload, plans, cluster: Cluster,
     for plan, e in zip(pairs, estimates):
         st = e.step
         ratio = (st.tokens_per_s / plan.gpus) / (base.step.tokens_per_s / base.plan.gpus)
-        kernels = st.compute - st.contention
-        recompute = kernels * (1 - share / model.flops_per_token(plan.recompute, s, plan.recompute_share(model)))
+        recompute = st.kernels * (1 - share / model.flops_per_token(plan.recompute, s, plan.recompute_share(model)))
         losses = (("recompute", recompute / st.total), ("communication", (st.communication + st.contention) / st.total),
                   ("bubble", st.bubble / st.total))
         out.append(ScalingPoint(plan.gpus, plan, st.tokens_per_s, ratio, losses, e, base.plan.gpus))

@@ -175,7 +175,7 @@ def step_trace(est: Estimate, blocks: int = 4) -> StepTrace:
     m = max(1, plan.microbatches(est.workload))
     per_mb_critical = {k: v / (2 * m) for k, v in _critical(est).items()}  # half in each pass
     pools = _pools(est, m)
-    fwd, bwd = st.forward / m, (st.compute - st.contention - st.forward) / m
+    fwd, bwd = st.forward / m, (st.kernels - st.forward) / m
     stretch = _stretch(st, m)
     lanes = _Lanes()
     lanes.compute("bubble", st.bubble / 2, 0)

@@ -12,9 +12,8 @@ model_flops = work.model.model_flops_per_token(work.seq_len) * work.tokens
 train_flops = work.model.flops_per_token(e.plan.recompute, work.seq_len) * work.tokens
 # The kernel model's compute time, read back as a share of peak (GEMM shapes, attention, memory-bound work); the
 # SMs hidden collectives hold (StepTime.contention) count with the communication.
-kernels = st.compute - st.contention
-achieved = train_flops / (kernels * cluster.device.peak_flops * e.plan.gpus)
-recompute = kernels * (1 - model_flops / train_flops)
+achieved = train_flops / (st.kernels * cluster.device.peak_flops * e.plan.gpus)
+recompute = st.kernels * (1 - model_flops / train_flops)
 comm = st.communication + st.contention
 assert abs(achieved * (1 - (recompute + comm + st.bubble) / st.total) - st.mfu) < 1e-9
 rows = [["算子按本方案的矩阵形状实际达到的峰值占比", f"{achieved:.1%}"],

@@ -12,7 +12,7 @@ work = ps.Workload(ps.MODELS["llama3-70b"], global_batch=512)
 cluster = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=8, gpus_per_node=8)
 best = search(work, cluster, top=1).best
 st, plan = best.estimate.step, best.plan
-compute = (st.compute - st.contention) / FP8_SPEEDUP + st.contention  # (the SMs NCCL holds: as the traffic)
+compute = st.kernels / FP8_SPEEDUP + st.contention  # (the SMs NCCL holds: as the traffic)
 bubble = bubble_overhead_for(plan, plan.microbatches(work)) * (compute + st.critical)
 fp8_total = compute + st.communication + bubble
 mem = breakdown(work, plan)
