@@ -41,7 +41,7 @@ from .hardware import Cluster
 from .kernels import compute_time, optimizer_time, stage_compute_times
 from .memory import DEFAULT_HEADROOM, TIGHT_MARGIN, MemoryBreakdown, check_headroom, breakdown, usable_memory
 from .pipeline import bubble_overhead, onef1b_bubble_time, zb_h1_bubble_time
-from .plan import Plan, Workload, constraint_violations
+from .plan import Plan, Workload, constraint_violations, with_stack_split
 from .reasons import Reason
 from .stacks import STACKS, pp_zero_stack, stack_fused
 
@@ -267,6 +267,7 @@ def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float
     even for plans that do not fit (see the module docstring for the time model).
     """
     eff, room = _check_args(workload, plan, cluster, efficiency, headroom)
+    plan = with_stack_split(workload, plan)   # no split stated on layers that do not divide: the stack's own
     mem = breakdown(workload, plan)
     usable = usable_memory(cluster.device, plan)
     reasons, stack = _reasons(workload, plan, cluster, mem, usable, room)

@@ -58,7 +58,7 @@ from dataclasses import dataclass
 
 from ._check import ParallelselError, choice
 from .model import RECOMPUTE
-from .plan import Plan, Workload, megatron_split
+from .plan import Plan, Workload, megatron_split, rank_layers, torchtitan_split
 from .stacks import STACKS
 
 __all__ = ["LAUNCHERS", "LAUNCHER_SOURCES", "LaunchConfig", "LauncherError", "export", "header", "options",
@@ -200,10 +200,29 @@ def _ends_and_middle(plan: Plan) -> tuple[int, int, int] | None:
     return sl[0], m, sl[-1]
 
 
+def _torchtitan_less(plan: Plan) -> tuple[int, int] | None:
+    """``(first_less, last_less)`` with which torchtitan, given no ``pipeline_parallel_layers_per_stage``, builds
+    ``plan``'s split itself (:func:`parallelsel.core.plan.torchtitan_split` over one stage a rank: the units spread
+    evenly, the spare ones on the earliest stages), or None when no pair does (or the plan interleaves)."""
+    sl = plan.stage_layers
+    if sl is None or plan.chunks > 1:
+        return None
+    layers = sum(sl)
+    for a in range(max(sl) + 1):
+        for b in range(max(sl) + 1):
+            try:
+                if torchtitan_split(layers, plan.pp, a, b) == sl:
+                    return a, b
+            except ParallelselError:
+                continue
+    return None
+
+
 def _refuse_split(plan: Plan) -> list:
-    """An uneven split torchtitan's options cannot express (interleaved, or middle stages that differ) is refused
-    (Megatron-LM states any split in its explicit layout: :func:`_megatron_layout`)."""
-    if plan.stage_layers is None or _ends_and_middle(plan) is not None:
+    """An uneven split torchtitan's options cannot express (interleaved, or middle stages that differ and not as
+    its own default spreads them: :func:`_torchtitan_less`) is refused (Megatron-LM states any split in its
+    explicit layout: :func:`_megatron_layout`)."""
+    if plan.stage_layers is None or _ends_and_middle(plan) is not None or _torchtitan_less(plan) is not None:
         return []
     return [("launcher_stage_layers", {"stage_layers": "/".join(map(str, plan.stage_layers))})]
 
@@ -468,10 +487,14 @@ def _torchtitan(workload: Workload, plan: Plan) -> dict:
         par["pipeline_parallel_first_stage_less_layers"] = 0
         par["pipeline_parallel_last_stage_less_layers"] = 0
         ends = _ends_and_middle(plan)
+        less = None if ends is not None else _torchtitan_less(plan)
         if ends is not None:  # an uneven split: the end stages hold fewer layers than the middle ones
             par["pipeline_parallel_layers_per_stage"] = ends[1]
             par["pipeline_parallel_first_stage_less_layers"] = ends[1] - ends[0]
             par["pipeline_parallel_last_stage_less_layers"] = ends[1] - ends[2]
+        elif less is not None:  # middle stages differ as torchtitan spreads them itself: one stage a rank
+            del par["pipeline_parallel_layers_per_stage"]
+            par["pipeline_parallel_first_stage_less_layers"], par["pipeline_parallel_last_stage_less_layers"] = less
         par["pipeline_parallel_microbatch_size"] = b
     par["context_parallel_degree"] = plan.cp
     par["expert_parallel_degree"] = plan.ep
@@ -808,6 +831,19 @@ def _torchtitan_stages(par: dict, plan: dict, layers: int | None, local: int) ->
             plan["stage_layers"] = split  # the end stages hold fewer transformer layers than the middle ones
     else:
         plan["chunks"] = 2 if kinds[sched] == "interleaved" else 1  # pipeline_llm's default stages per rank
+        if layers is not None:
+            # No layers per stage: torchtitan spreads the layers over pp x chunks virtual stages itself, the
+            # embedding and the output weighing first/last_stage_less_layers (default 1 each) -- not evenly.
+            first = _int("first_stage_less_layers", par.get("pipeline_parallel_first_stage_less_layers", 1))
+            last = _int("last_stage_less_layers", par.get("pipeline_parallel_last_stage_less_layers", 1))
+            try:
+                split = rank_layers(torchtitan_split(layers, pp * plan["chunks"], first, last), pp, plan["schedule"])
+            except ParallelselError:
+                _bad("pipeline_parallel_degree", pp, f"leaves a stage of the {layers} layers empty")
+            if len(set(split)) > 1:
+                plan["stage_layers"] = split
+                if first or last:
+                    notes.append(("launcher_stage_weights", {"first": first, "last": last}))
     if plan["chunks"] == 1 and plan["schedule"] == "interleaved":
         plan["schedule"] = "1f1b"
     return notes

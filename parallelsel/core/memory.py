@@ -33,6 +33,7 @@ from typing import NamedTuple
 from ._check import ParallelselError, choice, flag, positive_int, positive_number, record
 from .model import ATTENTION, MODELS, RECOMPUTE, Transformer, block_matmuls
 from .pipeline import KINDS, last_stage_inflight, peak_inflight
+from .plan import with_stack_split
 from .recipe import RECIPES, Recipe
 from .stacks import STACKS, effective_zero, stack_fused, state_shards, wire_bytes
 
@@ -872,6 +873,7 @@ def breakdown(workload, plan) -> MemoryBreakdown:
     computed too (the micro-batches in flight never grow from one stage to the next in any schedule a
     Plan names, so the first of equal stages is the fullest).
     """
+    plan = with_stack_split(workload, plan)  # no split stated on layers that do not divide: the stack's own
     first = _stage_breakdown(workload, plan, 0, layers_on(plan, 0))
     if plan.pp == 1:
         return first

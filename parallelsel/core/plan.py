@@ -144,7 +144,9 @@ class Plan:
     ``stage_layers``: an uneven pipeline split, the transformer layers of each pipeline rank in stage
     order (``pp`` entries summing to the model's layers; with ``chunks`` > 1 each rank's layers are
     spread over its chunks, so every entry must be at least ``chunks``). None (the default) splits
-    the layers evenly, ``layers / pp`` per rank. The embedding sits on the first rank and the output
+    the layers evenly, ``layers / pp`` per rank; where they do not divide, it means the split the workload's
+    stack builds for a job that states none (:func:`stack_split`: DeepSpeed and torchtitan split unevenly by
+    themselves, Megatron-Core refuses), which :func:`parallelsel.core.estimate.estimate` writes into its plan. The embedding sits on the first rank and the output
     layer and loss on the last, whatever the split; memory, step time and the pipeline's pace follow
     each rank's own layers (:func:`stage_layer_counts`). Build it from the launchers' flags with
     :func:`megatron_split` (``--decoder-first/last-pipeline-num-layers``,
@@ -417,6 +419,72 @@ def torchtitan_split(layers: int, pp: int, first_less: int = 1, last_less: int =
     return tuple(split)
 
 
+V_SCHEDULES = ("zbv", "dualpipev")
+"""Schedules that place two virtual stages a rank in a V (rank r holds stages r and 2 pp - 1 - r; PyTorch's
+``generate_stage_to_rank_mapping(style="v")``); the other interleaved schedules loop (r, r + pp, ...)."""
+
+
+def stack_split(stack: str, layers: int, pp: int, chunks: int = 1, schedule: str = "1f1b") -> tuple[int, ...] | None:
+    """The per-rank layers ``stack`` builds when a job of ``layers`` layers on ``pp`` ranks x ``chunks`` virtual
+    stages states no split, or None where that is the even split or the stack builds none (Megatron-Core asserts
+    that the layers divide: :data:`parallelsel.core.stacks.PP_SPLITS`).
+
+    * torchtitan (``"ends-as-layers"``): :func:`torchtitan_split` over the ``pp x chunks`` virtual stages with
+      its default ``pipeline_parallel_first/last_stage_less_layers`` of 1, each rank holding the virtual stages
+      its schedule gives it (:data:`V_SCHEDULES`, else looped).
+    * DeepSpeed (``"earliest-first"``): ``PipelineModule`` balances the transformer layers (Megatron-DeepSpeed's
+      ``partition_method='type:transformer'``) by the linear partition that minimises the spread of layers a
+      stage; its tie rule puts the ``layers mod pp`` spare layers on the earliest stages. tests/test_stack_split.py
+      checks this closed form against that dynamic programme.
+
+    >>> stack_split("deepspeed", 70, 12)      # BLOOM's 70 layers on 12 stages, as Megatron-DeepSpeed builds them
+    (6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 5, 5)
+    >>> stack_split("torchtitan", 126, 8)     # Llama 3.1 405B on 8 stages
+    (15, 16, 16, 16, 16, 16, 16, 15)
+    >>> stack_split("megatron-core", 70, 12) is None
+    True
+    """
+    stages = pp * chunks
+    if pp == 1 or layers % stages == 0 or stages > layers:
+        return None
+    rule = STACKS[stack].pp_split
+    if rule == "divisible":
+        return None
+    if rule == "earliest-first":
+        q, r = divmod(layers, stages)
+        return rank_layers([q + (i < r) for i in range(stages)], pp, schedule)
+    try:
+        return rank_layers(torchtitan_split(layers, stages), pp, schedule)
+    except ParallelselError:
+        return None  # a virtual stage would hold no layer: torchtitan refuses too
+
+
+def rank_layers(virtual, pp: int, schedule: str = "1f1b") -> tuple[int, ...]:
+    """Layers on each of ``pp`` ranks from the layers of each virtual stage in pipeline order: a rank holds the
+    virtual stages its schedule gives it (:data:`V_SCHEDULES`, else looped: r, r + pp, ...).
+
+    >>> rank_layers([4, 5, 4, 4, 4, 4, 4, 3], 4), rank_layers([4, 5, 4, 4, 4, 4, 4, 3], 4, "zbv")
+    ((8, 9, 8, 7), (7, 9, 8, 8))
+    """
+    virtual = tuple(virtual)
+    n = len(virtual)
+    if n == pp:
+        return virtual
+    owner = ([min(i % (2 * pp), 2 * pp - 1 - i % (2 * pp)) for i in range(n)] if schedule in V_SCHEDULES
+             else [i % pp for i in range(n)])
+    return tuple(sum(k for k, o in zip(virtual, owner) if o == r) for r in range(pp))
+
+
+def with_stack_split(workload: "Workload", plan: "Plan") -> "Plan":
+    """``plan`` with the split its workload's stack builds (:func:`stack_split`) written out where it states none
+    and its layers do not divide over the pipeline; else ``plan`` itself. A plan with no split means the even
+    split; where there is none, a job that names no split runs its stack's own, and so is timed on that."""
+    if plan.stage_layers is not None or plan.pp == 1:
+        return plan
+    split = stack_split(workload.stack, workload.model.layers, plan.pp, plan.chunks, plan.schedule)
+    return plan if split is None else replace(plan, stage_layers=split)
+
+
 def balanced_split(layers: int, pp: int, head: float = 0.0, embedding: float = 0.0, chunks: int = 1) -> tuple[int, ...]:
     """The split of ``layers`` over ``pp`` ranks whose slowest rank is fastest, when the first rank also runs
     the embedding (``embedding`` layers' worth of time) and the last the output layer and loss (``head``).
@@ -660,6 +728,7 @@ def constraint_violations(workload: Workload, plan: Plan, cluster: Cluster | Non
     'heads_not_divisible ffn_not_divisible batch_below_dp'
     """
     m = workload.model
+    plan = with_stack_split(workload, plan)
     return (cluster_violations(plan.gpus, cluster) + tp_violations(m, plan.tp)
             + pp_violations(m, plan.pp, plan.chunks, plan.stage_layers)
             + batch_violations(workload.global_batch, plan.dp, plan.micro_batch, plan.schedule, plan.pp)

@@ -59,9 +59,9 @@ from .model import RECOMPUTE
 from .placement import group_reasons
 from .plan import (MICRO_BATCHES, SCHEDULES, Plan, Workload, balanced_stage_layers, batch_violations, constraint_violations,
                    cp_violations, divisors, ep_violations, megatron_split, p2p_overlap_on, pp_violations,
-                   stage_layer_counts, tp_overlap_violations, tp_violations)
+                   stack_split, stage_layer_counts, tp_overlap_violations, tp_violations)
 from .reasons import Reason
-from .stacks import STACKS, pp_zero_reason, recompute_layer_counts, stack_fused, zero_ranks
+from .stacks import DEFAULT_STACK, STACKS, pp_zero_reason, recompute_layer_counts, stack_fused, zero_ranks
 
 __all__ = ["DECIDERS", "EXCLUSIONS", "Explanation", "Fix", "Ranked", "SearchResult", "enumerates", "explain", "fixes",
            "search", "tie_set"]
@@ -231,7 +231,7 @@ def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
     return fixed
 
 
-def _splits(fixed: dict, pp: int, model) -> list[tuple[int, ...] | None]:
+def _splits(fixed: dict, pp: int, model, stack: str = DEFAULT_STACK) -> list[tuple[int, ...] | None]:
     """The pipeline splits the search gives ``pp`` stages: a pinned ``stage_layers``; else the balanced split
     (:func:`parallelsel.core.plan.balanced_split`, the output layer and loss weighed by their FLOPs against a
     layer's; None when that is the even split); when the layers divide and the balanced split is uneven, the
@@ -241,7 +241,9 @@ def _splits(fixed: dict, pp: int, model) -> list[tuple[int, ...] | None]:
     the loss counted as layers: Megatron-Core's ``--account-for-embedding/loss-in-pipeline-split``,
     Megatron-DeepSpeed's ``--pp-partition-method type:transformer|embedding`` that BLOOM's 70 layers ran on 12
     stages with, torchtitan's ``pipeline_parallel_first/last_stage_less_layers = 1``), so a job run either way
-    is enumerated and ranked, not only its balanced neighbour."""
+    is enumerated and ranked, not only its balanced neighbour; and where the layers do not divide, the split
+    ``stack`` builds for a job that names none (:func:`parallelsel.core.plan.stack_split`: DeepSpeed's partitioner,
+    torchtitan's stage builder)."""
     if "stage_layers" in fixed:
         return [fixed["stage_layers"]]
     split = balanced_stage_layers(model, pp)
@@ -250,6 +252,9 @@ def _splits(fixed: dict, pp: int, model) -> list[tuple[int, ...] | None]:
         ends = megatron_split(model.layers, pp, account_for_embedding=True, account_for_loss=True)
         if ends not in out:
             out.append(ends)
+    own = stack_split(stack, model.layers, pp)
+    if own is not None and own not in out:
+        out.append(own)
     return out
 
 
@@ -804,7 +809,7 @@ def enumerates(workload: Workload, cluster: Cluster, plan: Plan, fixed: dict | N
     split = plan.stage_layers
     if split is not None and m.layers % plan.pp == 0 and split == stage_layer_counts(m.layers, plan.pp):
         split = None  # an explicit even split is the even split
-    if split not in _splits(space.fixed, plan.pp, m):
+    if split not in _splits(space.fixed, plan.pp, m, workload.stack):
         return False
     zse, sps, mbs, rcs, scheds = _knobs(space, plan.tp, plan.cp, plan.pp, plan.dp, split)
     k, per = plan.recompute_layers, m.layers // (plan.pp * plan.chunks)
@@ -878,7 +883,7 @@ def _search(workload: Workload, cluster: Cluster, top: int, pins: dict, headroom
     tally = _Tally(top=top, exhaustive=_exhaustive)
     m = workload.model
     groups = [g for g in (_prepare_group(space, tally, *d, split) for d in _degrees(space)
-                          for split in _splits(space.fixed, d[2], m)) if g is not None]
+                          for split in _splits(space.fixed, d[2], m, workload.stack)) if g is not None]
     for g in sorted(groups, key=lambda g: g.bound):
         if math.isfinite(g.bound) and g.bound > tally.bound():  # (infinite: the batch rule refuses them all)
             tally.excluded["bound_exceeds_best"] += g.n  # no plan of it can reach the top N: neither checked for memory nor timed

@@ -37,7 +37,7 @@ from ._check import Catalogue, ParallelselError, choice
 from .reasons import Reason
 
 __all__ = ["COMPILE_SCOPES", "DEFAULT_STACK", "DTYPE_BYTES", "EXEC_MODES", "FUSIBLE_OPS", "P2P_OVERLAP_SCHEDULES",
-           "STACKS", "TP_OVERLAP_PAIRS", "TP_OVERLAP_STAGING", "Stack", "effective_zero", "pp_zero_reason",
+           "PP_SPLITS", "STACKS", "TP_OVERLAP_PAIRS", "TP_OVERLAP_STAGING", "Stack", "effective_zero", "pp_zero_reason",
            "pp_zero_stack", "recompute_layer_counts", "sp_layout_copies", "stack_fused", "stack_of", "state_shards",
            "wire_bytes", "zero_ranks"]
 
@@ -60,6 +60,14 @@ P2P_OVERLAP_SCHEDULES = ("interleaved",)
 """The pipeline schedules whose stage-to-stage sends a stack can overlap with compute: the interleaved one,
 where each send has another chunk's work to hide behind (Megatron-LM turns ``overlap_p2p_comm`` off for the
 others, ``megatron/training/arguments.py`` L1010-1012 @d98e8a6)."""
+
+PP_SPLITS = ("divisible", "ends-as-layers", "earliest-first")
+"""How a stack splits the transformer layers over the pipeline when the job states no split
+(:attr:`Stack.pp_split`): ``"divisible"`` -- evenly, and the layers must divide (Megatron-LM asserts it; other
+splits only with ``--decoder-first/last-pipeline-num-layers`` or ``--pipeline-model-parallel-layout``);
+``"ends-as-layers"`` -- the embedding and the output layer count as one layer each and the units are spread as
+evenly as they go, the spare ones on the earliest stages (torchtitan); ``"earliest-first"`` -- the layers
+alone spread as evenly as they go, the spare ones on the earliest stages (DeepSpeed's ``PipelineModule``)."""
 
 TP_OVERLAP_PAIRS = ("forward", "backward-ag", "backward-rs")
 """Collective-GEMM pairs a TP overlap can fuse: the forward all-gathers and reduce-scatters (and a recomputed
@@ -113,6 +121,8 @@ class Stack:
       3); ``ddp_alone``: plain DDP (ZeRO-0 over DP > 1) only as the job's one dimension (torchtitan's
       ``parallelize.py``: "DDP has not supported > 1D parallelism"); ``tp_sp_always``: its TP always comes with
       sequence parallelism (torchtitan's TP plan shards the norms by sequence: ``SequenceParallel``).
+    * ``pp_split``: how it splits the layers over the pipeline when the job states no split (:data:`PP_SPLITS`;
+      :func:`parallelsel.core.plan.stack_split`).
     * ``pp_zero``: ZeRO stages it runs together with PP; ``pp_fsdp_reshard``: with PP and FSDP,
       whether weights are resharded after each forward (None: it does not run FSDP with PP).
     * ``modes``: the execution modes it runs (:data:`EXEC_MODES`), first the one without
@@ -166,6 +176,7 @@ class Stack:
     ddp_alone: bool = False
     tp_sp_always: bool = False
     zero3_live: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    pp_split: str = "divisible"
 
     def __post_init__(self):
         for f in ("grad_reduce_dtype", "param_gather_dtype"):
@@ -187,6 +198,7 @@ class Stack:
         if self.tp_overlap_staging is not None:
             choice("tp_overlap_staging", self.tp_overlap_staging, TP_OVERLAP_STAGING)
         choice("recompute_layers", self.recompute_layers, ("", "any", "every-nth"))
+        choice("pp_split", self.pp_split, PP_SPLITS)
 
     @property
     def model_state_bytes(self) -> float:
@@ -231,7 +243,9 @@ STACKS: dict[str, Stack] = Catalogue("stack", {
                 "parallel gathers and reduce-scatters along the first dimension of [s, b, h]); arguments.py L3118-3120 "
                 "(--no-overlap-p2p-communication: overlap on by default since 4eeff55, 2023-10-12) and L1000-1017 "
                 "(only with the interleaved schedule); Megatron-Bridge training/comm_overlap.py sets "
-                "overlap_p2p_comm when virtual pipeline stages > 1"),
+                "overlap_p2p_comm when virtual pipeline stages > 1; arguments.py validate_args (\"Number of layers "
+                "should be divisible by the pipeline-model-parallel size\" unless --decoder-first/last-pipeline-num-"
+                "layers or --pipeline-model-parallel-layout state the split)"),
         grad_reduce_dtype="fp32", param_gather_dtype="bf16", recipe="bf16-adam-fp32grad", optimizer_shard="dp_cp",
         reduce_in_grad_buffer=True, overlap_pp_p2p=("interleaved",),
         overlap_grad_reduce=(), overlap_param_gather=(), overlap_tp_comm=False, tp_overlap=True,
@@ -257,7 +271,10 @@ STACKS: dict[str, Stack] = Catalogue("stack", {
                 "_LossParallelCrossEntropy; before it torch's loss_parallel(), train.py L131-134 and utils.py "
                 "L196-201 @9dec370); async TP: torch/_inductor/fx_passes/micro_pipeline_tp.py (a reduce-scatter "
                 "fuses only when its input is one matmul; the separate wq/wk/wv, w1/w3 make input gradients sums), "
-                "torch/distributed/_symmetric_memory"),
+                "torch/distributed/_symmetric_memory; config/job_config.py Parallelism "
+                "pipeline_parallel_first/last_stage_less_layers (default 1) and distributed/pipeline_parallel.py "
+                "generate_llm_fqn_per_model_part (embedding and output weigh that many layers, units spread evenly, "
+                "the spare ones on the earliest stages)"),
         grad_reduce_dtype="fp32", param_gather_dtype="bf16", recipe="bf16-compute-fp32-adam", optimizer_shard="dp_cp",
         overlap_grad_reduce=(0, 1, 2, 3), overlap_param_gather=(1, 2, 3), overlap_tp_comm=False, tp_overlap=True,
         tp_overlap_needs=("compile",), tp_overlap_pairs=("forward", "backward-ag"),
@@ -267,7 +284,7 @@ STACKS: dict[str, Stack] = Catalogue("stack", {
         pp_zero=(0, 3), pp_fsdp_reshard=False,
         modes=("eager", "compile"),
         fused={"eager": ("attention",), "compile": ("attention", "rmsnorm", "swiglu", "rope", "fp8_cast", "cross_entropy")},
-        seq_dim=1, sp_gathered_inputs=True, loss_parallel=True),
+        seq_dim=1, sp_gathered_inputs=True, loss_parallel=True, pp_split="ends-as-layers"),
     "deepspeed": Stack(
         key="deepspeed", name="DeepSpeed", version="0.19.5",
         source=(f"{_DS}: deepspeed/runtime/constants.py L285-286 and engine.py L1405-1416 (communication_data_type "
@@ -278,13 +295,18 @@ STACKS: dict[str, Stack] = Catalogue("stack", {
                 "activation_checkpointing (full layers); ZeRO-3 gathers parameters in the model dtype, module by "
                 "module: zero/partitioned_param_coordinator.py fetch_sub_module L310, prefetch capped at max_live_parameters "
                 "L452-454; zero/config.py L113 (reduce_bucket_size 5e8), L215 (stage3_prefetch_bucket_size 5e7), L238 "
-                "(max_live_parameters 1e9), stage3.py L731-733 (contiguous gradient bucket of reduce_bucket_size)"),
+                "(max_live_parameters 1e9), stage3.py L731-733 (contiguous gradient bucket of reduce_bucket_size); "
+                "runtime/pipe/module.py PipelineModule._partition_layers with Megatron-DeepSpeed's GPTModelPipe "
+                "partition_method='type:transformer' and runtime/utils.py partition_balanced (the linear partition "
+                "minimising the spread of layers a stage; ties go to the later cut, which puts the spare layers on "
+                "the earliest stages)"),
         grad_reduce_dtype="bf16", param_gather_dtype="bf16", recipe="bf16-adam", optimizer_shard="dp_cp",
         overlap_grad_reduce=(3,), overlap_param_gather=(3,), overlap_tp_comm=False, tp_overlap=False,
         tp_overlap_needs=(), schedules=("1f1b",), recompute=("none", "full"), pp_zero=(0, 1), pp_fsdp_reshard=None,
         modes=("eager", "compile"),
         fused={"eager": ("attention",), "compile": ("attention", "rmsnorm", "swiglu", "rope", "fp8_cast")},
-        zero3_live={"max_live_parameters": 1e9, "prefetch_bucket_size": 5e7, "reduce_bucket_size": 5e8}),
+        zero3_live={"max_live_parameters": 1e9, "prefetch_bucket_size": 5e7, "reduce_bucket_size": 5e8},
+        pp_split="earliest-first"),
 })
 """The three stacks, keyed as ``Workload(stack=...)`` names them. Fused-operator sets are defaults: eager
 PyTorch fuses attention only (``scaled_dot_product_attention``); ``torch.compile`` also fuses the

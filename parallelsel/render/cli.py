@@ -637,7 +637,7 @@ def _cmd_bubble(a, out) -> None:
 
 def _cmd_memory(a, out) -> None:
     from ..core.estimate import estimate
-    from ..core.plan import Plan, constraint_violations, pp_violations, tp_violations
+    from ..core.plan import Plan, constraint_violations, pp_violations, stack_split, tp_violations
     from .cli_text import memory_text
     from .reasons import join
 
@@ -648,7 +648,8 @@ def _cmd_memory(a, out) -> None:
     w = _workload(a, c)
     m = w.model
     for flag, bad in (("--tp", tp_violations(m, tp)),
-                      ("--pp", pp_violations(m, pp, a.chunks, a.stage_layers))):
+                      ("--pp", pp_violations(m, pp, a.chunks, a.stage_layers if a.stage_layers is not None
+                                             else stack_split(w.stack, m.layers, pp, a.chunks, a.schedule)))):
         if bad:  # the structural rules of parallelsel.core.plan, before dp is derived from them
             raise ParallelselError(f"{flag} {tp if flag == '--tp' else pp}: {join(bad, 'en')}")
     if pp == 1 and (a.schedule != "1f1b" or a.chunks != 1):  # a schedule orders pipeline stages: none here
@@ -673,7 +674,7 @@ def _cmd_memory(a, out) -> None:
         raise ParallelselError(f"plan {plan_label(plan, a.lang)}: " + join(hard, a.lang))
     c, cal = _calibrated(a, w, c, plan)
     e = estimate(w, plan, c, headroom=_headroom_arg(a))
-    mem = e.memory
+    plan, mem = e.plan, e.memory   # (with the split the stack builds where the flags state none)
     if a.json:
         data = {"model": _model_json(w.model), "stack": w.stack, "cluster": _cluster_json(c), "plan": plan_label(plan, a.lang), "fits": e.fits,
                 "reasons": _reasons_json(e.reasons, a.lang), "capacity_bytes": c.device.memory, "usable_bytes": e.usable,

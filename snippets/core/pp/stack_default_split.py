@@ -1,0 +1,22 @@
+# BLOOM 176B's 70 layers on 12 pipeline stages, with no split stated: what each stack builds by itself
+# (parallelsel.core.plan.stack_split), and what that costs on the same job (DP8 x TP4 x PP12, ZeRO-1, mb 2).
+import parallelsel as ps
+from parallelsel.core.plan import stack_split
+from parallelsel.render.reasons import join
+from parallelsel.render.tables import markdown_table
+
+model = ps.Transformer(layers=70, hidden=14336, heads=112, seq_len=2048, vocab=250880)
+cluster = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=48)
+plan = ps.Plan(dp=8, tp=4, pp=12, zero=1, micro_batch=2, recompute="full")
+rows = []
+for stack in ("deepspeed", "torchtitan", "megatron-core"):
+    e = ps.estimate(ps.Workload(model, global_batch=2048, seq_len=2048, stack=stack), plan, cluster)
+    split = stack_split(stack, model.layers, plan.pp)
+    hard = [r for r in e.reasons if r.code == "layers_not_divisible"]
+    if hard:
+        rows.append([ps.STACKS[stack].name, "—", "拒绝：" + join(hard, "zh"), "—"])
+    else:
+        work = [f + b for f, b in e.step.stages]  # one micro-batch's forward + backward on each stage
+        rows.append([ps.STACKS[stack].name, "/".join(map(str, split)), "接受",
+                     f"第 {work.index(max(work)) + 1} 段（{split[work.index(max(work))]} 层）"])
+print(markdown_table(["框架", "各段层数", "不写切分时", "最慢的段"], rows, align="llll"))
