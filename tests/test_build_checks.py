@@ -407,3 +407,15 @@ def test_no_page_and_not_the_search_index_exceeds_600_kib(built_site):
     text = " ".join(doc.get("text", "") for doc in json.loads(index.read_text(encoding="utf-8"))["docs"])
     assert "<pre" not in text and "<table" not in text and "data:application/json" not in text
     assert not [p for p in built_site.rglob("*.html") if "data:application/json;base64" in p.read_text(encoding="utf-8")]
+
+
+def test_search_index_keeps_each_api_objects_name_and_summary(built_site):
+    """The API pages give the index each object's heading and first paragraph, not the whole docstring
+    (hooks/search_index.py), so the reference does not push the index over its budget."""
+    docs = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+    api = {d["location"]: d for d in docs if d["location"].startswith("reference/api/")}
+    entry = api["reference/api/#parallelsel.core.plan.stack_split"]
+    assert "The per-rank layers" in entry["text"]                          # the summary
+    assert "dynamic programme" not in entry["text"]                         # the rest of the docstring
+    lesson = " ".join(d["text"] for d in docs if d["location"].startswith("core/pp/"))
+    assert "partition_method" in lesson                                     # lesson pages keep their prose

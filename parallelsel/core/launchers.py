@@ -457,6 +457,26 @@ _TORCHTITAN_FLAVORS = {"Llama-3 8B": ("llama3", "8B"), "Llama-3 70B": ("llama3",
 """Model presets that are torchtitan flavors (torchtitan/models/llama3/__init__.py ``llama3_args``)."""
 
 
+def _torchtitan_pipeline(workload: Workload, plan: Plan) -> dict:
+    """The ``[parallelism]`` pipeline keys of ``plan`` (pp > 1): schedule, split, micro-batch size."""
+    par = {"pipeline_parallel_schedule": _TORCH_SCHEDULES[plan.schedule],
+           "pipeline_parallel_layers_per_stage": workload.model.layers // (plan.pp * plan.chunks),
+           # torchtitan counts the embedding and the output as one layer each unless told otherwise
+           # (pipeline_parallel.py: stages = ceil((layers + first_less + last_less) / layers_per_stage)).
+           "pipeline_parallel_first_stage_less_layers": 0, "pipeline_parallel_last_stage_less_layers": 0}
+    ends = _ends_and_middle(plan)
+    less = None if ends is not None else _torchtitan_less(plan)
+    if ends is not None:  # an uneven split: the end stages hold fewer layers than the middle ones
+        par["pipeline_parallel_layers_per_stage"] = ends[1]
+        par["pipeline_parallel_first_stage_less_layers"] = ends[1] - ends[0]
+        par["pipeline_parallel_last_stage_less_layers"] = ends[1] - ends[2]
+    elif less is not None:  # middle stages differ as torchtitan spreads them itself: one stage a rank
+        del par["pipeline_parallel_layers_per_stage"]
+        par["pipeline_parallel_first_stage_less_layers"], par["pipeline_parallel_last_stage_less_layers"] = less
+    par["pipeline_parallel_microbatch_size"] = plan.micro_batch
+    return par
+
+
 def _torchtitan(workload: Workload, plan: Plan) -> dict:
     """torchtitan's job sections (``job_config.py``): model flavor, parallelism, training, optimizer, activation checkpoint."""
     b, B = plan.micro_batch, workload.global_batch
@@ -480,22 +500,7 @@ def _torchtitan(workload: Workload, plan: Plan) -> dict:
         par["enable_async_tensor_parallel"] = True  # job_config.py: effective only with compile
     par["pipeline_parallel_degree"] = plan.pp
     if plan.pp > 1:
-        par["pipeline_parallel_schedule"] = _TORCH_SCHEDULES[plan.schedule]
-        par["pipeline_parallel_layers_per_stage"] = workload.model.layers // (plan.pp * plan.chunks)
-        # torchtitan counts the embedding and the output as one layer each unless told otherwise
-        # (pipeline_parallel.py: stages = ceil((layers + first_less + last_less) / layers_per_stage)).
-        par["pipeline_parallel_first_stage_less_layers"] = 0
-        par["pipeline_parallel_last_stage_less_layers"] = 0
-        ends = _ends_and_middle(plan)
-        less = None if ends is not None else _torchtitan_less(plan)
-        if ends is not None:  # an uneven split: the end stages hold fewer layers than the middle ones
-            par["pipeline_parallel_layers_per_stage"] = ends[1]
-            par["pipeline_parallel_first_stage_less_layers"] = ends[1] - ends[0]
-            par["pipeline_parallel_last_stage_less_layers"] = ends[1] - ends[2]
-        elif less is not None:  # middle stages differ as torchtitan spreads them itself: one stage a rank
-            del par["pipeline_parallel_layers_per_stage"]
-            par["pipeline_parallel_first_stage_less_layers"], par["pipeline_parallel_last_stage_less_layers"] = less
-        par["pipeline_parallel_microbatch_size"] = b
+        par.update(_torchtitan_pipeline(workload, plan))
     par["context_parallel_degree"] = plan.cp
     par["expert_parallel_degree"] = plan.ep
     out["parallelism"] = par
