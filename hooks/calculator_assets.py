@@ -38,11 +38,8 @@ def build_wheel(root: Path, out_dir: Path) -> Path:
     project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     name, version = project["name"], project["version"]
     info = f"{name}-{version}.dist-info"
-    files: list[tuple[str, bytes]] = [
-        (p.relative_to(root).as_posix(), p.read_bytes())
-        for p in sorted(q for ext in ("*.py", "*.json") for q in (root / name).rglob(ext))
-        if "__pycache__" not in p.parts
-    ]
+    files: list[tuple[str, bytes]] = [(p.relative_to(root).as_posix(), p.read_bytes()) for p in sorted(
+        q for ext in ("*.py", "*.json") for q in (root / name).rglob(ext)) if "__pycache__" not in p.parts]
     meta = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}", f"Summary: {project.get('description', '')}"]
     if "requires-python" in project:
         meta.append(f"Requires-Python: {project['requires-python']}")

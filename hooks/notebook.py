@@ -13,12 +13,8 @@ _HEADING = re.compile(r'<h([1-6]) id="([^"]*)">(.*?)<a class="anchor-link" href=
 _BIG_STYLE = re.compile(r'<style type="text/css">\n?((?:(?!</style>).){16384,})</style>', re.S)
 
 
-def _toc_ids(items) -> list[str]:
-    out = []
-    for item in items:
-        out.append(item.id)
-        out.extend(_toc_ids(item.children))
-    return out
+def _toc_ids(items) -> list[str]:  # the TOC's ids in document order
+    return [i for item in items for i in (item.id, *_toc_ids(item.children))]
 
 
 def on_page_content(html, page, **kwargs):

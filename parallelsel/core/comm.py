@@ -149,9 +149,10 @@ class Traffic:
         :attr:`time`) over :data:`NCCL_SM_BANDWIDTH`, at least one and at most :data:`NCCL_MAX_CHANNELS`.
         A faster link needs more of them.
 
-        >>> t = Traffic("DP", "all-reduce", 1e9, 1, 8, "x", 1.75e9 / 190e9, True)   # 190 GB/s of bus bandwidth
-        >>> round(t.sms, 6)
-        16.0
+        Examples:
+            >>> t = Traffic("DP", "all-reduce", 1e9, 1, 8, "x", 1.75e9 / 190e9, True)   # 190 GB/s of bus bandwidth
+            >>> round(t.sms, 6)
+            16.0
         """
         if self.time <= 0:
             return 0.0

@@ -131,8 +131,9 @@ class Gemm:
         """The two GEMMs of this one's backward pass: ``dX = dY W^T`` (M x K, inner N) and
         ``dW = X^T dY`` (K x N, inner M), named ``<name>.dx`` and ``<name>.dw``.
 
-        >>> [(g.m, g.n, g.k) for g in Gemm("fc1", 2048, 4096, 1024).backward]
-        [(2048, 1024, 4096), (1024, 4096, 2048)]
+        Examples:
+            >>> [(g.m, g.n, g.k) for g in Gemm("fc1", 2048, 4096, 1024).backward]
+            [(2048, 1024, 4096), (1024, 4096, 2048)]
         """
         return (Gemm(f"{self.name}.dx", self.m, self.k, self.n, self.count),
                 Gemm(f"{self.name}.dw", self.k, self.n, self.m, self.count))

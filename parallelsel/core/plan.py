@@ -344,8 +344,9 @@ def stage_layer_counts(layers: int, pp: int, stage_layers=None) -> tuple[int, ..
     """Transformer layers on each of ``pp`` pipeline ranks: ``stage_layers`` when given, else ``layers / pp``
     each (rounded up when it does not divide: only a plan the layer rule refuses has that).
 
-    >>> stage_layer_counts(32, 4)
-    (8, 8, 8, 8)
+    Examples:
+        >>> stage_layer_counts(32, 4)
+        (8, 8, 8, 8)
     """
     if stage_layers is not None:
         return tuple(stage_layers)
@@ -363,10 +364,11 @@ def megatron_split(layers: int, pp: int, first: int | None = None, last: int | N
     embedding (loss) as one more layer, split ``layers + 1 (+ 1)`` evenly, and build one transformer layer fewer on
     the first (last) stage. The two kinds cannot be combined, and every split must be exact.
 
-    >>> megatron_split(126, 16, first=7, last=7)[:3], megatron_split(126, 16, first=7, last=7)[-1]
-    ((7, 8, 8), 7)
-    >>> megatron_split(30, 4, account_for_embedding=True, account_for_loss=True)
-    (7, 8, 8, 7)
+    Examples:
+        >>> megatron_split(126, 16, first=7, last=7)[:3], megatron_split(126, 16, first=7, last=7)[-1]
+        ((7, 8, 8), 7)
+        >>> megatron_split(30, 4, account_for_embedding=True, account_for_loss=True)
+        (7, 8, 8, 7)
     """
     layers, pp = positive_int("layers", layers), positive_int("pp", pp)
     flag("account_for_embedding", account_for_embedding)
@@ -403,8 +405,9 @@ def torchtitan_split(layers: int, pp: int, first_less: int = 1, last_less: int =
     each; torchtitan's ``generate_llm_fqn_per_model_part``). The ``layers + first_less + last_less`` units
     are spread as evenly as they go, the extra ones on the earliest stages.
 
-    >>> torchtitan_split(126, 16)[:2], torchtitan_split(126, 16)[-2:]
-    ((7, 8), (8, 7))
+    Examples:
+        >>> torchtitan_split(126, 16)[:2], torchtitan_split(126, 16)[-2:]
+        ((7, 8), (8, 7))
     """
     layers, pp = positive_int("layers", layers), positive_int("pp", pp)
     a = positive_int("first_less", first_less, minimum=0)
@@ -437,12 +440,13 @@ def stack_split(stack: str, layers: int, pp: int, chunks: int = 1, schedule: str
       stage; its tie rule puts the ``layers mod pp`` spare layers on the earliest stages. tests/test_stack_split.py
       checks this closed form against that dynamic programme.
 
-    >>> stack_split("deepspeed", 70, 12)      # BLOOM's 70 layers on 12 stages, as Megatron-DeepSpeed builds them
-    (6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 5, 5)
-    >>> stack_split("torchtitan", 126, 8)     # Llama 3.1 405B on 8 stages
-    (15, 16, 16, 16, 16, 16, 16, 15)
-    >>> stack_split("megatron-core", 70, 12) is None
-    True
+    Examples:
+        >>> stack_split("deepspeed", 70, 12)      # BLOOM's 70 layers on 12 stages, as Megatron-DeepSpeed builds them
+        (6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 5, 5)
+        >>> stack_split("torchtitan", 126, 8)     # Llama 3.1 405B on 8 stages
+        (15, 16, 16, 16, 16, 16, 16, 15)
+        >>> stack_split("megatron-core", 70, 12) is None
+        True
     """
     stages = pp * chunks
     if pp == 1 or layers % stages == 0 or stages > layers:
@@ -463,8 +467,9 @@ def rank_layers(virtual, pp: int, schedule: str = "1f1b") -> tuple[int, ...]:
     """Layers on each of ``pp`` ranks from the layers of each virtual stage in pipeline order: a rank holds the
     virtual stages its schedule gives it (:data:`V_SCHEDULES`, else looped: r, r + pp, ...).
 
-    >>> rank_layers([4, 5, 4, 4, 4, 4, 4, 3], 4), rank_layers([4, 5, 4, 4, 4, 4, 4, 3], 4, "zbv")
-    ((8, 9, 8, 7), (7, 9, 8, 8))
+    Examples:
+        >>> rank_layers([4, 5, 4, 4, 4, 4, 4, 3], 4), rank_layers([4, 5, 4, 4, 4, 4, 4, 3], 4, "zbv")
+        ((8, 9, 8, 7), (7, 9, 8, 8))
     """
     virtual = tuple(virtual)
     n = len(virtual)
@@ -494,10 +499,11 @@ def balanced_split(layers: int, pp: int, head: float = 0.0, embedding: float = 0
     the least maximum, the one that takes the spare layers off the first stage first (it holds the most
     micro-batches in flight under 1F1B), then off the last. Every rank keeps at least ``chunks`` layers.
 
-    >>> balanced_split(126, 16, head=0.6)
-    (7, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 7)
-    >>> balanced_split(32, 4)
-    (8, 8, 8, 8)
+    Examples:
+        >>> balanced_split(126, 16, head=0.6)
+        (7, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 7)
+        >>> balanced_split(32, 4)
+        (8, 8, 8, 8)
     """
     import math
 
@@ -553,8 +559,9 @@ def fsdp_plan(strategy: str, dp: int, shard: int | None = None, **kw) -> Plan:
 def divisors(n: int) -> list[int]:
     """The divisors of ``n`` in increasing order (the degrees a dimension of ``n`` GPUs can take).
 
-    >>> divisors(12)
-    [1, 2, 3, 4, 6, 12]
+    Examples:
+        >>> divisors(12)
+        [1, 2, 3, 4, 6, 12]
     """
     small = [d for d in range(1, int(n**0.5) + 1) if n % d == 0]
     return sorted(set(small + [n // d for d in small]))
@@ -722,10 +729,11 @@ def constraint_violations(workload: Workload, plan: Plan, cluster: Cluster | Non
     micro-batches (and micro-batches over PP when interleaved), the sequence over 2 x CP, experts over EP,
     and a recomputation policy, TP overlap and pipeline-send overlap as the stack offers them.
 
-    >>> import parallelsel as ps
-    >>> bad = constraint_violations(ps.Workload(ps.MODELS["gpt3-175b"], global_batch=8), ps.Plan(dp=16, tp=7))
-    >>> " ".join(r.code for r in bad)
-    'heads_not_divisible ffn_not_divisible batch_below_dp'
+    Examples:
+        >>> import parallelsel as ps
+        >>> bad = constraint_violations(ps.Workload(ps.MODELS["gpt3-175b"], global_batch=8), ps.Plan(dp=16, tp=7))
+        >>> " ".join(r.code for r in bad)
+        'heads_not_divisible ffn_not_divisible batch_below_dp'
     """
     m = workload.model
     plan = with_stack_split(workload, plan)

@@ -386,8 +386,9 @@ def recompute_layer_counts(stack: Stack, per_chunk: int) -> tuple[int, ...]:
     layer SAC (``selective_ac_option = N``: every N-th block); none where :attr:`Stack.recompute_layers` is empty
     (DeepSpeed's checkpointing is model code).
 
-    >>> recompute_layer_counts(STACKS["torchtitan"], 10), recompute_layer_counts(STACKS["megatron-core"], 4)
-    ((1, 2, 3, 5), (1, 2, 3))
+    Examples:
+        >>> recompute_layer_counts(STACKS["torchtitan"], 10), recompute_layer_counts(STACKS["megatron-core"], 4)
+        ((1, 2, 3, 5), (1, 2, 3))
     """
     if stack.recompute_layers == "any":
         return tuple(range(1, per_chunk))

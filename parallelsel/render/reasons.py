@@ -17,11 +17,12 @@ colon and never prints a zero for a non-zero value (``tests/test_reasons.py``).
 To add a code: one entry in ``ZH`` and one in ``EN``, naming the same values (see
 :mod:`parallelsel.core.reasons` for the whole recipe).
 
->>> from parallelsel.core.reasons import Reason
->>> text(Reason("heads_not_divisible", {"heads": 96, "tp": 7}))
-'注意力头数 96 不能被 TP=7 整除'
->>> text(Reason("heads_not_divisible", {"heads": 96, "tp": 7}), lang="en")
-'96 attention heads are not divisible by TP=7'
+Examples:
+    >>> from parallelsel.core.reasons import Reason
+    >>> text(Reason("heads_not_divisible", {"heads": 96, "tp": 7}))
+    '注意力头数 96 不能被 TP=7 整除'
+    >>> text(Reason("heads_not_divisible", {"heads": 96, "tp": 7}), lang="en")
+    '96 attention heads are not divisible by TP=7'
 """
 
 from __future__ import annotations

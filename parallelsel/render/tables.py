@@ -47,11 +47,12 @@ def folded(title: str, body: str, kind: str = "note") -> str:
     """``body`` (Markdown) inside a collapsed block ``??? kind "title"`` (pymdownx.details), for the columns or
     sentences a table leaves out: the reader opens it when they want the detail.
 
-    >>> print(folded("全部理由", "- 第一条\\n- 第二条\\n"), end="")
-    ??? note "全部理由"
-    <BLANKLINE>
-        - 第一条
-        - 第二条
+    Examples:
+        >>> print(folded("全部理由", "- 第一条\\n- 第二条\\n"), end="")
+        ??? note "全部理由"
+        <BLANKLINE>
+            - 第一条
+            - 第二条
     """
     lines = body.rstrip("\n").splitlines()
     return f'??? {kind} "{title}"\n\n' + "".join(f"    {line}\n" if line.strip() else "\n" for line in lines)
@@ -61,10 +62,11 @@ def folded_html(title: str, html: str, kind: str = "note") -> str:
     """Already-rendered HTML (a table printed by an ``html="true"`` snippet) inside a collapsed block: the element
     pymdownx.details writes for ``??? kind "title"``, so it looks like (and counts as) a fold.
 
-    >>> print(folded_html("全部数值", "<table></table>"), end="")
-    <details class="note"><summary>全部数值</summary>
-    <table></table>
-    </details>
+    Examples:
+        >>> print(folded_html("全部数值", "<table></table>"), end="")
+        <details class="note"><summary>全部数值</summary>
+        <table></table>
+        </details>
     """
     esc = title.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return f'<details class="{kind}"><summary>{esc}</summary>\n{html.strip()}\n</details>\n'

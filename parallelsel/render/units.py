@@ -24,8 +24,9 @@ def places(value: float, figures: int = SIGNIFICANT) -> int:
     digits (1,234.5 reads 1,234); below 1, two significant figures (0.25, 0.042). The one rule every ``fmt_*`` applies
     when it is not given ``digits``.
 
-    >>> [places(v) for v in (71.25, 3.87, 112.04, 1234.5, 0.25, 0.042, 0)]
-    [1, 1, 0, 0, 2, 3, 1]
+    Examples:
+        >>> [places(v) for v in (71.25, 3.87, 112.04, 1234.5, 0.25, 0.042, 0)]
+        [1, 1, 0, 0, 2, 3, 1]
     """
     a = abs(value)
     if a == 0 or not math.isfinite(a):
@@ -52,8 +53,9 @@ def fmt_size(n: float) -> str:
     """Bytes in the unit that reads best: TiB above 1 TiB (two decimals), else GiB (one decimal),
     stepping down to MiB/KiB/bytes so that a non-zero size never reads "0.0 GiB".
 
-    >>> fmt_size(80 * 2**30), fmt_size(2**40 * 1.004), fmt_size(3 * 2**20), fmt_size(0), fmt_size(2**30 * 1051.3)
-    ('80.0 GiB', '1.0 TiB', '3.0 MiB', '0.0 GiB', '1.0 TiB')
+    Examples:
+        >>> fmt_size(80 * 2**30), fmt_size(2**40 * 1.004), fmt_size(3 * 2**20), fmt_size(0), fmt_size(2**30 * 1051.3)
+        ('80.0 GiB', '1.0 TiB', '3.0 MiB', '0.0 GiB', '1.0 TiB')
     """
     a = abs(n)
     for div, unit, floor in ((2**40, "TiB", 1.0), (2**30, "GiB", 0.05), (2**20, "MiB", 0.05), (2**10, "KiB", 0.05)):
@@ -73,8 +75,9 @@ _UNIT_WORDS = {"zh": {"days": "天"}, "en": {}}
 def time_unit(seconds: float, lang: str = "zh") -> tuple[float, str]:
     """Seconds per unit and the unit's name that :func:`fmt_time` prints ``seconds`` in (zero reads in ms).
 
-    >>> time_unit(0.25), time_unit(300), time_unit(3 * 86400, lang="en")
-    ((0.001, 'ms'), (60.0, 'min'), (86400.0, 'days'))
+    Examples:
+        >>> time_unit(0.25), time_unit(300), time_unit(3 * 86400, lang="en")
+        ((0.001, 'ms'), (60.0, 'min'), (86400.0, 'days'))
     """
     if lang not in _UNIT_WORDS:
         raise ValueError(f"lang={lang!r}: must be one of {', '.join(_UNIT_WORDS)}")
@@ -88,8 +91,9 @@ def time_unit(seconds: float, lang: str = "zh") -> tuple[float, str]:
 def fmt_time(seconds: float, digits: int | None = None, lang: str = "zh") -> str:
     """Seconds as ns / µs / ms / s / min / h / days (天 in Chinese), whichever reads best (:func:`time_unit`).
 
-    >>> fmt_time(0.0123), fmt_time(340000, 2), fmt_time(340000, 2, lang="en")
-    ('12.3 ms', '3.94 天', '3.94 days')
+    Examples:
+        >>> fmt_time(0.0123), fmt_time(340000, 2), fmt_time(340000, 2, lang="en")
+        ('12.3 ms', '3.94 天', '3.94 days')
     """
     div, name = time_unit(seconds, lang)
     v = seconds / div
@@ -100,8 +104,9 @@ def fmt_pct(x: float, digits: int | None = None) -> str:
     """A fraction as a percentage (:func:`places` decides the decimals unless ``digits`` is given, two at most);
     a non-zero fraction that would round to zero prints as "<0.01%" (or "<0.1%" with ``digits=1``).
 
-    >>> fmt_pct(0.4286), fmt_pct(1.0), fmt_pct(0.052), fmt_pct(0.0025), fmt_pct(1e-6), fmt_pct(1e-6, 1)
-    ('42.9%', '100%', '5.2%', '0.25%', '<0.01%', '<0.1%')
+    Examples:
+        >>> fmt_pct(0.4286), fmt_pct(1.0), fmt_pct(0.052), fmt_pct(0.0025), fmt_pct(1e-6), fmt_pct(1e-6, 1)
+        ('42.9%', '100%', '5.2%', '0.25%', '<0.01%', '<0.1%')
     """
     if digits is None:
         digits = min(places(100 * x), 2)
