@@ -130,3 +130,67 @@ def test_cli_memory_takes_a_deepspeed_plan_on_layers_that_do_not_divide(capsys):
     assert main(args + ["--stack", "megatron-core"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "not divisible" in err[0]
+
+
+def test_an_export_of_a_plan_without_a_split_states_the_split_the_stack_builds():
+    # torchtitan given layers_per_stage = 80 // 12 = 6 would build 14 stages for 12 ranks and refuse at launch;
+    # with no layers_per_stage and less-layers 1/1 it builds the split the plan was priced on.
+    w = ps.Workload(ps.MODELS["llama3-70b"], global_batch=12, seq_len=8192, stack="torchtitan")
+    plan = ps.Plan(dp=1, tp=8, pp=12, zero=3, sp=True, micro_batch=1, recompute="full")
+    text = export(w, plan, "torchtitan")
+    assert "pipeline_parallel_layers_per_stage" not in text
+    assert "pipeline_parallel_first_stage_less_layers = 1" in text
+    back = read_config(text, "torchtitan", world=96, layers=80)
+    assert back.plan["stage_layers"] == ps.estimate(w, plan, ps.Cluster(ps.DEVICES["h200-141gb"], nodes=12)).plan.stage_layers
+
+
+def test_interleaved_torchtitan_split_reads_and_exports_both_ways():
+    toml = ('[parallelism]\ndata_parallel_shard_degree = 2\npipeline_parallel_degree = 4\n'
+            'pipeline_parallel_schedule = "Interleaved1F1B"\n[training]\nlocal_batch_size = 8\nseq_len = 8192\n')
+    cfg = read_config(toml, "torchtitan", world=8, layers=80)
+    assert cfg.plan["chunks"] == 2 and sum(cfg.plan["stage_layers"]) == 80
+    assert cfg.plan["stage_layers"] == stack_split("torchtitan", 80, 4, chunks=2, schedule="interleaved")
+    w = ps.Workload(ps.MODELS["llama3-70b"], global_batch=16, seq_len=8192, stack="torchtitan")
+    plan = ps.Plan(dp=2, pp=4, zero=3, micro_batch=1, schedule="interleaved", chunks=2, recompute="full",
+                   stage_layers=cfg.plan["stage_layers"])
+    back = read_config(export(w, plan, "torchtitan"), "torchtitan", world=8, layers=80)
+    assert back.plan["stage_layers"] == plan.stage_layers and back.plan["chunks"] == 2
+
+
+def test_explain_and_search_agree_on_a_plan_without_a_split():
+    from parallelsel.core.search import enumerates, explain
+
+    w, plan, c = _bloom("deepspeed")
+    stated = plan.with_(stage_layers=ps.estimate(w, plan, c).plan.stage_layers)
+    assert enumerates(w, c, plan) == enumerates(w, c, stated)
+    assert explain(w, c, plan, top=40).rank == explain(w, c, stated, top=40).rank
+
+
+def test_a_pinned_chunk_count_the_layers_do_not_divide_is_searched_as_torchtitan_builds_it():
+    w = ps.Workload(ps.MODELS["llama3-405b"], global_batch=96, seq_len=8192, stack="torchtitan")
+    c = ps.Cluster(ps.DEVICES["h200-141gb"], nodes=48)
+    plan = ps.Plan(dp=8, tp=8, pp=6, zero=3, sp=True, schedule="interleaved", chunks=2, recompute="full")
+    assert ps.estimate(w, plan, c).plan.stage_layers == (21, 22, 21, 21, 21, 20)   # 126 on 12 virtual stages
+    r = ps.search(w, c, top=5, fixed={"pp": 6, "chunks": 2, "tp": 8})
+    assert r.results and "layers_not_divisible" not in r.excluded
+    assert all(x.plan.stage_layers == (21, 22, 21, 21, 21, 20) for x in r.results)
+    assert len({x.plan for x in r.results}) == len(r.results)   # each plan once
+
+
+def test_recompute_layers_may_not_exceed_the_fewest_layers_a_chunk_holds():
+    w = ps.Workload(ps.MODELS["llama3-405b"], global_batch=96, seq_len=8192, stack="torchtitan")
+    # 126 layers on 12 torchtitan stages: 10/11x10/9 -- the last rank holds 9.
+    assert stack_split("torchtitan", 126, 12)[-1] == 9
+    codes = [r.code for r in ps.estimate(w, ps.Plan(dp=1, tp=8, pp=12, zero=3, sp=True, recompute="full",
+                                                    recompute_layers=10), ps.Cluster(ps.DEVICES["h100-sxm-80gb"],
+                                                                                     nodes=12)).reasons]
+    assert "recompute_layers_exceed_chunk" in codes
+
+
+def test_torch_code_builds_every_layer_of_a_split_the_stack_makes():
+    from parallelsel.render.plan_code import torch_code
+
+    w = ps.Workload(ps.Transformer(layers=70, hidden=4096, heads=32, seq_len=2048, vocab=32000), global_batch=48,
+                    stack="torchtitan")
+    code = torch_code(w, ps.Plan(dp=4, pp=12, zero=3, micro_batch=1))
+    assert "[5, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 5]" in code

@@ -58,7 +58,7 @@ from dataclasses import dataclass
 
 from ._check import ParallelselError, choice
 from .model import RECOMPUTE
-from .plan import Plan, Workload, megatron_split, rank_layers, torchtitan_split
+from .plan import Plan, Workload, megatron_split, rank_layers, torchtitan_split, with_stack_split
 from .stacks import STACKS
 
 __all__ = ["LAUNCHERS", "LAUNCHER_SOURCES", "LaunchConfig", "LauncherError", "export", "header", "options",
@@ -159,6 +159,7 @@ def refusals(workload: Workload, plan: Plan, launcher: str) -> tuple[tuple[str, 
     (``launcher_recompute``) are refused rather than exported as something else.
     """
     choice("launcher", launcher, LAUNCHERS)
+    plan = with_stack_split(workload, plan)  # a job that states no split runs its stack's (as estimate prices it)
     out: list[tuple[str, dict]] = []
     stack = LAUNCHER_SOURCES[launcher]["stack"]
     if workload.stack != stack:
@@ -202,16 +203,16 @@ def _ends_and_middle(plan: Plan) -> tuple[int, int, int] | None:
 
 def _torchtitan_less(plan: Plan) -> tuple[int, int] | None:
     """``(first_less, last_less)`` with which torchtitan, given no ``pipeline_parallel_layers_per_stage``, builds
-    ``plan``'s split itself (:func:`parallelsel.core.plan.torchtitan_split` over one stage a rank: the units spread
-    evenly, the spare ones on the earliest stages), or None when no pair does (or the plan interleaves)."""
+    ``plan``'s split itself (:func:`parallelsel.core.plan.torchtitan_split` over its default virtual stages, one a
+    rank or two with the interleaved schedule, as :func:`_torchtitan_stages` reads them), or None when no pair does."""
     sl = plan.stage_layers
-    if sl is None or plan.chunks > 1:
+    if sl is None or plan.chunks != (2 if plan.schedule == "interleaved" else 1):
         return None
     layers = sum(sl)
     for a in range(max(sl) + 1):
         for b in range(max(sl) + 1):
             try:
-                if torchtitan_split(layers, plan.pp, a, b) == sl:
+                if rank_layers(torchtitan_split(layers, plan.pp * plan.chunks, a, b), plan.pp, plan.schedule) == sl:
                     return a, b
             except ParallelselError:
                 continue
@@ -314,6 +315,7 @@ def options(workload: Workload, plan: Plan, launcher: str) -> dict:
         raise ParallelselError(f"workload={workload!r}: must be a Workload")
     if not isinstance(plan, Plan):
         raise ParallelselError(f"plan={plan!r}: must be a Plan")
+    plan = with_stack_split(workload, plan)
     bad = refusals(workload, plan, launcher)
     if bad:
         raise LauncherError(launcher, bad)
@@ -554,7 +556,7 @@ def header(workload: Workload, plan: Plan, launcher: str, cluster=None) -> list[
     from . import VERSION
 
     src = LAUNCHER_SOURCES[launcher]
-    m = workload.model
+    m, plan = workload.model, with_stack_split(workload, plan)
     moe = f", experts {m.experts} top-{m.top_k}" if m.is_moe else ""
     lines = [f"parallelsel {VERSION} export for {src['name']}",
              f"plan: {plan.label()}",

@@ -434,14 +434,19 @@ def stack_split(stack: str, layers: int, pp: int, chunks: int = 1, schedule: str
 
     * torchtitan (``"ends-as-layers"``): :func:`torchtitan_split` over the ``pp x chunks`` virtual stages with
       its default ``pipeline_parallel_first/last_stage_less_layers`` of 1, each rank holding the virtual stages
-      its schedule gives it (:data:`V_SCHEDULES`, else looped).
-    * DeepSpeed (``"earliest-first"``): ``PipelineModule`` balances the transformer layers (Megatron-DeepSpeed's
-      ``partition_method='type:transformer'``) by the linear partition that minimises the spread of layers a
-      stage; its tie rule puts the ``layers mod pp`` spare layers on the earliest stages. tests/test_stack_split.py
-      checks this closed form against that dynamic programme.
+      its schedule gives it (:data:`V_SCHEDULES`, else looped). Uneven even where the layers divide.
+    * DeepSpeed (``"earliest-first"``): ``PipelineModule`` with ``partition_method='type:transformer'`` (the
+      default of Megatron-DeepSpeed's GPT pipeline model) balances the transformer layers by the linear partition
+      that minimises the spread of layers a stage; its tie rule puts the ``layers mod pp`` spare layers on the
+      earliest stages. tests/test_stack_split.py checks this closed form against that dynamic programme. (A job
+      may name another method: BLOOM's ``type:transformer|embedding`` counts the embeddings too.)
+
+    :func:`with_stack_split` applies it only where the layers do not divide: a plan without a split otherwise
+    means the even one, which every stack can be told to build (torchtitan with less-layers 0, as the export
+    writes it).
 
     Examples:
-        >>> stack_split("deepspeed", 70, 12)      # BLOOM's 70 layers on 12 stages, as Megatron-DeepSpeed builds them
+        >>> stack_split("deepspeed", 70, 12)      # 70 layers on 12 stages, as Megatron-DeepSpeed's default builds them
         (6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 5, 5)
         >>> stack_split("torchtitan", 126, 8)     # Llama 3.1 405B on 8 stages
         (15, 16, 16, 16, 16, 16, 16, 15)
@@ -449,10 +454,10 @@ def stack_split(stack: str, layers: int, pp: int, chunks: int = 1, schedule: str
         True
     """
     stages = pp * chunks
-    if pp == 1 or layers % stages == 0 or stages > layers:
+    if pp == 1 or stages > layers:
         return None
     rule = STACKS[stack].pp_split
-    if rule == "divisible":
+    if rule == "divisible" or (rule == "earliest-first" and layers % stages == 0):
         return None
     if rule == "earliest-first":
         q, r = divmod(layers, stages)
@@ -484,7 +489,7 @@ def with_stack_split(workload: "Workload", plan: "Plan") -> "Plan":
     """``plan`` with the split its workload's stack builds (:func:`stack_split`) written out where it states none
     and its layers do not divide over the pipeline; else ``plan`` itself. A plan with no split means the even
     split; where there is none, a job that names no split runs its stack's own, and so is timed on that."""
-    if plan.stage_layers is not None or plan.pp == 1:
+    if plan.stage_layers is not None or plan.pp == 1 or workload.model.layers % (plan.pp * plan.chunks) == 0:
         return plan
     split = stack_split(workload.stack, workload.model.layers, plan.pp, plan.chunks, plan.schedule)
     return plan if split is None else replace(plan, stage_layers=split)
@@ -665,7 +670,7 @@ def recompute_violations(workload: Workload, plan: Plan) -> list[Reason]:
         out.append(Reason("recompute_not_in_stack", {"recompute": plan.recompute, "stack": workload.stack,
                                                      "offered": ", ".join(offered)}))
     if plan.recompute_layers is not None:
-        per_chunk = workload.model.layers // (plan.pp * plan.chunks)
+        per_chunk = min(with_stack_split(workload, plan).layers_per_stage(workload.model.layers)) // plan.chunks
         if plan.recompute_layers > per_chunk:
             out.append(Reason("recompute_layers_exceed_chunk", {"recompute_layers": plan.recompute_layers,
                                                                 "layers": per_chunk}))

@@ -59,7 +59,7 @@ from .model import RECOMPUTE
 from .placement import group_reasons
 from .plan import (MICRO_BATCHES, SCHEDULES, Plan, Workload, balanced_stage_layers, batch_violations, constraint_violations,
                    cp_violations, divisors, ep_violations, megatron_split, p2p_overlap_on, pp_violations,
-                   stack_split, stage_layer_counts, tp_overlap_violations, tp_violations)
+                   stack_split, stage_layer_counts, tp_overlap_violations, tp_violations, with_stack_split)
 from .reasons import Reason
 from .stacks import DEFAULT_STACK, STACKS, pp_zero_reason, recompute_layer_counts, stack_fused, zero_ranks
 
@@ -584,6 +584,17 @@ def _comm_terms(space: _Space, plan: Plan) -> tuple[float, float, float]:
     return exposed, critical, per_chunk
 
 
+def _chunk_violations(space: _Space, g, chunks: int, sched: str) -> list | None:
+    """A pinned chunk count must split the layers too; where it does not, the stack may build its own split
+    (:func:`parallelsel.core.plan.stack_split`, which estimate prices), or None when that split is searched in a
+    group of its own (:func:`_splits`)."""
+    m, stack = space.workload.model, space.workload.stack
+    own = stack_split(stack, m.layers, g.pp, chunks, sched) if g.split is None and m.layers % (g.pp * chunks) else None
+    if own is not None and own in _splits(space.fixed, g.pp, m, stack):
+        return None
+    return pp_violations(m, g.pp, chunks, g.split if g.split is not None else own)
+
+
 def _search_group(space: _Space, tally: _Tally, g: _Group) -> None:
     """Count and filter every plan of one group; fitting ones within the bound are estimated.
 
@@ -606,7 +617,9 @@ def _search_group(space: _Space, tally: _Tally, g: _Group) -> None:
         by_ep.setdefault(ep, []).append((z, shard))
     cands: list = []
     for sched, chunks in scheds:
-        bad = pp_violations(m, g.pp, chunks, g.split)  # a pinned chunk count must split the layers too
+        bad = _chunk_violations(space, g, chunks, sched)
+        if bad is None:
+            continue  # the split the stack builds for these chunks is searched in a group of its own
         if bad or (g.split is not None and min(g.split) < chunks):  # (every rank one layer per chunk at least)
             tally.excluded[bad[0].code if bad else "stages_exceed_layers"] += len(keep) * per_zse
             continue
@@ -802,6 +815,7 @@ def enumerates(workload: Workload, cluster: Cluster, plan: Plan, fixed: dict | N
     counted under the rule that drops it."""
     if not isinstance(plan, Plan):
         raise ParallelselError(f"plan={plan!r}: must be a Plan")
+    plan = with_stack_split(workload, plan)
     space = _Space(workload, cluster, _check_fixed(fixed, workload, cluster), DEFAULT_HEADROOM)
     if (plan.tp, plan.cp, plan.pp, plan.dp) not in set(_degrees(space)):
         return False
@@ -993,6 +1007,7 @@ def explain(workload: Workload, cluster: Cluster, plan: Plan, top: int = 10,
     """Explain ``plan`` against the search of ``workload`` on ``cluster``: excluded (and why), dominated, or ranked."""
     if not isinstance(plan, Plan):
         raise ParallelselError(f"plan={plan!r}: must be a Plan (parallelsel.core.plan.parse_plan reads a label)")
+    plan = with_stack_split(workload, plan)  # a plan that states no split is its stack's (as estimate prices it)
     r = search(workload, cluster, top=top, headroom=headroom)
     e = estimate(workload, plan, cluster, headroom=headroom)
     dominated = None

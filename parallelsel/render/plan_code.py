@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from ..core._check import ParallelselError
 from ..core.launchers import TORCH_SCHEDULES
-from ..core.plan import Plan, Workload
+from ..core.plan import Plan, Workload, with_stack_split
 
 __all__ = ["METHOD_OWNERS", "SCHEDULE_CLASSES", "torch_sections", "torch_code"]
 
@@ -176,6 +176,7 @@ def torch_sections(workload: Workload, plan: Plan) -> dict[str, str]:
     """The code, section by section (``imports``, ``mesh``, ``pipeline``, ``tp``, ``fsdp``, ``schedule``); sections a plan
     does not need are empty. Joined in that order they are one module (:func:`torch_code`)."""
     _check(workload, plan)
+    plan = with_stack_split(workload, plan)  # layers that do not divide: the split the stack builds
     cls = SCHEDULE_CLASSES.get(plan.schedule, "Schedule1F1B")
     chunks = plan.chunks if plan.pp > 1 and plan.schedule == "interleaved" else 1
     parts = {"imports": _imports(plan, cls), "mesh": _mesh(plan), "pipeline": _pipeline(plan, workload.model.layers, chunks),

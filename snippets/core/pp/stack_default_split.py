@@ -1,7 +1,7 @@
 # BLOOM 176B's 70 layers on 12 pipeline stages, with no split stated: what each stack builds by itself
 # (parallelsel.core.plan.stack_split), and what that costs on the same job (DP8 x TP4 x PP12, ZeRO-1, mb 2).
 import parallelsel as ps
-from parallelsel.core.plan import stack_split
+from parallelsel.core.plan import megatron_split, stack_split
 from parallelsel.render.reasons import join
 from parallelsel.render.tables import markdown_table
 
@@ -20,3 +20,6 @@ for stack in ("deepspeed", "torchtitan", "megatron-core"):
         rows.append([ps.STACKS[stack].name, "/".join(map(str, split)), "接受",
                      f"第 {work.index(max(work)) + 1} 段（{split[work.index(max(work))]} 层）"])
 print(markdown_table(["框架", "各段层数", "不写切分时", "最慢的段"], rows, align="llll"))
+# BLOOM itself named a partition method: type:transformer|embedding also counts the two embedding layers.
+print(f"\nBLOOM 本身写明了 `partition_method='type:transformer|embedding'`（两个嵌入层也各算一层），得到的是 "
+      f"{'/'.join(map(str, megatron_split(model.layers, plan.pp, account_for_embedding=True, account_for_loss=True)))}。")
