@@ -194,3 +194,10 @@ def test_torch_code_builds_every_layer_of_a_split_the_stack_makes():
                     stack="torchtitan")
     code = torch_code(w, ps.Plan(dp=4, pp=12, zero=3, micro_batch=1))
     assert "[5, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 5]" in code
+
+
+def test_torchtitan_layers_per_stage_that_leaves_a_partial_round_is_refused():
+    toml = ('[parallelism]\ndata_parallel_shard_degree = 8\npipeline_parallel_degree = 12\n'
+            'pipeline_parallel_layers_per_stage = 6\n[training]\nlocal_batch_size = 12\nseq_len = 8192\n')
+    with pytest.raises(ValueError, match="pipeline_parallel_layers_per_stage=6.*14 stages.*multiple of"):
+        read_config(toml, "torchtitan", world=96, layers=80)   # ceil(82 / 6) = 14 stages for 12 ranks

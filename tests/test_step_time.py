@@ -14,7 +14,7 @@ import parallelsel as ps
 from parallelsel.core.hardware import MAMF, TRAINING_SHARE
 from parallelsel.core.kernels import gemm_efficiency
 from parallelsel.course.measured import compare, compare_all
-from parallelsel.course.references import KORTHIKANTI_TABLE5, MEASURED_RUNS, NARAYANAN_THROUGHPUT
+from parallelsel.course.references import KORTHIKANTI_TABLE5, MEASURED_RUNS, MTNLG_RUNS, NARAYANAN_THROUGHPUT
 
 A100 = ps.DEVICES["a100-80gb"]
 
@@ -156,3 +156,16 @@ def test_deepspeed_zero3_step_stops_shrinking_when_gpus_double():
     e768, e1536 = (compare(r).estimate for r in NARAYANAN_ZERO3 if r.zero == 3 and r.gpus in (768, 1536))
     assert e1536.step.compute < 0.55 * e768.step.compute
     assert e1536.step.total == pytest.approx(e768.step.total, rel=0.05)
+
+
+_DEEPSPEED_PP = ("MT-NLG 530B ran on DeepSpeed's pipeline engine, measured about a quarter slower per 1F1B micro-batch slot "
+                 "than Megatron-LM's own engine with the same machine, shape and TP x PP (Narayanan et al. 2021 Table 2, "
+                 "whose rows the model meets within 3%); the model times both engines alike: what slows DeepSpeed's "
+                 "is not modelled (docs/validation.md#deepspeed-pp)")
+
+
+@pytest.mark.xfail(strict=True, reason=_DEEPSPEED_PP)
+@pytest.mark.parametrize("run", MTNLG_RUNS, ids=lambda r: r.label)
+def test_mtnlg_iteration_time_within_15_percent(run):
+    row = compare(run)
+    assert abs(row.error) <= 0.15, f"{run.label}: predicted {row.predicted:.1f} s vs published {run.value} s"

@@ -829,6 +829,9 @@ def _torchtitan_stages(par: dict, plan: dict, layers: int | None, local: int) ->
         first = _int("first_stage_less_layers", par.get("pipeline_parallel_first_stage_less_layers", 1))
         last = _int("last_stage_less_layers", par.get("pipeline_parallel_last_stage_less_layers", 1))
         stages = -(-(layers + first + last) // _int("pipeline_parallel_layers_per_stage", lps))
+        if stages % pp:  # torchtitan's pipeline_llm refuses it at start-up
+            _bad("pipeline_parallel_layers_per_stage", lps, f"gives {stages} stages for {layers} layers (embedding and "
+                 f"output weigh {first} and {last}): torchtitan needs a multiple of pipeline_parallel_degree={pp}")
         plan["chunks"] = max(1, stages // pp)
         if first or last:
             notes.append(("launcher_stage_weights", {"first": first, "last": last}))

@@ -47,8 +47,8 @@ def run_estimate(run: MeasuredRun, device: Device | None = None) -> Estimate:
     plan = Plan(dp=dp, tp=run.tp, pp=run.pp, zero=run.zero, micro_batch=run.micro_batch, sp=run.sp,
                 recompute=run.recompute, schedule="interleaved" if run.chunks > 1 else "1f1b", chunks=run.chunks,
                 p2p_overlap=False if run.pp > 1 else None)
-    # The ZeRO-3 runs ran on DeepSpeed (fp16 states and collectives: 2 + 2 + 12), the others on Megatron-LM.
-    stack = "deepspeed" if run.stack == "deepspeed-2021" else "megatron-core"
+    # The ZeRO-3 runs and MT-NLG ran on DeepSpeed (fp16 states and collectives: 2 + 2 + 12), the others on Megatron-LM.
+    stack = "deepspeed" if run.stack in ("deepspeed-2021", "deepspeed") else "megatron-core"
     work = Workload(_model(run), global_batch=run.global_batch, attention="standard", stack=stack)
     cluster = Cluster(device, nodes=max(1, run.gpus // 8))
     e = estimate(work, plan, cluster)

@@ -26,6 +26,7 @@ __all__ = [
     "KORTHIKANTI_TABLE2",
     "KORTHIKANTI_SELECTIVE_SAVING",
     "KORTHIKANTI_MTNLG",
+    "MTNLG_RUNS",
     "NARAYANAN_TABLE1",
     "NARAYANAN_GPT",
     "NARAYANAN_EQ4",
@@ -166,11 +167,12 @@ class MeasuredRun:
     ``label``: the paper's name; ``shape``: (layers, hidden, heads), vocabulary 51,200 and sequence 2048
     (Narayanan et al. 2021 §5.1; Korthikanti et al. 2022 §6, Table 3); ``gpus``, ``tp``, ``pp``,
     ``global_batch``, ``micro_batch``, ``chunks`` (interleaved model chunks per GPU, 1 = plain 1F1B);
-    ``recompute`` and ``sp`` in this library's terms; ``zero``: 3 for DeepSpeed ZeRO-3; ``metric``:
+    ``recompute`` and ``sp`` in this library's terms; ``zero``: 3 for DeepSpeed ZeRO-3, 1 for the optimizer
+    state sharded over DP; ``metric``:
     "tflops" (achieved teraFLOP/s per GPU, counted as eq. 3 counts them) or "seconds" (iteration time);
     ``value`` the paper's number; ``source`` where the number and where the plan come from; ``stack``:
     the implementation whose timing rules apply ("" for Megatron-LM, "deepspeed-2021" for the ZeRO-3
-    runs: :mod:`parallelsel.course.zero3_timeline`); ``mfu``: the model FLOPs utilisation the paper prints for the
+    runs: :mod:`parallelsel.course.zero3_timeline`, "deepspeed" for DeepSpeed's pipeline engine); ``mfu``: the model FLOPs utilisation the paper prints for the
     run, where it prints one (None otherwise).
     """
 
@@ -252,6 +254,20 @@ against PTD-P (model-parallel size 96 = TP 8 x PP 12 for 175B, 280 = TP 8 x PP 3
 teraFLOP/s per GPU; the global batch stays fixed as the GPUs double, so the ZeRO-3 micro-batch halves.
 The published ranking is PTD-P ahead at every size ("PTD-P results in 6% and 24% higher throughput"
 with the fewest GPUs, 70% more after doubling them). The ZeRO-3 530B row on 640 GPUs used batch 2560."""
+
+
+_MTNLG = ("Smith et al. 2022 (Using DeepSpeed and Megatron to Train Megatron-Turing NLG 530B, arXiv:2201.11990) "
+          "§2.3-2.4: 105 layers, hidden 20480, 128 heads, sequence 2048, global batch 1920; 8-way TP inside a "
+          "node, 35-way PP across nodes, ZeRO-powered data parallelism, DeepSpeed's 1F1B pipeline engine, mixed "
+          "precision, on Selene (DGX A100 80GB); iteration time 60.1, 50.2 and 44.4 s on 280, 350 and 420 nodes. "
+          "Micro-batch 1 and full recomputation as in Megatron-DeepSpeed's example (assumed: the paper names neither)")
+MTNLG_RUNS = tuple(
+    MeasuredRun(f"MT-NLG 530B {g}", (105, 20480, 128), g, 8, 35, 1920, 1, 1, "full", False, "seconds", t, _MTNLG, 1,
+                "deepspeed")
+    for g, t in ((2240, 60.1), (2800, 50.2), (3360, 44.4))
+)
+"""MT-NLG 530B's training throughput at three sizes: DeepSpeed's pipeline engine with Megatron's tensor parallelism
+on the machine, model and TP x PP of :data:`NARAYANAN_ZERO3`'s PTD-P 530B rows (Megatron-LM's own engine)."""
 
 
 # -- measured MFU of large dense training runs -------------------------------------------------
