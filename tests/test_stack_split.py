@@ -201,3 +201,4 @@ def test_torchtitan_layers_per_stage_that_leaves_a_partial_round_is_refused():
             'pipeline_parallel_layers_per_stage = 6\n[training]\nlocal_batch_size = 12\nseq_len = 8192\n')
     with pytest.raises(ValueError, match="pipeline_parallel_layers_per_stage=6.*14 stages.*multiple of"):
         read_config(toml, "torchtitan", world=96, layers=80)   # ceil(82 / 6) = 14 stages for 12 ranks
+

@@ -31,7 +31,7 @@ from .memory import candidate_stages, fsdp_units, layer_shape, layers_on, stage_
 from .stacks import STACKS, effective_zero, sp_layout_copies, wire_bytes
 from .kernels import layer_gemms
 from .placement import group_link
-from .plan import p2p_overlap_on, tp_overlap_on
+from .plan import p2p_overlap_on, tp_overlap_on, with_stack_split
 
 __all__ = ["DDP_BUCKET_BYTES", "NCCL_MAX_CHANNELS", "NCCL_SM_BANDWIDTH", "OPS", "Traffic", "bus_factor", "collective_time", "traffic"]
 
@@ -228,6 +228,7 @@ def traffic(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
 
 
 def _step(workload, plan, cluster: Cluster) -> _Step:
+    plan = with_stack_split(workload, plan)  # no split stated on layers that do not divide: the stack's own
     sh = layer_shape(workload.model)
     return _Step(workload.model, workload.recipe, STACKS[workload.stack], tp_overlap_on(workload, plan),
                  p2p_overlap_on(workload, plan), plan, cluster, sh, max(1, plan.microbatches(workload)),
