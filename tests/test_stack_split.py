@@ -199,6 +199,21 @@ def test_torch_code_builds_every_layer_of_a_split_the_stack_makes():
 def test_torchtitan_layers_per_stage_that_leaves_a_partial_round_is_refused():
     toml = ('[parallelism]\ndata_parallel_shard_degree = 8\npipeline_parallel_degree = 12\n'
             'pipeline_parallel_layers_per_stage = 6\n[training]\nlocal_batch_size = 12\nseq_len = 8192\n')
-    with pytest.raises(ValueError, match="pipeline_parallel_layers_per_stage=6.*14 stages.*multiple of"):
+    with pytest.raises(ValueError, match="pipeline_parallel_layers_per_stage=6.*14 stages.*multiple of.*=12"):
         read_config(toml, "torchtitan", world=96, layers=80)   # ceil(82 / 6) = 14 stages for 12 ranks
 
+    base = ('[parallelism]\ndata_parallel_shard_degree = 2\npipeline_parallel_degree = 4\n'
+            'pipeline_parallel_schedule = "{}"\npipeline_parallel_layers_per_stage = {}\n'
+            '[training]\nlocal_batch_size = 8\nseq_len = 8192\n')
+    with pytest.raises(ValueError, match="12 stages.*one a rank with 1F1B"):
+        read_config(base.format("1F1B", 3), "torchtitan", world=8, layers=32)   # 34 units: 12 stages, 3 a rank
+    with pytest.raises(ValueError, match="4 stages.*two or more a rank with Interleaved1F1B"):
+        read_config(base.format("Interleaved1F1B", 9), "torchtitan", world=8, layers=32)   # one a rank
+
+
+def test_states_floor_bounds_the_breakdown_of_a_plan_without_a_split():
+    from parallelsel.core.memory import breakdown, states_floor
+
+    w = ps.Workload(ps.MODELS["llama3-70b"], global_batch=12, seq_len=8192, stack="torchtitan")
+    plan = ps.Plan(dp=1, tp=2, pp=12, micro_batch=1, recompute="full")   # 80 layers, 12 ranks: first holds 6
+    assert states_floor(w, plan) <= breakdown(w, plan).total   # (priced on 7 a rank, the floor was above it)

@@ -824,38 +824,33 @@ def _torchtitan_stages(par: dict, plan: dict, layers: int | None, local: int) ->
     plan["schedule"] = kinds[sched]
     plan["micro_batch"] = _int("pipeline_parallel_microbatch_size", par.get("pipeline_parallel_microbatch_size", 1))
     lps = par.get("pipeline_parallel_layers_per_stage")
-    notes = []
+    first = _int("first_stage_less_layers", par.get("pipeline_parallel_first_stage_less_layers", 1))
+    last = _int("last_stage_less_layers", par.get("pipeline_parallel_last_stage_less_layers", 1))
+    single = plan["schedule"] != "interleaved"  # GPipe and 1F1B run one stage a rank (PipelineScheduleSingle)
+    plan["chunks"] = 1 if single else 2  # pipeline_llm's stages a rank without layers_per_stage
     if lps is not None and layers is not None:
-        first = _int("first_stage_less_layers", par.get("pipeline_parallel_first_stage_less_layers", 1))
-        last = _int("last_stage_less_layers", par.get("pipeline_parallel_last_stage_less_layers", 1))
-        stages = -(-(layers + first + last) // _int("pipeline_parallel_layers_per_stage", lps))
-        if stages % pp:  # torchtitan's pipeline_llm refuses it at start-up
+        # pipeline_llm: ceil((layers + first + last) / layers_per_stage) virtual stages, a multiple of the PP
+        # degree; one a rank for a single-stage schedule, at least two for a multi-stage one -- else it refuses.
+        lps = _int("pipeline_parallel_layers_per_stage", lps)
+        stages = -(-(layers + first + last) // lps)
+        per_rank, rem = divmod(stages, pp)
+        if rem or (per_rank != 1 if single else per_rank < 2):
             _bad("pipeline_parallel_layers_per_stage", lps, f"gives {stages} stages for {layers} layers (embedding and "
-                 f"output weigh {first} and {last}): torchtitan needs a multiple of pipeline_parallel_degree={pp}")
-        plan["chunks"] = max(1, stages // pp)
+                 f"output weigh {first} and {last}): torchtitan needs a multiple of pipeline_parallel_degree={pp}, "
+                 f"{'one' if single else 'two or more'} a rank with {sched}")
+        plan["chunks"] = per_rank
+    notes = []
+    if layers is not None:
+        # torchtitan spreads the layers over its virtual stages itself (generate_llm_fqn_per_model_part), the
+        # embedding and the output weighing first/last_stage_less_layers (default 1 each): not evenly by default.
+        try:
+            split = rank_layers(torchtitan_split(layers, pp * plan["chunks"], first, last), pp, plan["schedule"])
+        except ParallelselError:
+            _bad("pipeline_parallel_degree", pp, f"leaves a stage of the {layers} layers empty")
+        if len(set(split)) > 1:
+            plan["stage_layers"] = split
         if first or last:
             notes.append(("launcher_stage_weights", {"first": first, "last": last}))
-        lps = _int("pipeline_parallel_layers_per_stage", lps)
-        split = (lps - first,) + (lps,) * (pp - 2) + (lps - last,) if pp > 1 else ()
-        if plan["chunks"] == 1 and sum(split) == layers and len(set(split)) > 1:
-            plan["stage_layers"] = split  # the end stages hold fewer transformer layers than the middle ones
-    else:
-        plan["chunks"] = 2 if kinds[sched] == "interleaved" else 1  # pipeline_llm's default stages per rank
-        if layers is not None:
-            # No layers per stage: torchtitan spreads the layers over pp x chunks virtual stages itself, the
-            # embedding and the output weighing first/last_stage_less_layers (default 1 each) -- not evenly.
-            first = _int("first_stage_less_layers", par.get("pipeline_parallel_first_stage_less_layers", 1))
-            last = _int("last_stage_less_layers", par.get("pipeline_parallel_last_stage_less_layers", 1))
-            try:
-                split = rank_layers(torchtitan_split(layers, pp * plan["chunks"], first, last), pp, plan["schedule"])
-            except ParallelselError:
-                _bad("pipeline_parallel_degree", pp, f"leaves a stage of the {layers} layers empty")
-            if len(set(split)) > 1:
-                plan["stage_layers"] = split
-                if first or last:
-                    notes.append(("launcher_stage_weights", {"first": first, "last": last}))
-    if plan["chunks"] == 1 and plan["schedule"] == "interleaved":
-        plan["schedule"] = "1f1b"
     return notes
 
 

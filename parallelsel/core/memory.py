@@ -815,6 +815,7 @@ def states_floor(workload, plan) -> float:
     peak (:func:`_stage_states`) with the allocator's share, since activations and the other terms are never
     negative and the most loaded stage holds at least as much as the first. The search uses it to drop plans
     that cannot fit without their full breakdown."""
+    plan = with_stack_split(workload, plan)
     st, gather = _stage_states(workload, plan, 0, layers_on(plan, 0))
     return (st.total + gather) * (1 + ALLOCATOR_OVERHEAD)
 

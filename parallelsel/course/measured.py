@@ -170,8 +170,9 @@ def era_pins(run) -> dict:
     comparison), even pipeline splits only (Megatron-LM's ``--decoder-first/last-pipeline-num-layers`` came in
     2024), pipeline sends not overlapped with compute (``overlap_p2p_comm`` came in 2023), and for the 2021 runs
     no sequence parallelism (introduced by Korthikanti et al. 2022). A stack's own
-    runs and DeepSpeed's 2021 ZeRO-3 rows need none: their stack record already refuses what the stack refused."""
-    if getattr(run, "stack", "") in ("megatron-core", "torchtitan", "deepspeed-2021"):
+    runs, DeepSpeed's 2021 ZeRO-3 rows and MT-NLG on its pipeline engine need none: their stack record already
+    refuses what the stack refused."""
+    if getattr(run, "stack", "") in ("megatron-core", "torchtitan", "deepspeed-2021", "deepspeed"):
         return {}
     pins = {"zero": 0, "stage_layers": None, "p2p_overlap": False}
     if run in NARAYANAN_THROUGHPUT + NARAYANAN_ZERO3:

@@ -260,7 +260,8 @@ _MTNLG = ("Smith et al. 2022 (Using DeepSpeed and Megatron to Train Megatron-Tur
           "§2.3-2.4: 105 layers, hidden 20480, 128 heads, sequence 2048, global batch 1920; 8-way TP inside a "
           "node, 35-way PP across nodes, ZeRO-powered data parallelism, DeepSpeed's 1F1B pipeline engine, mixed "
           "precision, on Selene (DGX A100 80GB); iteration time 60.1, 50.2 and 44.4 s on 280, 350 and 420 nodes. "
-          "Micro-batch 1 and full recomputation as in Megatron-DeepSpeed's example (assumed: the paper names neither)")
+          "Assumed, as the paper names none of them: micro-batch 1, full recomputation, ZeRO-1 (DeepSpeed's pipeline "
+          "engine accepts ZeRO-0/1 only)")
 MTNLG_RUNS = tuple(
     MeasuredRun(f"MT-NLG 530B {g}", (105, 20480, 128), g, 8, 35, 1920, 1, 1, "full", False, "seconds", t, _MTNLG, 1,
                 "deepspeed")

@@ -23,6 +23,7 @@ for c in ptdp:
                  f"{c.estimate.step.total / step - 1:+.0%}", f"{slot(c, step):.3f}", f"{slot(c, c.estimate.step.total):.3f}"])
 print(markdown_table(["引擎", "GPU 数", "公布的步时", "本库", "误差", "每个槽位（s，公布）", "每个槽位（s，本库）"], rows,
                      align="lrrrrrr"))
+print("\nPTD-P 的几行论文印的是每卡 TFLOP/s，这里按它的式 (3) 折成步时。")
 same = [c for c in ptdp if c.run.gpus == mtnlg[0].run.gpus][0]
 measured = slot(mtnlg[0], mtnlg[0].published) / slot(same, eq3_flops(same.run) / (same.published * 1e12 * same.run.gpus))
 modelled = slot(mtnlg[0], mtnlg[0].predicted) / slot(same, same.estimate.step.total)
