@@ -235,15 +235,14 @@ def _splits(fixed: dict, pp: int, model, stack: str = DEFAULT_STACK) -> list[tup
     """The pipeline splits the search gives ``pp`` stages: a pinned ``stage_layers``; else the balanced split
     (:func:`parallelsel.core.plan.balanced_split`, the output layer and loss weighed by their FLOPs against a
     layer's; None when that is the even split); when the layers divide and the balanced split is uneven, the
-    even split too: the stacks' default (Megatron-LM and torchtitan split evenly unless told otherwise); and
-    when ``layers + 2`` divides over ``pp`` >= 3 stages, the split with one layer fewer on the first and the last
-    stage, as practitioners configure it (:func:`parallelsel.core.plan.megatron_split` with the embedding and
-    the loss counted as layers: Megatron-Core's ``--account-for-embedding/loss-in-pipeline-split``,
-    Megatron-DeepSpeed's ``--pp-partition-method type:transformer|embedding`` that BLOOM's 70 layers ran on 12
-    stages with, torchtitan's ``pipeline_parallel_first/last_stage_less_layers = 1``), so a job run either way
-    is enumerated and ranked, not only its balanced neighbour; and where the layers do not divide, the split
-    ``stack`` builds for a job that names none (:func:`parallelsel.core.plan.stack_split`: DeepSpeed's partitioner,
-    torchtitan's stage builder)."""
+    even split too (Megatron-LM's and DeepSpeed's default, and torchtitan's with less-layers 0); when ``layers + 2``
+    divides over ``pp`` >= 3 stages, the split with one layer fewer on the first and the last stage, as
+    practitioners configure it (:func:`parallelsel.core.plan.megatron_split` with the embedding and the loss
+    counted as layers: Megatron-Core's ``--account-for-embedding/loss-in-pipeline-split``, Megatron-DeepSpeed's
+    ``--pp-partition-method type:transformer|embedding`` that BLOOM's 70 layers ran on 12 stages with); and the
+    split ``stack`` builds for a job that names none (:func:`parallelsel.core.plan.stack_split`: DeepSpeed's
+    partitioner where the layers do not divide, torchtitan's stage builder with its default less-layers of 1),
+    so a job run either way is enumerated and ranked, not only its balanced neighbour."""
     if "stage_layers" in fixed:
         return [fixed["stage_layers"]]
     split = balanced_stage_layers(model, pp)
