@@ -217,3 +217,17 @@ def test_states_floor_bounds_the_breakdown_of_a_plan_without_a_split():
     w = ps.Workload(ps.MODELS["llama3-70b"], global_batch=12, seq_len=8192, stack="torchtitan")
     plan = ps.Plan(dp=1, tp=2, pp=12, micro_batch=1, recompute="full")   # 80 layers, 12 ranks: first holds 6
     assert states_floor(w, plan) <= breakdown(w, plan).total   # (priced on 7 a rank, the floor was above it)
+
+
+def test_deepspeed_pipeline_reduces_gradients_after_the_schedule_drains():
+    # DeepSpeed's TrainSchedule issues ReduceGrads and OptimizerStep only at its last step: with PP nothing of
+    # the DP traffic hides behind compute; without PP (its plain engine) and on Megatron-Core it does.
+    w, plan, c = _bloom("deepspeed")
+    dp = [t for t in ps.comm.traffic(w, plan, c) if t.strategy in ("DP", "ZeRO")]
+    assert dp and not any(t.overlappable for t in dp)
+    mc = ps.Workload(w.model, global_batch=w.global_batch, seq_len=w.seq_len, stack="megatron-core")
+    split = ps.estimate(w, plan, c).plan.stage_layers
+    assert all(t.overlappable for t in ps.comm.traffic(mc, plan.with_(stage_layers=split), c)
+               if t.strategy in ("DP", "ZeRO"))
+    no_pp = ps.Plan(dp=96, tp=4, zero=1, micro_batch=1, recompute="full")
+    assert all(t.overlappable for t in ps.comm.traffic(w, no_pp, c) if t.strategy in ("DP", "ZeRO"))

@@ -295,26 +295,31 @@ def _dp_group_items(st: _Step, n_params, size: int, stride: int, per: int, tag: 
     * ZeRO-3 / FSDP: see ``_fsdp_items``.
     * HSDP: with a shard group smaller than dp, each shard's gradient is then all-reduced across the
       dp/shard replicas (stride: one shard group).
+
+    With a pipeline on a stack that reduces only after the schedule drains (``Stack.pp_reduce_after_flush``:
+    DeepSpeed's ``TrainSchedule`` issues ReduceGrads and OptimizerStep after the last micro-batch), none of it
+    overlaps compute.
     """
     plan, cluster, zero = st.plan, st.cluster, effective_zero(st.plan)
+    hide = not (plan.pp > 1 and st.stack.pp_reduce_after_flush)  # DeepSpeed's pipeline reduces after it drains
     g_wire, w_wire = wire_bytes(st.stack, st.recipe)
     g_bytes, w_bytes = g_wire * n_params, w_wire * n_params
     buckets = max(1, -(-int(g_bytes) // DDP_BUCKET_BYTES))
     if zero == 0:
-        return [_item("DP" + tag, "all-reduce", g_bytes, 1, size, _link(cluster, st.ranks, size, stride), True,
+        return [_item("DP" + tag, "all-reduce", g_bytes, 1, size, _link(cluster, st.ranks, size, stride), hide,
                       "backward", buckets)]
     shard = size if plan.shard is None else max(1, min(size, plan.shard * plan.cp // per))
     link = _link(cluster, st.ranks, shard, stride)
     if zero in (1, 2):
         kind = ("FSDP" if plan.zero == 3 else "ZeRO") + tag
-        out = [_item(kind, "reduce-scatter", g_bytes, 1 if zero == 1 else st.m, shard, link, True, "backward", buckets),
-               _item(kind, "all-gather", w_bytes, 1, shard, link, True, "forward", buckets)]
+        out = [_item(kind, "reduce-scatter", g_bytes, 1 if zero == 1 else st.m, shard, link, hide, "backward", buckets),
+               _item(kind, "all-gather", w_bytes, 1, shard, link, hide, "forward", buckets)]
     else:
         out = _fsdp_items(st, "FSDP" + tag, g_bytes, w_bytes, shard, link, units, experts=bool(tag))
     if shard < size:
         calls = 1 if zero == 1 or (zero == 3 and plan.no_sync) else st.m
         out.append(_item("HSDP" + tag, "all-reduce", g_bytes / shard, calls, size // shard,
-                         _link(cluster, st.ranks, size // shard, stride * shard), True, "backward"))
+                         _link(cluster, st.ranks, size // shard, stride * shard), hide, "backward"))
     return out
 
 

@@ -122,7 +122,9 @@ class Stack:
       ``parallelize.py``: "DDP has not supported > 1D parallelism"); ``tp_sp_always``: its TP always comes with
       sequence parallelism (torchtitan's TP plan shards the norms by sequence: ``SequenceParallel``).
     * ``pp_split``: how it splits the layers over the pipeline when the job states no split (:data:`PP_SPLITS`;
-      :func:`parallelsel.core.plan.stack_split`).
+      :func:`parallelsel.core.plan.stack_split`); ``pp_reduce_after_flush``: with a pipeline, the gradients are
+      reduced over DP (and the updated weights gathered) only after the schedule has drained, so none of that
+      traffic overlaps compute.
     * ``pp_zero``: ZeRO stages it runs together with PP; ``pp_fsdp_reshard``: with PP and FSDP,
       whether weights are resharded after each forward (None: it does not run FSDP with PP).
     * ``modes``: the execution modes it runs (:data:`EXEC_MODES`), first the one without
@@ -177,6 +179,7 @@ class Stack:
     tp_sp_always: bool = False
     zero3_live: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
     pp_split: str = "divisible"
+    pp_reduce_after_flush: bool = False
 
     def __post_init__(self):
         for f in ("grad_reduce_dtype", "param_gather_dtype"):
@@ -299,14 +302,15 @@ STACKS: dict[str, Stack] = Catalogue("stack", {
                 "runtime/pipe/module.py PipelineModule._partition_layers with Megatron-DeepSpeed's GPTModelPipe "
                 "partition_method='type:transformer' and runtime/utils.py partition_balanced (the linear partition "
                 "minimising the spread of layers a stage; ties go to the later cut, which puts the spare layers on "
-                "the earliest stages)"),
+                "the earliest stages); runtime/pipe/schedule.py TrainSchedule.steps (ReduceTiedGrads, ReduceGrads and "
+                "OptimizerStep only at the last step, after the schedule drains)"),
         grad_reduce_dtype="bf16", param_gather_dtype="bf16", recipe="bf16-adam", optimizer_shard="dp_cp",
         overlap_grad_reduce=(3,), overlap_param_gather=(3,), overlap_tp_comm=False, tp_overlap=False,
         tp_overlap_needs=(), schedules=("1f1b",), recompute=("none", "full"), pp_zero=(0, 1), pp_fsdp_reshard=None,
         modes=("eager", "compile"),
         fused={"eager": ("attention",), "compile": ("attention", "rmsnorm", "swiglu", "rope", "fp8_cast")},
         zero3_live={"max_live_parameters": 1e9, "prefetch_bucket_size": 5e7, "reduce_bucket_size": 5e8},
-        pp_split="earliest-first"),
+        pp_split="earliest-first", pp_reduce_after_flush=True),
 })
 """The three stacks, keyed as ``Workload(stack=...)`` names them. Fused-operator sets are defaults: eager
 PyTorch fuses attention only (``scaled_dot_product_attention``); ``torch.compile`` also fuses the
