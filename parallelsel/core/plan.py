@@ -146,8 +146,8 @@ class Plan:
     spread over its chunks, so every entry must be at least ``chunks``). None (the default) splits
     the layers evenly, ``layers / pp`` per rank; where they do not divide, it means the split the workload's
     stack builds for a job that states none (:func:`stack_split`: DeepSpeed and torchtitan split unevenly by
-    themselves, Megatron-Core refuses), which :func:`parallelsel.core.estimate.estimate` writes into its plan. The embedding sits on the first rank and the output
-    layer and loss on the last, whatever the split; memory, step time and the pipeline's pace follow
+    themselves, Megatron-Core refuses), which :func:`parallelsel.core.estimate.estimate` writes into its plan.
+    The embedding sits on the first rank and the output layer and loss on the last, whatever the split; memory, step time and the pipeline's pace follow
     each rank's own layers (:func:`stage_layer_counts`). Build it from the launchers' flags with
     :func:`megatron_split` (``--decoder-first/last-pipeline-num-layers``,
     ``--account-for-embedding/loss-in-pipeline-split``) or :func:`torchtitan_split`
