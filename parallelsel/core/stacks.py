@@ -274,7 +274,7 @@ STACKS: dict[str, Stack] = Catalogue("stack", {
                 "_LossParallelCrossEntropy; before it torch's loss_parallel(), train.py L131-134 and utils.py "
                 "L196-201 @9dec370); async TP: torch/_inductor/fx_passes/micro_pipeline_tp.py (a reduce-scatter "
                 "fuses only when its input is one matmul; the separate wq/wk/wv, w1/w3 make input gradients sums), "
-                "torch/distributed/_symmetric_memory; config/job_config.py Parallelism "
+                "torch/distributed/_symmetric_memory; configs.py Parallelism "
                 "pipeline_parallel_first/last_stage_less_layers (default 1) and distributed/pipeline_parallel.py "
                 "generate_llm_fqn_per_model_part (embedding and output weigh that many layers, units spread evenly, "
                 "the spare ones on the earliest stages)"),

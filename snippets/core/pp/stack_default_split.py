@@ -23,3 +23,8 @@ print(markdown_table(["框架", "各段层数", "不写切分时", "最慢的段
 # BLOOM itself named a partition method: type:transformer|embedding also counts the two embedding layers.
 print(f"\nBLOOM 本身写明了 `partition_method='type:transformer|embedding'`（两个嵌入层也各算一层），得到的是 "
       f"{'/'.join(map(str, megatron_split(model.layers, plan.pp, account_for_embedding=True, account_for_loss=True)))}。")
+# What the page says: DeepSpeed puts the spare layers on the earliest stages, torchtitan gives the two end stages
+# fewer layers than the middle ones, Megatron-Core refuses.
+ds, tt = stack_split("deepspeed", model.layers, plan.pp), stack_split("torchtitan", model.layers, plan.pp)
+assert list(ds) == sorted(ds, reverse=True) and ds[0] > ds[-1]
+assert tt[0] < max(tt) and tt[-1] < max(tt) and rows[-1][2].startswith("拒绝")
