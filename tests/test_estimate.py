@@ -205,3 +205,21 @@ def test_bad_input():
         estimate(GPT2, Plan(), cl)
     with pytest.raises(ValueError, match="plans"):
         scaling_efficiency(w, {4: Plan(dp=2)}, cl)
+
+
+def test_context_parallel_at_a_short_sequence_costs_more_than_data_parallel():
+    # Same GEMM shapes (8 sequences of 1,024 tokens a GPU either way), the same ZeRO group: CP8 adds the ring's
+    # per-step merges of partial attention outputs and its transfers, which hide under attention only in part at
+    # this length, so it never ties DP8 (the search used to rank the two equal) -- and at 128k tokens a sequence,
+    # where DP cannot hold the activations, the transfers hide whole under each block's attention.
+    import parallelsel as ps
+
+    w = ps.Workload(ps.MODELS["llama3-70b"], global_batch=512, seq_len=8192, stack="megatron-core")
+    c = ps.Cluster(ps.DEVICES["a100-80gb"], nodes=8)
+    dp = ps.estimate(w, ps.Plan(dp=8, tp=8, zero=2, sp=True, tp_overlap=True, micro_batch=1), c)
+    cp = ps.estimate(w, ps.Plan(dp=1, cp=8, tp=8, zero=2, sp=True, tp_overlap=True, micro_batch=8), c)
+    assert cp.step.compute > dp.step.compute and cp.step.total > dp.step.total
+    long = ps.Workload(ps.MODELS["llama3-70b"], global_batch=8, seq_len=131072, stack="megatron-core")
+    e = ps.estimate(long, ps.Plan(dp=1, cp=8, tp=8, zero=1, sp=True, micro_batch=1, recompute="full"), c)
+    ring = [t for t in e.traffic if t.strategy == "CP"]
+    assert ring and all(t.hidden == pytest.approx(t.time) for t in ring)

@@ -138,3 +138,55 @@ def test_the_search_finds_each_published_plan_when_its_fields_are_pinned(row):
     r = ps.search(e.workload, e.cluster, top=1, fixed={k: getattr(e.plan, k) for k in keys})
     assert r.results and r.results[0].plan == e.plan
     assert r.results[0].estimate.step.total == pytest.approx(e.step.total)
+
+
+def _fresh(fn):
+    # The kernel times are memoised; a counterfactual must not read (or leave) cached values of the real model.
+    from parallelsel.core import kernels
+
+    for f in (kernels._stage_times, kernels.layer_and_head_times, kernels._compute):
+        f.cache_clear()
+    try:
+        return fn()
+    finally:
+        for f in (kernels._stage_times, kernels.layer_and_head_times, kernels._compute):
+            f.cache_clear()
+
+
+def test_ring_transfers_hidden_under_attention_are_what_the_long_rows_need(monkeypatch):
+    # NeMo's long rows (CP 4 to 32, Transformer Engine's ring overlaps each hop with the block in hand): with the
+    # hops exposed whole, the 128k-1M rows come out more than 20% slow; with each hop hidden under its block's
+    # attention they are within 15% (the page's boundary box says so).
+    import dataclasses
+
+    from parallelsel.core import comm
+    from parallelsel.course.stack_runs import NEMO_LONG_H100
+
+    long_rows = [r for r in NEMO_LONG_H100 if r.plan["cp"] >= 4]
+    assert all(abs(_ROWS[r.label].error) <= 0.15 for r in long_rows)
+    real = comm._cp_items
+    monkeypatch.setattr(comm, "_cp_items", lambda st: [dataclasses.replace(t, hidden=0.0) for t in real(st)])
+    assert all(compare_stack(r).error < -0.20 for r in long_rows)
+
+
+def test_attention_counted_full_at_the_kernels_benchmark_rate_is_what_two_stacks_measured(monkeypatch):
+    # The attention core is priced at the full s x s FLOPs at its kernel's benchmark rate (the benchmarks halve the
+    # FLOPs of a causal mask): in effect, causal attention at half its benchmark speed. Counted the benchmarks' way
+    # -- half the FLOPs, the backward 2.5x the forward's (Dao-AILab/flash-attention benchmark_flash_attention.py
+    # flops()) -- both stacks' attention-heavy rows come out far too fast: torchtitan's 8k rows of Tables 1 and 3
+    # (FlashAttention-2) and NeMo's 128k-1M rows (cuDNN), which the model meets as it stands.
+    from parallelsel.core import kernels
+    from parallelsel.course.stack_runs import NEMO_LONG_H100
+
+    titan = [r for r in TORCHTITAN_RUNS if r.label.startswith(("torchtitan Llama 3.1 8B, 8 GPUs, ",
+                                                                 "torchtitan Llama 3.1 8B, 128 GPUs, ")) and " CP" not in r.label]
+    nemo = [r for r in NEMO_LONG_H100 if r.plan["cp"] >= 4]
+    assert len(titan) == 6 and all(abs(_ROWS[r.label].error) <= 0.15 for r in titan + nemo)
+    real = kernels._attention
+
+    def halved(*args):
+        f, b = real(*args)
+        return 0.5 * f, 0.5 * 2.5 / 2 * b
+
+    monkeypatch.setattr(kernels, "_attention", halved)
+    assert _fresh(lambda: all(compare_stack(r).error > 0.15 for r in titan + nemo))

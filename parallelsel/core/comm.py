@@ -28,8 +28,8 @@ from typing import NamedTuple
 from ._check import ParallelselError, choice, positive_int, positive_number
 from .hardware import Cluster, Link
 from .memory import candidate_stages, fsdp_units, layer_shape, layers_on, stage_params
-from .stacks import STACKS, effective_zero, sp_layout_copies, wire_bytes
-from .kernels import layer_gemms
+from .stacks import STACKS, effective_zero, sp_layout_copies, stack_fused, wire_bytes
+from .kernels import attention_time, layer_gemms
 from .placement import group_link
 from .plan import p2p_overlap_on, tp_overlap_on, with_stack_split
 
@@ -195,6 +195,7 @@ class _Step(NamedTuple):
     tokens: int  # b x s: a micro-batch's tokens on one rank (s is seq_len / cp)
     layers: int  # layers on one pipeline stage
     ranks: int  # GPUs of the plan
+    attention: tuple = (0.0, 0.0)  # one layer's attention core, forward and backward seconds a micro-batch (CP only)
 
 
 def traffic(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
@@ -230,9 +231,14 @@ def traffic(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
 def _step(workload, plan, cluster: Cluster) -> _Step:
     plan = with_stack_split(workload, plan)  # no split stated on layers that do not divide: the stack's own
     sh = layer_shape(workload.model)
+    attention = (0.0, 0.0)
+    if plan.cp > 1:   # what the ring's transfers run under (_cp_items)
+        attention = attention_time(workload.model, plan.micro_batch, workload.seq_len, cluster.device, plan.tp,
+                                   plan.cp, workload.attention, stack_fused(workload))
     return _Step(workload.model, workload.recipe, STACKS[workload.stack], tp_overlap_on(workload, plan),
                  p2p_overlap_on(workload, plan), plan, cluster, sh, max(1, plan.microbatches(workload)),
-                 plan.micro_batch * (workload.seq_len // plan.cp), max(plan.layers_per_stage(sh.layers)), plan.gpus)
+                 plan.micro_batch * (workload.seq_len // plan.cp), max(plan.layers_per_stage(sh.layers)), plan.gpus,
+                 attention)
 
 
 def critical_items(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
@@ -479,15 +485,27 @@ def _cp_items(st: _Step) -> list[Traffic]:
     """Context parallel (ring attention): each rank's K and V block (its s/cp tokens, its 1/tp of the
     KV heads) goes round the ring: cp - 1 hops in forward; in backward the blocks go round again with
     their gradients (2 (cp - 1)); full recomputation repeats the forward hops (Liu et al. 2023, Ring
-    Attention §3; Megatron-LM's p2p context parallelism). Counted as exposed, though an
-    implementation overlaps each hop with the attention of the block it holds: an upper bound."""
+    Attention §3; Megatron-LM's p2p context parallelism).
+
+    Each hop runs under the attention of the block the rank already holds: the ring splits a layer's
+    attention into cp steps and sends the next step's block while it computes the current one (Liu et al.
+    2023 §3; Transformer Engine's ``AttnFuncWithCPAndKVP2P``, ``transformer_engine/pytorch/attention``:
+    "overlap current-step compute with next-step communication"). A forward hop of C seconds beside a step
+    of A/cp (A the layer's attention forward on this rank, :func:`parallelsel.core.kernels.attention_time`)
+    hides min(C, A/cp); a backward step sends two blocks (K/V and their gradients) beside B/cp. The rest,
+    a slow link's excess over the step it hides under, is exposed."""
     plan = st.plan
     if plan.cp <= 1:
         return []
     x = 2 * st.tokens * st.shape.kv_dim * st.recipe.activation / plan.tp
-    hops = (4 if plan.recompute == "full" else 3) * (plan.cp - 1)
+    forwards = 2 if plan.recompute == "full" else 1
+    hops = (forwards + 2) * (plan.cp - 1)
     link = _link(st.cluster, st.ranks, plan.cp, plan.tp, spread=False)
-    return [_item("CP", "p2p", x, st.layers * st.m * hops, 2, link, False, "forward")]
+    hop = _time("p2p", x, 2, link)
+    a_fwd, a_bwd = st.attention
+    per_layer = (plan.cp - 1) * (forwards * min(hop, a_fwd / plan.cp) + min(2 * hop, a_bwd / plan.cp))
+    return [_item("CP", "p2p", x, st.layers * st.m * hops, 2, link, False, "forward",
+                  hidden=st.layers * st.m * per_layer)]
 
 
 def _ep_items(st: _Step) -> list[Traffic]:

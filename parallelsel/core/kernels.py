@@ -38,7 +38,7 @@ from ._check import ParallelselError, positive_int
 from .hardware import Device
 
 __all__ = ["FLASH_SHARE", "FUSED_ALL", "FUSED_BYTES", "K_OVERHEAD", "TILE", "ComputeTime", "Gemm", "WeightPiece",
-           "compute_time", "fp8_gemm_time", "gemm_efficiency",
+           "attention_time", "compute_time", "fp8_gemm_time", "gemm_efficiency",
            "gemm_time", "layer_gemms", "recomputed_gemm_share", "weight_pieces"]
 
 TILE = (256, 128)
@@ -74,7 +74,7 @@ OPTIMIZER_BYTES = 32
 variance (24), read the gradient (4, fp32 main grad), write the 16-bit weight (2), plus the
 gradient clipping norm's read (2). Memory-bound (Kingma & Ba 2015, Algorithm 1)."""
 
-FUSED_ALL = ("attention", "rmsnorm", "swiglu", "rope", "cross_entropy", "fp8_cast")
+FUSED_ALL = ("attention", "rmsnorm", "swiglu", "rope", "cross_entropy", "fp8_cast", "cp_merge")
 """Every memory-bound operator fused, with a FlashAttention-2 class attention kernel: Megatron-LM's own fused
 kernels (the default of :func:`compute_time`, on which the 14 Megatron-LM runs of the validation page are timed;
 Transformer Engine's cuDNN attention on Hopper is the stack's ``cudnn_attention``, not in this default).
@@ -102,6 +102,13 @@ FUSED_BYTES = {
     # (2 more; torchao float8 without torch.compile, docs/float8.md: compile "fuse[s] the float8
     # scaling/casting kernels").
     "fp8_cast": (4, 6),
+    # per element of a context-parallel rank's attention output (its queries, its heads), per ring step after the
+    # first: the step's partial output is rescaled by its log-sum-exp and added into the running fp32 output.
+    # Fused (Transformer Engine's AttnFuncWithCPAndKVP2P, transformer_engine/pytorch/attention: one correction
+    # kernel reads the bf16 partial and reads and writes the fp32 output, 2 + 4 + 4); eager (PyTorch's ring
+    # attention, torch/distributed/tensor/experimental/_attention.py _SDPAMerger.step: out - sigmoid(block_lse -
+    # lse) * (out - block_out) in fp32, three passes: read 4 + 2, write 4; read 4, write 4; read 4 + 4, write 4).
+    "cp_merge": (10, 30),
 }
 """Forward bytes per element of the memory-bound operators, ``(fused, unfused)``; backward moves
 :data:`BACKWARD_BYTES` times as many. A LayerNorm is one kernel in eager PyTorch too (``nn.LayerNorm``),
@@ -356,6 +363,9 @@ def layer_and_head_times(model, b, s, device, tp, cp, ep, sp, recompute, attenti
     a_fwd, a_bwd = _attention(model, b, s, cp, tp, device, attention, "cudnn_attention" in fused)
     rate = device.memory_rate
     m_fwd = _elementwise_bytes(model, tokens, s, tp, sp, attention, fused) / rate
+    if cp > 1:   # the ring's merge of each step's partial output (the backward's dQ, dK, dV sums: BACKWARD_BYTES)
+        merge = FUSED_BYTES["cp_merge"][0 if "cp_merge" in fused else 1]
+        m_fwd += merge * (cp - 1) * tokens * max(1, model.heads // tp) * model.head_dim / rate
     cast_bwd = 0.0
     if fp8:
         c = FUSED_BYTES["fp8_cast"][0 if "fp8_cast" in fused else 1]
@@ -438,10 +448,28 @@ def weight_pieces(model, micro_batch: int, seq_len: int, device: Device, tp: int
     return tuple(out)
 
 
+def attention_time(model, micro_batch: int, seq_len: int, device: Device, tp: int = 1, cp: int = 1,
+                   attention: str = "flash", fused: tuple[str, ...] = FUSED_ALL) -> tuple[float, float]:
+    """Forward and backward seconds of one layer's attention core on one GPU, per micro-batch: its 1/cp of the
+    queries against the whole sequence, its 1/tp of the heads -- the part of :func:`compute_time` that a
+    context-parallel ring hides its transfers under (:mod:`parallelsel.core.comm`). ``fused`` as in
+    :func:`compute_time` (``"cudnn_attention"`` in it: cuDNN's kernel where the device has a rate for it).
+
+    Examples:
+        >>> import parallelsel as ps
+        >>> f, b = attention_time(ps.MODELS["llama3-8b"], 1, 8192, ps.DEVICES["h100-sxm-80gb"])
+        >>> round(b / f, 1)   # backward: twice the forward's FLOPs at the same rate
+        2.0
+    """
+    return _attention(model, micro_batch, seq_len, cp, tp, device, attention, "cudnn_attention" in fused)
+
+
 def _attention(model, b: int, s: int, cp: int, tp: int, device: Device, attention: str,
                cudnn: bool = False) -> tuple[float, float]:
     # Forward and backward seconds of the attention core (QK^T and the weighted sum over V) of one layer;
-    # ``cudnn``: the stack runs cuDNN's fused kernel where the device has a rate for it.
+    # ``cudnn``: the stack runs cuDNN's fused kernel where the device has a rate for it. The full s x s FLOPs at
+    # the kernel's benchmark rate (benchmarks halve a causal mask's FLOPs): causal attention at half its benchmark
+    # speed, which measured steps of two stacks support (tests/test_stack_runs.py, docs/validation.md).
     heads = max(1, model.heads // tp)
     q = s // cp
     d = model.head_dim

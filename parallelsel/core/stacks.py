@@ -76,11 +76,12 @@ forward's); the backward all-gather of an output gradient; the backward reduce-s
 TP_OVERLAP_STAGING = ("symmetric-memory",)
 """TP overlap implementations with staging copies (PyTorch's micro-pipelined collective matmuls)."""
 
-FUSIBLE_OPS = ("attention", "cudnn_attention", "rmsnorm", "swiglu", "rope", "cross_entropy", "fp8_cast")
+FUSIBLE_OPS = ("attention", "cudnn_attention", "rmsnorm", "swiglu", "rope", "cross_entropy", "fp8_cast", "cp_merge")
 """The operators of a Llama-style layer that a stack may run as one fused kernel (``attention``: a fused
 attention kernel, FlashAttention-2 class; ``cudnn_attention``: that kernel is cuDNN's, where the device has
 a rate for it, :attr:`parallelsel.core.hardware.Device.cudnn_attention_efficiency`; ``fp8_cast``: the scaling
-and cast of a GEMM input to FP8 fused into the op that produces it); for the memory-bound ones
+and cast of a GEMM input to FP8 fused into the op that produces it; ``cp_merge``: context parallelism's
+rescale-and-add of each ring step's partial attention output into the running one); for the memory-bound ones
 :data:`parallelsel.core.kernels.FUSED_BYTES` gives the bytes each moves fused and unfused."""
 
 
@@ -254,7 +255,7 @@ STACKS: dict[str, Stack] = Catalogue("stack", {
         overlap_grad_reduce=(), overlap_param_gather=(), overlap_tp_comm=False, tp_overlap=True,
         tp_overlap_needs=("sp",), schedules=("1f1b", "interleaved"), recompute=("none", "full", "selective"),
         pp_zero=(0, 1), pp_fsdp_reshard=None, modes=("te",), recompute_layers="any",
-        fused={"te": ("attention", "cudnn_attention", "rmsnorm", "swiglu", "rope", "fp8_cast")}),
+        fused={"te": ("attention", "cudnn_attention", "rmsnorm", "swiglu", "rope", "fp8_cast", "cp_merge")}),
     "torchtitan": Stack(
         key="torchtitan", name="torchtitan", version="0.2.2",
         source=(f"{_TITAN}: torchtitan/config/configs.py L94-100 (mixed_precision_param bf16, mixed_precision_reduce "

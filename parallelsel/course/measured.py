@@ -99,7 +99,7 @@ def compare_all(runs, device: Device | None = None) -> tuple[Compared, ...]:
 def stack_estimate(run, device: Device | None = None) -> Estimate:
     """The library's estimate of a :class:`parallelsel.course.stack_runs.StackRun`: its model, stack, recipe,
     ``compile``, global batch and sequence, the plan the source states, on the part it names (or ``device``),
-    in nodes of eight GPUs."""
+    in nodes of eight GPUs (one node of fewer for a run on fewer)."""
     from ..core.hardware import DEVICES as _DEVICES
     from ..core.model import MODELS
     from ..core.recipe import RECIPES
@@ -114,7 +114,7 @@ def stack_estimate(run, device: Device | None = None) -> Estimate:
     work = Workload(model, recipe=recipe, global_batch=run.global_batch, seq_len=run.seq_len, stack=run.stack,
                     compile=run.compile)
     device = _DEVICES[run.device] if device is None else device
-    return estimate(work, Plan(**run.plan), Cluster(device, nodes=max(1, run.gpus // 8)))
+    return estimate(work, Plan(**run.plan), Cluster(device, nodes=max(1, run.gpus // 8), gpus_per_node=min(8, run.gpus)))
 
 
 @dataclass(frozen=True)
@@ -151,11 +151,11 @@ def async_tp_pairs(compared) -> list[tuple[StackCompared, StackCompared]]:
 
 def compare_stack(run, device: Device | None = None) -> StackCompared:
     """``run`` (a :class:`parallelsel.course.stack_runs.StackRun`) beside the library's prediction."""
-    from .stack_runs import megatron_flops
+    from .stack_runs import source_flops
 
     e = stack_estimate(run, device)
     if run.metric == "tflops":
-        predicted = megatron_flops(run) / (e.step.total * run.gpus) / 1e12
+        predicted = source_flops(run) / (e.step.total * run.gpus) / 1e12
     else:
         predicted = e.step.tokens_per_s / run.gpus
     mem = None if run.memory_gib is None else run.memory_gib * 2**30

@@ -9,6 +9,8 @@ The 14 Megatron-LM runs of :data:`parallelsel.course.references.MEASURED_RUNS` (
   The table gives TP, PP, DP and the global batch; what it does not give is named in :data:`MEGATRON_ASSUMED`.
 * Megatron-Bridge's performance summary (NeMo containers 25.11 and 26.02): Llama 3 8B / 70B and Llama 3.1 405B
   on 8 to 1,024 H100s in FP8, tokens per second per GPU (:data:`MEGATRON_BRIDGE_H100`).
+* NeMo's long-sequence table (NeMo 24.03.01): Llama 2 7B in FP8 on 4 to 1,024 H100s, 4k to 1M tokens a sequence
+  with context parallelism up to 32, teraFLOP/s per GPU as NeMo counts them (:data:`NEMO_LONG_H100`).
 * torchtitan's benchmarks (pytorch/torchtitan @b5bcd76): ``benchmarks/llama3_h100_202412_torchtitan.md``
   (Llama 3.1 8B/70B/405B on the 500 W, 96 GB HBM2e H100 of Grand Teton, eager / compiled / Float8, tokens
   per second per GPU and peak memory), ``benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md`` (vanilla-TP
@@ -22,7 +24,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["MEGATRON_ASSUMED", "MEGATRON_BRIDGE_H100", "MEGATRON_H100", "STACK_RUNS", "StackRun", "TORCHTITAN_RUNS", "megatron_flops", "named_params"]
+__all__ = ["MEGATRON_ASSUMED", "MEGATRON_BRIDGE_H100", "MEGATRON_H100", "NEMO_LONG_ASSUMED", "NEMO_LONG_H100", "STACK_RUNS",
+           "StackRun", "TORCHTITAN_RUNS", "megatron_flops", "named_params", "source_flops"]
 
 
 @dataclass(frozen=True)
@@ -35,8 +38,8 @@ class StackRun:
     :class:`parallelsel.Plan` fields the source states; ``global_batch`` (sequences) and ``seq_len``;
     ``recipe``: a :data:`parallelsel.RECIPES` key, None for the stack's own bf16 recipe; ``compile`` (as
     :class:`parallelsel.Workload` takes it: ``"model"`` where the source's torchtitan left the loss eager);
-    ``metric``: ``"tokens"`` (tokens per second per GPU) or ``"tflops"`` (teraFLOP/s per GPU counted by
-    :func:`megatron_flops`); ``value``; ``memory_gib``: the peak memory the source prints (GiB), None if
+    ``metric``: ``"tokens"`` (tokens per second per GPU) or ``"tflops"`` (teraFLOP/s per GPU counted as the
+    source counts them, :func:`source_flops`: ``flops`` ``"megatron-gpt"`` or ``"nemo-llama"``); ``value``; ``memory_gib``: the peak memory the source prints (GiB), None if
     it prints none; ``source``: file and table.
     """
 
@@ -57,6 +60,7 @@ class StackRun:
     vocab: int | None = None
     tied_embeddings: bool = True
     notes: tuple[str, ...] = field(default=())
+    flops: str = "megatron-gpt"
 
 
 MEGATRON_ASSUMED = ("micro-batch 1", "no recomputation", "sequence parallelism with TP (--tp-comm-overlap requires it)",
@@ -260,13 +264,59 @@ MEGATRON_BRIDGE_H100 = (
 """Megatron-Bridge's published DGX-H100 pre-training rows for dense Llama models with the plan and recipe the
 perf scripts of the matching release set (the pages print the plan; the release branch holds the recipe)."""
 
-STACK_RUNS = MEGATRON_H100 + MEGATRON_BRIDGE_H100 + TORCHTITAN_RUNS
+_NEMO_LONG = ("NVIDIA/NeMo docs/source/performance/performance_long_sequence.md @0aa2671 (NeMo 24.03.01 container, "
+              "DGX-H100): LLAMA2-7B FP8, the with-CP columns (TP, PP, DP, CP and TFLOPS per GPU)")
+NEMO_LONG_ASSUMED = ("micro-batch 1, global batch 128, no recomputation, TP communication overlap off "
+                     "(NVIDIA/NeMo-Framework-Launcher launcher_scripts/conf/training/llama/llama2_7b.yaml: "
+                     "micro_batch_size 1, activations_checkpoint_granularity null, ub_tp_comm_overlap False; "
+                     "examples/training/llama/h100/llama2_7b_fp8.sh: global_batch_size=128, fp8_hybrid)",
+                     "sequence parallelism with TP",
+                     "FP8 with bf16 gradient reduction and the distributed optimizer (the launcher's FP8 scripts)",
+                     "TFLOPS as NeMo counts them (nemo/utils/flops_formulas.py llama2: 12 + 12 g/a + 18 f/h + "
+                     "12 s/h + 6 V/(L h) times B s L h^2, the full s x s attention, vocabulary 32,000)")
+"""What the long-sequence page does not state, and what its rows assume."""
+
+
+def _nemo_long(k, gpus, tp, pp, dp, cp, tflops):
+    plan = dict(dp=dp, tp=tp, pp=pp, cp=cp, zero=1, micro_batch=1, sp=tp > 1, tp_overlap=False)
+    return StackRun(f"NeMo Llama2 7B, sequence {k}k, {gpus} H100 (FP8, TP{tp} PP{pp} CP{cp})", "megatron-core",
+                    "llama2-7b", "h100-sxm-80gb", gpus, plan, 128, k * 1024, "tflops", tflops, _NEMO_LONG,
+                    "fp8-adam-bf16grad", vocab=32000, tied_embeddings=False, notes=NEMO_LONG_ASSUMED,
+                    flops="nemo-llama")
+
+
+NEMO_LONG_H100 = tuple(_nemo_long(*row) for row in (
+    (4, 4, 1, 1, 4, 1, 768), (8, 8, 1, 2, 4, 1, 730), (16, 16, 2, 1, 8, 1, 660), (32, 32, 2, 1, 8, 2, 610),
+    (64, 64, 4, 1, 8, 2, 574), (128, 128, 4, 1, 8, 4, 555), (256, 256, 4, 1, 8, 8, 549),
+    (512, 512, 8, 1, 4, 16, 549), (1024, 1024, 8, 1, 4, 32, 536)))
+"""NeMo's long-sequence table (Megatron-Core with Transformer Engine): Llama 2 7B in FP8 from 4k to 1M tokens a
+sequence, context parallelism from 1 to 32 ranks, on DGX-H100; the sequence grows with the GPUs, so each row holds
+the tokens a GPU nearly constant while attention's share of the work grows from a tenth to nearly all of it."""
+
+STACK_RUNS = MEGATRON_H100 + MEGATRON_BRIDGE_H100 + NEMO_LONG_H100 + TORCHTITAN_RUNS
 """Every stack run of the validation page beside the 14 Megatron-LM A100 runs."""
 
 
 def named_params(run: StackRun) -> float:
     """The model size a Megatron-LM README row is named by ("1.7B" ... "462B"), in parameters."""
     return float(run.label.split("GPT ")[1].split("B ")[0]) * 1e9
+
+
+def source_flops(run: StackRun) -> float:
+    """FLOPs per iteration as ``run``'s source counts them: :func:`megatron_flops` for a GPT shape, or NeMo's
+    formula for the Llama family (``nemo/utils/flops_formulas.py`` ``llama2``, NVIDIA/NeMo @034b17b):
+    B s L h^2 (12 + 12 g/a + 18 f/h + 12 s/h + 6 V/(L h)) with g query groups, a heads, f the gated MLP's
+    width -- the full s x s attention, no causal discount, like Megatron-LM's."""
+    if run.flops == "megatron-gpt":
+        return megatron_flops(run)
+    if run.flops != "nemo-llama":
+        raise ValueError(f"flops={run.flops!r}: must be 'megatron-gpt' or 'nemo-llama'")
+    from ..core.model import MODELS
+
+    m = MODELS[run.model]
+    b, s, v = run.global_batch, run.seq_len, run.vocab
+    return b * s * m.layers * m.hidden**2 * (12 + 12 * m.kv_heads / m.heads + 18 * m.ffn_hidden / m.hidden
+                                             + 12 * s / m.hidden + 6 * v / (m.layers * m.hidden))
 
 
 def megatron_flops(run: StackRun) -> float:

@@ -347,7 +347,7 @@ FIX_ZH: dict[str, str] = {
     "recompute_layers": "完全重算，但每个模型段只重算 {recompute_layers} 层（--recompute {recompute} --recompute-layers {recompute_layers}）",
     "zero": "ZeRO-{zero}（--zero {zero}）", "sp": "开启序列并行",
     "micro_batch": "微批次 {micro_batch}（--micro-batch {micro_batch}）",
-    "gpus": "加到 {gpus} 卡（{nodes} 节点），最快的是 {plan:plan}",
+    "gpus": "加到 {gpus} 卡（{nodes} 节点），搜索的首选是 {plan:plan}",
 }
 FIX_EN: dict[str, str] = {
     "recipe": "switch to 8-bit Adam (--recipe {recipe})", "recompute": "full recomputation (--recompute {recompute})",
@@ -355,7 +355,7 @@ FIX_EN: dict[str, str] = {
                         "--recompute-layers {recompute_layers})",
     "zero": "ZeRO-{zero} (--zero {zero})", "sp": "turn on sequence parallelism",
     "micro_batch": "micro-batch {micro_batch} (--micro-batch {micro_batch})",
-    "gpus": "grow to {gpus} GPUs ({nodes} nodes); the fastest plan there is {plan:plan}",
+    "gpus": "grow to {gpus} GPUs ({nodes} nodes); the search's first pick there is {plan:plan}",
 }
 
 # -- words ---------------------------------------------------------------------------------------

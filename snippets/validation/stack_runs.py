@@ -1,10 +1,11 @@
-# Step time and memory beside each stack's own measured runs: Megatron-LM's README H100 table, Megatron-Bridge's FP8 rows and torchtitan's
+# Step time and memory beside each stack's own measured runs: Megatron-LM's README H100 table, Megatron-Bridge's FP8 rows,
+# NeMo's long-sequence rows and torchtitan's
 # benchmarks (H100 500 W, H200, A100), each with the plan its source states, with one set of device constants.
 import dataclasses
 
 from parallelsel.course.measured import async_tp_pairs, compare_all, compare_stack
 from parallelsel.course.references import MEASURED_RUNS
-from parallelsel.course.stack_runs import MEGATRON_ASSUMED, MEGATRON_H100, STACK_RUNS, named_params
+from parallelsel.course.stack_runs import MEGATRON_ASSUMED, MEGATRON_H100, NEMO_LONG_ASSUMED, NEMO_LONG_H100, STACK_RUNS, named_params
 from parallelsel.render.reasons import plan_label
 from parallelsel.render.tables import markdown_table
 from parallelsel.render.units import fmt_pct
@@ -34,6 +35,11 @@ def attention_share(c):
 
 
 assert min(attention_share(c) for c in longseq) > 0.5
+# ... NeMo's long-sequence rows: attention grows from a minority of the compute to nearly all of it, and every row is
+# predicted a little slow, within 15%, the longest as well as the shortest.
+nemo = [c for c in rows if c.run in NEMO_LONG_H100]
+assert attention_share(nemo[0]) < 0.5 < 0.9 < attention_share(nemo[-1])
+assert all(-0.15 < c.error < 0 for c in nemo)
 # ... the README's model names ("1.7B" ...) are nearer the untied parameter counts than the tied ones.
 for c in rows:
     if c.run in MEGATRON_H100:
@@ -71,7 +77,8 @@ print(markdown_table(
 
 old = compare_all(MEASURED_RUNS)
 groups = {"Megatron-LM（A100，论文 14 行）": [c.error for c in old],
-          "Megatron-Core（H100：README 表与 Megatron-Bridge）": [c.error for c in rows if c.run.stack == "megatron-core"],
+          "Megatron-Core（H100：README 表、Megatron-Bridge 与 NeMo 长序列）":
+              [c.error for c in rows if c.run.stack == "megatron-core"],
           "torchtitan（H100 / H200 / A100）": [c.error for c in rows if c.run.stack == "torchtitan"]}
 groups["全部"] = [e for errs in groups.values() for e in errs]
 print("\n**按框架分组的误差**（吞吐，预测 / 公布 − 1）\n")
@@ -82,6 +89,7 @@ mem = [c for c in rows if c.memory_published is not None]
 within = sum(abs(c.memory_error) <= 0.10 for c in mem)
 print(f"\n公布了内存的 {len(mem)} 行里，{within} 行的预测在 10% 以内。")
 print("\nREADME 表没有写出、这里按假设取的方案字段：" + "；".join(MEGATRON_ASSUMED) + "。")
+print("\nNeMo 长序列表没有写出、这里按假设取的：" + "；".join(NEMO_LONG_ASSUMED) + "。")
 # The schedule is the assumption the rows are most sensitive to: show what the other reading gives.
 alt = []
 for r in MEGATRON_H100:
