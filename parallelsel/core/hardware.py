@@ -255,7 +255,32 @@ FA3_FIGURES_H100 = {
 }
 """Attention kernels on the H100 SXM5, TFLOP/s at head dimension 128 and sequence 4k and 8k, as Shah et al. 2024
 (FlashAttention-3, Fig. 5: forward with the causal mask; Fig. 6: backward) measured FlashAttention-2 and cuDNN 9:
-the same shapes, so their ratio is the speed of one kernel over the other whatever FLOP convention is used."""
+the same shapes, so their ratio is the speed of one kernel over the other whatever FLOP convention is used; and
+the two lengths give each kernel's rate as the keys it sweeps grow (:func:`attention_length_factor`)."""
+
+
+FIGURE_LENGTHS = (4096, 8192)
+"""The sequence lengths of :data:`FA3_FIGURES_H100`'s two figures per kernel and pass."""
+
+
+def attention_length_factor(kernel: str, pass_: str, length: int) -> float:
+    """Seconds per FLOP of ``kernel``'s ``pass_`` ("forward" or "backward") over keys of ``length`` tokens, relative
+    to the mean of its two measured lengths (:data:`FA3_FIGURES_H100`, the rate the device presets stand for).
+
+    A fused attention kernel pays a fixed cost per query tile (load the tile, write its output and statistics)
+    beside work that grows with the keys it sweeps, so its rate rises with the length towards a ceiling:
+    r(L) = r_max L / (L + c). The two figures per kernel and pass fix r_max and c (FlashAttention-2's forward:
+    c near 380 tokens; cuDNN's: near 180), so a 32k-token sweep runs a few percent faster than the figures' mean
+    and a 2k one slower. Beyond 8k the curve is an extrapolation of that form, not a measurement.
+
+    Examples:
+        >>> [round(attention_length_factor("fa2", "forward", n), 3) for n in (4096, 8192, 32768)]
+        [1.021, 0.979, 0.946]
+    """
+    (l1, l2), (r1, r2) = FIGURE_LENGTHS, FA3_FIGURES_H100[kernel][pass_]
+    c = (r2 - r1) / (r1 / l1 - r2 / l2)
+    r_max = r2 * (l2 + c) / l2
+    return (1 + c / length) / r_max / ((1 / r1 + 1 / r2) / 2)
 
 
 def _kernel_seconds(kernel: str) -> float:

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ._check import ParallelselError, positive_int
-from .hardware import Device
+from .hardware import Device, attention_length_factor
 
 __all__ = ["FLASH_SHARE", "FUSED_ALL", "FUSED_BYTES", "K_OVERHEAD", "TILE", "ComputeTime", "Gemm", "WeightPiece",
            "attention_time", "compute_time", "fp8_gemm_time", "gemm_efficiency",
@@ -475,9 +475,15 @@ def _attention(model, b: int, s: int, cp: int, tp: int, device: Device, attentio
     d = model.head_dim
     if attention == "flash":
         flops = 4.0 * b * heads * q * s * d
-        share = (cudnn and device.cudnn_attention_efficiency) or device.attention_efficiency
+        cudnn = bool(cudnn and device.cudnn_attention_efficiency)
+        share = device.cudnn_attention_efficiency if cudnn else device.attention_efficiency
         rate = device.peak_flops * (share or device.gemm_efficiency * FLASH_SHARE)
-        return flops / rate, 2 * flops / rate
+        if not share:   # the length curve is the Hopper figures' (parallelsel.core.hardware.FA3_FIGURES_H100)
+            return flops / rate, 2 * flops / rate
+        # A ring step sweeps the keys of one block (s/cp tokens), a plain kernel the whole sequence.
+        kernel, keys = ("cudnn" if cudnn else "fa2"), s // cp
+        return (flops / rate * attention_length_factor(kernel, "forward", keys),
+                2 * flops / rate * attention_length_factor(kernel, "backward", keys))
     batch = b * heads
     fwd = gemm_time(q, s, d, device, batch) + gemm_time(q, d, s, device, batch)
     bwd = (gemm_time(q, d, s, device, batch) + gemm_time(s, d, q, device, batch)      # dQ, dK from dS

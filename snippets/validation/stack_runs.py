@@ -17,10 +17,11 @@ assert readme["Megatron-Core GPT 32B (384 H100)"] < 0 < min(readme["Megatron-Cor
                                                             readme["Megatron-Core GPT 7.1B (96 H100)"])
 # ... the Megatron-FSDP row (NCCL user-buffer registration on, which the model does not tell apart) is predicted slow.
 assert [c.error for c in rows if "Megatron-FSDP" in c.run.label][0] < 0
-# ... torchtitan's long-sequence rows (Table 2) are all predicted slow, the first two by more than 20%; the model's
-# async-TP gain is at most 10% above each measured pair's and at most 5% below it.
+# ... torchtitan's long-sequence rows (Table 2) are all predicted slow, only the second (CP2) by more than 20%; the
+# model's async-TP gain is at most 10% above each measured pair's and at most 5% below it.
 longseq = [c for c in rows if "8 GPUs, FSDP" in c.run.label and " CP" in c.run.label]
-assert len(longseq) == 4 and max(c.error for c in longseq) < 0 and max(c.error for c in longseq[:2]) < -0.20
+assert len(longseq) == 4 and max(c.error for c in longseq) < 0
+assert [c.error < -0.20 for c in longseq] == [False, True, False, False]
 
 
 def attention_share(c):
