@@ -9,6 +9,8 @@ The 14 Megatron-LM runs of :data:`parallelsel.course.references.MEASURED_RUNS` (
   The table gives TP, PP, DP and the global batch; what it does not give is named in :data:`MEGATRON_ASSUMED`.
 * Megatron-Bridge's performance summary (NeMo containers 25.11 and 26.02): Llama 3 8B / 70B and Llama 3.1 405B
   on 8 to 1,024 H100s in FP8, tokens per second per GPU (:data:`MEGATRON_BRIDGE_H100`).
+* NeMo's performance summary (NeMo 24.07): GPT-3 5B and 175B and Llama 2/3 7B-70B in FP8 on 8 to 512 H100s, tokens
+  per second per GPU (:data:`NEMO_SUMMARY_H100`).
 * NeMo's long-sequence table (NeMo 24.03.01): Llama 2 7B in FP8 on 4 to 1,024 H100s, 4k to 1M tokens a sequence
   with context parallelism up to 32, teraFLOP/s per GPU as NeMo counts them (:data:`NEMO_LONG_H100`).
 * torchtitan's benchmarks (pytorch/torchtitan @b5bcd76): ``benchmarks/llama3_h100_202412_torchtitan.md``
@@ -24,7 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["MEGATRON_ASSUMED", "MEGATRON_BRIDGE_H100", "MEGATRON_H100", "NEMO_LONG_ASSUMED", "NEMO_LONG_H100", "STACK_RUNS",
+__all__ = ["MEGATRON_ASSUMED", "MEGATRON_BRIDGE_H100", "MEGATRON_H100", "NEMO_LONG_ASSUMED", "NEMO_LONG_H100",
+           "NEMO_SUMMARY_ASSUMED", "NEMO_SUMMARY_H100", "STACK_RUNS",
            "StackRun", "TORCHTITAN_RUNS", "megatron_flops", "named_params", "source_flops"]
 
 
@@ -293,7 +296,47 @@ NEMO_LONG_H100 = tuple(_nemo_long(*row) for row in (
 sequence, context parallelism from 1 to 32 ranks, on DGX-H100; the sequence grows with the GPUs, so each row holds
 the tokens a GPU nearly constant while attention's share of the work grows from a tenth to nearly all of it."""
 
-STACK_RUNS = MEGATRON_H100 + MEGATRON_BRIDGE_H100 + NEMO_LONG_H100 + TORCHTITAN_RUNS
+_NEMO_SUM = ("NVIDIA/NeMo docs/source/performance/performance_summary.md @e2de75c (NeMo 24.07 container, DGX-H100): "
+             "pre-training at FP8, the model's row (GPUs, GBS, MBS, sequence, TP, PP, CP, VP, tokens/s per GPU)")
+NEMO_SUMMARY_ASSUMED = ("each model's NeMo-Framework-Launcher configuration for what the table does not print "
+                        "(launcher_scripts/conf/training/gpt3/{5b,175b}_fp8_performance.yaml: selective "
+                        "recomputation, sequence parallelism with TP, ub_tp_comm_overlap True with TP; "
+                        "llama/llama2_{7b,70b}.yaml: no recomputation, ub_tp_comm_overlap False, sequence parallelism "
+                        "with TP)", "FP8 with bf16 gradient reduction and the distributed optimizer (grad_sync_dtype "
+                        "bf16)", "GPT-3 5B as its configuration's shape (24 layers, hidden 4096, 32 heads), vocabulary "
+                        "51,200, tied embeddings")
+"""What NeMo's performance summary does not print, and what its rows assume."""
+
+
+_NEMO_NAMES = {"gpt3-175b": "GPT-3 175B", "llama2-7b": "Llama 2 7B", "llama2-13b": "Llama 2 13B",
+               "llama2-70b": "Llama 2 70B", "llama3-8b": "Llama 3 8B", "llama3-70b": "Llama 3 70B"}
+
+
+def _nemo_sum(model, gpus, gbs, mbs, seq, tp, pp, cp, vp, tps):
+    gpt = isinstance(model, tuple) or model.startswith("gpt3")
+    plan = dict(dp=gpus // (tp * pp * cp), tp=tp, pp=pp, cp=cp, zero=1, micro_batch=mbs, sp=tp > 1,
+                tp_overlap=gpt and tp > 1, recompute="selective" if gpt else "none")
+    if vp > 1:
+        plan.update(schedule="interleaved", chunks=vp)
+    name = "GPT-3 5B" if isinstance(model, tuple) else _NEMO_NAMES[model]
+    return StackRun(f"NeMo {name} ({gpus} H100, FP8, TP{tp} PP{pp} CP{cp})", "megatron-core", model, "h100-sxm-80gb",
+                    gpus, plan, gbs, seq, "tokens", tps, _NEMO_SUM, "fp8-adam-bf16grad",
+                    vocab=51200 if isinstance(model, tuple) else None, notes=NEMO_SUMMARY_ASSUMED)
+
+
+NEMO_SUMMARY_H100 = tuple(_nemo_sum(*row) for row in (
+    ((24, 4096, 32), 64, 2048, 4, 2048, 1, 1, 1, 1, 23406),
+    ("gpt3-175b", 128, 256, 1, 2048, 4, 8, 1, 6, 716), ("gpt3-175b", 512, 2048, 2, 2048, 4, 8, 1, 6, 825),
+    ("llama2-7b", 8, 128, 1, 4096, 1, 1, 1, 1, 16934), ("llama2-13b", 16, 128, 1, 4096, 1, 4, 1, 10, 8715),
+    ("llama2-70b", 64, 128, 1, 4096, 4, 4, 1, 20, 1728), ("llama3-8b", 8, 128, 1, 8192, 1, 1, 2, 1, 12273),
+    ("llama3-70b", 64, 128, 1, 8192, 4, 4, 2, 5, 1524)))
+"""NeMo's performance summary for the 24.07 container (Megatron-Core with Transformer Engine, FP8, DGX-H100): the
+GPT-3 and Llama rows whose shapes the library has (the Nemotron rows use a squared-ReLU MLP it does not model).
+The GPT-3 20B row is left out: its plan (TP2, micro-batch 2) is not its configuration file's (TP4, micro-batch 4),
+and at the table's plan the model puts the job 2% past the H100's usable memory, a run that trained -- the
+memory model is that much pessimistic there, or the plan is not the one that ran; either way not a row to time."""
+
+STACK_RUNS = MEGATRON_H100 + MEGATRON_BRIDGE_H100 + NEMO_SUMMARY_H100 + NEMO_LONG_H100 + TORCHTITAN_RUNS
 """Every stack run of the validation page beside the 14 Megatron-LM A100 runs."""
 
 

@@ -1,11 +1,12 @@
 # Step time and memory beside each stack's own measured runs: Megatron-LM's README H100 table, Megatron-Bridge's FP8 rows,
-# NeMo's long-sequence rows and torchtitan's
+# NeMo's performance summary and long-sequence rows, and torchtitan's
 # benchmarks (H100 500 W, H200, A100), each with the plan its source states, with one set of device constants.
 import dataclasses
 
 from parallelsel.course.measured import async_tp_pairs, compare_all, compare_stack
 from parallelsel.course.references import MEASURED_RUNS
-from parallelsel.course.stack_runs import MEGATRON_ASSUMED, MEGATRON_H100, NEMO_LONG_ASSUMED, NEMO_LONG_H100, STACK_RUNS, named_params
+from parallelsel.course.stack_runs import (MEGATRON_ASSUMED, MEGATRON_H100, NEMO_LONG_ASSUMED, NEMO_LONG_H100,
+                                           NEMO_SUMMARY_ASSUMED, STACK_RUNS, named_params)
 from parallelsel.render.reasons import plan_label
 from parallelsel.render.tables import markdown_table
 from parallelsel.render.units import fmt_pct
@@ -78,7 +79,7 @@ print(markdown_table(
 
 old = compare_all(MEASURED_RUNS)
 groups = {"Megatron-LM（A100，论文 14 行）": [c.error for c in old],
-          "Megatron-Core（H100：README 表、Megatron-Bridge 与 NeMo 长序列）":
+          "Megatron-Core（H100：README 表、Megatron-Bridge、NeMo 性能表与长序列）":
               [c.error for c in rows if c.run.stack == "megatron-core"],
           "torchtitan（H100 / H200 / A100）": [c.error for c in rows if c.run.stack == "torchtitan"]}
 groups["全部"] = [e for errs in groups.values() for e in errs]
@@ -90,6 +91,7 @@ mem = [c for c in rows if c.memory_published is not None]
 within = sum(abs(c.memory_error) <= 0.10 for c in mem)
 print(f"\n公布了内存的 {len(mem)} 行里，{within} 行的预测在 10% 以内。")
 print("\nREADME 表没有写出、这里按假设取的方案字段：" + "；".join(MEGATRON_ASSUMED) + "。")
+print("\nNeMo 性能表没有写出、这里按假设取的：" + "；".join(NEMO_SUMMARY_ASSUMED) + "。")
 print("\nNeMo 长序列表没有写出、这里按假设取的：" + "；".join(NEMO_LONG_ASSUMED) + "。")
 # The schedule is the assumption the rows are most sensitive to: show what the other reading gives.
 alt = []
