@@ -15,12 +15,17 @@ PLANS = {
     "tp": ps.Plan(dp=4, tp=4, micro_batch=2, recompute="selective"),
     "pp": ps.Plan(dp=4, pp=4, micro_batch=1, recompute="selective"),
     "3d": ps.Plan(dp=2, tp=2, pp=4, micro_batch=1, recompute="selective", schedule="interleaved", chunks=2),
+    # Critical-path traffic partly hidden (Traffic.hidden): TP overlap under its GEMMs, the CP ring under attention.
+    "tp-overlap": ps.Plan(dp=4, tp=4, sp=True, tp_overlap=True, micro_batch=2, recompute="selective"),
+    "cp": ps.Plan(dp=4, cp=4, zero=1, micro_batch=1, recompute="selective"),
 }
 
 
 @pytest.mark.parametrize("name", PLANS)
 def test_trace_adds_up_to_the_estimate(name):
     est = ps.estimate(WORK, PLANS[name], CLUSTER)
+    if name in ("tp-overlap", "cp"):
+        assert any(t.hidden > 0 for t in est.traffic if not t.overlappable), name
     trace = step_trace(est)
     assert trace.total == pytest.approx(est.step.total, rel=1e-9)
     busy = sum(s.duration for s in trace.lane("compute") if s.kind in ("forward", "backward"))

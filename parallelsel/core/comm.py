@@ -119,8 +119,8 @@ class Traffic:
     "forward" or "backward", the pass it runs beside -- an item with one call per step runs beside
     one micro-batch's pass, an item with one call per micro-batch beside all of them; ``units``:
     pieces it is issued in (gradient buckets or FSDP units), of which the last cannot be hidden;
-    ``hidden``: seconds of a critical-path item that run under the GEMMs they are paired with (TP
-    overlap, ``_tp_items``), so ``time - hidden`` is exposed. A TP item's ``time`` includes the copies
+    ``hidden``: seconds of a critical-path item that run under the kernels they are paired with (TP
+    overlap's GEMMs, ``_tp_items``; the CP ring's attention blocks, ``_cp_items``), so ``time - hidden`` is exposed. A TP item's ``time`` includes the copies
     made around each sequence-parallel collective: the layout copies of a [b, s, h] stack
     (:func:`parallelsel.core.stacks.sp_layout_copies`), or under TP overlap the staging copies of the
     stack's fused collective matmuls (``_tp_overlap``).
@@ -484,8 +484,8 @@ def _pp_items(st: _Step) -> list[Traffic]:
 def _cp_items(st: _Step) -> list[Traffic]:
     """Context parallel (ring attention): each rank's K and V block (its s/cp tokens, its 1/tp of the
     KV heads) goes round the ring: cp - 1 hops in forward; in backward the blocks go round again with
-    their gradients (2 (cp - 1)); full recomputation repeats the forward hops (Liu et al. 2023, Ring
-    Attention §3; Megatron-LM's p2p context parallelism).
+    their gradients (2 (cp - 1)); full or selective recomputation repeats the forward hops (Liu et al. 2023,
+    Ring Attention §3; Megatron-LM's p2p context parallelism).
 
     Each hop runs under the attention of the block the rank already holds: the ring splits a layer's
     attention into cp steps and sends the next step's block while it computes the current one (Liu et al.
@@ -498,7 +498,9 @@ def _cp_items(st: _Step) -> list[Traffic]:
     if plan.cp <= 1:
         return []
     x = 2 * st.tokens * st.shape.kv_dim * st.recipe.activation / plan.tp
-    forwards = 2 if plan.recompute == "full" else 1
+    # Full and selective recomputation both re-run the attention core, ring and all (Megatron-Core recomputes TE's
+    # context-parallel attention under --recompute-granularity selective); op-level SAC saves its output.
+    forwards = 2 if plan.recompute in ("full", "selective") else 1
     hops = (forwards + 2) * (plan.cp - 1)
     link = _link(st.cluster, st.ranks, plan.cp, plan.tp, spread=False)
     hop = _time("p2p", x, 2, link)

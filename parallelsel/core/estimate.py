@@ -16,9 +16,10 @@ The time model, with every assumption named:
   (:attr:`parallelsel.core.comm.Traffic.sms`), so the pass stretches by that share of the hidden
   time (counted as compute: ``StepTime.compute`` includes it); overlapped pipeline
   sends (``Plan.p2p_overlap``) hide the same way, in a pool of their own, at no SM cost (NCCL runs a
-  send or receive on a block or two); TP, EP and other PP
+  send or receive on a block or two); TP, CP, EP and other PP
   communication sits on the critical path and is exposed, except the part of TP's that TP overlap
-  (``Plan.tp_overlap``) runs under its GEMMs (:attr:`parallelsel.core.comm.Traffic.hidden`);
+  (``Plan.tp_overlap``) runs under its GEMMs and the part of CP's ring that runs under each block's
+  attention (:attr:`parallelsel.core.comm.Traffic.hidden`);
 * bubble = bubble_overhead(p, m, v) x the per-stage critical-path time (compute plus TP/EP
   communication), Narayanan et al. 2021 §2.2; ZB-H1 keeps a third of the 1F1B bubble.
 
@@ -349,7 +350,7 @@ def _overlap(items, phase_compute: dict[str, float], m: int,
             # a once-a-step DP/ZeRO collective hides in.
             pools.setdefault((it.phase, it.strategy == "PP"), []).append(it)
         else:
-            bare = it.time - it.hidden  # TP overlap hides part of it under its GEMMs
+            bare = it.time - it.hidden  # TP overlap's GEMMs, the CP ring's attention hide part of it
             exposed[it.strategy] = exposed.get(it.strategy, 0.0) + bare
             if it.op != "p2p":
                 critical += bare

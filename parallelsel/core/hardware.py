@@ -271,7 +271,9 @@ def attention_length_factor(kernel: str, pass_: str, length: int) -> float:
     beside work that grows with the keys it sweeps, so its rate rises with the length towards a ceiling:
     r(L) = r_max L / (L + c). The two figures per kernel and pass fix r_max and c (FlashAttention-2's forward:
     c near 380 tokens; cuDNN's: near 180), so a 32k-token sweep runs a few percent faster than the figures' mean
-    and a 2k one slower. Beyond 8k the curve is an extrapolation of that form, not a measurement.
+    and a 2k one slower. Outside 4k-8k the curve is an extrapolation of that form, not a measurement. The device
+    presets' attention rates are taken as the rates at the figures' mean (FlashAttention-2's preset, Dao 2023's "up
+    to 335", is within 3% of its figures' 326).
 
     Examples:
         >>> [round(attention_length_factor("fa2", "forward", n), 3) for n in (4096, 8192, 32768)]

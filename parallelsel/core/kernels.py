@@ -458,7 +458,7 @@ def attention_time(model, micro_batch: int, seq_len: int, device: Device, tp: in
     Examples:
         >>> import parallelsel as ps
         >>> f, b = attention_time(ps.MODELS["llama3-8b"], 1, 8192, ps.DEVICES["h100-sxm-80gb"])
-        >>> round(b / f, 1)   # backward: twice the forward's FLOPs at the same rate
+        >>> round(b / f, 1)   # backward: twice the forward's FLOPs (at the backward's own rate for this length)
         2.0
     """
     return _attention(model, micro_batch, seq_len, cp, tp, device, attention, "cudnn_attention" in fused)

@@ -294,15 +294,14 @@ NEMO_LONG_H100 = tuple(_nemo_long(*row) for row in (
     (512, 512, 8, 1, 4, 16, 549), (1024, 1024, 8, 1, 4, 32, 536)))
 """NeMo's long-sequence table (Megatron-Core with Transformer Engine): Llama 2 7B in FP8 from 4k to 1M tokens a
 sequence, context parallelism from 1 to 32 ranks, on DGX-H100; the sequence grows with the GPUs, so each row holds
-the tokens a GPU nearly constant while attention's share of the work grows from a tenth to nearly all of it."""
+the tokens a GPU nearly constant while attention's share of the work grows from a fifth to nearly all of it."""
 
 _NEMO_SUM = ("NVIDIA/NeMo docs/source/performance/performance_summary.md @e2de75c (NeMo 24.07 container, DGX-H100): "
              "pre-training at FP8, the model's row (GPUs, GBS, MBS, sequence, TP, PP, CP, VP, tokens/s per GPU)")
-NEMO_SUMMARY_ASSUMED = ("each model's NeMo-Framework-Launcher configuration for what the table does not print "
-                        "(launcher_scripts/conf/training/gpt3/{5b,175b}_fp8_performance.yaml: selective "
-                        "recomputation, sequence parallelism with TP, ub_tp_comm_overlap True with TP; "
-                        "llama/llama2_{7b,70b}.yaml: no recomputation, ub_tp_comm_overlap False, sequence parallelism "
-                        "with TP)", "FP8 with bf16 gradient reduction and the distributed optimizer (grad_sync_dtype "
+NEMO_SUMMARY_ASSUMED = ("each model's NeMo-Framework-Launcher configuration of the 24.07 era for what the table "
+                        "does not print (launcher_scripts/conf/training/gpt3/{5b,175b}_fp8_performance.yaml: selective "
+                        "recomputation; llama/llama2_7b.yaml, llama2_70b.yaml, llama3_70b.yaml: no recomputation; "
+                        "sequence parallelism and ub_tp_comm_overlap True wherever TP > 1)", "FP8 with bf16 gradient reduction and the distributed optimizer (grad_sync_dtype "
                         "bf16)", "GPT-3 5B as its configuration's shape (24 layers, hidden 4096, 32 heads), vocabulary "
                         "51,200, tied embeddings")
 """What NeMo's performance summary does not print, and what its rows assume."""
@@ -315,7 +314,7 @@ _NEMO_NAMES = {"gpt3-175b": "GPT-3 175B", "llama2-7b": "Llama 2 7B", "llama2-13b
 def _nemo_sum(model, gpus, gbs, mbs, seq, tp, pp, cp, vp, tps):
     gpt = isinstance(model, tuple) or model.startswith("gpt3")
     plan = dict(dp=gpus // (tp * pp * cp), tp=tp, pp=pp, cp=cp, zero=1, micro_batch=mbs, sp=tp > 1,
-                tp_overlap=gpt and tp > 1, recompute="selective" if gpt else "none")
+                tp_overlap=tp > 1, recompute="selective" if gpt else "none")
     if vp > 1:
         plan.update(schedule="interleaved", chunks=vp)
     name = "GPT-3 5B" if isinstance(model, tuple) else _NEMO_NAMES[model]

@@ -8,8 +8,9 @@ the exposed seconds per strategy and the bubble), and the lanes place them the w
 assumes they run:
 
 * each micro-batch's forward and backward is cut into ``blocks`` equal pieces of layers;
-* critical-path collectives (TP, EP; PP's p2p) follow each block and the compute lane waits
-  for them (Shoeybi et al. 2019 §3: the TP all-reduce's result is the next GEMM's input);
+* critical-path collectives (TP, CP, EP; PP's p2p) follow each block and the compute lane waits
+  for them (Shoeybi et al. 2019 §3: the TP all-reduce's result is the next GEMM's input), except the part
+  that runs under the block's own kernels (``Traffic.hidden``: TP overlap's GEMMs, the CP ring's attention);
 * overlappable collectives (DP's bucketed all-reduce, ZeRO/FSDP gathers and reduce-scatters) run
   on the communication lane beside the pass they belong to (Li et al. 2020 §3.2.3 for DDP buckets,
   Zhao et al. 2023 §3.3 for FSDP prefetch); the part the estimate says is exposed becomes a wait:
@@ -85,12 +86,14 @@ class _Lanes:
             self.out.append(Segment("comm", kind, start, seconds, strategy, mb))
 
 
-def _critical(est: Estimate) -> dict[str, float]:
-    """Seconds per step of each critical-path strategy (TP, EP, PP)."""
-    out: dict[str, float] = {}
+def _critical(est: Estimate) -> dict[str, tuple[float, float]]:
+    """Seconds per step of each critical-path strategy (TP, CP, EP, PP): the exposed part and the part that runs
+    under the kernels it is paired with (``Traffic.hidden``: TP overlap's GEMMs, the CP ring's attention blocks)."""
+    out: dict[str, tuple[float, float]] = {}
     for it in est.traffic:
         if not it.overlappable:
-            out[it.strategy] = out.get(it.strategy, 0.0) + it.time
+            exposed, hidden = out.get(it.strategy, (0.0, 0.0))
+            out[it.strategy] = (exposed + it.time - it.hidden, hidden + it.hidden)
     return out
 
 
@@ -131,7 +134,8 @@ def _stretch(st, m: int) -> dict[tuple[str, int], float]:
     return out
 
 
-def _pass(lanes: _Lanes, kind: str, seconds: float, blocks: int, mb: int, critical: dict[str, float], pool) -> None:
+def _pass(lanes: _Lanes, kind: str, seconds: float, blocks: int, mb: int, critical: dict[str, tuple[float, float]],
+          pool) -> None:
     """One micro-batch's forward or backward: blocks of compute, critical collectives after each,
     overlappable ones under the compute, their exposed part as a wait at the pass's edge."""
     exposed = sum(e for _, _, e in pool)
@@ -144,10 +148,14 @@ def _pass(lanes: _Lanes, kind: str, seconds: float, blocks: int, mb: int, critic
     begin = lanes.now
     hidden = [(s, t - e) for s, t, e in pool if t - e > 0]
     for _ in range(blocks):
+        at = lanes.now
         lanes.compute(kind, seconds / blocks, mb)
-        for strategy, t in critical.items():
-            lanes.comm("exposed", lanes.now, t / blocks, strategy, mb)
-            lanes.compute("wait", t / blocks, mb, strategy)
+        for strategy, (_, h) in critical.items():   # under the block's own kernels
+            lanes.comm("overlapped", at, h / blocks, strategy, mb)
+            at += h / blocks
+        for strategy, (e, _) in critical.items():
+            lanes.comm("exposed", lanes.now, e / blocks, strategy, mb)
+            lanes.compute("wait", e / blocks, mb, strategy)
     # Overlapped traffic runs back to back from the start of the pass, inside its span.
     start = begin
     for strategy, t in hidden:
@@ -173,7 +181,7 @@ def step_trace(est: Estimate, blocks: int = 4) -> StepTrace:
     blocks = positive_int("blocks", blocks)
     st, plan = est.step, est.plan
     m = max(1, plan.microbatches(est.workload))
-    per_mb_critical = {k: v / (2 * m) for k, v in _critical(est).items()}  # half in each pass
+    per_mb_critical = {k: (e / (2 * m), h / (2 * m)) for k, (e, h) in _critical(est).items()}  # half in each pass
     pools = _pools(est, m)
     fwd, bwd = st.forward / m, (st.kernels - st.forward) / m
     stretch = _stretch(st, m)
