@@ -223,3 +223,12 @@ def test_context_parallel_at_a_short_sequence_costs_more_than_data_parallel():
     e = ps.estimate(long, ps.Plan(dp=1, cp=8, tp=8, zero=1, sp=True, micro_batch=1, recompute="full"), c)
     ring = [t for t in e.traffic if t.strategy == "CP"]
     assert ring and all(t.hidden == pytest.approx(t.time) for t in ring)
+
+
+def test_context_parallel_wider_than_the_sequence_is_refused_not_a_crash():
+    # A CP degree above the sequence length leaves each rank no tokens: the estimate says why, it does not divide by 0.
+    import parallelsel as ps
+
+    w = ps.Workload(ps.MODELS["llama3-8b"], global_batch=8, seq_len=16)
+    e = ps.estimate(w, ps.Plan(dp=1, cp=32, micro_batch=1), ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=4))
+    assert not e.fits and "seq_not_divisible_cp" in [r.code for r in e.reasons]

@@ -279,7 +279,12 @@ def attention_length_factor(kernel: str, pass_: str, length: int) -> float:
         >>> [round(attention_length_factor("fa2", "forward", n), 3) for n in (4096, 8192, 32768)]
         [1.021, 0.979, 0.946]
     """
-    (l1, l2), (r1, r2) = FIGURE_LENGTHS, FA3_FIGURES_H100[kernel][pass_]
+    figures = FA3_FIGURES_H100.get(kernel)
+    if figures is None or pass_ not in figures:
+        raise ParallelselError(f"kernel={kernel!r}, pass_={pass_!r}: must be one of {sorted(FA3_FIGURES_H100)} and "
+                               "'forward' or 'backward'")
+    length = positive_int("length", length)
+    (l1, l2), (r1, r2) = FIGURE_LENGTHS, figures[pass_]
     c = (r2 - r1) / (r1 / l1 - r2 / l2)
     r_max = r2 * (l2 + c) / l2
     return (1 + c / length) / r_max / ((1 / r1 + 1 / r2) / 2)

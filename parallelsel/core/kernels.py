@@ -481,7 +481,7 @@ def _attention(model, b: int, s: int, cp: int, tp: int, device: Device, attentio
         if not share:   # the length curve is the Hopper figures' (parallelsel.core.hardware.FA3_FIGURES_H100)
             return flops / rate, 2 * flops / rate
         # A ring step sweeps the keys of one block (s/cp tokens), a plain kernel the whole sequence.
-        kernel, keys = ("cudnn" if cudnn else "fa2"), s // cp
+        kernel, keys = ("cudnn" if cudnn else "fa2"), max(1, s // cp)   # (a plan with cp > s is refused, not timed)
         return (flops / rate * attention_length_factor(kernel, "forward", keys),
                 2 * flops / rate * attention_length_factor(kernel, "backward", keys))
     batch = b * heads
