@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..core.model import MODELS
+
 __all__ = ["MEGATRON_ASSUMED", "MEGATRON_BRIDGE_H100", "MEGATRON_H100", "NEMO_LONG_ASSUMED", "NEMO_LONG_H100",
            "NEMO_SUMMARY_ASSUMED", "NEMO_SUMMARY_H100", "STACK_RUNS",
            "StackRun", "TORCHTITAN_RUNS", "megatron_flops", "named_params", "source_flops"]
@@ -282,7 +284,8 @@ NEMO_LONG_ASSUMED = ("micro-batch 1, global batch 128, no recomputation, TP comm
 
 def _nemo_long(k, gpus, tp, pp, dp, cp, tflops):
     plan = dict(dp=dp, tp=tp, pp=pp, cp=cp, zero=1, micro_batch=1, sp=tp > 1, tp_overlap=False)
-    return StackRun(f"NeMo Llama2 7B, sequence {k}k, {gpus} H100 (FP8, TP{tp} PP{pp} CP{cp})", "megatron-core",
+    return StackRun(f"NeMo {MODELS['llama2-7b'].name}, sequence {k}k, {gpus} H100 (FP8, TP{tp} PP{pp} CP{cp})",
+                    "megatron-core",
                     "llama2-7b", "h100-sxm-80gb", gpus, plan, 128, k * 1024, "tflops", tflops, _NEMO_LONG,
                     "fp8-adam-bf16grad", vocab=32000, tied_embeddings=False, notes=NEMO_LONG_ASSUMED,
                     flops="nemo-llama")
@@ -301,14 +304,11 @@ _NEMO_SUM = ("NVIDIA/NeMo docs/source/performance/performance_summary.md @e2de75
 NEMO_SUMMARY_ASSUMED = ("each model's NeMo-Framework-Launcher configuration of the 24.07 era for what the table "
                         "does not print (launcher_scripts/conf/training/gpt3/{5b,175b}_fp8_performance.yaml: selective "
                         "recomputation; llama/llama2_7b.yaml, llama2_70b.yaml, llama3_70b.yaml: no recomputation; "
-                        "sequence parallelism and ub_tp_comm_overlap True wherever TP > 1)", "FP8 with bf16 gradient reduction and the distributed optimizer (grad_sync_dtype "
-                        "bf16)", "GPT-3 5B as its configuration's shape (24 layers, hidden 4096, 32 heads), vocabulary "
+                        "sequence parallelism and ub_tp_comm_overlap True wherever TP > 1)",
+                        "FP8 with bf16 gradient reduction and the distributed optimizer (grad_sync_dtype bf16)",
+                        "GPT-3 5B as its configuration's shape (24 layers, hidden 4096, 32 heads), vocabulary "
                         "51,200, tied embeddings")
 """What NeMo's performance summary does not print, and what its rows assume."""
-
-
-_NEMO_NAMES = {"gpt3-175b": "GPT-3 175B", "llama2-7b": "Llama 2 7B", "llama2-13b": "Llama 2 13B",
-               "llama2-70b": "Llama 2 70B", "llama3-8b": "Llama 3 8B", "llama3-70b": "Llama 3 70B"}
 
 
 def _nemo_sum(model, gpus, gbs, mbs, seq, tp, pp, cp, vp, tps):
@@ -317,7 +317,7 @@ def _nemo_sum(model, gpus, gbs, mbs, seq, tp, pp, cp, vp, tps):
                 tp_overlap=tp > 1, recompute="selective" if gpt else "none")
     if vp > 1:
         plan.update(schedule="interleaved", chunks=vp)
-    name = "GPT-3 5B" if isinstance(model, tuple) else _NEMO_NAMES[model]
+    name = "GPT-3 5B" if isinstance(model, tuple) else MODELS[model].name
     return StackRun(f"NeMo {name} ({gpus} H100, FP8, TP{tp} PP{pp} CP{cp})", "megatron-core", model, "h100-sxm-80gb",
                     gpus, plan, gbs, seq, "tokens", tps, _NEMO_SUM, "fp8-adam-bf16grad",
                     vocab=51200 if isinstance(model, tuple) else None, notes=NEMO_SUMMARY_ASSUMED)
@@ -353,8 +353,6 @@ def source_flops(run: StackRun) -> float:
         return megatron_flops(run)
     if run.flops != "nemo-llama":
         raise ValueError(f"flops={run.flops!r}: must be 'megatron-gpt' or 'nemo-llama'")
-    from ..core.model import MODELS
-
     m = MODELS[run.model]
     b, s, v = run.global_batch, run.seq_len, run.vocab
     return b * s * m.layers * m.hidden**2 * (12 + 12 * m.kv_heads / m.heads + 18 * m.ffn_hidden / m.hidden
