@@ -108,6 +108,8 @@ def stack_estimate(run, device: Device | None = None) -> Estimate:
         layers, hidden, heads = run.model
         model = Transformer(layers=layers, hidden=hidden, heads=heads, seq_len=run.seq_len, vocab=run.vocab,
                             tied_embeddings=run.tied_embeddings)
+    elif isinstance(run.model, Transformer):
+        model = run.model
     else:
         model = MODELS[run.model]
     recipe = RECIPES[run.recipe] if run.recipe else None

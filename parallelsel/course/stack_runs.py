@@ -10,7 +10,8 @@ The 14 Megatron-LM runs of :data:`parallelsel.course.references.MEASURED_RUNS` (
 * Megatron-Bridge's performance summary (NeMo containers 25.11 and 26.02): Llama 3 8B / 70B and Llama 3.1 405B
   on 8 to 1,024 H100s in FP8, tokens per second per GPU (:data:`MEGATRON_BRIDGE_H100`).
 * NeMo's performance summary (NeMo 24.07): GPT-3 5B and 175B and Llama 2/3 7B-70B in FP8 on 8 to 512 H100s, tokens
-  per second per GPU (:data:`NEMO_SUMMARY_H100`).
+  per second per GPU (:data:`NEMO_SUMMARY_H100`), and the same table's Nemotron-8B, 22B and Nemotron-4 340B
+  (:data:`NEMOTRON_H100`).
 * NeMo's long-sequence table (NeMo 24.03.01): Llama 2 7B in FP8 on 4 to 1,024 H100s, 4k to 1M tokens a sequence
   with context parallelism up to 32, teraFLOP/s per GPU as NeMo counts them (:data:`NEMO_LONG_H100`).
 * torchtitan's benchmarks (pytorch/torchtitan @b5bcd76): ``benchmarks/llama3_h100_202412_torchtitan.md``
@@ -26,10 +27,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..core.model import MODELS
+from ..core.model import MODELS, Transformer
 
 __all__ = ["MEGATRON_ASSUMED", "MEGATRON_BRIDGE_H100", "MEGATRON_H100", "NEMO_LONG_ASSUMED", "NEMO_LONG_H100",
-           "NEMO_SUMMARY_ASSUMED", "NEMO_SUMMARY_H100", "STACK_RUNS",
+           "NEMO_SUMMARY_ASSUMED", "NEMO_SUMMARY_H100", "NEMOTRON", "NEMOTRON_ASSUMED", "NEMOTRON_H100",
+           "STACK_RUNS",
            "StackRun", "TORCHTITAN_RUNS", "megatron_flops", "named_params", "source_flops"]
 
 
@@ -37,7 +39,8 @@ __all__ = ["MEGATRON_ASSUMED", "MEGATRON_BRIDGE_H100", "MEGATRON_H100", "NEMO_LO
 class StackRun:
     """One published, measured run of a stack with its plan.
 
-    ``model``: a :data:`parallelsel.MODELS` key, or ``(layers, hidden, heads)`` of a GPT shape (with
+    ``model``: a :data:`parallelsel.MODELS` key, a :class:`parallelsel.Transformer` (a shape no preset has),
+    or ``(layers, hidden, heads)`` of a GPT shape (with
     ``vocab`` and ``tied_embeddings``: whether its input embedding and output layer share one matrix);
     ``device``: a :data:`parallelsel.DEVICES` key (the part the source names); ``gpus``; ``plan``: the
     :class:`parallelsel.Plan` fields the source states; ``global_batch`` (sequences) and ``seq_len``;
@@ -335,7 +338,54 @@ The GPT-3 20B row is left out: its plan (TP2, micro-batch 2) is not its configur
 and at the table's plan the model puts the job 2% past the H100's usable memory, a run that trained -- the
 memory model is that much pessimistic there, or the plan is not the one that ran; either way not a row to time."""
 
-STACK_RUNS = MEGATRON_H100 + MEGATRON_BRIDGE_H100 + NEMO_SUMMARY_H100 + NEMO_LONG_H100 + TORCHTITAN_RUNS
+_NEMOTRON_CONF = "NVIDIA/NeMo-Framework-Launcher launcher_scripts/conf/training/nemotron/nemotron_{}.yaml @{}"
+
+
+def _nemotron(name, size, commit, layers, hidden, heads, kv_heads):
+    # Nemotron's block (Parmar et al. 2024, Nemotron-4 15B Technical Report §2): a squared-ReLU MLP of 4h with no
+    # gate, rotary positions, LayerNorm (layernorm1p), no biases, an untied 256,000-entry vocabulary.
+    return Transformer(layers=layers, hidden=hidden, heads=heads, kv_heads=kv_heads, ffn_hidden=4 * hidden,
+                       vocab=256000, seq_len=4096, gated_mlp=False, tied_embeddings=False, position="rotary",
+                       bias=False, norm="layernorm", name=name, source=_NEMOTRON_CONF.format(size, commit))
+
+
+NEMOTRON = {
+    "nemotron-8b": _nemotron("Nemotron-8B", "8b", "1a7171d7", 32, 4096, 32, None),
+    "nemotron-22b": _nemotron("Nemotron-22B", "22b", "1a7171d7", 40, 6144, 48, None),
+    "nemotron-340b": _nemotron("Nemotron-4 340B", "340b", "7c842fcd", 96, 18432, 96, 8),
+}
+"""The shapes of NeMo's Nemotron rows, from the launcher configurations of the 24.07 era (num_layers, hidden_size,
+ffn_hidden_size = 4 hidden, num_attention_heads, num_query_groups, share_embeddings_and_output_weights false)."""
+
+NEMOTRON_ASSUMED = ("the launcher configuration of each model for what the table does not print "
+                    "(nemotron_8b.yaml and nemotron_22b.yaml @1a7171d7: no recomputation, ub_tp_comm_overlap, "
+                    "apex's distributed Adam with no dtype given, so fp32 states and fp32 gradient reduction; "
+                    "nemotron_340b.yaml @7c842fcd: selective recomputation, optim.dtype and grad_sync_dtype bf16)",
+                    "the squared-ReLU activation priced as one elementwise kernel like GeLU (Megatron-Core runs "
+                    "relu and its square, bias_activation_fusion false), rotary embeddings on every head dimension "
+                    "(the configurations rotate half: rotary_percentage 0.5)")
+"""What NeMo's performance summary does not print for the Nemotron rows, and what they assume."""
+
+
+def _nemotron_run(key, gpus, gbs, mbs, tp, pp, vp, tps, recipe, recompute):
+    plan = dict(dp=gpus // (tp * pp), tp=tp, pp=pp, zero=1, micro_batch=mbs, sp=True, tp_overlap=True,
+                recompute=recompute)
+    if vp > 1:
+        plan.update(schedule="interleaved", chunks=vp)
+    return StackRun(f"NeMo {NEMOTRON[key].name} ({gpus} H100, FP8, TP{tp} PP{pp} CP1)", "megatron-core", NEMOTRON[key],
+                    "h100-sxm-80gb", gpus, plan, gbs, 4096, "tokens", tps, _NEMO_SUM, recipe, notes=NEMOTRON_ASSUMED)
+
+
+NEMOTRON_H100 = (
+    _nemotron_run("nemotron-8b", 64, 256, 4, 2, 1, 1, 12507, "fp8-adam-fp32grad", "none"),
+    _nemotron_run("nemotron-22b", 64, 256, 2, 2, 4, 10, 4312, "fp8-adam-fp32grad", "none"),
+    _nemotron_run("nemotron-340b", 128, 32, 1, 8, 8, 12, 326, "fp8-adam-bf16-states", "selective"),
+)
+"""NeMo 24.07's Nemotron rows (the same table as :data:`NEMO_SUMMARY_H100`): the non-gated squared-ReLU MLP and a
+256k vocabulary, shapes and settings from each model's launcher configuration."""
+
+STACK_RUNS = (MEGATRON_H100 + MEGATRON_BRIDGE_H100 + NEMO_SUMMARY_H100 + NEMOTRON_H100 + NEMO_LONG_H100
+              + TORCHTITAN_RUNS)
 """Every stack run of the validation page beside the 14 Megatron-LM A100 runs."""
 
 

@@ -6,7 +6,8 @@ import dataclasses
 from parallelsel.course.measured import async_tp_pairs, compare_all, compare_stack
 from parallelsel.course.references import MEASURED_RUNS
 from parallelsel.course.stack_runs import (MEGATRON_ASSUMED, MEGATRON_H100, NEMO_LONG_ASSUMED, NEMO_LONG_H100,
-                                           NEMO_SUMMARY_ASSUMED, STACK_RUNS, named_params)
+                                           NEMO_SUMMARY_ASSUMED, NEMOTRON_ASSUMED, NEMOTRON_H100, STACK_RUNS,
+                                           named_params)
 from parallelsel.render.reasons import plan_label
 from parallelsel.render.tables import markdown_table
 from parallelsel.render.units import fmt_pct
@@ -42,6 +43,9 @@ assert min(attention_share(c) for c in longseq) > 0.5
 nemo = [c for c in rows if c.run in NEMO_LONG_H100]
 assert attention_share(nemo[0]) < 0.5 < 0.9 < attention_share(nemo[-1])
 assert all(-0.15 < c.error < 0 for c in nemo)
+# ... the Nemotron rows (a non-gated MLP, a 256k vocabulary: shapes no Llama or GPT row has) fit and are within 10%.
+nemotron = [c for c in rows if c.run in NEMOTRON_H100]
+assert len(nemotron) == 3 and all(c.estimate.fits and abs(c.error) <= 0.10 for c in nemotron)
 # ... the README's model names ("1.7B" ...) are nearer the untied parameter counts than the tied ones.
 for c in rows:
     if c.run in MEGATRON_H100:
@@ -92,6 +96,8 @@ within = sum(abs(c.memory_error) <= 0.10 for c in mem)
 print(f"\n公布了内存的 {len(mem)} 行里，{within} 行的预测在 10% 以内。")
 print("\nREADME 表没有写出、这里按假设取的方案字段：" + "；".join(MEGATRON_ASSUMED) + "。")
 print("\nNeMo 性能表没有写出、这里按假设取的：" + "；".join(NEMO_SUMMARY_ASSUMED) + "。")
+print("\nNeMo 性能表的 Nemotron 行（不带门控的平方 ReLU MLP、256k 词表）没有写出、这里按假设取的："
+      + "；".join(NEMOTRON_ASSUMED) + "。")
 print("\nNeMo 长序列表没有写出、这里按假设取的：" + "；".join(NEMO_LONG_ASSUMED) + "。")
 # The schedule is the assumption the rows are most sensitive to: show what the other reading gives.
 alt = []
