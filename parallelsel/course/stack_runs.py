@@ -361,6 +361,9 @@ NEMOTRON_ASSUMED = ("the launcher configuration of each model for what the table
                     "(nemotron_8b.yaml and nemotron_22b.yaml @1a7171d7: no recomputation, ub_tp_comm_overlap, "
                     "apex's distributed Adam with no dtype given, so fp32 states and fp32 gradient reduction; "
                     "nemotron_340b.yaml @7c842fcd: selective recomputation, optim.dtype and grad_sync_dtype bf16)",
+                    "for the 340B row, whose plan is not its configuration's (TP8 PP12 with 8 virtual stages, TP "
+                    "overlap and overlapped pipeline sends off, for 6,144 GPUs), TP communication overlap and "
+                    "overlapped pipeline sends as the table's other rows with TP > 1 run them",
                     "the squared-ReLU activation priced as one elementwise kernel like GeLU (Megatron-Core runs "
                     "relu and its square, bias_activation_fusion false), rotary embeddings on every head dimension "
                     "(the configurations rotate half: rotary_percentage 0.5)")
