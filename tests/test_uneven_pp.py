@@ -136,7 +136,12 @@ def test_every_validation_plan_is_enumerated(run):
     assert enumerates(e.workload, e.cluster, e.plan, fixed=era_pins(run)), e.plan.label()
 
 
-@pytest.mark.parametrize("run", ALL_RUNS, ids=[r.label for r in ALL_RUNS])
+_REFUSED = {"NeMo GPT-3 20B (64 H100, FP8, TP2 PP1 CP1)"}   # why: tests/test_stack_runs.py _REFUSED
+
+
+@pytest.mark.parametrize("run", [pytest.param(r, id=r.label, marks=[pytest.mark.xfail(
+    strict=True, reason="refused by the allocator allowance alone (tests/test_stack_runs.py)")] if r.label in _REFUSED
+    else []) for r in ALL_RUNS])
 def test_every_validation_plan_is_accepted(run):
     e = _published(run)
     assert e.fits, (e.plan.label(), e.reasons)

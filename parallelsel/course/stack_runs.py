@@ -305,38 +305,44 @@ the tokens a GPU nearly constant while attention's share of the work grows from 
 _NEMO_SUM = ("NVIDIA/NeMo docs/source/performance/performance_summary.md @e2de75c (NeMo 24.07 container, DGX-H100): "
              "pre-training at FP8, the model's row (GPUs, GBS, MBS, sequence, TP, PP, CP, VP, tokens/s per GPU)")
 NEMO_SUMMARY_ASSUMED = ("each model's NeMo-Framework-Launcher configuration of the 24.07 era for what the table "
-                        "does not print (launcher_scripts/conf/training/gpt3/{5b,175b}_fp8_performance.yaml: selective "
-                        "recomputation; llama/llama2_7b.yaml, llama2_70b.yaml, llama3_70b.yaml: no recomputation; "
-                        "sequence parallelism and ub_tp_comm_overlap True wherever TP > 1)",
+                        "does not print (launcher_scripts/conf/training/gpt3/{5b,20b,175b}.yaml and llama/"
+                        "llama2_{7b,13b,70b}.yaml, llama3_{8b,70b}.yaml @1a7171d7, whose plans are the table's but for "
+                        "Llama 3 70B's virtual stages, 10 there and 5 in the table: no recomputation; sequence "
+                        "parallelism wherever TP > 1)",
+                        "ub_tp_comm_overlap on wherever TP > 1, as the 20B and Llama 70B configurations set it "
+                        "(175b.yaml sets it off; its 512-GPU row, at micro-batch 2, is not that configuration's plan "
+                        "either)",
                         "FP8 with bf16 gradient reduction and the distributed optimizer (grad_sync_dtype bf16)",
-                        "GPT-3 5B as its configuration's shape (24 layers, hidden 4096, 32 heads), vocabulary "
-                        "51,200, tied embeddings")
+                        "GPT-3 5B and 20B as their configurations' shapes (24 layers, hidden 4096, 32 heads; 44 layers, "
+                        "hidden 6144, 48 heads), vocabulary 51,200, tied embeddings")
 """What NeMo's performance summary does not print, and what its rows assume."""
 
 
+_GPT3_SHAPES = {(24, 4096, 32): "GPT-3 5B", (44, 6144, 48): "GPT-3 20B"}
+
+
 def _nemo_sum(model, gpus, gbs, mbs, seq, tp, pp, cp, vp, tps):
-    gpt = isinstance(model, tuple) or model.startswith("gpt3")
     plan = dict(dp=gpus // (tp * pp * cp), tp=tp, pp=pp, cp=cp, zero=1, micro_batch=mbs, sp=tp > 1,
-                tp_overlap=tp > 1, recompute="selective" if gpt else "none")
+                tp_overlap=tp > 1, recompute="none")
     if vp > 1:
         plan.update(schedule="interleaved", chunks=vp)
-    name = "GPT-3 5B" if isinstance(model, tuple) else MODELS[model].name
+    name = _GPT3_SHAPES[model] if isinstance(model, tuple) else MODELS[model].name
     return StackRun(f"NeMo {name} ({gpus} H100, FP8, TP{tp} PP{pp} CP{cp})", "megatron-core", model, "h100-sxm-80gb",
                     gpus, plan, gbs, seq, "tokens", tps, _NEMO_SUM, "fp8-adam-bf16grad",
                     vocab=51200 if isinstance(model, tuple) else None, notes=NEMO_SUMMARY_ASSUMED)
 
 
 NEMO_SUMMARY_H100 = tuple(_nemo_sum(*row) for row in (
-    ((24, 4096, 32), 64, 2048, 4, 2048, 1, 1, 1, 1, 23406),
+    ((24, 4096, 32), 64, 2048, 4, 2048, 1, 1, 1, 1, 23406), ((44, 6144, 48), 64, 256, 2, 2048, 2, 1, 1, 1, 5851),
     ("gpt3-175b", 128, 256, 1, 2048, 4, 8, 1, 6, 716), ("gpt3-175b", 512, 2048, 2, 2048, 4, 8, 1, 6, 825),
     ("llama2-7b", 8, 128, 1, 4096, 1, 1, 1, 1, 16934), ("llama2-13b", 16, 128, 1, 4096, 1, 4, 1, 10, 8715),
     ("llama2-70b", 64, 128, 1, 4096, 4, 4, 1, 20, 1728), ("llama3-8b", 8, 128, 1, 8192, 1, 1, 2, 1, 12273),
     ("llama3-70b", 64, 128, 1, 8192, 4, 4, 2, 5, 1524)))
 """NeMo's performance summary for the 24.07 container (Megatron-Core with Transformer Engine, FP8, DGX-H100): the
-GPT-3 and Llama rows whose shapes the library has (the Nemotron rows use a squared-ReLU MLP it does not model).
-The GPT-3 20B row is left out: its plan (TP2, micro-batch 2) is not its configuration file's (TP4, micro-batch 4),
-and at the table's plan the model puts the job 2% past the H100's usable memory, a run that trained -- the
-memory model is that much pessimistic there, or the plan is not the one that ran; either way not a row to time."""
+GPT-3 and Llama rows (the Nemotron rows, a non-gated squared-ReLU MLP, are :data:`NEMOTRON_H100`). The model puts the
+GPT-3 20B row's plan past the H100's usable memory, a run that trained: the tensors it counts fit, the allowance it
+adds for the caching allocator (:data:`parallelsel.core.memory.ALLOCATOR_OVERHEAD`, an assumption) does not
+(tests/test_stack_runs.py keeps that visible as a strict xfail)."""
 
 _NEMOTRON_CONF = "NVIDIA/NeMo-Framework-Launcher launcher_scripts/conf/training/nemotron/nemotron_{}.yaml @{}"
 

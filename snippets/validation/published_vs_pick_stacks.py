@@ -9,7 +9,8 @@ from parallelsel.render.comparisons import pick_summary, pick_table
 from parallelsel.render.tables import folded_html
 
 cases = [published_vs_pick(r) for r in STACK_RUNS]
-assert all(c.ratio is not None for c in cases)  # every stack's published plan fits
+# Every stack's published plan fits but one, which the stack-runs table above explains (the allocator allowance).
+assert [c.run.label for c in cases if c.ratio is None] == ["NeMo GPT-3 20B (64 H100, FP8, TP2 PP1 CP1)"]
 print(pick_summary("各框架自己的实测", cases, TIE) + "\n")
 print(folded_html("深入：各框架每一行的公布方案、本库首选与差距",  # markdown-exec: hide
                   markdown.markdown(pick_table(cases), extensions=["tables"])))  # markdown-exec: hide
