@@ -14,7 +14,7 @@ from parallelsel.core.memory import TIGHT_MARGIN
 from parallelsel.core.search import enumerates, explain, search, why
 from parallelsel.course.measured import compare_stack, era_pins, published_vs_pick, run_estimate
 from parallelsel.course.references import MEASURED_RUNS, NARAYANAN_ZERO3
-from parallelsel.course.stack_runs import STACK_RUNS
+from parallelsel.course.stack_runs import REFUSED, STACK_RUNS
 from parallelsel.render.cli import main
 
 META = (7,) + (8,) * 14 + (7,)
@@ -136,12 +136,9 @@ def test_every_validation_plan_is_enumerated(run):
     assert enumerates(e.workload, e.cluster, e.plan, fixed=era_pins(run)), e.plan.label()
 
 
-_REFUSED = {"NeMo GPT-3 20B (64 H100, FP8, TP2 PP1 CP1)"}   # why: tests/test_stack_runs.py _REFUSED
-
-
 @pytest.mark.parametrize("run", [pytest.param(r, id=r.label, marks=[pytest.mark.xfail(
-    strict=True, reason="refused by the allocator allowance alone (tests/test_stack_runs.py)")] if r.label in _REFUSED
-    else []) for r in ALL_RUNS])
+    strict=True, raises=AssertionError, reason="refused by the allocator allowance alone (stack_runs.REFUSED)")]
+    if r.label in REFUSED else []) for r in ALL_RUNS])
 def test_every_validation_plan_is_accepted(run):
     e = _published(run)
     assert e.fits, (e.plan.label(), e.reasons)

@@ -121,15 +121,17 @@ RECIPES: dict[str, Recipe] = Catalogue("recipe", {
                                        "@d98e8a6); NVIDIA/NeMo-Framework-Launcher examples/training/gpt/h100/"
                                        "175b_fp8_16node.sh and llama/h100/llama2_13b_fp8.sh (fp8, "
                                        "optim.grad_sync_dtype=bf16); states 2 + 2 + 12"),
-    # ... and with the Adam states in bf16 as well: NeMo's distributed optimizer (apex DistributedFusedAdam, whose
-    # ``dtype`` is "datatype for optimizer state" and ``store_params`` keeps "a distributed copy of the parameters
-    # as optimizer state", default True) at optim.dtype=bf16, as NeMo's Nemotron-4 340B configuration sets it:
-    # the parameter copy, momentum and variance 2 bytes each, 2 + 2 + 6.
-    "fp8-adam-bf16-states": Recipe("FP8 GEMMs + bf16 weights, bf16 grads, bf16 Adam states", 2, 2, 6, gemm="fp8",
+    # ... and with the Adam moments in bf16 and no master copy: NeMo's distributed optimizer (apex
+    # DistributedFusedAdam, whose ``dtype`` is "datatype for optimizer state") at optim.dtype=bf16, as NeMo's
+    # Nemotron-4 340B configuration sets it; NeMo then keeps no parameter copy (store_params False when the
+    # optimizer's dtype is the bf16 model's), so momentum and variance only: 2 + 2 + 4.
+    "fp8-adam-bf16-states": Recipe("FP8 GEMMs + bf16 weights, bf16 grads, bf16 Adam moments, no master copy", 2, 2, 4,
+                                   gemm="fp8",
                                    source="NVIDIA/NeMo-Framework-Launcher launcher_scripts/conf/training/nemotron/"
                                           "nemotron_340b.yaml @7c842fcd L158-165 (optim distributed_fused_adam, "
-                                          "grad_sync_dtype bf16, dtype bf16); NVIDIA/apex apex/contrib/optimizers/"
-                                          "distributed_fused_adam.py docstring (dtype, store_params); states 2 + 2 + 6"),
+                                          "grad_sync_dtype bf16, dtype bf16); NVIDIA/NeMo nemo/collections/nlp/models/"
+                                          "language_modeling/megatron_base_model.py @7eac53c L794-804 (store_params "
+                                          "False when the optimizer dtype is the model's); states 2 + 2 + 4"),
     # Dettmers et al. 2022 (8-bit optimizers): momentum and variance in 1 byte each, fp32 master kept: 2 + 2 + 6.
     "bf16-adam8bit": Recipe("bf16 + 8-bit Adam", 2, 2, 6,
                             source="Dettmers et al. 2022 (8-bit Optimizers via Block-wise Quantization): 2 + 2 + 6"),

@@ -75,11 +75,10 @@ def stack_recomputes(workload: Workload) -> tuple[str, ...]:
     return tuple(r for r in RECOMPUTES if r in offered)
 TIE = 0.059
 """Step times within this relative difference count as a tie: the step-time model's mean absolute
-throughput error over every measured run of the validation page -- the 14 published Megatron-LM A100
-runs, Megatron-Core's 9 H100 README rows, Megatron-Bridge's 4 FP8 H100 rows, NeMo's 12 performance-summary (3 of
-them Nemotron) and 9 long-sequence rows and torchtitan's 39 benchmark rows (5.9%;
-tests/test_step_time.py checks it is not below the measured error). A plan faster by less than that is
-not known to be faster."""
+throughput error over every measured run of the validation page -- the 14 published Megatron-LM A100 runs
+(:data:`parallelsel.course.references.MEASURED_RUNS`) and each stack's own measured runs
+(:data:`parallelsel.course.stack_runs.STACK_RUNS`): 5.9%; tests/test_step_time.py checks it is not below the
+measured error. A plan faster by less than that is not known to be faster."""
 
 # Exclusion codes (``SearchResult.excluded`` keys), in the order they are checked. The constraint codes
 # are those of parallelsel.core.plan's rules; render/reasons.py titles each one.
