@@ -76,6 +76,11 @@ class Recipe:
         return self.weights + self.grads + self.optimizer
 
 
+_NEMO_ADAM = ("NVIDIA/NeMo nemo/collections/nlp/models/language_modeling/megatron_base_model.py @7eac53c L794-804 "
+              "(store_params False and store_param_remainders True for fp32 optimizer states on a bf16 model); "
+              "NVIDIA/apex apex/contrib/optimizers/distributed_fused_adam.py docstring (store_param_remainders: "
+              "the bits to rebuild the fp32 parameter from the bf16 one)")
+
 RECIPES: dict[str, Recipe] = Catalogue("recipe", {
     # ZeRO §3.1: 2 + 2 + 12 (fp32 master, momentum, variance).
     "bf16-adam": Recipe("bf16 + Adam", 2, 2, 12,
@@ -121,6 +126,19 @@ RECIPES: dict[str, Recipe] = Catalogue("recipe", {
                                        "@d98e8a6); NVIDIA/NeMo-Framework-Launcher examples/training/gpt/h100/"
                                        "175b_fp8_16node.sh and llama/h100/llama2_13b_fp8.sh (fp8, "
                                        "optim.grad_sync_dtype=bf16); states 2 + 2 + 12"),
+    # NeMo 1.x/2.0's distributed optimizer (apex DistributedFusedAdam, NeMo's launcher default through 2024) with
+    # fp32 states on a bf16 (megatron_amp_O2) model: NeMo sets store_params False and store_param_remainders True,
+    # so the fp32 master is the bf16 weight plus a 16-bit remainder: 2 + 4 + 4 = 10 bytes of optimizer state.
+    # Gradients reduced in bf16 (the launcher's FP8 examples pass optim.grad_sync_dtype=bf16) ...
+    "fp8-adam-remainders-bf16grad": Recipe("FP8 GEMMs + bf16 weights, bf16 grads, Adam with 16-bit master remainders",
+                                           2, 2, 10, gemm="fp8", source=_NEMO_ADAM + "; grad_sync_dtype bf16 "
+                                           "(NVIDIA/NeMo-Framework-Launcher examples/training/llama/h100/"
+                                           "llama2_13b_fp8.sh); states 2 + 2 + 10"),
+    # ... or in fp32, apex's default grad_sync_dtype (the optimizer's dtype) where the configuration names none.
+    "fp8-adam-remainders-fp32grad": Recipe("FP8 GEMMs + bf16 weights, fp32 grads, Adam with 16-bit master remainders",
+                                           2, 4, 10, gemm="fp8", source=_NEMO_ADAM + "; grad_sync_dtype unset, so "
+                                           "fp32 (apex distributed_fused_adam.py docstring: default the optimizer's "
+                                           "dtype); states 2 + 4 + 10"),
     # ... and with the Adam moments in bf16 and no master copy: NeMo's distributed optimizer (apex
     # DistributedFusedAdam, whose ``dtype`` is "datatype for optimizer state") at optim.dtype=bf16, as NeMo's
     # Nemotron-4 340B configuration sets it; NeMo then keeps no parameter copy (store_params False when the

@@ -279,7 +279,8 @@ NEMO_LONG_ASSUMED = ("micro-batch 1, global batch 128, no recomputation, TP comm
                      "micro_batch_size 1, activations_checkpoint_granularity null, ub_tp_comm_overlap False; "
                      "examples/training/llama/h100/llama2_7b_fp8.sh: global_batch_size=128, fp8_hybrid)",
                      "sequence parallelism with TP",
-                     "FP8 with bf16 gradient reduction and the distributed optimizer (the launcher's FP8 scripts)",
+                     "FP8 with bf16 gradient reduction and NeMo's distributed optimizer, apex's, with 16-bit "
+                     "remainders for the fp32 master (the launcher's FP8 scripts)",
                      "TFLOPS as NeMo counts them (nemo/utils/flops_formulas.py llama2: 12 + 12 g/a + 18 f/h + "
                      "12 s/h + 6 V/(L h) times B s L h^2, the full s x s attention, vocabulary 32,000)")
 """What the long-sequence page does not state, and what its rows assume."""
@@ -290,7 +291,7 @@ def _nemo_long(k, gpus, tp, pp, dp, cp, tflops):
     return StackRun(f"NeMo {MODELS['llama2-7b'].name}, sequence {k}k, {gpus} H100 (FP8, TP{tp} PP{pp} CP{cp})",
                     "megatron-core",
                     "llama2-7b", "h100-sxm-80gb", gpus, plan, 128, k * 1024, "tflops", tflops, _NEMO_LONG,
-                    "fp8-adam-bf16grad", vocab=32000, tied_embeddings=False, notes=NEMO_LONG_ASSUMED,
+                    "fp8-adam-remainders-bf16grad", vocab=32000, tied_embeddings=False, notes=NEMO_LONG_ASSUMED,
                     flops="nemo-llama")
 
 
@@ -316,7 +317,8 @@ NEMO_SUMMARY_ASSUMED = ("each model's NeMo-Framework-Launcher configuration of t
                         "TP > 1)",
                         "ub_tp_comm_overlap on wherever TP > 1, as the 20B and Llama 70B configurations set it "
                         "(175b.yaml sets it off)",
-                        "FP8 with bf16 gradient reduction and the distributed optimizer (grad_sync_dtype bf16)",
+                        "FP8 with bf16 gradient reduction (grad_sync_dtype bf16) and NeMo's distributed optimizer, "
+                        "apex's, which keeps a 16-bit remainder for the fp32 master (store_param_remainders)",
                         "; ".join(f"{name} as its configuration's shape ({layers} layers, hidden {hidden}, {heads} heads)"
                                   for (layers, hidden, heads), name in _GPT3_SHAPES.items())
                         + ", the vocabulary 51,200 (GPT-2's BPE padded as Narayanan et al. 2021 count it) and tied "
@@ -324,7 +326,7 @@ NEMO_SUMMARY_ASSUMED = ("each model's NeMo-Framework-Launcher configuration of t
 """What NeMo's performance summary does not print, and what its rows assume."""
 
 
-def _nemo_sum(model, gpus, gbs, mbs, seq, tp, pp, cp, vp, tps, recipe="fp8-adam-bf16grad", recompute="none",
+def _nemo_sum(model, gpus, gbs, mbs, seq, tp, pp, cp, vp, tps, recipe="fp8-adam-remainders-bf16grad", recompute="none",
               notes=NEMO_SUMMARY_ASSUMED):
     plan = dict(dp=gpus // (tp * pp * cp), tp=tp, pp=pp, cp=cp, zero=1, micro_batch=mbs, sp=tp > 1,
                 tp_overlap=tp > 1, recompute=recompute)
@@ -373,7 +375,8 @@ ffn_hidden_size = 4 hidden, num_attention_heads, num_query_groups, share_embeddi
 
 NEMOTRON_ASSUMED = ("the launcher configuration of each model for what the table does not print "
                     "(nemotron_8b.yaml and nemotron_22b.yaml @1a7171d7: no recomputation, ub_tp_comm_overlap, "
-                    "apex's distributed Adam with no dtype given, so fp32 states and fp32 gradient reduction; "
+                    "apex's distributed Adam with no dtype given, so fp32 states (a 16-bit remainder for the master) "
+                    "and fp32 gradient reduction; "
                     "nemotron_340b.yaml @7c842fcd: selective recomputation, optim.dtype and grad_sync_dtype bf16)",
                     "the table's micro-batches, which are not the configurations' (8B: 2 there, 4 in the table; 22B: "
                     "1 there, 2 in the table); for the 340B row, whose whole plan is not its configuration's (TP8 "
@@ -388,8 +391,8 @@ NEMOTRON_ASSUMED = ("the launcher configuration of each model for what the table
 
 NEMOTRON_H100 = tuple(_nemo_sum(NEMOTRON[key], *row, recipe=recipe, recompute=recompute, notes=NEMOTRON_ASSUMED)
                       for key, row, recipe, recompute in (
-    ("nemotron-8b", (64, 256, 4, 4096, 2, 1, 1, 1, 12507), "fp8-adam-fp32grad", "none"),
-    ("nemotron-22b", (64, 256, 2, 4096, 2, 4, 1, 10, 4312), "fp8-adam-fp32grad", "none"),
+    ("nemotron-8b", (64, 256, 4, 4096, 2, 1, 1, 1, 12507), "fp8-adam-remainders-fp32grad", "none"),
+    ("nemotron-22b", (64, 256, 2, 4096, 2, 4, 1, 10, 4312), "fp8-adam-remainders-fp32grad", "none"),
     ("nemotron-340b", (128, 32, 1, 4096, 8, 8, 1, 12, 326), "fp8-adam-bf16-states", "selective")))
 """NeMo 24.07's Nemotron rows (the same table as :data:`NEMO_SUMMARY_H100`): the non-gated squared-ReLU MLP and a
 256k vocabulary, shapes and settings from each model's launcher configuration."""
