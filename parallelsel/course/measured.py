@@ -101,17 +101,10 @@ def stack_estimate(run, device: Device | None = None) -> Estimate:
     ``compile``, global batch and sequence, the plan the source states, on the part it names (or ``device``),
     in nodes of eight GPUs (one node of fewer for a run on fewer)."""
     from ..core.hardware import DEVICES as _DEVICES
-    from ..core.model import MODELS
     from ..core.recipe import RECIPES
+    from .stack_runs import stack_model
 
-    if isinstance(run.model, tuple):
-        layers, hidden, heads = run.model
-        model = Transformer(layers=layers, hidden=hidden, heads=heads, seq_len=run.seq_len, vocab=run.vocab,
-                            tied_embeddings=run.tied_embeddings)
-    elif isinstance(run.model, Transformer):
-        model = run.model
-    else:
-        model = MODELS[run.model]
+    model = stack_model(run)
     recipe = RECIPES[run.recipe] if run.recipe else None
     work = Workload(model, recipe=recipe, global_batch=run.global_batch, seq_len=run.seq_len, stack=run.stack,
                     compile=run.compile)

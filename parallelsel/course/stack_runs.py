@@ -32,7 +32,7 @@ from ..core.model import MODELS, Transformer
 __all__ = ["MEGATRON_ASSUMED", "MEGATRON_BRIDGE_H100", "MEGATRON_H100", "NEMO_LONG_ASSUMED", "NEMO_LONG_H100",
            "NEMO_SUMMARY_ASSUMED", "NEMO_SUMMARY_H100", "NEMOTRON", "NEMOTRON_ASSUMED", "NEMOTRON_H100",
            "REFUSED", "STACK_RUNS",
-           "StackRun", "TORCHTITAN_RUNS", "megatron_flops", "named_params", "source_flops"]
+           "StackRun", "TORCHTITAN_RUNS", "megatron_flops", "named_params", "source_flops", "stack_model"]
 
 
 @dataclass(frozen=True)
@@ -412,6 +412,18 @@ def named_params(run: StackRun) -> float:
     return float(run.label.split("GPT ")[1].split("B ")[0]) * 1e9
 
 
+def stack_model(run: StackRun) -> Transformer:
+    """The model ``run`` trained: its :class:`parallelsel.Transformer`, the :data:`parallelsel.MODELS` preset it
+    names, or the GPT shape its ``(layers, hidden, heads)``, ``vocab`` and ``tied_embeddings`` give."""
+    if isinstance(run.model, Transformer):
+        return run.model
+    if isinstance(run.model, tuple):
+        layers, hidden, heads = run.model
+        return Transformer(layers=layers, hidden=hidden, heads=heads, seq_len=run.seq_len, vocab=run.vocab,
+                           tied_embeddings=run.tied_embeddings)
+    return MODELS[run.model]
+
+
 def source_flops(run: StackRun) -> float:
     """FLOPs per iteration as ``run``'s source counts them: :func:`megatron_flops` for a GPT shape, or NeMo's
     formula for the Llama family (``nemo/utils/flops_formulas.py`` ``llama2``, NVIDIA/NeMo @034b17b):
@@ -421,7 +433,7 @@ def source_flops(run: StackRun) -> float:
         return megatron_flops(run)
     if run.flops != "nemo-llama":
         raise ValueError(f"flops={run.flops!r}: must be 'megatron-gpt' or 'nemo-llama'")
-    m = MODELS[run.model]
+    m = stack_model(run)
     b, s, v = run.global_batch, run.seq_len, run.vocab
     return b * s * m.layers * m.hidden**2 * (12 + 12 * m.kv_heads / m.heads + 18 * m.ffn_hidden / m.hidden
                                              + 12 * s / m.hidden + 6 * v / (m.layers * m.hidden))
