@@ -214,9 +214,11 @@ class Cluster:
 # Kernel constants (parallelsel.core.kernels). gemm_efficiency is TRAINING_SHARE of the Maximum Achievable
 # Matmul FLOPS (MAMF) over the datasheet peak, as measured by stas00/ml-engineering's mamf-finder (BF16, no
 # sparsity, best shape; compute/accelerator/README.md, "Maximum Achievable Matmul FLOPS comparison
-# table"): A100 SXM 267.9 of 312 TFLOPS (85.9%, CUDA 12.1), H100 SXM 792.1 of 989 (80.1%, CUDA 12.1).
-MAMF = {"a100": 267.9 / 312, "h100": 792.1 / 989, "assumed": 0.8}
-"""Measured matmul ceilings over peak; "assumed" (80%, the lower of the two measured ones) for V100 and
+# table"): A100 SXM 267.9 of 312 TFLOPS (85.9%, CUDA 12.1), H100 SXM 792.1 of 989 (80.1%, CUDA 12.1); the
+# Blackwell rows of the same table at b9e2972: B200 SXM 1745.0 of 2250 (77.6%, torch 2.7.1+cu128) and GB200
+# 1822.0 of 2500 (72.9%, torch 2.10 nightly + cu130).
+MAMF = {"a100": 267.9 / 312, "h100": 792.1 / 989, "b200": 1745.0 / 2250, "gb200": 1822.0 / 2500, "assumed": 0.8}
+"""Measured matmul ceilings over peak; "assumed" (80%, the lower of the two Ampere/Hopper ones) for V100 and
 RTX 4090, which have no row in the MAMF table."""
 TRAINING_SHARE = 0.8875
 """Share of the MAMF ceiling that the GEMMs of a whole training step reach. MAMF times a short loop
@@ -232,14 +234,16 @@ _HBM_SHARE = 0.9
 """Share of the datasheet memory bandwidth a streaming kernel reaches: an assumption in line with
 device-to-device copy measurements (about 90% of the HBM peak on A100/H100 class parts)."""
 
-MAMF_FP8 = {"h100": 1611.0 / 1979}
+MAMF_FP8 = {"h100": 1611.0 / 1979, "b200": 3432.5 / 4500, "gb200": 3615.6 / 5000}
 """Measured FP8 matmul ceiling over the FP8 dense peak: cuBLASLt FP8 (E4M3 inputs, BF16 output, FP32
 accumulate) at M = N = K = 8192 on H100-class GPUs, 1608.6 and 1613.7 TFLOP/s per GPU in two runs
 (gitea.d-robotics.cc/han.zhao/test_gpu_scripts, ``reports_cublaslt_fp8_crosscheck_20260524.md``; a
 third-party report) of the H100 SXM datasheet's 1,979 dense: 81.4%, the same share as BF16's MAMF
 (80.1%). TransformerEngine's ``docs/features/low_precision_training/speedups.rst`` (@8f2e6357) measures
 the FP8 GEMMs of a 5B model's layer at 1.58-1.90x their BF16 time on H200, i.e. below 2x: the casts
-and scaling that :mod:`parallelsel.core.kernels` charges separately."""
+and scaling that :mod:`parallelsel.core.kernels` charges separately. Blackwell: stas00/ml-engineering
+``compute/accelerator/README.md`` @b9e2972, mamf-finder's FP8 table (float8_e4m3fn): B200 SXM 3432.5 of 4,500
+dense (76.3%), GB200 3615.6 of 5,000 (72.3%)."""
 _FP8 = {k: v * TRAINING_SHARE for k, v in MAMF_FP8.items()}
 
 FA2_HOPPER = 335 / 989 * TRAINING_SHARE
@@ -409,6 +413,25 @@ DEVICES: dict[str, Device] = Catalogue("device", {
                          source="NVIDIA H200 Tensor Core GPU datasheet (SXM): 141 GB HBM3e, 4.8 TB/s, 989 BF16 / "
                                 "1,979 FP8 dense; DGX H200 User Guide; nvidia-smi 143771 MiB assumed (no citable "
                                 "nvidia-smi output found)"),
+    # Blackwell. HGX B200 (NVIDIA's HGX platform specifications, per GPU): 4.5 PFLOPS BF16 and 9 PFLOPS FP8 with
+    # sparsity, so 2,250 / 4,500 TFLOPS dense; 180 GB HBM3e at 7.7 TB/s; NVLink 5 (1.8 TB/s total). GB200 NVL72, per
+    # GPU: 5 / 10 PFLOPS with sparsity (2,500 / 5,000 dense), 186 GB HBM3e at 8 TB/s, NVLink 5 across the 72-GPU
+    # rack. DGX B200 and GB200 NVL72 connect nodes with ConnectX-7 NDR 400 Gb/s, one per GPU. No attention-kernel
+    # figure for Blackwell is sourced here: attention runs at FLASH_SHARE of the GEMM rate (the fallback).
+    "b200-180gb": Device("B200-180GB", 183359 * MiB, 2250e12, intra="nvlink5", inter="ib-ndr", hbm_bandwidth=7.7e12,
+                         sms=148, gemm_efficiency=_GEMM["b200"], memory_efficiency=_HBM_SHARE, fp8_flops=4500e12,
+                         fp8_efficiency=_FP8["b200"],
+                         source="NVIDIA HGX B200 specifications (per GPU: 180 GB HBM3e, 7.7 TB/s, 4.5 PFLOPS BF16 / "
+                                "9 PFLOPS FP8 sparse, i.e. 2,250 / 4,500 dense, NVLink 5 1.8 TB/s); 148 SMs and "
+                                "nvidia-smi memory.total 183359 MiB (third-party B200 reports); GEMM ceilings: "
+                                "stas00/ml-engineering mamf-finder table @b9e2972"),
+    "gb200-186gb": Device("GB200-186GB", 189471 * MiB, 2500e12, intra="nvlink5", inter="ib-ndr", hbm_bandwidth=8.0e12,
+                          sms=152, gemm_efficiency=_GEMM["gb200"], memory_efficiency=_HBM_SHARE, fp8_flops=5000e12,
+                          fp8_efficiency=_FP8["gb200"],
+                          source="NVIDIA GB200 NVL72 specifications (per GPU: 186 GB HBM3e, 8 TB/s, 5 PFLOPS BF16 / "
+                                 "10 PFLOPS FP8 sparse, i.e. 2,500 / 5,000 dense, NVLink 5 1.8 TB/s, 72 GPUs in one "
+                                 "NVLink domain); 152 SMs and nvidia-smi memory.total 189471 MiB (third-party GB200 "
+                                 "reports); GEMM ceilings: stas00/ml-engineering mamf-finder table @b9e2972"),
     # NVIDIA Ada Lovelace whitepaper, GeForce RTX 4090: 24 GB GDDR6X at 1,008 GB/s, 165.2 TFLOPS BF16 (FP32
     # accumulate), 128 SMs. nvidia-smi reports 24564MiB (e.g. RLinf/RLinf issue #255).
     "rtx4090-24gb": Device("RTX4090-24GB", 24564 * MiB, 165.2e12, intra="pcie4", inter="eth-25g",
@@ -441,6 +464,9 @@ LINKS: dict[str, Link] = Catalogue("link", {
     # nccl-tests #290's 476 GB/s all-reduce uses NVLink SHARP, in-switch reduction, not a ring).
     "nvlink4": Link("NVLink4", 450e9, 3e-6, efficiency=0.8,
                     source="NVIDIA H100 datasheet: NVLink 900 GB/s total, 450 GB/s each way"),
+    # NVLink 5 (B200, GB200): 1.8 TB/s total = 900 GB/s each way; achieved share assumed as NVLink 4's.
+    "nvlink5": Link("NVLink5", 900e9, 3e-6, efficiency=0.8,
+                    source="NVIDIA HGX B200 / GB200 NVL72 specifications: NVLink 5, 1.8 TB/s total, 900 GB/s each way"),
     # H800: NVLink 4 with 8 of H100's 18 links, 400 GB/s total = 200 GB/s each way; achieved share as NVLink 4's.
     "nvlink4-h800": Link("NVLink4 (H800)", 200e9, 3e-6, efficiency=0.8,
                          source="H800: 8 NVLink 4 links, 400 GB/s total, 200 GB/s each way (third-party comparisons; NCCL issue #1374)"),

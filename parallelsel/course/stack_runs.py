@@ -8,7 +8,8 @@ The 14 Megatron-LM runs of :data:`parallelsel.course.references.MEASURED_RUNS` (
   4,096, with ``--overlap-grad-reduce --overlap-param-gather --tp-comm-overlap`` (the README's words).
   The table gives TP, PP, DP and the global batch; what it does not give is named in :data:`MEGATRON_ASSUMED`.
 * Megatron-Bridge's performance summary (NeMo containers 25.11 and 26.02): Llama 3 8B / 70B and Llama 3.1 405B
-  on 8 to 1,024 H100s in FP8, tokens per second per GPU (:data:`MEGATRON_BRIDGE_H100`).
+  on 8 to 1,024 H100s in FP8, tokens per second per GPU (:data:`MEGATRON_BRIDGE_H100`), and the same release's
+  Blackwell rows: Llama 3 8B on 8 B200s and on 8 GB200s, Llama 3.1 405B on 128 B200s (:data:`MEGATRON_BRIDGE_BLACKWELL`).
 * NeMo's performance summary (NeMo 24.07): GPT-3 5B, 20B and 175B and Llama 2/3 7B-70B in FP8 on 8 to 512 H100s, tokens
   per second per GPU (:data:`NEMO_SUMMARY_H100`), and the same table's Nemotron-8B, 22B and Nemotron-4 340B
   (:data:`NEMOTRON_H100`).
@@ -29,7 +30,7 @@ from dataclasses import dataclass, field
 
 from ..core.model import MODELS, Transformer
 
-__all__ = ["MEGATRON_ASSUMED", "MEGATRON_BRIDGE_H100", "MEGATRON_H100", "NEMO_LONG_ASSUMED", "NEMO_LONG_H100",
+__all__ = ["MEGATRON_ASSUMED", "MEGATRON_BRIDGE_BLACKWELL", "MEGATRON_BRIDGE_H100", "MEGATRON_H100", "NEMO_LONG_ASSUMED", "NEMO_LONG_H100",
            "NEMO_SUMMARY_ASSUMED", "NEMO_SUMMARY_H100", "NEMOTRON", "NEMOTRON_ASSUMED", "NEMOTRON_H100",
            "REFUSED", "STACK_RUNS",
            "StackRun", "TORCHTITAN_RUNS", "megatron_flops", "named_params", "source_flops", "stack_model"]
@@ -237,26 +238,33 @@ TORCHTITAN_RUNS = (
 )
 """torchtitan's published measured runs with the plan each states (FSDP2 over all GPUs unless TP is named)."""
 
-_MB = ("NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md @{commit} (NeMo container {container}), DGX-H100 "
-       "pre-training table: tokens/s/GPU, sequence 8192, micro-batch 1; recipe of the perf scripts at release branch "
+_MB = ("NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md @{commit} (NeMo container {container}), {system} "
+       "pre-training table: tokens/s/GPU, sequence 8192, the micro-batch the table prints; recipe of the perf scripts at release branch "
        "{branch}: FP8 current scaling with fp8_param_gather=True, grad_reduce_in_fp32=False, distributed optimizer, "
        "overlap_grad_reduce and overlap_param_gather, no recomputation, TP communication overlap with sequence "
        "parallelism (scripts/performance/utils/helpers.py get_precision_config, configs/llama3*/"
        "workload_base_configs.py)")
-_MB_2511 = _MB.format(commit="97ad8cc", container="25.11", branch="r0.2.0 @0465189")
-_MB_2602 = _MB.format(commit="067f987 (archive)", container="26.02", branch="r0.3.0 @8301abf")
+_MB_2511 = _MB.format(commit="97ad8cc", container="25.11", branch="r0.2.0 @0465189", system="DGX-H100")
+_MB_2602 = _MB.format(commit="067f987 (archive)", container="26.02", branch="r0.3.0 @8301abf", system="DGX-H100")
+_MB_2511_BLACKWELL = {system: _MB.format(commit="97ad8cc", container="25.11", branch="r0.2.0 @0465189",
+                                         system=f"DGX-{system}") for system in ("B200", "GB200")}
 _MB_RECIPE = "fp8-params-bf16grad"
 _SPLIT_405B = (15,) + (16,) * 6 + (15,)   # llama31_405b.py: account_for_embedding/loss_in_pipeline_split=True
 
 
-def _mb(label, model, gpus, plan, batch, value, source):
-    return StackRun(label, "megatron-core", model, "h100-sxm-80gb", gpus, plan, batch, 8192, "tokens", value, source,
+def _mb(label, model, gpus, plan, batch, value, source, device="h100-sxm-80gb"):
+    return StackRun(label, "megatron-core", model, device, gpus, plan, batch, 8192, "tokens", value, source,
                     _MB_RECIPE)
 
 
 def _mcore(dp, tp, pp, vp, cp=1, split=None):
     return dict(dp=dp, tp=tp, pp=pp, cp=cp, zero=1, micro_batch=1, sp=True, tp_overlap=True, schedule="interleaved",
                 chunks=vp, stage_layers=split)
+
+
+def _mcore_dp(micro_batch):
+    # Data parallelism alone (TP = PP = CP = 1): the distributed optimizer, no sequence parallelism or TP overlap.
+    return dict(dp=8, zero=1, micro_batch=micro_batch)
 
 
 MEGATRON_BRIDGE_H100 = (
@@ -271,6 +279,23 @@ MEGATRON_BRIDGE_H100 = (
 )
 """Megatron-Bridge's published DGX-H100 pre-training rows for dense Llama models with the plan and recipe the
 perf scripts of the matching release set (the pages print the plan; the release branch holds the recipe)."""
+
+MEGATRON_BRIDGE_BLACKWELL = (
+    # r0.2.0 configs/llama3/workload_base_configs.py LLAMA3_8B_{B200,GB200}_FP8_CS_BASE_CONFIG: micro-batch 2, no
+    # other parallelism, CUDA graphs over the whole iteration (launch overheads the model does not price anyway).
+    _mb("Megatron-Bridge Llama3 8B (8 B200, FP8)", "llama3-8b", 8, _mcore_dp(2), 128, 30624,
+        _MB_2511_BLACKWELL["B200"], "b200-180gb"),
+    _mb("Megatron-Bridge Llama3 8B (8 GB200, FP8)", "llama3-8b", 8, _mcore_dp(2), 128, 31508,
+        _MB_2511_BLACKWELL["GB200"], "gb200-186gb"),
+    # r0.2.0 configs/llama31/workload_base_configs.py LLAMA31_405B_B200_FP8_CS_BASE_CONFIG: TP4 PP8 CP2 VP8, global
+    # batch 64 on 128 GPUs; llama31_llm_pretrain.py llama31_405b_b200_config: TP overlap (userbuffers b200 tp4 cp2).
+    _mb("Megatron-Bridge Llama3.1 405B (128 B200, FP8)", "llama3-405b", 128, _mcore(2, 4, 8, 8, 2, _SPLIT_405B), 64,
+        661, _MB_2511_BLACKWELL["B200"], "b200-180gb"),
+)
+"""Megatron-Bridge's Blackwell rows (NeMo 25.11: DGX-B200 and DGX-GB200) for dense Llama models whose plan the
+release branch's perf configs confirm. Left out: the GB200 Llama 3 70B and Llama 3.1 405B rows, whose FP8 configs
+run Megatron-FSDP with 40 and 92 layers' activations offloaded to the CPU (``cpu_offloading_num_layers``), which the
+model does not price; and the MXFP8 figures in parentheses, a recipe the model does not have."""
 
 _NEMO_LONG = ("NVIDIA/NeMo docs/source/performance/performance_long_sequence.md @0aa2671 (NeMo 24.03.01 container, "
               "DGX-H100): LLAMA2-7B FP8, the with-CP columns (TP, PP, DP, CP and TFLOPS per GPU)")
@@ -402,7 +427,7 @@ REFUSED = tuple(r.label for r in NEMO_SUMMARY_H100 if _GPT3_SHAPES.get(r.model) 
 table, whose tensors fit and which only the allocator allowance (:data:`parallelsel.core.memory.ALLOCATOR_OVERHEAD`,
 an assumption) puts past the usable memory."""
 
-STACK_RUNS = (MEGATRON_H100 + MEGATRON_BRIDGE_H100 + NEMO_SUMMARY_H100 + NEMOTRON_H100 + NEMO_LONG_H100
+STACK_RUNS = (MEGATRON_H100 + MEGATRON_BRIDGE_H100 + MEGATRON_BRIDGE_BLACKWELL + NEMO_SUMMARY_H100 + NEMOTRON_H100 + NEMO_LONG_H100
               + TORCHTITAN_RUNS)
 """Every stack run of the validation page beside the 14 Megatron-LM A100 runs."""
 

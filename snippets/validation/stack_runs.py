@@ -1,4 +1,5 @@
-# Step time and memory beside each stack's own measured runs: Megatron-LM's README H100 table, Megatron-Bridge's FP8 rows,
+# Step time and memory beside each stack's own measured runs: Megatron-LM's README H100 table, Megatron-Bridge's FP8 rows
+# (H100, B200, GB200),
 # NeMo's performance summary and long-sequence rows, and torchtitan's
 # benchmarks (H100 500 W, H200, A100), each with the plan its source states, with one set of device constants.
 import dataclasses
@@ -7,7 +8,8 @@ from parallelsel.core.memory import ALLOCATOR_OVERHEAD
 from parallelsel.core.model import MODELS
 from parallelsel.course.measured import async_tp_pairs, compare_all, compare_stack
 from parallelsel.course.references import MEASURED_RUNS
-from parallelsel.course.stack_runs import (MEGATRON_ASSUMED, MEGATRON_H100, NEMO_LONG_ASSUMED, NEMO_LONG_H100,
+from parallelsel.course.stack_runs import (MEGATRON_ASSUMED, MEGATRON_BRIDGE_BLACKWELL, MEGATRON_H100,
+                                           NEMO_LONG_ASSUMED, NEMO_LONG_H100,
                                            NEMO_SUMMARY_ASSUMED, NEMOTRON, NEMOTRON_ASSUMED, NEMOTRON_H100,
                                            REFUSED, STACK_RUNS, named_params)
 from parallelsel.render.reasons import plan_label
@@ -84,9 +86,10 @@ print(markdown_table(
     align="lllllrrrrr"))
 
 old = compare_all(MEASURED_RUNS)
-groups = {"Megatron-LM（A100，论文 14 行）": [c.error for c in old],
-          "Megatron-Core（H100：README 表、Megatron-Bridge、NeMo 性能表与长序列）":
-              [c.error for c in rows if c.run.stack == "megatron-core"],
+mcore = [c for c in rows if c.run.stack == "megatron-core"]
+parts = " / ".join(dict.fromkeys(c.estimate.cluster.device.name.split("-")[0] for c in mcore))
+groups = {f"Megatron-LM（A100，论文 {len(old)} 行）": [c.error for c in old],
+          f"Megatron-Core（{parts}：README 表、Megatron-Bridge、NeMo 性能表与长序列）": [c.error for c in mcore],
           "torchtitan（H100 / H200 / A100）": [c.error for c in rows if c.run.stack == "torchtitan"]}
 groups["全部"] = [e for errs in groups.values() for e in errs]
 print("\n**按框架分组的误差**（吞吐，预测 / 公布 − 1）\n")
@@ -101,6 +104,12 @@ for c in refused:
           f"{c.estimate.usable / 2**30:.1f} GiB；其中张量本身 {(m.total - m.allocator) / 2**30:.1f} GiB 放得下，"
           f"是本库为缓存分配器碎片另加的 {m.allocator / 2**30:.1f} GiB（按张量的 {fmt_pct(ALLOCATOR_OVERHEAD)} 假设，"
           "`memory.ALLOCATOR_OVERHEAD`）把它推过了线。这个假设在这一行上偏大。")
+blackwell = [c for c in rows if c.run in MEGATRON_BRIDGE_BLACKWELL]
+# The page's boundary note: the Blackwell rows, timed with measured GEMM ceilings but no Blackwell attention figure,
+# are within 10%.
+assert len(blackwell) == 3 and all(abs(c.error) <= 0.10 for c in blackwell)
+print("\nBlackwell 各行（" + "，".join(f"{c.run.label} {c.error:+.1%}" for c in blackwell) + "）用的是 mamf-finder 在 "
+      "B200、GB200 上实测的矩阵乘上限；注意力内核没有 Blackwell 上的实测数字，按回退值计（见下面的边界说明）。")
 mem = [c for c in rows if c.memory_published is not None]
 within = sum(abs(c.memory_error) <= 0.10 for c in mem)
 print(f"\n公布了内存的 {len(mem)} 行里，{within} 行的预测在 10% 以内。")
