@@ -48,6 +48,7 @@ MEGATRON_FLAGS = {  # flag: (type, choices) as declared in Megatron-LM
     "--data-parallel-sharding-strategy": (str, ("no_shard", "optim", "optim_grads", "optim_grads_params")),
     "--num-layers": (int, None), "--hidden-size": (int, None), "--num-attention-heads": (int, None),
     "--ffn-hidden-size": (int, None), "--group-query-attention": (bool, None), "--num-query-groups": (int, None),
+    "--kv-channels": (int, None),
     "--seq-length": (int, None), "--max-position-embeddings": (int, None),
     "--position-embedding-type": (str, ("learned_absolute", "rope", "mrope", "relative", "none")),
     "--no-rope-fusion": (bool, None), "--normalization": (str, ("LayerNorm", "RMSNorm")), "--swiglu": (bool, None),
@@ -307,3 +308,20 @@ def test_a_layout_export_keeps_the_pipeline_send_setting():
     flags = export(w, plan, "megatron")
     assert "--pipeline-model-parallel-layout" in flags and "--no-overlap-p2p-communication" in flags
     assert ps.Plan(**read_config(flags, world=64, layers=80).plan) == plan
+
+
+def test_a_head_width_that_does_not_tile_hidden_exports_as_kv_channels_and_reads_back():
+    # Megatron-LM's --kv-channels (arguments.py: "Projection weights dimension in multi-head attention. This is set
+    # to args.hidden_size // args.num_attention_heads if not provided."): Qwen3-30B-A3B's 32 heads of 128 on a
+    # 2048-wide residual stream. The export names it only when it differs from hidden // heads.
+    qwen = ps.Transformer(layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn_hidden=768, experts=128,
+                          top_k=8, vocab=151936, seq_len=4096, architecture="llama")
+    w = ps.Workload(qwen, global_batch=64, stack="megatron-core")
+    plan = ps.Plan(dp=8, ep=8, zero=1)
+    text = export(w, plan, "megatron")
+    args = megatron_parser().parse_args(_megatron_flags(text))
+    assert args.kv_channels == 128 and args.hidden_size == 2048 and args.num_attention_heads == 32
+    assert read_config(text, world=8).model["head_dim"] == 128
+    plain = megatron_parser().parse_args(_megatron_flags(export(_w("llama3-8b", 64, "megatron"), plan.__class__(dp=8),
+                                                                "megatron")))
+    assert plain.kv_channels is None

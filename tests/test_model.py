@@ -36,3 +36,45 @@ def test_bare_transformer_is_one_real_architecture():
     assert ps.Transformer(layers=2, hidden=64, heads=4, seq_len=8, vocab=10, gated_mlp=True).gated_mlp is True
     with pytest.raises(ValueError, match="architecture='t5'"):
         ps.Transformer(layers=2, hidden=64, heads=4, seq_len=8, vocab=10, architecture="t5")
+
+
+QWEN3_30B_A3B = dict(layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn_hidden=768, experts=128, top_k=8,
+                     vocab=151936, seq_len=4096, architecture="llama")
+QWEN3_235B_A22B = dict(layers=94, hidden=4096, heads=64, kv_heads=4, head_dim=128, ffn_hidden=1536, experts=128,
+                       top_k=8, vocab=151936, seq_len=4096, architecture="llama")
+
+
+@pytest.mark.parametrize("shape,total,active,non_embedding", [
+    # Qwen3 model cards (Qwen/Qwen3-30B-A3B, Qwen/Qwen3-235B-A22B on Hugging Face; shapes from their config.json:
+    # head_dim 128 while hidden / heads is 64): "30.5B in total and 3.3B activated", "Non-Embedding: 29.9B";
+    # "235B in total and 22B activated", "Non-Embedding: 234B". (The QK norms, 256 numbers a layer, are not counted.)
+    (QWEN3_30B_A3B, 30.5e9, 3.3e9, 29.9e9), (QWEN3_235B_A22B, 235e9, 22e9, 234e9)])
+def test_a_head_width_other_than_hidden_over_heads_gives_the_published_parameter_counts(shape, total, active,
+                                                                                      non_embedding):
+    m = ps.Transformer(**shape)
+    unit = 0.1e9 if total < 1e11 else 1e9   # the cards print to 0.1B and to 1B: within one unit of the last digit
+    assert abs(m.params - total) < unit and abs(m.active_params - active) < unit
+    assert abs(m.params - m.embedding_params - m.head_params - non_embedding) < unit
+    # hidden // heads would give Q and the output projection half their width: the count misses the card.
+    narrow = ps.Transformer(**{**shape, "head_dim": None})
+    assert abs(narrow.params - total) > 3 * unit
+
+
+def test_head_width_flops_match_megatrons_count_with_kv_channels():
+    # Megatron-LM megatron/training/training.py num_floating_point_operations: per layer and token,
+    # 12 h^2 ((1 + g/a + s/h) q/h + k f/h (3/2 if SwiGLU)) with q = kv_channels x heads, and 12 V h for the logits
+    # (its router term left out here, the router being 2 h E a token in this library).
+    m = ps.Transformer(**QWEN3_30B_A3B)
+    h, a, g, s, f, k = m.hidden, m.heads, m.kv_heads, m.seq_len, m.ffn_hidden, m.top_k
+    q = 128 * a
+    megatron = 12 * m.layers * h * h * ((1 + g / a + s / h) * q / h + k * f / h * 3 / 2) + 6 * m.vocab * h
+    router = 3 * 2 * m.layers * h * m.experts
+    assert m.flops_per_token() - router == pytest.approx(megatron, rel=1e-12)
+
+
+def test_head_dim_is_checked_like_every_shape_field():
+    with pytest.raises(ValueError, match="head_dim=0"):
+        ps.Transformer(**{**QWEN3_30B_A3B, "head_dim": 0})
+    with pytest.raises(ValueError, match="hidden=100: must be divisible by heads=3 .or give head_dim"):
+        ps.Transformer(layers=2, hidden=100, heads=3, seq_len=8, vocab=10)
+    assert ps.Transformer(layers=2, hidden=100, heads=3, seq_len=8, vocab=10, head_dim=32).q_dim == 96

@@ -227,9 +227,9 @@ def layer_gemms(model, tokens: int, tp: int = 1, ep: int = 1) -> tuple[Gemm, ...
     the attention output and the MLP's second matrix by rows (K / tp). MoE: each of the experts / ep
     local experts receives tokens x top_k x ep / experts tokens (balanced routing), plus the router.
     """
-    h, kv, f = model.hidden, model.kv_dim, model.ffn_hidden
+    h, q, kv, f = model.hidden, model.q_dim, model.kv_dim, model.ffn_hidden
     up = -(-(2 if model.gated_mlp else 1) * f // tp)
-    out = [Gemm("qkv", tokens, -(-(h + 2 * kv) // tp), h), Gemm("proj", tokens, h, -(-h // tp))]
+    out = [Gemm("qkv", tokens, -(-(q + 2 * kv) // tp), h), Gemm("proj", tokens, h, -(-q // tp))]
     if model.is_moe:
         routed = max(1, tokens * model.top_k * ep // model.experts)
         local = max(1, model.experts // ep)
@@ -508,7 +508,7 @@ def _elementwise_bytes(model, tokens: int, s: int, tp: int, sp: bool, attention:
     replicated = norm * h / (tp if sp else 1)
     rope = 0.0
     if model.position == "rotary":
-        rope = FUSED_BYTES["rope"][0 if "rope" in fused else 1] * (h + model.kv_dim) / tp
+        rope = FUSED_BYTES["rope"][0 if "rope" in fused else 1] * (model.q_dim + model.kv_dim) / tp
     scores = SOFTMAX_BYTES * max(1, model.heads // tp) * s if attention == "standard" else 0.0
     return tokens * (replicated + act + rope + scores)
 

@@ -327,6 +327,8 @@ def _megatron_model(workload: Workload) -> dict:
     m = workload.model
     o: dict = {"--num-layers": m.layers, "--hidden-size": m.hidden, "--num-attention-heads": m.heads,
                "--ffn-hidden-size": m.ffn_hidden}
+    if m.head_dim * m.heads != m.hidden:
+        o["--kv-channels"] = m.head_dim   # Megatron's per-head width; hidden // heads when not given
     if m.kv_heads != m.heads:
         o["--group-query-attention"] = True
         o["--num-query-groups"] = m.kv_heads
@@ -704,7 +706,7 @@ def _megatron_model_fields(g, notes: list) -> dict:
     model: dict = {}
     for flag, field in (("--num-layers", "layers"), ("--hidden-size", "hidden"), ("--num-attention-heads", "heads"),
                         ("--ffn-hidden-size", "ffn_hidden"), ("--vocab-size", "vocab"), ("--num-experts", "experts"),
-                        ("--moe-router-topk", "top_k")):
+                        ("--moe-router-topk", "top_k"), ("--kv-channels", "head_dim")):
         if g(flag) is not None:
             model[field] = _int(flag, g(flag))
     if model:

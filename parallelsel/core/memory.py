@@ -251,6 +251,7 @@ class _Shape(NamedTuple):
     embedding: int
     head: int  # output projection + final norm, plus the tied word-embedding copy when pp > 1 (see _stage_params)
     tied: int  # vocab x hidden when embeddings are tied, else 0
+    q_dim: int  # width of Q and of the attention output (heads x head_dim; hidden unless head_dim is given)
 
 
 @lru_cache(maxsize=256)
@@ -262,6 +263,7 @@ def layer_shape(model: Transformer) -> _Shape:
         model.layers, model.hidden, model.kv_dim, model.ffn_hidden, model.heads, model.vocab,
         (3 if model.gated_mlp else 2) * model.top_k, model.layer_params - expert, expert,
         model.embedding_params, model.head_params, model.vocab * model.hidden if model.tied_embeddings else 0,
+        model.q_dim,
     )
 
 
@@ -280,9 +282,10 @@ def _layer_terms(model: Transformer, s: int, b: int, act_bytes: float, attention
     # Two norm inputs, the QKV-projection input and the MLP input (act_bytes each element) plus the
     # attention-output and MLP-output dropout masks (1 byte each element).
     shared = sb * (act_bytes * 4 * h + 2 * h)
-    # Q (h wide), K and V (kv_dim wide each), the output-projection input (h), and the MLP's f-wide
-    # tensors: the activation's input and output (2), plus the up-projection output when gated (3).
-    split = sb * act_bytes * (2 * h + 2 * kv + sh.f_tensors * f)
+    # Q (q_dim wide: h unless head_dim is given), K and V (kv_dim wide each), the output-projection input
+    # (q_dim), and the MLP's f-wide tensors: the activation's input and output (2), plus the up-projection
+    # output when gated (3).
+    split = sb * act_bytes * (2 * sh.q_dim + 2 * kv + sh.f_tensors * f)
     if attention == "standard":
         # Softmax output (act_bytes), its dropout mask (1 byte) and the dropout output (act_bytes),
         # a x s x s elements each per sequence.
@@ -396,7 +399,7 @@ def op_saved_bytes(model: Transformer, s: int, b: int, t: int = 1, sp: bool = Fa
             copies = model.top_k if name not in ("wq", "wk", "wv", "wo") else 1
             out[name] = act_bytes * sb * per_rank * copies
     if attention == "flash":
-        out["sdpa"] = act_bytes * sb * sh.hidden / t + _LSE_BYTES * sh.heads * sb / t
+        out["sdpa"] = act_bytes * sb * sh.q_dim / t + _LSE_BYTES * sh.heads * sb / t
     if sp:
         out["reduce_scatter"] = 2 * act_bytes * sb * sh.hidden / t
     return out
@@ -432,11 +435,11 @@ def _fp8_saved_inputs(model: Transformer, sb: int, act_bytes: float, shared: flo
     columnwise copy only ("Discard row-wise data since it is not needed in backward pass",
     ``transformer_engine/pytorch/module/linear.py``, ``_Linear.forward``), and LayerNormLinear its FP8 norm
     output. So the QKV and MLP inputs (replicated terms) and the MLP's down-projection input (split) take 1 byte
-    instead of ``act_bytes``; the output projection's FP8 input (h wide) comes on top of the attention output,
+    instead of ``act_bytes``; the output projection's FP8 input (q_dim wide) comes on top of the attention output,
     which the fused attention kernel keeps in 16 bits for its own backward."""
     sh = layer_shape(model)
     cut = act_bytes - 1.0
-    return shared - sb * cut * 2 * sh.hidden, split - sb * (cut * sh.ffn * model.top_k - sh.hidden)
+    return shared - sb * cut * 2 * sh.hidden, split - sb * (cut * sh.ffn * model.top_k - sh.q_dim)
 
 
 @lru_cache(maxsize=4096)

@@ -45,8 +45,8 @@ def block_matmuls(model) -> tuple[tuple[str, int, int], ...]:
         >>> [n for n, _, _ in block_matmuls(MODELS["llama3-8b"])]
         ['wq', 'wk', 'wv', 'wo', 'w1', 'w3', 'w2']
     """
-    h, kv, f = model.hidden, model.kv_dim, model.ffn_hidden
-    attn = (("wq", h, h), ("wk", h, kv), ("wv", h, kv), ("wo", h, h))
+    h, q, kv, f = model.hidden, model.q_dim, model.kv_dim, model.ffn_hidden
+    attn = (("wq", h, q), ("wk", h, kv), ("wv", h, kv), ("wo", q, h))
     mlp = (("w1", h, f), ("w3", h, f), ("w2", f, h)) if model.gated_mlp else (("fc1", h, f), ("fc2", f, h))
     return attn + mlp
 
@@ -125,6 +125,10 @@ class Transformer:
     architecture: str = "gpt"
     source: str = field(default="", compare=False)
     """Where the record's numbers come from (paper and table, datasheet, measurement); every preset names one."""
+    head_dim: int | None = None   # (after ``source``: positional arguments keep their places)
+    """Width of one attention head, ``hidden // heads`` unless given: Q is ``heads * head_dim`` wide and the output
+    projection maps that back to ``hidden`` (Megatron-LM ``--kv-channels``, Hugging Face ``head_dim``), as in models
+    whose heads do not tile the hidden width (Qwen3-30B-A3B: hidden 2048, 32 heads of 128)."""
 
     def __post_init__(self):
         choice("architecture", self.architecture, tuple(ARCHITECTURES))
@@ -146,8 +150,12 @@ class Transformer:
             store(self, f, flag(f, getattr(self, f)))
         if not isinstance(self.name, str):
             raise ParallelselError(f"name={self.name!r}: must be a string")
-        if self.hidden % self.heads:
-            raise ParallelselError(f"hidden={self.hidden}: must be divisible by heads={self.heads}")
+        if self.head_dim is None:
+            if self.hidden % self.heads:
+                raise ParallelselError(f"hidden={self.hidden}: must be divisible by heads={self.heads} "
+                                       "(or give head_dim)")
+            object.__setattr__(self, "head_dim", self.hidden // self.heads)
+        store(self, "head_dim", positive_int("head_dim", self.head_dim, maximum=SHAPE_LIMITS["hidden"]))
         if self.heads % self.kv_heads:
             raise ParallelselError(f"kv_heads={self.kv_heads}: must divide heads={self.heads} (grouped-query attention)")
         if self.top_k > self.experts:
@@ -157,8 +165,9 @@ class Transformer:
 
     # -- shape helpers -------------------------------------------------------------------
     @property
-    def head_dim(self) -> int:
-        return self.hidden // self.heads
+    def q_dim(self) -> int:
+        """Width of Q and of the attention output: heads * head_dim (``hidden`` unless ``head_dim`` is given)."""
+        return self.heads * self.head_dim
 
     @property
     def kv_dim(self) -> int:
@@ -172,10 +181,11 @@ class Transformer:
     # -- parameters ----------------------------------------------------------------------
     @property
     def attention_params(self) -> int:
-        """Q, K, V and output projections of one layer (with biases if ``bias``)."""
-        h, kv = self.hidden, self.kv_dim
-        weights = 2 * h * h + 2 * h * kv
-        biases = (2 * h + 2 * kv) if self.bias else 0
+        """Q, K, V and output projections of one layer (with biases if ``bias``): Q is h x q, K and V h x kv, the
+        output q x h, where q = :attr:`q_dim`."""
+        h, q, kv = self.hidden, self.q_dim, self.kv_dim
+        weights = 2 * h * q + 2 * h * kv
+        biases = (q + h + 2 * kv) if self.bias else 0
         return weights + biases
 
     @property
@@ -231,16 +241,17 @@ class Transformer:
 
         Each multiply-add is 2 FLOPs. Matmuls: 2 x (weight matrices a token touches). Attention
         scores QK^T and the weighted sum over V: 2 x 2 x s x h per layer without a causal discount,
-        as in Narayanan et al. 2021 (eq. 3) and Korthikanti et al. 2022 (§6). Logits: 2 V h.
+        as in Narayanan et al. 2021 (eq. 3) and Korthikanti et al. 2022 (§6) -- heads x head_dim in place of h
+        when ``head_dim`` is given. Logits: 2 V h.
         """
         s = self.seq_len if seq_len is None else positive_int("seq_len", seq_len)
-        h, kv, f = self.hidden, self.kv_dim, self.ffn_hidden
-        attn_mats = 2 * h * h + 2 * h * kv
+        h, q, kv, f = self.hidden, self.q_dim, self.kv_dim, self.ffn_hidden
+        attn_mats = 2 * h * q + 2 * h * kv
         mlp_mats = self.top_k * (3 if self.gated_mlp else 2) * h * f
         router = h * self.experts if self.is_moe else 0
         return {
             "layers": 2.0 * self.layers * (attn_mats + mlp_mats + router),
-            "attention": 4.0 * self.layers * s * h,
+            "attention": 4.0 * self.layers * s * q,
             "logits": 2.0 * self.vocab * h,
         }
 

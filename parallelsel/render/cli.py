@@ -151,6 +151,7 @@ def _model_args(p: argparse.ArgumentParser) -> None:
     for flag in ("layers", "hidden", "heads"):
         g.add_argument(f"--{flag}", type=_integer(1, lim[flag]), help=HELP[flag])
     g.add_argument("--kv-heads", type=_integer(1, lim["heads"]), help=HELP["kv_heads"])
+    g.add_argument("--head-dim", type=_integer(1, lim["hidden"]), help=HELP["head_dim"])
     g.add_argument("--ffn-hidden", type=_integer(1, lim["ffn_hidden"]), help=HELP["ffn_hidden"])
     g.add_argument("--vocab", type=_integer(1, lim["vocab"]), help=HELP["vocab"])
     g.add_argument("--seq-len", type=_integer(1, lim["seq_len"]), metavar="N", help=HELP["seq_len"])
@@ -307,7 +308,7 @@ def _model(a):
     from ..core._check import preset
     from ..core.model import MODELS, Transformer
 
-    shape = {k: getattr(a, k) for k in ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab")
+    shape = {k: getattr(a, k) for k in ("layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "vocab")
              if getattr(a, k) is not None}
     seq = a.seq_len
     if a.model is not None and a.params is not None:
@@ -315,6 +316,8 @@ def _model(a):
     if a.model is not None:
         m = preset("--model", a.model, MODELS)
         if shape:
+            if {"hidden", "heads"} & shape.keys() and "head_dim" not in shape and m.q_dim == m.hidden:
+                shape["head_dim"] = None   # the preset's heads tile its width: so do the new ones
             m = replace(m, **shape, name=m.name + " (modified)")
     elif a.params is not None:
         if shape:
@@ -397,7 +400,7 @@ def _cluster(a, need: int | None = None):
 
 def _model_json(m) -> dict:
     return {"name": m.name, "params": m.params, "layers": m.layers, "hidden": m.hidden, "heads": m.heads,
-            "kv_heads": m.kv_heads, "ffn_hidden": m.ffn_hidden, "vocab": m.vocab, "seq_len": m.seq_len,
+            "kv_heads": m.kv_heads, "head_dim": m.head_dim, "ffn_hidden": m.ffn_hidden, "vocab": m.vocab, "seq_len": m.seq_len,
             "experts": m.experts, "top_k": m.top_k}
 
 

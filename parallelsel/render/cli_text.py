@@ -30,6 +30,7 @@ HELP = {
     "hidden": "隐藏维度 hidden",
     "heads": "注意力头数 heads",
     "kv_heads": "KV 头数（GQA）",
+    "head_dim": "每个头的宽度（默认 hidden÷heads；Megatron 的 --kv-channels）",
     "ffn_hidden": "FFN 宽度（默认 4×hidden）",
     "vocab": "词表大小（默认 51200）",
     "seq_len": "序列长度（默认：模型的 seq_len）",

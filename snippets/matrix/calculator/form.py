@@ -61,8 +61,9 @@ for name, workload, cluster in named_paper_cases():
 
 shape = "".join(field(n, label, number(n)) for n, label in [
     ("layers", "层数 layers"), ("hidden", "隐藏维度 hidden"), ("heads", "注意力头数 heads"),
-    ("kv_heads", "KV 头数（GQA，可空）"), ("ffn_hidden", "FFN 宽度（可空）"), ("vocab", "词表大小（可空）")])
-assert set(calculator.SHAPE_FIELDS) == {"layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab"}
+    ("kv_heads", "KV 头数（GQA，可空）"), ("head_dim", "每头宽度（可空，默认 hidden÷heads）"), ("ffn_hidden", "FFN 宽度（可空）"),
+    ("vocab", "词表大小（可空）")])
+assert set(calculator.SHAPE_FIELDS) == {"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "vocab"}
 
 attention = "".join(f'<option value="{k}"{" selected" if k == defaults.attention else ""}>{k}</option>' for k in ATTENTION)
 
