@@ -325,10 +325,11 @@ def test_a_policy_the_stack_lacks_is_one_line_and_exit_2(capsys):
 
 
 def test_memory_flags_a_tight_plan_and_a_reserve_refuses_it(capsys):
-    # Llama-3 70B on 64 H100s, DP16 x TP2 x CP2, ZeRO-3: the search's fastest plan leaves under TIGHT_MARGIN of the
-    # usable memory free. It is accepted and flagged (text and JSON); asking for that margin as a reserve refuses it.
+    # Llama-3 70B on 64 H100s at 8,704 tokens a sequence, DP16 x TP2 x CP2, ZeRO-3: the plan leaves under TIGHT_MARGIN
+    # of the usable memory free. It is accepted and flagged (text and JSON); asking for that margin as a reserve
+    # refuses it.
     args = ["memory", "--model", "llama3-70b", "--device", "h100-sxm-80gb", "--gpus", "64", "--global-batch", "512",
-            "--dp", "16", "--tp", "2", "--cp", "2", "--zero", "3", "--sp"]
+            "--seq-len", "8704", "--dp", "16", "--tp", "2", "--cp", "2", "--zero", "3", "--sp"]
     assert main(args) == 0
     assert "偏紧" in capsys.readouterr().out
     assert main(args + ["--json"]) == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 
 import pytest
 from hypothesis import given, settings
@@ -70,16 +71,20 @@ def test_model_states_bad_input(kwargs, name):
 
 # ------------------------------------------------------------------------------- activations
 def test_gqa_gated_generalisation_term_by_term():
-    # Korthikanti §4.1 breakdown evaluated by hand for Llama-3 8B (GQA kv=1024, SwiGLU f=14336):
-    # shared (TP-replicated): norm inputs 4sbh + QKV input 2sbh + MLP input 2sbh + masks 2sbh
+    # Korthikanti §4.1 breakdown evaluated by hand for Llama-3 8B (GQA kv=1024, SwiGLU f=14336), which trains
+    # without dropout (no masks: PyTorch's dropout at p = 0 returns its input):
+    # shared (TP-replicated): norm inputs 4sbh + QKV input 2sbh + MLP input 2sbh
     # split: Q 2sbh + K,V 2 x 2sb·kv + out-proj input 2sbh + 3 f-wide tensors 3 x 2sbf
-    # scores: 5as²b.
+    # scores: the softmax output 2as²b (the product with V reads it; no dropout output or mask).
     m = MODELS["llama3-8b"]
     s, b, h, kv, f, a = 8192, 2, 4096, 1024, 14336, 32
-    shared = s * b * h * 10
+    shared = s * b * h * 8
     split = s * b * (2 * h + 4 * kv + 2 * h + 6 * f)
-    scores = 5 * a * s * s * b
+    scores = 2 * a * s * s * b
     std = {"attention": "standard"}
+    # The same shape trained with dropout keeps the paper's two 1-byte masks (2sbh) and 5as²b of scores.
+    dropped = dataclasses.replace(m, dropout=True)
+    assert activations_per_layer(dropped, b, **std) == shared + 2 * s * b * h + split + 5 * a * s * s * b
     assert activations_per_layer(m, b, **std) == shared + split + scores
     assert activations_per_layer(m, b, tp=4, **std) == shared + (split + scores) / 4
     assert activations_per_layer(m, b, tp=4, sp=True, **std) == (shared + split + scores) / 4
@@ -94,7 +99,7 @@ def test_fused_attention_stores_output_and_logsumexp_only():
     # counted in the split part. Recompute modes are unchanged.
     m = MODELS["llama3-8b"]
     s, b, h, kv, f, a = 8192, 2, 4096, 1024, 14336, 32
-    shared = s * b * h * 10
+    shared = s * b * h * 8   # no dropout masks (test_gqa_gated_generalisation_term_by_term)
     split = s * b * (2 * h + 4 * kv + 2 * h + 6 * f)
     lse = 4 * a * s * b
     assert activations_per_layer(m, b) == shared + split + lse
@@ -417,3 +422,32 @@ def test_no_sync_and_shard_grad_op_memory_by_hand():
     assert base.grads == 2 * m.params / 8 and nosync.grads == 2 * m.params
     keep = breakdown(w, Plan(dp=8, zero=3, reshard_after_forward=False))
     assert keep.params == base.params and keep.gather_peak > 2 * m.params  # every weight gathered, bf16
+
+
+def test_dropout_masks_follow_what_torch_keeps():
+    # parallelsel/course/data/torch_dropout.json (tools/record_torch_dropout.py, torch's autograd on CPU, bf16): at
+    # p = 0 dropout adds nothing to what autograd keeps; at p > 0 it adds one tensor per dropped element after a
+    # residual branch (the mask) and two on the attention probabilities (the mask and the dropped output, which the
+    # product with V then reads instead of the softmax output). The library's per-element counts, Llama's shape
+    # with dropout and without, are those numbers of tensors.
+    from parallelsel.course.torch_records import record
+
+    rows = {r["p"]: r for r in record("torch_dropout.json")["rows"]}
+    dtype_bytes = 2   # bf16: on CPU the kept noise has the input's dtype (CUDA's fused kernel keeps 1 byte)
+    extra = {key: (rows[0.1][f"{key}_bytes"] - rows[0.0][f"{key}_bytes"]) / (rows[0.1][elems] * dtype_bytes)
+             for key, elems in (("residual_block", "residual_dropped_elements"),
+                                ("attention_scores", "scores_dropped_elements"))}
+    assert extra == {"residual_block": 1, "attention_scores": 2}
+    m = MODELS["llama3-8b"]
+    assert m.dropout is False and GPT3.dropout is True
+    dropped = dataclasses.replace(m, dropout=True)
+    s, b, h, a = 8192, 1, m.hidden, m.heads
+    std = {"attention": "standard"}
+    # Two residual dropouts a layer (after attention and after the MLP), 1-byte masks on CUDA.
+    flash_extra = activations_per_layer(dropped, b) - activations_per_layer(m, b)
+    assert flash_extra == 2 * extra["residual_block"] * s * b * h * 1
+    # The probabilities: a 1-byte mask and a 2-byte dropped output a score.
+    std_extra = activations_per_layer(dropped, b, **std) - activations_per_layer(m, b, **std) - flash_extra
+    assert std_extra == a * s * s * b * (1 + 2) and extra["attention_scores"] == 2
+    # ... and the embedding's one mask.
+    assert memory.embedding_activations(m, b) == 0 < memory.embedding_activations(dropped, b) == s * b * h

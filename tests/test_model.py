@@ -78,3 +78,17 @@ def test_head_dim_is_checked_like_every_shape_field():
     with pytest.raises(ValueError, match="hidden=100: must be divisible by heads=3 .or give head_dim"):
         ps.Transformer(layers=2, hidden=100, heads=3, seq_len=8, vocab=10)
     assert ps.Transformer(layers=2, hidden=100, heads=3, seq_len=8, vocab=10, head_dim=32).q_dim == 96
+
+
+def test_dropout_follows_the_architecture_and_the_configurations():
+    # GPT trains with dropout (Megatron-LM's 0.1 default, NeMo's gpt3 configs' hidden_dropout 0.1); Llama and
+    # Nemotron without (Meta's model code has no dropout; NeMo-Framework-Launcher llama2_7b.yaml and nemotron_*.yaml
+    # @1a7171d7 set hidden, attention and ffn dropout to 0.0).
+    from parallelsel.course.stack_runs import NEMOTRON
+
+    assert ps.MODELS["gpt3-175b"].dropout and ps.Transformer(layers=2, hidden=64, heads=4, seq_len=8, vocab=10).dropout
+    assert not any(ps.MODELS[k].dropout for k in ("llama2-7b", "llama3-8b", "llama3-405b", "mixtral-8x7b"))
+    assert not any(m.dropout for m in NEMOTRON.values())
+    assert ps.Transformer(layers=2, hidden=64, heads=4, seq_len=8, vocab=10, architecture="llama", dropout=True).dropout
+    with pytest.raises(ValueError, match="dropout"):
+        ps.Transformer(layers=2, hidden=64, heads=4, seq_len=8, vocab=10, dropout="yes")

@@ -62,12 +62,21 @@ ELEMENTWISE_BYTES = 22
 """Bytes per hidden element per layer that the non-GEMM work moves in forward (16-bit activations):
 two LayerNorms (read and write h: 2 x 4 bytes) and two fused bias-dropout-residual adds (read two h,
 write one h, write a 1-byte mask: 2 x 7 bytes) -- Megatron-LM's fused kernels, the operations whose
-outputs Korthikanti et al. 2022 §4.1 count. Split by TP only with sequence parallelism."""
+outputs Korthikanti et al. 2022 §4.1 count. Split by TP only with sequence parallelism. A model without
+dropout writes no masks (:data:`DROPOUT_MASK_BYTES` less)."""
+
+DROPOUT_MASK_BYTES = 2
+"""The two 1-byte dropout masks per hidden element in :data:`ELEMENTWISE_BYTES`, not written when the model trains
+without dropout (``Transformer.dropout``: PyTorch's dropout at probability 0 returns its input)."""
 
 SOFTMAX_BYTES = 9
 """Bytes per attention score element in forward for the standard kernel: the fused scale-mask-softmax
 reads and writes 2 bytes each, the dropout reads 2, writes 2 and a 1-byte mask (Korthikanti et al.
-2022 §4.1: the 2as^2 + as^2 + 2as^2 bytes of softmax output, mask and dropout output they store)."""
+2022 §4.1: the 2as^2 + as^2 + 2as^2 bytes of softmax output, mask and dropout output they store).
+Without dropout only the softmax's 4 (:data:`SOFTMAX_DROPOUT_BYTES` less)."""
+
+SOFTMAX_DROPOUT_BYTES = 5
+"""The attention dropout's share of :data:`SOFTMAX_BYTES`: read 2, write 2 and the 1-byte mask."""
 
 OPTIMIZER_BYTES = 32
 """Bytes per parameter one Adam step moves: read and write the fp32 master weight, momentum and
@@ -502,14 +511,15 @@ def _elementwise_bytes(model, tokens: int, s: int, tp: int, sp: bool, attention:
         act = FUSED_BYTES["swiglu"][0 if "swiglu" in fused else 1] * f
     else:
         act = 2 * 2 * f   # read the GeLU's input, write its output (one kernel either way)
-    norm = ELEMENTWISE_BYTES
+    norm = ELEMENTWISE_BYTES - (0 if model.dropout else DROPOUT_MASK_BYTES)
     if model.norm == "rmsnorm" and "rmsnorm" not in fused:
         norm += 2 * (FUSED_BYTES["rmsnorm"][1] - FUSED_BYTES["rmsnorm"][0])   # two norms per layer
     replicated = norm * h / (tp if sp else 1)
     rope = 0.0
     if model.position == "rotary":
         rope = FUSED_BYTES["rope"][0 if "rope" in fused else 1] * (model.q_dim + model.kv_dim) / tp
-    scores = SOFTMAX_BYTES * max(1, model.heads // tp) * s if attention == "standard" else 0.0
+    softmax = SOFTMAX_BYTES - (0 if model.dropout else SOFTMAX_DROPOUT_BYTES)
+    scores = softmax * max(1, model.heads // tp) * s if attention == "standard" else 0.0
     return tokens * (replicated + act + rope + scores)
 
 

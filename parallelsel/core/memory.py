@@ -280,16 +280,16 @@ def _layer_terms(model: Transformer, s: int, b: int, act_bytes: float, attention
     h, kv, f = sh.hidden, sh.kv_dim, sh.ffn
     sb = s * b
     # Two norm inputs, the QKV-projection input and the MLP input (act_bytes each element) plus the
-    # attention-output and MLP-output dropout masks (1 byte each element).
-    shared = sb * (act_bytes * 4 * h + 2 * h)
+    # attention-output and MLP-output dropout masks (1 byte each element) when the model trains with dropout.
+    shared = sb * (act_bytes * 4 * h + (2 * h if model.dropout else 0))
     # Q (q_dim wide: h unless head_dim is given), K and V (kv_dim wide each), the output-projection input
     # (q_dim), and the MLP's f-wide tensors: the activation's input and output (2), plus the up-projection
     # output when gated (3).
     split = sb * act_bytes * (2 * sh.q_dim + 2 * kv + sh.f_tensors * f)
     if attention == "standard":
         # Softmax output (act_bytes), its dropout mask (1 byte) and the dropout output (act_bytes),
-        # a x s x s elements each per sequence.
-        scores = sh.heads * s * sb * (2 * act_bytes + 1)
+        # a x s x s elements each per sequence; without dropout the product with V reads the softmax output.
+        scores = sh.heads * s * sb * ((2 * act_bytes + 1) if model.dropout else act_bytes)
     else:
         # Fused kernel: one fp32 logsumexp per head and query row (FlashAttention-2, Algorithm 1-2).
         scores = _LSE_BYTES * sh.heads * sb
@@ -339,8 +339,9 @@ def activations_per_layer(model: Transformer, micro_batch: int, tp: int = 1, sp:
     Generalisation (this library's, stated so it can be checked): K and V are ``kv_dim`` wide
     (GQA), so they scale by kv_dim/h; the MLP's wide tensors scale by ffn_hidden/(4h); a gated MLP
     (SwiGLU) stores a third f-wide tensor (the up-projection output), and an MoE layer stores
-    top_k copies of them per token; masks are 1 byte and other tensors ``act_bytes`` each. Dropout
-    masks are kept even for models trained without dropout (an over-estimate of 2sbh per layer).
+    top_k copies of them per token; masks are 1 byte and other tensors ``act_bytes`` each. A model
+    trained without dropout (``Transformer.dropout`` False, Llama's) keeps no masks: 2sbh less per layer,
+    and the standard kernel keeps only the softmax output (2as²b).
     For the GPT shape with act_bytes=2 and attention="standard" every row above is reproduced exactly.
 
     Examples:
@@ -453,12 +454,13 @@ def embedding_activations(model: Transformer, micro_batch: int, tp: int = 1, sp:
 
     Korthikanti et al. 2022, §4.3: the embedding's only stored activation is the dropout mask,
     sbh/t with SP (the paper multiplies by the p micro-batches held on the first stage; here the
-    caller does that with :func:`inflight_microbatches`). Without SP it is replicated: sbh.
+    caller does that with :func:`inflight_microbatches`). Without SP it is replicated: sbh. A model
+    trained without dropout (``Transformer.dropout`` False) stores nothing here.
     """
     b = positive_int("micro_batch", micro_batch)
     t = positive_int("tp", tp)
     s = model.seq_len if seq_len is None else positive_int("seq_len", seq_len)
-    x = s * b * model.hidden
+    x = s * b * model.hidden if model.dropout else 0.0
     return x / t if (sp and t > 1) else x
 
 

@@ -80,10 +80,16 @@ s x s scores (FlashAttention-2, Dao 2023; also Transformer Engine fused attentio
 ARCHITECTURES = {
     # GPT-2 / GPT-3 (Radford et al. 2019 §2.3; Brown et al. 2020 §2.1: "the same model and
     # architecture as GPT-2"): 4h GeLU MLP, learned positions, LayerNorm, biases, tied embeddings.
-    "gpt": dict(gated_mlp=False, tied_embeddings=True, position="learned", bias=True, norm="layernorm"),
+    # Dropout: GPT-2 trained with 0.1 (its released config's resid/attn/embd_pdrop), and Megatron-LM's GPT defaults
+    # to 0.1 (arguments.py --hidden-dropout, --attention-dropout), which the GPT-3 runs here use.
+    "gpt": dict(gated_mlp=False, tied_embeddings=True, position="learned", bias=True, norm="layernorm", dropout=True),
     # Llama 2 / Llama 3 (Touvron et al. 2023 §2.2; Dubey et al. 2024 §3.2): SwiGLU MLP, rotary
     # positions, RMSNorm, no biases, untied output head.
-    "llama": dict(gated_mlp=True, tied_embeddings=False, position="rotary", bias=False, norm="rmsnorm"),
+    # No dropout: Meta's reference model code has no dropout layer, nor has torchtitan's Llama; NeMo's and
+    # Megatron-Bridge's Llama configs set hidden and attention dropout to 0.0 (NeMo-Framework-Launcher
+    # conf/training/llama/llama2_7b.yaml @1a7171d7 L71-73).
+    "llama": dict(gated_mlp=True, tied_embeddings=False, position="rotary", bias=False, norm="rmsnorm",
+                  dropout=False),
 }
 """The real architectures a bare :class:`Transformer` can take with one keyword (``architecture=``)."""
 
@@ -93,11 +99,11 @@ class Transformer:
     """A decoder-only transformer of one real architecture, ``architecture="gpt"`` by default.
 
     ``"gpt"`` is GPT-2/GPT-3's (Radford et al. 2019; Brown et al. 2020): a 4h GeLU MLP, learned
-    position embeddings, LayerNorm, biases and tied input/output embeddings. ``"llama"`` is Llama
+    position embeddings, LayerNorm, biases, tied input/output embeddings and dropout. ``"llama"`` is Llama
     2/3's (Touvron et al. 2023; Dubey et al. 2024): SwiGLU, rotary positions, RMSNorm, no biases, an
-    untied head, and ``ffn_hidden`` defaulting to Meta's rule 2/3 x 4h rounded up to a multiple of
+    untied head, no dropout, and ``ffn_hidden`` defaulting to Meta's rule 2/3 x 4h rounded up to a multiple of
     256 (11008 for h = 4096). Any of ``gated_mlp``, ``tied_embeddings``, ``position``, ``bias``,
-    ``norm`` given explicitly overrides the architecture's value. ``ffn_hidden`` defaults to 4*hidden
+    ``norm``, ``dropout`` given explicitly overrides the architecture's value. ``ffn_hidden`` defaults to 4*hidden
     for "gpt", ``kv_heads`` to ``heads`` (MHA).
 
     Examples:
@@ -129,6 +135,11 @@ class Transformer:
     """Width of one attention head, ``hidden // heads`` unless given: Q is ``heads * head_dim`` wide and the output
     projection maps that back to ``hidden`` (Megatron-LM ``--kv-channels``, Hugging Face ``head_dim``), as in models
     whose heads do not tile the hidden width (Qwen3-30B-A3B: hidden 2048, 32 heads of 128)."""
+    dropout: bool | None = None
+    """Whether the model trains with dropout (probability > 0) after attention and the MLP, on the embedding and on
+    the attention probabilities -- True for "gpt", False for "llama". With probability 0 PyTorch's dropout returns its
+    input and stores no mask (``aten/src/ATen/native/Dropout.cpp`` ``_dropout_impl``: "if (p == 0 || !train ...)
+    return input"), so the 1-byte masks Korthikanti et al. 2022 count are not kept, nor written."""
 
     def __post_init__(self):
         choice("architecture", self.architecture, tuple(ARCHITECTURES))
@@ -146,7 +157,7 @@ class Transformer:
             object.__setattr__(self, "kv_heads", self.heads)
         store(self, "ffn_hidden", positive_int("ffn_hidden", self.ffn_hidden, maximum=SHAPE_LIMITS["ffn_hidden"]))
         store(self, "kv_heads", positive_int("kv_heads", self.kv_heads, maximum=SHAPE_LIMITS["heads"]))
-        for f in ("gated_mlp", "tied_embeddings", "bias"):
+        for f in ("gated_mlp", "tied_embeddings", "bias", "dropout"):
             store(self, f, flag(f, getattr(self, f)))
         if not isinstance(self.name, str):
             raise ParallelselError(f"name={self.name!r}: must be a string")

@@ -384,10 +384,12 @@ _NEMOTRON_CONF = "NVIDIA/NeMo-Framework-Launcher launcher_scripts/conf/training/
 def _nemotron(name, size, commit, layers, hidden, heads, kv_heads):
     # Nemotron's block (Parmar et al. 2024, Nemotron-4 15B Technical Report §2: squared-ReLU MLP, rotary positions,
     # no biases, untied embeddings, a 256,000-entry vocabulary); the configurations give the MLP's width (4h, no
-    # gate) and the norm (layernorm1p), the 340B's its 256k tokenizer (nemotron_2_256k.model).
+    # gate) and the norm (layernorm1p), the 340B's its 256k tokenizer (nemotron_2_256k.model), and no dropout
+    # (hidden_dropout, attention_dropout and ffn_dropout 0.0).
     return Transformer(layers=layers, hidden=hidden, heads=heads, kv_heads=kv_heads, ffn_hidden=4 * hidden,
                        vocab=256000, seq_len=4096, gated_mlp=False, tied_embeddings=False, position="rotary",
-                       bias=False, norm="layernorm", name=name, source=_NEMOTRON_CONF.format(size, commit))
+                       bias=False, norm="layernorm", dropout=False, name=name,
+                       source=_NEMOTRON_CONF.format(size, commit))
 
 
 NEMOTRON = {

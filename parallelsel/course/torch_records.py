@@ -9,7 +9,9 @@ files from an installed package; each written by ``tools/record_torch_*.py`` fro
 * ``torch_ddp_fsdp.json``: DDP and FSDP2 bytes per rank and collectives per step for a small Llama-shaped model;
 * ``torch_fsdp_accumulation.json``: FSDP2 over several micro-batches, with and without resharding and gradient sync;
 * ``torch_names.json``: whether each torch name the generated plan code may use exists, and its parameters
-  (``tools/record_torch_names.py``; read by the code page and ``tests/test_plan_code.py``).
+  (``tools/record_torch_names.py``; read by the code page and ``tests/test_plan_code.py``);
+* ``torch_dropout.json``: the bytes autograd keeps for a residual dropout and an attention-probability dropout at
+  p = 0 and p = 0.1 (``tools/record_torch_dropout.py``; read by ``tests/test_memory.py``).
 
 The functions here compare the library with a record and return numbers and flags; :mod:`parallelsel.render` and the
 validation page word them.
@@ -31,7 +33,8 @@ __all__ = ["RECORDS", "ScheduleAgreement", "accumulation_agreement", "by_op", "f
            "record", "record_model", "schedule_agreement"]
 
 DATA = Path(__file__).resolve().parent / "data"
-RECORDS = ("torch_pipeline_schedules.json", "torch_ddp_fsdp.json", "torch_fsdp_accumulation.json", "torch_names.json")
+RECORDS = ("torch_pipeline_schedules.json", "torch_ddp_fsdp.json", "torch_fsdp_accumulation.json", "torch_names.json",
+           "torch_dropout.json")
 
 
 @lru_cache(maxsize=None)
