@@ -451,3 +451,28 @@ def test_dropout_masks_follow_what_torch_keeps():
     assert std_extra == a * s * s * b * (1 + 2) and extra["attention_scores"] == 2
     # ... and the embedding's one mask.
     assert memory.embedding_activations(m, b) == 0 < memory.embedding_activations(dropped, b) == s * b * h
+
+
+def test_fp8_weight_copies_follow_whether_the_part_reads_fp8_columnwise():
+    # Transformer Engine docs/features/low_precision_training/performance_considerations/
+    # performance_considerations.rst @44a8e03, "Architecture differences": on Hopper a columnwise FP8 tensor "needs
+    # to be physically transposed in memory"; Blackwell "supports columnwise access natively, so no transpose is
+    # needed". So beside bf16 weights TE keeps two FP8 copies of each linear weight on an H100 and one on a B200,
+    # and with FP8 weights (fp8_param_gather) the weight alone on a B200. Norms and embeddings are not linears.
+    import parallelsel as ps
+
+    assert all(d.fp8_transpose for k, d in ps.DEVICES.items() if k.startswith("h") and d.fp8_flops)
+    assert not ps.DEVICES["b200-180gb"].fp8_transpose and not ps.DEVICES["gb200-186gb"].fp8_transpose
+    m = MODELS["llama3-8b"]
+    linear = m.layers * (m.layer_params - 2 * m.norm_params)
+    plan = Plan(dp=8, zero=1)
+    hopper = ps.DEVICES["h100-sxm-80gb"]
+    blackwell_like = dataclasses.replace(hopper, fp8_transpose=False)
+    for recipe, fewer in (("fp8-adam-bf16grad", 1), ("fp8-params-bf16grad", 1), ("bf16-adam", 0)):
+        w = Workload(m, recipe=ps.RECIPES[recipe], global_batch=8, stack="megatron-core")
+        h = memory.breakdown(w, plan, hopper).params
+        b = memory.breakdown(w, plan, blackwell_like).params
+        assert h - b == pytest.approx(fewer * linear), recipe
+    # Without a device the breakdown is Hopper's.
+    w = Workload(m, recipe=ps.RECIPES["fp8-adam-bf16grad"], global_batch=8, stack="megatron-core")
+    assert memory.breakdown(w, plan).params == memory.breakdown(w, plan, hopper).params

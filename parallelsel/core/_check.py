@@ -105,6 +105,20 @@ def one_per(name: str, values, n: int, per: str = "label") -> None:
         raise ParallelselError(f"{name} has {len(values)} entries: must have one per {per} ({n})")
 
 
+def cached_hash(obj) -> int:
+    """Hash of a frozen dataclass record over the fields it compares, computed once: the search hashes the same
+    model, device and plan many times an estimate (its caches are keyed on them). Assign as ``__hash__`` in the
+    class body; equal records hash alike, as the dataclass's own hash would."""
+    try:
+        return obj.__dict__["_hash"]
+    except KeyError:
+        from dataclasses import fields
+
+        value = hash(tuple(getattr(obj, f.name) for f in fields(obj) if f.compare))
+        object.__setattr__(obj, "_hash", value)
+        return value
+
+
 def store(obj, name: str, value) -> None:
     """Write a validated (normalised) value back into a frozen dataclass field."""
     object.__setattr__(obj, name, value)

@@ -269,7 +269,7 @@ def estimate(workload: Workload, plan: Plan, cluster: Cluster, efficiency: float
     """
     eff, room = _check_args(workload, plan, cluster, efficiency, headroom)
     plan = with_stack_split(workload, plan)   # no split stated on layers that do not divide: the stack's own
-    mem = breakdown(workload, plan)
+    mem = breakdown(workload, plan, cluster.device)
     usable = usable_memory(cluster.device, plan)
     reasons, stack = _reasons(workload, plan, cluster, mem, usable, room)
     compute, phase_compute = _compute(workload, plan, _fp8_capable(workload, cluster.device), eff, mem)

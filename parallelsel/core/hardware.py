@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ._check import Catalogue, ParallelselError, positive_int, positive_number, record, store
+from ._check import cached_hash, Catalogue, ParallelselError, flag, positive_int, positive_number, record, store
 
 GiB = 2**30
 MiB = 2**20
@@ -71,6 +71,12 @@ class Device:
     source: str = field(default="", compare=False)
     """Where the record's numbers come from (paper and table, datasheet, measurement); every preset names one."""
     cudnn_attention_efficiency: float = 0.0   # (after ``source``: positional arguments keep their places)
+    fp8_transpose: bool = True
+    """Whether an FP8 tensor needs a separate, physically transposed copy to be read columnwise (the weight in the
+    input-gradient GEMM): True on Hopper and Ada, False on Blackwell (Transformer Engine's
+    ``performance_considerations.rst``, "Architecture differences"), where one FP8 copy serves both uses."""
+
+    __hash__ = cached_hash
 
     def __post_init__(self):
         if not isinstance(self.name, str):
@@ -92,6 +98,7 @@ class Device:
             if value > 1:
                 raise ParallelselError(f"{f}={value!r}: must be in (0, 1] (a share of the datasheet peak)")
             store(self, f, value)
+        store(self, "fp8_transpose", flag("fp8_transpose", self.fp8_transpose))
         for f in ("intra", "inter"):
             key = getattr(self, f)
             if key is not None and not isinstance(key, str):
@@ -417,17 +424,18 @@ DEVICES: dict[str, Device] = Catalogue("device", {
     # sparsity, so 2,250 / 4,500 TFLOPS dense; 180 GB HBM3e at 7.7 TB/s; NVLink 5 (1.8 TB/s total). GB200 NVL72, per
     # GPU: 5 / 10 PFLOPS with sparsity (2,500 / 5,000 dense), 186 GB HBM3e at 8 TB/s, NVLink 5 across the 72-GPU
     # rack. DGX B200 and GB200 NVL72 connect nodes with ConnectX-7 NDR 400 Gb/s, one per GPU. No attention-kernel
-    # figure for Blackwell is sourced here: attention runs at FLASH_SHARE of the GEMM rate (the fallback).
+    # figure for Blackwell is sourced here: attention runs at FLASH_SHARE of the GEMM rate (the fallback). Blackwell
+    # reads FP8 columnwise natively: no transposed FP8 copies (Device.fp8_transpose).
     "b200-180gb": Device("B200-180GB", 183359 * MiB, 2250e12, intra="nvlink5", inter="ib-ndr", hbm_bandwidth=7.7e12,
                          sms=148, gemm_efficiency=_GEMM["b200"], memory_efficiency=_HBM_SHARE, fp8_flops=4500e12,
-                         fp8_efficiency=_FP8["b200"],
+                         fp8_efficiency=_FP8["b200"], fp8_transpose=False,
                          source="NVIDIA HGX B200 specifications (per GPU: 180 GB HBM3e, 7.7 TB/s, 4.5 PFLOPS BF16 / "
                                 "9 PFLOPS FP8 sparse, i.e. 2,250 / 4,500 dense, NVLink 5 1.8 TB/s); 148 SMs and "
                                 "nvidia-smi memory.total 183359 MiB (third-party B200 reports); GEMM ceilings: "
                                 "stas00/ml-engineering mamf-finder table @b9e2972"),
     "gb200-186gb": Device("GB200-186GB", 189471 * MiB, 2500e12, intra="nvlink5", inter="ib-ndr", hbm_bandwidth=8.0e12,
                           sms=152, gemm_efficiency=_GEMM["gb200"], memory_efficiency=_HBM_SHARE, fp8_flops=5000e12,
-                          fp8_efficiency=_FP8["gb200"],
+                          fp8_efficiency=_FP8["gb200"], fp8_transpose=False,
                           source="NVIDIA GB200 NVL72 specifications (per GPU: 186 GB HBM3e, 8 TB/s, 5 PFLOPS BF16 / "
                                  "10 PFLOPS FP8 sparse, i.e. 2,500 / 5,000 dense, NVLink 5 1.8 TB/s, 72 GPUs in one "
                                  "NVLink domain); 152 SMs and nvidia-smi memory.total 189471 MiB (third-party GB200 "

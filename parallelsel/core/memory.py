@@ -755,16 +755,26 @@ def _module_live_peak(model: Transformer, recipe: Recipe, t: int, params: float,
     return recipe.weights * weights + recipe.grads * grads
 
 
-def _fp8_weight_copies(workload, t: int, p: int, e: int, n: int | None = None) -> float:
-    """Bytes of FP8 weight copies a stage keeps through the step: Transformer Engine keeps the FP8 copies of
-    the GEMM weights it quantized, on Hopper a rowwise and a separate columnwise (transposed) one, 1 byte each
-    per weight (TE docs/features/low_precision_training/performance_considerations.rst: "FP8 training does not
-    always reduce memory"; weights stay in high precision and are quantized before each GEMM). torchao's
-    Float8Linear casts per use and keeps none. 0 without an FP8 recipe, and 0 when the FP8 copies are the
-    weights themselves (``Recipe.fp8_weights``: Megatron-Core's ``--fp8-param-gather``)."""
-    if not _te_fp8(workload) or workload.recipe.fp8_weights:  # fp8_weights: the FP8 copies are the weights
+def _fp8_weight_copies(workload, t: int, p: int, e: int, n: int | None = None, transposed: bool = True) -> float:
+    """Bytes of FP8 weight copies a stage keeps through the step beside its weights: Transformer Engine keeps the
+    FP8 copy of each GEMM weight it quantized (1 byte a weight; none when the FP8 weight is the weight itself,
+    ``Recipe.fp8_weights``: Megatron-Core's ``--fp8-param-gather``) and, where the part cannot read FP8 columnwise,
+    a physically transposed one for the backward (1 byte more; with ``fp8_weights`` the recipe's weight bytes hold
+    both, and :func:`_stage_states` drops the transposed one where the part needs none): "Hopper: cannot efficiently access elements in
+    columnwise fashion, so columnwise tensors need to be physically transposed in memory [...] Blackwell: supports
+    columnwise access natively, so no transpose is needed" (TE ``docs/features/low_precision_training/
+    performance_considerations/performance_considerations.rst`` @44a8e03, "Architecture differences"; the same
+    page: "FP8 training does not always reduce memory"). ``transposed``: the part needs that copy
+    (:attr:`parallelsel.core.hardware.Device.fp8_transpose`). torchao's Float8Linear casts per use and keeps
+    none. 0 without an FP8 recipe."""
+    if not _te_fp8(workload) or workload.recipe.fp8_weights:  # fp8_weights: the copies are the weights (_stage_states)
         return 0.0
-    return 2.0 * _linear_params(workload.model, t, p, e, n)
+    return (2.0 if transposed else 1.0) * _linear_params(workload.model, t, p, e, n)
+
+
+def _fp8_transposed(device) -> bool:
+    """Whether ``device`` keeps a transposed FP8 copy (no device given: yes, as every Hopper part does)."""
+    return True if device is None else device.fp8_transpose
 
 
 def _te_fp8(workload) -> bool:
@@ -794,7 +804,8 @@ def _stage_layer_activations(workload, plan, s: int, b: int) -> tuple[float, flo
     return per_layer, whole - per_layer
 
 
-def _stage_states(workload, plan, i: int, n_layers: int | None = None) -> tuple[States, float]:
+def _stage_states(workload, plan, i: int, n_layers: int | None = None,
+                  transposed: bool = True) -> tuple[States, float]:
     """Stage ``i``'s model states, sharded by ZeRO over the ranks the stack shards over (FP8 weight copies
     with the weights), and its FSDP gather peak (0 without ZeRO-3): the part of its memory that no
     micro-batch, recompute mode, schedule or SP setting changes."""
@@ -808,24 +819,28 @@ def _stage_states(workload, plan, i: int, n_layers: int | None = None) -> tuple[
         # Expert weights are replicated only over dp/ep ranks, so ZeRO shards them over that many.
         ex = _states(expert, recipe, max(1, n // e), zero)
         st = States(st.params + ex.params, st.grads + ex.grads, st.optimizer + ex.optimizer)
-    st = States(st.params + _fp8_weight_copies(workload, t, p, e, n_layers), st.grads, st.optimizer)
+    copies = _fp8_weight_copies(workload, t, p, e, n_layers, transposed)
+    if recipe.fp8_weights and not transposed and _te_fp8(workload):
+        # The recipe's bytes count Hopper's transposed copy of each FP8 linear weight, sharded as the weights are.
+        copies -= _linear_params(model, t, p, e, n_layers) / (n if zero >= 3 else 1)
+    st = States(st.params + copies, st.grads, st.optimizer)
     if zero == 3 and n > 1:
         return _fsdp_peak(workload, plan, stack, st, dense + expert, i, n_layers)
     return st, 0.0
 
 
-def states_floor(workload, plan) -> float:
+def states_floor(workload, plan, device=None) -> float:
     """A lower bound on :func:`breakdown`'s total for ``plan`` and every plan that differs from it only in
     ``micro_batch``, ``recompute``, ``schedule``, ``chunks`` or ``sp``: the first stage's model states and gather
     peak (:func:`_stage_states`) with the allocator's share, since activations and the other terms are never
     negative and the most loaded stage holds at least as much as the first. The search uses it to drop plans
     that cannot fit without their full breakdown."""
     plan = with_stack_split(workload, plan)
-    st, gather = _stage_states(workload, plan, 0, layers_on(plan, 0))
+    st, gather = _stage_states(workload, plan, 0, layers_on(plan, 0), _fp8_transposed(device))
     return (st.total + gather) * (1 + ALLOCATOR_OVERHEAD)
 
 
-def _stage_breakdown(workload, plan, i: int, n: int | None = None) -> MemoryBreakdown:
+def _stage_breakdown(workload, plan, i: int, n: int | None = None, transposed: bool = True) -> MemoryBreakdown:
     model, recipe = workload.model, workload.recipe
     t, p, v, e = plan.tp, plan.pp, plan.chunks, plan.ep
     # Context parallelism splits each sequence over cp ranks: every activation a rank keeps is for
@@ -837,7 +852,7 @@ def _stage_breakdown(workload, plan, i: int, n: int | None = None) -> MemoryBrea
 
     n_layers = n
     stack = STACKS[workload.stack]
-    st, gather = _stage_states(workload, plan, i, n_layers)
+    st, gather = _stage_states(workload, plan, i, n_layers, transposed)
 
     flight = _inflight(plan.schedule, p, m, v, i)
     sh = layer_shape(model)
@@ -861,8 +876,11 @@ def _stage_breakdown(workload, plan, i: int, n: int | None = None) -> MemoryBrea
                            "first" if i == 0 else "last" if i == p - 1 else "middle", flight, i)
 
 
-def breakdown(workload, plan) -> MemoryBreakdown:
+def breakdown(workload, plan, device=None) -> MemoryBreakdown:
     """Per-device memory of ``plan`` on its most loaded pipeline stage (first or last), in bytes.
+
+    ``device`` (a :class:`parallelsel.Device`, optional) matters only for Transformer Engine's FP8 weight copies:
+    whether the part keeps a transposed one (Hopper) or not (Blackwell); without it, as on Hopper.
 
     Model states (:func:`model_states`) of the stage's parameters (:func:`stage_params`: split by
     TP and PP, experts also by EP) sharded by ZeRO over the ranks the workload's stack shards over
@@ -880,12 +898,13 @@ def breakdown(workload, plan) -> MemoryBreakdown:
     Plan names, so the first of equal stages is the fullest).
     """
     plan = with_stack_split(workload, plan)  # no split stated on layers that do not divide: the stack's own
-    first = _stage_breakdown(workload, plan, 0, layers_on(plan, 0))
+    transposed = _fp8_transposed(device)
+    first = _stage_breakdown(workload, plan, 0, layers_on(plan, 0), transposed)
     if plan.pp == 1:
         return first
     worst = first
     for i in candidate_stages(plan):
-        b = _stage_breakdown(workload, plan, i, layers_on(plan, i))
+        b = _stage_breakdown(workload, plan, i, layers_on(plan, i), transposed)
         if b.total > worst.total:
             worst = b
     return worst

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ._check import Catalogue, ParallelselError, choice, flag, positive_int, store
+from ._check import cached_hash, Catalogue, ParallelselError, choice, flag, positive_int, store
 
 RECOMPUTE = ("none", "selective", "op", "full")
 """Activation recomputation policies, lightest first, as the frameworks define them:
@@ -140,6 +140,8 @@ class Transformer:
     the attention probabilities -- True for "gpt", False for "llama". With probability 0 PyTorch's dropout returns its
     input and stores no mask (``aten/src/ATen/native/Dropout.cpp`` ``_dropout_impl``: "if (p == 0 || !train ...)
     return input"), so the 1-byte masks Korthikanti et al. 2022 count are not kept, nor written."""
+
+    __hash__ = cached_hash
 
     def __post_init__(self):
         choice("architecture", self.architecture, tuple(ARCHITECTURES))

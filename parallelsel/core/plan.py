@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from ._check import MAX_INT, ParallelselError, choice, flag, positive_int, record, store
+from ._check import cached_hash, MAX_INT, ParallelselError, choice, flag, positive_int, record, store
 from .hardware import MAX_GPUS, Cluster
 from .model import ATTENTION, MODELS, RECOMPUTE, SHAPE_LIMITS, Transformer
 from .reasons import Reason
@@ -172,6 +172,8 @@ class Plan:
     tp_overlap: bool | None = None
     stage_layers: tuple[int, ...] | None = None
     p2p_overlap: bool | None = None
+
+    __hash__ = cached_hash
 
     def __post_init__(self):
         # Fast enough for the search to build every plan it tries through here (about 2 µs).

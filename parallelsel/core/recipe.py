@@ -112,7 +112,8 @@ RECIPES: dict[str, Recipe] = Catalogue("recipe", {
     # NVIDIA's Megatron-Bridge performance recipes for H100 (the rows of its published performance summary):
     # FP8 weights kept and all-gathered in FP8 (fp8_param_gather=True), gradients accumulated and reduced in bf16
     # (grad_reduce_in_fp32=False), fp32 master + Adam in the distributed optimizer. The FP8 weights take a rowwise
-    # and a transposed copy on Hopper: 1 + 1 bytes, as the bf16 copy they replace.
+    # and a transposed copy on Hopper: 1 + 1 bytes, as the bf16 copy they replace (on Blackwell, which reads FP8
+    # columnwise, the rowwise one only: parallelsel.core.memory counts 1 there, Device.fp8_transpose).
     "fp8-params-bf16grad": Recipe("FP8 weights + FP8 all-gather, bf16 grads, fp32 master + Adam", 2, 2, 12, gemm="fp8",
                                   gather_bytes=1.0, fp8_weights=True,
                                   source="NVIDIA-NeMo/Megatron-Bridge scripts/performance (r0.2.0 @0465189): "

@@ -648,7 +648,7 @@ def _search_group(space: _Space, tally: _Tally, g: _Group) -> None:
         if lb > tally.bound():
             continue  # fits, cannot reach the top N: counted under ranked_below_top
         if fewer:  # a full recomputation: the fewest layers that fit, found only for a plan that may be timed
-            plan = _fewest_recomputed(w, plan, *fewer)
+            plan = _fewest_recomputed(w, plan, *fewer, device=space.cluster.device)
             if _compute_and_bubble(space, plan) > tally.bound():  # its bound with the layers it does recompute
                 continue
         tally.add(estimate(w, plan, space.cluster, headroom=space.headroom))
@@ -754,7 +754,7 @@ def _fit(space: _Space, tally: _Tally, base: dict, b, rc, lb, live, probe, memo,
         fc = memo.get(("floor", ep, z, shard))
         if fc is None:
             plan = plan or Plan(micro_batch=b, recompute=rc, zero=z, shard=shard, recompute_layers=pinned, **base)
-            fc = memo[("floor", ep, z, shard)] = (states_floor(w, plan) * (1 - 1e-9),  # (rounding)
+            fc = memo[("floor", ep, z, shard)] = (states_floor(w, plan, space.cluster.device) * (1 - 1e-9),  # (rounding)
                                                   budget(space.cluster.device, plan, space.headroom))
         floor, cap = fc
         if floor - cap >= tally.miss[0]:
@@ -762,7 +762,7 @@ def _fit(space: _Space, tally: _Tally, base: dict, b, rc, lb, live, probe, memo,
             too_big[((z, shard), rc)] = b
             continue
         plan = plan or Plan(micro_batch=b, recompute=rc, zero=z, shard=shard, recompute_layers=pinned, **base)
-        need = breakdown(w, plan).total
+        need = breakdown(w, plan, space.cluster.device).total
         if need > cap:
             tally.excluded["memory_exceeds_device"] += 1
             too_big[((z, shard), rc)] = b
@@ -783,7 +783,7 @@ def _room(device, plan: Plan, cap: float) -> float:
 
 
 def _fewest_recomputed(workload: Workload, plan: Plan, counts: tuple[int, ...], cap: float,
-                       full: float | None = None) -> Plan:
+                       full: float | None = None, device=None) -> Plan:
     """``plan`` (a full recomputation within ``cap`` bytes) recomputing the fewest of ``counts`` layers a chunk that
     stay within it. Its activations only grow as fewer layers recompute, by one stored layer's worth a layer, so the
     count is found from the fewest count's memory and the whole recomputation's by interpolation, then checked
@@ -792,7 +792,7 @@ def _fewest_recomputed(workload: Workload, plan: Plan, counts: tuple[int, ...], 
     search passes a ``cap`` that keeps :data:`parallelsel.core.memory.TIGHT_MARGIN` free: the count is its own
     choice, and a plan it pushes to the last byte would be one the estimate's error can break."""
     def need(i: int) -> float:  # i == len(counts): every layer (the plan as given)
-        return breakdown(workload, plan if i == len(counts) else plan.with_(recompute_layers=counts[i])).total
+        return breakdown(workload, plan if i == len(counts) else plan.with_(recompute_layers=counts[i]), device).total
 
     low = need(0)  # ``full``: the plan's own memory when the caller has it
     full = need(len(counts)) if full is None else full
@@ -1016,7 +1016,7 @@ def explain(workload: Workload, cluster: Cluster, plan: Plan, top: int = 10,
         lighter = tuple(r for r in lighter if r in stack_recomputes(workload))
         for rc in lighter:
             q = plan.with_(recompute=rc, recompute_layers=None)
-            if breakdown(workload, q).total <= budget(cluster.device, q, headroom):
+            if breakdown(workload, q, cluster.device).total <= budget(cluster.device, q, headroom):
                 dominated = q
                 break
     # The search builds plans with the stack's default p2p setting; the same setting spelt out is the same plan.
@@ -1117,9 +1117,10 @@ def _fewest_that_fit(workload: Workload, plan: Plan, cluster: Cluster, headroom:
     per = workload.model.layers // (plan.pp * plan.chunks)
     counts = recompute_layer_counts(STACKS[workload.stack], per)
     room = _room(cluster.device, plan, budget(cluster.device, plan, headroom))
-    if not counts or constraint_violations(workload, plan, cluster) or breakdown(workload, plan).total > room:
+    if (not counts or constraint_violations(workload, plan, cluster)
+            or breakdown(workload, plan, cluster.device).total > room):
         return plan
-    return _fewest_recomputed(workload, plan, counts, room)
+    return _fewest_recomputed(workload, plan, counts, room, device=cluster.device)
 
 
 def _replace_recipe(workload: Workload, recipe) -> Workload:

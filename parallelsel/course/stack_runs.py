@@ -9,7 +9,8 @@ The 14 Megatron-LM runs of :data:`parallelsel.course.references.MEASURED_RUNS` (
   The table gives TP, PP, DP and the global batch; what it does not give is named in :data:`MEGATRON_ASSUMED`.
 * Megatron-Bridge's performance summary (NeMo containers 25.11 and 26.02): Llama 3 8B / 70B and Llama 3.1 405B
   on 8 to 1,024 H100s in FP8, tokens per second per GPU (:data:`MEGATRON_BRIDGE_H100`), and the same release's
-  Blackwell rows: Llama 3 8B on 8 B200s and on 8 GB200s, Llama 3.1 405B on 128 B200s (:data:`MEGATRON_BRIDGE_BLACKWELL`).
+  Blackwell rows: Llama 3 8B on 8 B200s and on 8 GB200s, Llama 3.1 405B on 128 B200s and (NeMo 26.06) on 256 GB200s
+  (:data:`MEGATRON_BRIDGE_BLACKWELL`).
 * NeMo's performance summary (NeMo 24.07): GPT-3 5B, 20B and 175B and Llama 2/3 7B-70B in FP8 on 8 to 512 H100s, tokens
   per second per GPU (:data:`NEMO_SUMMARY_H100`), and the same table's Nemotron-8B, 22B and Nemotron-4 340B
   (:data:`NEMOTRON_H100`).
@@ -246,10 +247,14 @@ _MB = ("NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md @{commit} (NeMo 
        "workload_base_configs.py)")
 _MB_2511 = _MB.format(commit="97ad8cc", container="25.11", branch="r0.2.0 @0465189", system="DGX-H100")
 _MB_2602 = _MB.format(commit="067f987 (archive)", container="26.02", branch="r0.3.0 @8301abf", system="DGX-H100")
+_MB_2606_GB200 = _MB.format(commit="067f987 (archive)", container="26.06",
+                            branch="main @067f987 (src/megatron/bridge/perf_recipes: _perf_precision('fp8_cs'))",
+                            system="DGX-GB200")
 _MB_2511_BLACKWELL = {system: _MB.format(commit="97ad8cc", container="25.11", branch="r0.2.0 @0465189",
                                          system=f"DGX-{system}") for system in ("B200", "GB200")}
 _MB_RECIPE = "fp8-params-bf16grad"
 _SPLIT_405B = (15,) + (16,) * 6 + (15,)   # llama31_405b.py: account_for_embedding/loss_in_pipeline_split=True
+_SPLIT_405B_PP16 = (7,) + (8,) * 14 + (7,)   # the same 128 slots over 16 ranks x 4 chunks of 2
 
 
 def _mb(label, model, gpus, plan, batch, value, source, device="h100-sxm-80gb"):
@@ -291,11 +296,17 @@ MEGATRON_BRIDGE_BLACKWELL = (
     # batch 64 on 128 GPUs; llama31_llm_pretrain.py llama31_405b_b200_config: TP overlap (userbuffers b200 tp4 cp2).
     _mb("Megatron-Bridge Llama3.1 405B (128 B200, FP8)", "llama3-405b", 128, _mcore(2, 4, 8, 8, 2, _SPLIT_405B), 64,
         661, _MB_2511_BLACKWELL["B200"], "b200-180gb"),
+    # The 26.06 table's GB200 row: perf_recipes/llama/gb200/llama31.py @067f987
+    # llama31_405b_pretrain_256gpu_gb200_fp8cs_config: TP4 PP16 VP4, global batch 1536, micro-batch 1, TP overlap,
+    # no recomputation, embedding and loss counted in the pipeline split (128 slots, 2 a chunk).
+    _mb("Megatron-Bridge Llama3.1 405B (256 GB200, FP8)", "llama3-405b", 256, _mcore(4, 4, 16, 4, 1, _SPLIT_405B_PP16),
+        1536, 843, _MB_2606_GB200, "gb200-186gb"),
 )
-"""Megatron-Bridge's Blackwell rows (NeMo 25.11: DGX-B200 and DGX-GB200) for dense Llama models whose plan the
-release branch's perf configs confirm. Left out: the GB200 Llama 3 70B and Llama 3.1 405B rows, whose FP8 configs
-run Megatron-FSDP with 40 and 92 layers' activations offloaded to the CPU (``cpu_offloading_num_layers``), which the
-model does not price; and the MXFP8 figures in parentheses, a recipe the model does not have."""
+"""Megatron-Bridge's Blackwell rows (NeMo 25.11: DGX-B200 and DGX-GB200; and 26.06's GB200 Llama 3.1 405B) for dense
+Llama models whose plan the perf configs of the matching code confirm. Left out: 25.11's GB200 Llama 3 70B and Llama
+3.1 405B rows, whose FP8 configs run Megatron-FSDP with 40 and 92 layers' activations offloaded to the CPU
+(``cpu_offloading_num_layers``), which the model does not price; and the MXFP8 and NVFP4 figures, recipes the model
+does not have."""
 
 _NEMO_LONG = ("NVIDIA/NeMo docs/source/performance/performance_long_sequence.md @0aa2671 (NeMo 24.03.01 container, "
               "DGX-H100): LLAMA2-7B FP8, the with-CP columns (TP, PP, DP, CP and TFLOPS per GPU)")

@@ -107,9 +107,16 @@ for c in refused:
 blackwell = [c for c in rows if c.run in MEGATRON_BRIDGE_BLACKWELL]
 # The page's boundary note: the Blackwell rows, timed with measured GEMM ceilings but no Blackwell attention figure,
 # are within 10%.
-assert len(blackwell) == 3 and all(abs(c.error) <= 0.10 for c in blackwell)
+assert len(blackwell) == 4 and all(abs(c.error) <= 0.10 for c in blackwell)
 print("\nBlackwell 各行（" + "，".join(f"{c.run.label} {c.error:+.1%}" for c in blackwell) + "）用的是 mamf-finder 在 "
       "B200、GB200 上实测的矩阵乘上限；注意力内核没有 Blackwell 上的实测数字，按回退值计（见下面的边界说明）。")
+# ... and the 256-GB200 row fits only because Blackwell keeps no transposed FP8 weight copy (Device.fp8_transpose).
+gb = next(c for c in blackwell if "GB200" in c.run.label and "405B" in c.run.label)
+as_hopper = compare_stack(gb.run, dataclasses.replace(gb.estimate.cluster.device, fp8_transpose=True)).estimate
+assert gb.estimate.fits and not as_hopper.fits
+print(f"\n{gb.run.label} 按实测配置训练过；本库估计每卡 {gb.estimate.memory.total / 2**30:.1f} GiB，可用 "
+      f"{gb.estimate.usable / 2**30:.1f} GiB。Blackwell 能按列直接读 FP8，每个线性层权重只存一份 FP8；若像 Hopper 那样再存一份"
+      f"转置副本，就要 {as_hopper.memory.total / 2**30:.1f} GiB，放不下。")
 mem = [c for c in rows if c.memory_published is not None]
 within = sum(abs(c.memory_error) <= 0.10 for c in mem)
 print(f"\n公布了内存的 {len(mem)} 行里，{within} 行的预测在 10% 以内。")
