@@ -473,6 +473,14 @@ def test_fp8_weight_copies_follow_whether_the_part_reads_fp8_columnwise():
         h = memory.breakdown(w, plan, hopper).params
         b = memory.breakdown(w, plan, blackwell_like).params
         assert h - b == pytest.approx(fewer * linear), recipe
+    # Experts are sharded over dp / ep under ZeRO-3, so their copies are too: Mixtral 8x7B on 8 GPUs, EP 8, FP8
+    # weights: every GPU holds one expert per layer whole and 1/8 of the dense weights.
+    mx = MODELS["mixtral-8x7b"]
+    w = Workload(mx, recipe=ps.RECIPES["fp8-params-bf16grad"], global_batch=8, stack="megatron-core")
+    plan3 = Plan(dp=8, ep=8, zero=3)
+    h = memory.breakdown(w, plan3, hopper).params
+    b = memory.breakdown(w, plan3, blackwell_like).params
+    assert h - b == pytest.approx(mx.layers * (mx.attention_params / 8 + mx.expert_params))
     # Without a device the breakdown is Hopper's.
     w = Workload(m, recipe=ps.RECIPES["fp8-adam-bf16grad"], global_batch=8, stack="megatron-core")
     assert memory.breakdown(w, plan).params == memory.breakdown(w, plan, hopper).params

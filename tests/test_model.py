@@ -92,3 +92,38 @@ def test_dropout_follows_the_architecture_and_the_configurations():
     assert ps.Transformer(layers=2, hidden=64, heads=4, seq_len=8, vocab=10, architecture="llama", dropout=True).dropout
     with pytest.raises(ValueError, match="dropout"):
         ps.Transformer(layers=2, hidden=64, heads=4, seq_len=8, vocab=10, dropout="yes")
+
+
+def test_a_wide_query_sets_the_gemm_shapes_and_saved_tensors():
+    # Qwen3-30B-A3B at TP2: Megatron's fused QKV is a ColumnParallelLinear of hidden -> q + 2 kv (4096 + 2 x 512)
+    # split by TP, and the output projection a RowParallelLinear of q -> hidden whose input is split by TP.
+    from parallelsel.core.kernels import layer_gemms
+    from parallelsel.core.memory import activations_per_layer
+
+    m = ps.Transformer(**QWEN3_30B_A3B)
+    g = {k.name: k for k in layer_gemms(m, 4096, tp=2)}
+    assert (g["qkv"].n, g["qkv"].k) == (2560, 2048) and (g["proj"].n, g["proj"].k) == (2048, 2048)
+    # Q and the attention output are 4096 wide, twice the stream, and K and V 4 x 128: against the same shape with
+    # heads of 64 the stored activations grow by 2 x 2048 + 2 x 256 elements a token in 16 bits, split by TP.
+    narrow = ps.Transformer(**{**QWEN3_30B_A3B, "head_dim": None})
+    grow = activations_per_layer(m, 1, tp=2, sp=True) - activations_per_layer(narrow, 1, tp=2, sp=True)
+    assert grow == m.seq_len * (2 * 2048 + 2 * 256) * 2 / 2
+
+
+def test_records_hash_once_and_never_carry_the_hash_across_processes():
+    # The search keys its caches on models, devices and plans; the hash is computed once per record. A pickled
+    # record drops it (string hashes differ between processes), so an equal record elsewhere still matches.
+    import pickle
+    import subprocess
+    import sys
+
+    m = ps.MODELS["llama3-8b"]
+    assert hash(m) == hash(ps.Transformer(**{f: getattr(m, f) for f in ("layers", "hidden", "heads", "seq_len",
+                                                                        "vocab", "ffn_hidden", "kv_heads")},
+                                          architecture="llama", name=m.name))
+    blob = pickle.dumps((m, ps.Plan(dp=2, tp=4), ps.DEVICES["h100-sxm-80gb"]))
+    code = ("import pickle, sys, parallelsel as ps; m, p, d = pickle.loads(sys.stdin.buffer.read()); "
+            "print(m in {ps.MODELS['llama3-8b']}, p in {ps.Plan(dp=2, tp=4)}, d in {ps.DEVICES['h100-sxm-80gb']})")
+    out = subprocess.run([sys.executable, "-c", code], input=blob, capture_output=True, check=True,
+                         env={"PYTHONHASHSEED": "12345", "PATH": ""}).stdout.decode().split()
+    assert out == ["True", "True", "True"]

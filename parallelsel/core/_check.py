@@ -119,6 +119,13 @@ def cached_hash(obj) -> int:
         return value
 
 
+def state_without_hash(obj) -> dict:
+    """The record's state for pickle and copy, without :func:`cached_hash`'s value: string hashes differ between
+    processes, so a hash carried into another one would not match its equal records there. Assign as
+    ``__getstate__`` beside ``__hash__ = cached_hash``."""
+    return {k: v for k, v in obj.__dict__.items() if k != "_hash"}
+
+
 def store(obj, name: str, value) -> None:
     """Write a validated (normalised) value back into a frozen dataclass field."""
     object.__setattr__(obj, name, value)

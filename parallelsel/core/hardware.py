@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ._check import cached_hash, Catalogue, ParallelselError, flag, positive_int, positive_number, record, store
+from ._check import cached_hash, state_without_hash, Catalogue, ParallelselError, flag, positive_int, positive_number, record, store
 
 GiB = 2**30
 MiB = 2**20
@@ -77,6 +77,7 @@ class Device:
     ``performance_considerations.rst``, "Architecture differences"), where one FP8 copy serves both uses."""
 
     __hash__ = cached_hash
+    __getstate__ = state_without_hash
 
     def __post_init__(self):
         if not isinstance(self.name, str):
@@ -222,7 +223,7 @@ class Cluster:
 # Matmul FLOPS (MAMF) over the datasheet peak, as measured by stas00/ml-engineering's mamf-finder (BF16, no
 # sparsity, best shape; compute/accelerator/README.md, "Maximum Achievable Matmul FLOPS comparison
 # table"): A100 SXM 267.9 of 312 TFLOPS (85.9%, CUDA 12.1), H100 SXM 792.1 of 989 (80.1%, CUDA 12.1); the
-# Blackwell rows of the same table at b9e2972: B200 SXM 1745.0 of 2250 (77.6%, torch 2.7.1+cu128) and GB200
+# Blackwell rows of the same table at 68cd2e5: B200 SXM 1745.0 of 2250 (77.6%, torch 2.7.1+cu128) and GB200
 # 1822.0 of 2500 (72.9%, torch 2.10 nightly + cu130).
 MAMF = {"a100": 267.9 / 312, "h100": 792.1 / 989, "b200": 1745.0 / 2250, "gb200": 1822.0 / 2500, "assumed": 0.8}
 """Measured matmul ceilings over peak; "assumed" (80%, the lower of the two Ampere/Hopper ones) for V100 and
@@ -249,8 +250,10 @@ third-party report) of the H100 SXM datasheet's 1,979 dense: 81.4%, the same sha
 (80.1%). TransformerEngine's ``docs/features/low_precision_training/speedups.rst`` (@8f2e6357) measures
 the FP8 GEMMs of a 5B model's layer at 1.58-1.90x their BF16 time on H200, i.e. below 2x: the casts
 and scaling that :mod:`parallelsel.core.kernels` charges separately. Blackwell: stas00/ml-engineering
-``compute/accelerator/README.md`` @b9e2972, mamf-finder's FP8 table (float8_e4m3fn): B200 SXM 3432.5 of 4,500
-dense (76.3%), GB200 3615.6 of 5,000 (72.3%)."""
+``compute/accelerator/README.md`` @68cd2e5, mamf-finder's FP8 table (float8_e4m3fn): B200 SXM 3432.5 of 4,500
+dense (76.3%), GB200 3615.6 of 5,000 (72.3%). The H100 figure is not from that table, which prints 1402.6 of 1,979
+(70.9%) for the H100 SXM: the two methods differ (one best shape of a brute-force search there, a large square
+GEMM in the cuBLASLt report), so the Hopper and Blackwell FP8 ceilings compare with about a 13% uncertainty."""
 _FP8 = {k: v * TRAINING_SHARE for k, v in MAMF_FP8.items()}
 
 FA2_HOPPER = 335 / 989 * TRAINING_SHARE
@@ -421,25 +424,27 @@ DEVICES: dict[str, Device] = Catalogue("device", {
                                 "1,979 FP8 dense; DGX H200 User Guide; nvidia-smi 143771 MiB assumed (no citable "
                                 "nvidia-smi output found)"),
     # Blackwell. HGX B200 (NVIDIA's HGX platform specifications, per GPU): 4.5 PFLOPS BF16 and 9 PFLOPS FP8 with
-    # sparsity, so 2,250 / 4,500 TFLOPS dense; 180 GB HBM3e at 7.7 TB/s; NVLink 5 (1.8 TB/s total). GB200 NVL72, per
+    # sparsity, so 2,250 / 4,500 TFLOPS dense; 180 GB HBM3e at 8 TB/s (DGX B200: 64 TB/s for eight); NVLink 5
+    # (1.8 TB/s total). GB200 NVL72, per
     # GPU: 5 / 10 PFLOPS with sparsity (2,500 / 5,000 dense), 186 GB HBM3e at 8 TB/s, NVLink 5 across the 72-GPU
     # rack. DGX B200 and GB200 NVL72 connect nodes with ConnectX-7 NDR 400 Gb/s, one per GPU. No attention-kernel
     # figure for Blackwell is sourced here: attention runs at FLASH_SHARE of the GEMM rate (the fallback). Blackwell
     # reads FP8 columnwise natively: no transposed FP8 copies (Device.fp8_transpose).
-    "b200-180gb": Device("B200-180GB", 183359 * MiB, 2250e12, intra="nvlink5", inter="ib-ndr", hbm_bandwidth=7.7e12,
+    "b200-180gb": Device("B200-180GB", 183359 * MiB, 2250e12, intra="nvlink5", inter="ib-ndr", hbm_bandwidth=8.0e12,
                          sms=148, gemm_efficiency=_GEMM["b200"], memory_efficiency=_HBM_SHARE, fp8_flops=4500e12,
                          fp8_efficiency=_FP8["b200"], fp8_transpose=False,
-                         source="NVIDIA HGX B200 specifications (per GPU: 180 GB HBM3e, 7.7 TB/s, 4.5 PFLOPS BF16 / "
-                                "9 PFLOPS FP8 sparse, i.e. 2,250 / 4,500 dense, NVLink 5 1.8 TB/s); 148 SMs and "
+                         source="NVIDIA HGX B200 specifications (per GPU: 180 GB HBM3e, 4.5 PFLOPS BF16 / "
+                                "9 PFLOPS FP8 sparse, i.e. 2,250 / 4,500 dense, NVLink 5 1.8 TB/s); HBM 8 TB/s as the "
+                                "DGX B200 datasheet's 64 TB/s for eight (HGX's table prints 7.7); 148 SMs and "
                                 "nvidia-smi memory.total 183359 MiB (third-party B200 reports); GEMM ceilings: "
-                                "stas00/ml-engineering mamf-finder table @b9e2972"),
+                                "stas00/ml-engineering mamf-finder table @68cd2e5"),
     "gb200-186gb": Device("GB200-186GB", 189471 * MiB, 2500e12, intra="nvlink5", inter="ib-ndr", hbm_bandwidth=8.0e12,
                           sms=152, gemm_efficiency=_GEMM["gb200"], memory_efficiency=_HBM_SHARE, fp8_flops=5000e12,
                           fp8_efficiency=_FP8["gb200"], fp8_transpose=False,
                           source="NVIDIA GB200 NVL72 specifications (per GPU: 186 GB HBM3e, 8 TB/s, 5 PFLOPS BF16 / "
                                  "10 PFLOPS FP8 sparse, i.e. 2,500 / 5,000 dense, NVLink 5 1.8 TB/s, 72 GPUs in one "
                                  "NVLink domain); 152 SMs and nvidia-smi memory.total 189471 MiB (third-party GB200 "
-                                 "reports); GEMM ceilings: stas00/ml-engineering mamf-finder table @b9e2972"),
+                                 "reports); GEMM ceilings: stas00/ml-engineering mamf-finder table @68cd2e5"),
     # NVIDIA Ada Lovelace whitepaper, GeForce RTX 4090: 24 GB GDDR6X at 1,008 GB/s, 165.2 TFLOPS BF16 (FP32
     # accumulate), 128 SMs. nvidia-smi reports 24564MiB (e.g. RLinf/RLinf issue #255).
     "rtx4090-24gb": Device("RTX4090-24GB", 24564 * MiB, 165.2e12, intra="pcie4", inter="eth-25g",

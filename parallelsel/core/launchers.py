@@ -563,6 +563,7 @@ def header(workload: Workload, plan: Plan, launcher: str, cluster=None) -> list[
     lines = [f"parallelsel {VERSION} export for {src['name']}",
              f"plan: {plan.label()}",
              f"model: {m.name} (layers {m.layers}, hidden {m.hidden}, heads {m.heads}, kv_heads {m.kv_heads}, "
+             f"{'' if m.q_dim == m.hidden else f'head_dim {m.head_dim}, '}"
              f"ffn {m.ffn_hidden}, vocab {m.vocab}{moe}), seq_len {workload.seq_len}, global batch "
              f"{workload.global_batch}, recipe {recipe_key(workload.recipe) or workload.recipe.name}"]
     if cluster is not None:

@@ -377,7 +377,8 @@ def op_saved_bytes(model: Transformer, s: int, b: int, t: int = 1, sp: bool = Fa
 
     Per token: the input (``act_bytes`` x h, sequence-split under SP); each saved matmul's output
     (column-parallel ``wq``/``wv``/``w1``: out / t; row-parallel ``wo``/``w2``: the full h-wide partial
-    sum before its reduction); the SDPA output (h / t) and its fp32 logsumexp per local head; with SP the
+    sum before its reduction); the SDPA output (q_dim / t, q_dim = heads x head_dim) and its fp32 logsumexp per
+    local head; with SP the
     two reduce-scatter outputs (h / t each). A standard (unfused) attention is not an SDPA op: nothing of
     it is saved. An MoE block saves top_k copies of its experts' saved outputs.
 
@@ -711,9 +712,15 @@ class MemoryBreakdown:
 def _linear_params(model: Transformer, t: int, p: int, e: int, n: int | None = None) -> float:
     """Weights of the linear layers (attention projections and MLPs; experts split by EP) one device holds on a
     stage of ``n`` layers (None: the even split)."""
+    return sum(_linear_split(model, t, p, e, n))
+
+
+def _linear_split(model: Transformer, t: int, p: int, e: int, n: int | None = None) -> tuple[float, float]:
+    """:func:`_linear_params` as (dense, expert): ZeRO shards the two over different groups (experts over dp/ep)."""
     layers = -(-model.layers // p) if n is None else n
-    experts = model.experts / e if model.is_moe else 1
-    return layers * (model.attention_params + experts * model.expert_params) / t
+    if model.is_moe:
+        return layers * model.attention_params / t, layers * model.experts / e * model.expert_params / t
+    return layers * (model.attention_params + model.expert_params) / t, 0.0
 
 
 def _fsdp_peak(workload, plan, stack, st: States, params: float, i: int,
@@ -821,8 +828,10 @@ def _stage_states(workload, plan, i: int, n_layers: int | None = None,
         st = States(st.params + ex.params, st.grads + ex.grads, st.optimizer + ex.optimizer)
     copies = _fp8_weight_copies(workload, t, p, e, n_layers, transposed)
     if recipe.fp8_weights and not transposed and _te_fp8(workload):
-        # The recipe's bytes count Hopper's transposed copy of each FP8 linear weight, sharded as the weights are.
-        copies -= _linear_params(model, t, p, e, n_layers) / (n if zero >= 3 else 1)
+        # The recipe's bytes count Hopper's transposed copy of each FP8 linear weight, sharded as the weights are
+        # (dense over the n state shards, experts over n / ep).
+        lin_dense, lin_expert = _linear_split(model, t, p, e, n_layers)
+        copies -= (lin_dense / n + lin_expert / max(1, n // e)) if zero >= 3 else lin_dense + lin_expert
     st = States(st.params + copies, st.grads, st.optimizer)
     if zero == 3 and n > 1:
         return _fsdp_peak(workload, plan, stack, st, dense + expert, i, n_layers)

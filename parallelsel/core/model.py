@@ -1,7 +1,7 @@
 """Transformer shapes with exact parameter and FLOP counts.
 
 The counting follows the layer structure, not a fitted formula: attention projections
-(Q, O: h x h; K, V: h x kv_heads*head_dim), an MLP (two matrices, or three when gated as in
+(Q: h x heads*head_dim, O: heads*head_dim x h -- h x h unless head_dim is given; K, V: h x kv_heads*head_dim), an MLP (two matrices, or three when gated as in
 SwiGLU), optional biases, two norms per layer, a final norm, token embeddings (tied or not to
 the output head) and learned position embeddings when used. For the GPT shape this reduces to
 Narayanan et al. 2021, eq. 2: P = 12 l h^2 (1 + 13/(12h) + (V+s)/(12 l h)), plus the final
@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ._check import cached_hash, Catalogue, ParallelselError, choice, flag, positive_int, store
+from ._check import cached_hash, state_without_hash, Catalogue, ParallelselError, choice, flag, positive_int, store
 
 RECOMPUTE = ("none", "selective", "op", "full")
 """Activation recomputation policies, lightest first, as the frameworks define them:
@@ -134,7 +134,9 @@ class Transformer:
     head_dim: int | None = None   # (after ``source``: positional arguments keep their places)
     """Width of one attention head, ``hidden // heads`` unless given: Q is ``heads * head_dim`` wide and the output
     projection maps that back to ``hidden`` (Megatron-LM ``--kv-channels``, Hugging Face ``head_dim``), as in models
-    whose heads do not tile the hidden width (Qwen3-30B-A3B: hidden 2048, 32 heads of 128)."""
+    whose heads do not tile the hidden width (Qwen3-30B-A3B: hidden 2048, 32 heads of 128). Resolved when the record
+    is built, like ``ffn_hidden`` and ``kv_heads``: ``dataclasses.replace(model, hidden=...)`` keeps it; pass
+    ``head_dim=None`` as well to derive it again."""
     dropout: bool | None = None
     """Whether the model trains with dropout (probability > 0) after attention and the MLP, on the embedding and on
     the attention probabilities -- True for "gpt", False for "llama". With probability 0 PyTorch's dropout returns its
@@ -142,6 +144,7 @@ class Transformer:
     return input"), so the 1-byte masks Korthikanti et al. 2022 count are not kept, nor written."""
 
     __hash__ = cached_hash
+    __getstate__ = state_without_hash
 
     def __post_init__(self):
         choice("architecture", self.architecture, tuple(ARCHITECTURES))

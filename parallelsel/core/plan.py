@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from ._check import cached_hash, MAX_INT, ParallelselError, choice, flag, positive_int, record, store
+from ._check import cached_hash, state_without_hash, MAX_INT, ParallelselError, choice, flag, positive_int, record, store
 from .hardware import MAX_GPUS, Cluster
 from .model import ATTENTION, MODELS, RECOMPUTE, SHAPE_LIMITS, Transformer
 from .reasons import Reason
@@ -174,6 +174,7 @@ class Plan:
     p2p_overlap: bool | None = None
 
     __hash__ = cached_hash
+    __getstate__ = state_without_hash
 
     def __post_init__(self):
         # Fast enough for the search to build every plan it tries through here (about 2 µs).

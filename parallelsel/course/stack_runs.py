@@ -247,9 +247,13 @@ _MB = ("NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md @{commit} (NeMo 
        "workload_base_configs.py)")
 _MB_2511 = _MB.format(commit="97ad8cc", container="25.11", branch="r0.2.0 @0465189", system="DGX-H100")
 _MB_2602 = _MB.format(commit="067f987 (archive)", container="26.02", branch="r0.3.0 @8301abf", system="DGX-H100")
-_MB_2606_GB200 = _MB.format(commit="067f987 (archive)", container="26.06",
-                            branch="main @067f987 (src/megatron/bridge/perf_recipes: _perf_precision('fp8_cs'))",
-                            system="DGX-GB200")
+_MB_2606_GB200 = ("NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md @067f987, § 26.06 NeMo Container, "
+                  "LLAMA3.1_405B, DGX-GB200 FP8 row: tokens/s/GPU, sequence 8192, micro-batch 1; recipe of "
+                  "src/megatron/bridge/perf_recipes/llama/gb200/llama31.py @067f987 "
+                  "(llama31_405b_pretrain_256gpu_gb200_fp8cs_config: _perf_precision('fp8_cs'), i.e. FP8 current "
+                  "scaling with fp8_param_gather and grad_reduce_in_fp32=False, distributed optimizer, TP "
+                  "communication overlap with sequence parallelism, embedding and loss counted in the pipeline split, "
+                  "no recomputation)")
 _MB_2511_BLACKWELL = {system: _MB.format(commit="97ad8cc", container="25.11", branch="r0.2.0 @0465189",
                                          system=f"DGX-{system}") for system in ("B200", "GB200")}
 _MB_RECIPE = "fp8-params-bf16grad"

@@ -23,7 +23,7 @@ for recipe, seq, batch in setups:
     rows.append([w.recipe.name, seq, batch, fmt_bytes(w.recipe.per_param * model.params)]
                 + [verdicts[s] for s in ("DP", "FSDP", "TP", "PP")])
     labels.append(f"{w.recipe.name}\n序列 {seq}")
-    parts.append(breakdown(w, thrifty_dp))
+    parts.append(breakdown(w, thrifty_dp, cluster.device))
 
 text = (f"{model.name}，{fmt_count(model.params)} 参数，{cluster.gpus} × {cluster.device.name}\n\n"
         + markdown_table(["训练配方", "序列长", "global batch", "训练状态", "DP", "FSDP", "TP", "PP"], rows,

@@ -114,9 +114,9 @@ print("\nBlackwell 各行（" + "，".join(f"{c.run.label} {c.error:+.1%}" for c
 gb = next(c for c in blackwell if "GB200" in c.run.label and "405B" in c.run.label)
 as_hopper = compare_stack(gb.run, dataclasses.replace(gb.estimate.cluster.device, fp8_transpose=True)).estimate
 assert gb.estimate.fits and not as_hopper.fits
-print(f"\n{gb.run.label} 按实测配置训练过；本库估计每卡 {gb.estimate.memory.total / 2**30:.1f} GiB，可用 "
+print(f"\n{gb.run.label} 公布的方案实际跑通过；本库估计每卡 {gb.estimate.memory.total / 2**30:.1f} GiB，可用 "
       f"{gb.estimate.usable / 2**30:.1f} GiB。Blackwell 能按列直接读 FP8，每个线性层权重只存一份 FP8；若像 Hopper 那样再存一份"
-      f"转置副本，就要 {as_hopper.memory.total / 2**30:.1f} GiB，放不下。")
+      f"转置副本，本库就会估到 {as_hopper.memory.total / 2**30:.1f} GiB，判它放不下。")
 mem = [c for c in rows if c.memory_published is not None]
 within = sum(abs(c.memory_error) <= 0.10 for c in mem)
 print(f"\n公布了内存的 {len(mem)} 行里，{within} 行的预测在 10% 以内。")

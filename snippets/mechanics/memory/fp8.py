@@ -15,7 +15,7 @@ st, plan = best.estimate.step, best.plan
 compute = st.kernels / FP8_SPEEDUP + st.contention  # (the SMs NCCL holds: as the traffic)
 bubble = bubble_overhead_for(plan, plan.microbatches(work)) * (compute + st.critical)
 fp8_total = compute + st.communication + bubble
-mem = breakdown(work, plan)
+mem = breakdown(work, plan, cluster.device)
 rows = [["计算", fmt_time(st.compute), fmt_time(compute)],
         ["暴露的通信", fmt_time(st.communication), fmt_time(st.communication)],
         ["气泡", fmt_time(st.bubble), fmt_time(bubble)],

@@ -12,7 +12,7 @@ plan = ps.Plan(dp=1, micro_batch=1, recompute="full")
 rows = []
 for key in ("llama2-7b", "llama2-13b", "llama2-70b"):
     work = ps.Workload(ps.MODELS[key], global_batch=64)
-    mem = breakdown(work, plan)
+    mem = breakdown(work, plan, device)
     offloaded = mem.total - mem.optimizer           # optimizer state moves to the host (Ren et al. 2021 §4)
     n = work.model.params
     # Per step: gradients down to the CPU, updated 16-bit weights back up, each once over PCIe.
