@@ -39,7 +39,7 @@ from functools import lru_cache
 from ._check import ParallelselError, positive_number
 from .comm import Traffic, traffic as _traffic
 from .hardware import Cluster
-from .kernels import compute_time, optimizer_time, stage_compute_times
+from .kernels import checked_stage_times, compute_time, optimizer_time
 from .memory import DEFAULT_HEADROOM, TIGHT_MARGIN, MemoryBreakdown, check_headroom, breakdown, usable_memory
 from .pipeline import bubble_overhead, onef1b_bubble_time, zb_h1_bubble_time
 from .plan import Plan, Workload, constraint_violations, with_stack_split
@@ -246,9 +246,9 @@ def _compute(workload: Workload, plan: Plan, device, eff, mem) -> tuple[float, d
         stages = ((ct.forward, ct.backward),)
     else:
         # Each rank its own layers, the logits on the last: the slowest rank sets the pace.
-        times = stage_compute_times(workload.model, plan.micro_batch, workload.seq_len, device,
-                                    plan.layers_per_stage(workload.model.layers), plan.tp, plan.cp, plan.ep, plan.sp,
-                                    plan.recompute, workload.attention, *extra)
+        times = checked_stage_times(workload.model, plan.micro_batch, workload.seq_len, device,
+                                    tuple(plan.layers_per_stage(workload.model.layers)), plan.tp, plan.cp, plan.ep,
+                                    plan.sp, plan.recompute, workload.attention, *extra)
         ct = max(times, key=lambda t: t.total)
         stages = tuple((t.forward, t.backward) for t in times)
     recipe = workload.recipe

@@ -341,9 +341,18 @@ def stage_compute_times(model, micro_batch: int, seq_len: int, device: Device, s
     """
     b, s = positive_int("micro_batch", micro_batch), positive_int("seq_len", seq_len)
     split = tuple(positive_int(f"split[{i}]", n) for i, n in enumerate(split))
+    return checked_stage_times(model, b, s, device, split, tp, cp, ep, sp, recompute, attention, recompute_share,
+                               fused, fp8)
+
+
+def checked_stage_times(model, b: int, s: int, device: Device, split: tuple, tp: int, cp: int, ep: int, sp: bool,
+                        recompute: str, attention: str, share: float, fused: tuple[str, ...],
+                        fp8: bool) -> tuple[ComputeTime, ...]:
+    """:func:`stage_compute_times` for arguments already checked -- a :class:`parallelsel.Plan` and
+    :class:`parallelsel.Workload` validated them -- as the estimate calls it tens of thousands of times a search."""
     if fp8 and not device.fp8_flops:
         raise ParallelselError(f"fp8=True: device {device.name!r} has no FP8 tensor cores")
-    return _stage_times(model, b, s, device, split, tp, cp, ep, sp, recompute, attention, float(recompute_share),
+    return _stage_times(model, b, s, device, split, tp, cp, ep, sp, recompute, attention, float(share),
                         tuple(sorted(fused)), bool(fp8))
 
 
