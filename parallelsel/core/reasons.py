@@ -54,7 +54,12 @@ def _freeze(value, where):
             raise ValueError(f"{_path(where)}={value!r}: reason values must be finite numbers")
         return value
     if isinstance(value, Mapping):
-        return MappingProxyType({str(k): _freeze(v, (where, k)) for k, v in value.items()})
+        out = {}
+        for k, v in value.items():
+            t = type(v)  # scalars, the common case, are kept as they are without a call per value
+            out[str(k)] = v if (t is int or t is str or t is bool or v is None
+                                or (t is float and math.isfinite(v))) else _freeze(v, (where, k))
+        return MappingProxyType(out)
     if isinstance(value, (list, tuple)):
         return tuple(_freeze(v, (where, i)) for i, v in enumerate(value))
     if hasattr(value, "__index__"):  # numpy integers
