@@ -378,8 +378,7 @@ def op_saved_bytes(model: Transformer, s: int, b: int, t: int = 1, sp: bool = Fa
     Per token: the input (``act_bytes`` x h, sequence-split under SP); each saved matmul's output
     (column-parallel ``wq``/``wv``/``w1``: out / t; row-parallel ``wo``/``w2``: the full h-wide partial
     sum before its reduction); the SDPA output (q_dim / t, q_dim = heads x head_dim) and its fp32 logsumexp per
-    local head; with SP the
-    two reduce-scatter outputs (h / t each). A standard (unfused) attention is not an SDPA op: nothing of
+    local head; with SP the two reduce-scatter outputs (h / t each). A standard (unfused) attention is not an SDPA op: nothing of
     it is saved. An MoE block saves top_k copies of its experts' saved outputs.
 
     Examples:
@@ -766,10 +765,10 @@ def _fp8_weight_copies(workload, t: int, p: int, e: int, n: int | None = None, t
     """Bytes of FP8 weight copies a stage keeps through the step beside its weights: Transformer Engine keeps the
     FP8 copy of each GEMM weight it quantized (1 byte a weight; none when the FP8 weight is the weight itself,
     ``Recipe.fp8_weights``: Megatron-Core's ``--fp8-param-gather``) and, where the part cannot read FP8 columnwise,
-    a physically transposed one for the backward (1 byte more; with ``fp8_weights`` the recipe's weight bytes hold
-    both, and :func:`_stage_states` drops the transposed one where the part needs none): "Hopper: cannot efficiently access elements in
-    columnwise fashion, so columnwise tensors need to be physically transposed in memory [...] Blackwell: supports
-    columnwise access natively, so no transpose is needed" (TE ``docs/features/low_precision_training/
+    a physically transposed one for the backward (1 byte more; with ``fp8_weights`` the recipe's weight bytes
+    hold both, and :func:`_stage_states` drops the transposed one where the part needs none): "Hopper: cannot
+    efficiently access elements in columnwise fashion, so columnwise tensors need to be physically transposed in
+    memory [...] Blackwell: supports columnwise access natively, so no transpose is needed" (TE ``docs/features/low_precision_training/
     performance_considerations/performance_considerations.rst`` @44a8e03, "Architecture differences"; the same
     page: "FP8 training does not always reduce memory"). ``transposed``: the part needs that copy
     (:attr:`parallelsel.core.hardware.Device.fp8_transpose`). torchao's Float8Linear casts per use and keeps
