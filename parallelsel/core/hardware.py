@@ -338,6 +338,16 @@ _A100 = "NVIDIA A100 Tensor Core GPU datasheet (2021)"
 _H100 = ("NVIDIA H100 Tensor Core GPU datasheet (table as reproduced at archive-lib.hpctech.co.jp/gpuproduct/"
          "nvidia-h100.html: BF16 and FP8 given with sparsity, half without)")
 
+def _blackwell(name: str, mib: int, bf16: float, sms: int, key: str, source: str) -> Device:
+    # A Blackwell part as both presets are built: FP8 dense twice BF16 dense (NVIDIA's tables), 8 TB/s HBM3e,
+    # NVLink 5 inside the node and one NDR NIC per GPU, mamf-finder's measured ceilings (MAMF[key], MAMF_FP8[key]),
+    # no attention figure of its own (the FLASH_SHARE fallback) and no transposed FP8 copies.
+    return Device(name, mib * MiB, bf16, intra="nvlink5", inter="ib-ndr", hbm_bandwidth=8.0e12, sms=sms,
+                  gemm_efficiency=_GEMM[key], memory_efficiency=_HBM_SHARE, fp8_flops=2 * bf16,
+                  fp8_efficiency=_FP8[key], fp8_transpose=False,
+                  source=f"{source}; GEMM ceilings: stas00/ml-engineering mamf-finder table @68cd2e5")
+
+
 DEVICES: dict[str, Device] = Catalogue("device", {
     # NVIDIA Tesla V100 SXM2 datasheet: 32 GB HBM2 at 900 GB/s, 125 TFLOPS FP16 tensor; NVLink 2 (300 GB/s);
     # 80 SMs (Volta whitepaper). nvidia-smi reports 32510MiB on "Tesla V100-SXM2" 32 GB (deepspeedai/DeepSpeed issue
@@ -430,21 +440,16 @@ DEVICES: dict[str, Device] = Catalogue("device", {
     # rack. DGX B200 and GB200 NVL72 connect nodes with ConnectX-7 NDR 400 Gb/s, one per GPU. No attention-kernel
     # figure for Blackwell is sourced here: attention runs at FLASH_SHARE of the GEMM rate (the fallback). Blackwell
     # reads FP8 columnwise natively: no transposed FP8 copies (Device.fp8_transpose).
-    "b200-180gb": Device("B200-180GB", 183359 * MiB, 2250e12, intra="nvlink5", inter="ib-ndr", hbm_bandwidth=8.0e12,
-                         sms=148, gemm_efficiency=_GEMM["b200"], memory_efficiency=_HBM_SHARE, fp8_flops=4500e12,
-                         fp8_efficiency=_FP8["b200"], fp8_transpose=False,
-                         source="NVIDIA HGX B200 specifications (per GPU: 180 GB HBM3e, 4.5 PFLOPS BF16 / "
-                                "9 PFLOPS FP8 sparse, i.e. 2,250 / 4,500 dense, NVLink 5 1.8 TB/s); HBM 8 TB/s as the "
-                                "DGX B200 datasheet's 64 TB/s for eight (HGX's table prints 7.7); 148 SMs and "
-                                "nvidia-smi memory.total 183359 MiB (third-party B200 reports); GEMM ceilings: "
-                                "stas00/ml-engineering mamf-finder table @68cd2e5"),
-    "gb200-186gb": Device("GB200-186GB", 189471 * MiB, 2500e12, intra="nvlink5", inter="ib-ndr", hbm_bandwidth=8.0e12,
-                          sms=152, gemm_efficiency=_GEMM["gb200"], memory_efficiency=_HBM_SHARE, fp8_flops=5000e12,
-                          fp8_efficiency=_FP8["gb200"], fp8_transpose=False,
-                          source="NVIDIA GB200 NVL72 specifications (per GPU: 186 GB HBM3e, 8 TB/s, 5 PFLOPS BF16 / "
-                                 "10 PFLOPS FP8 sparse, i.e. 2,500 / 5,000 dense, NVLink 5 1.8 TB/s, 72 GPUs in one "
-                                 "NVLink domain); 152 SMs and nvidia-smi memory.total 189471 MiB (third-party GB200 "
-                                 "reports); GEMM ceilings: stas00/ml-engineering mamf-finder table @68cd2e5"),
+    "b200-180gb": _blackwell("B200-180GB", 183359, 2250e12, 148, "b200",
+                             "NVIDIA HGX B200 specifications (per GPU: 180 GB HBM3e, 4.5 PFLOPS BF16 / 9 PFLOPS FP8 "
+                             "sparse, i.e. 2,250 / 4,500 dense, NVLink 5 1.8 TB/s); HBM 8 TB/s as the DGX B200 "
+                             "datasheet's 64 TB/s for eight (HGX's table prints 7.7); 148 SMs and nvidia-smi "
+                             "memory.total 183359 MiB (third-party B200 reports)"),
+    "gb200-186gb": _blackwell("GB200-186GB", 189471, 2500e12, 152, "gb200",
+                              "NVIDIA GB200 NVL72 specifications (per GPU: 186 GB HBM3e, 8 TB/s, 5 PFLOPS BF16 / "
+                              "10 PFLOPS FP8 sparse, i.e. 2,500 / 5,000 dense, NVLink 5 1.8 TB/s, 72 GPUs in one "
+                              "NVLink domain); 152 SMs and nvidia-smi memory.total 189471 MiB (third-party GB200 "
+                              "reports)"),
     # NVIDIA Ada Lovelace whitepaper, GeForce RTX 4090: 24 GB GDDR6X at 1,008 GB/s, 165.2 TFLOPS BF16 (FP32
     # accumulate), 128 SMs. nvidia-smi reports 24564MiB (e.g. RLinf/RLinf issue #255).
     "rtx4090-24gb": Device("RTX4090-24GB", 24564 * MiB, 165.2e12, intra="pcie4", inter="eth-25g",

@@ -271,9 +271,9 @@ def _mcore(dp, tp, pp, vp, cp=1, split=None):
                 chunks=vp, stage_layers=split)
 
 
-def _mcore_dp(micro_batch):
+def _mcore_dp(dp, micro_batch):
     # Data parallelism alone (TP = PP = CP = 1): the distributed optimizer, no sequence parallelism or TP overlap.
-    return dict(dp=8, zero=1, micro_batch=micro_batch)
+    return dict(dp=dp, zero=1, micro_batch=micro_batch)
 
 
 MEGATRON_BRIDGE_H100 = (
@@ -292,9 +292,9 @@ perf scripts of the matching release set (the pages print the plan; the release 
 MEGATRON_BRIDGE_BLACKWELL = (
     # r0.2.0 configs/llama3/workload_base_configs.py LLAMA3_8B_{B200,GB200}_FP8_CS_BASE_CONFIG: micro-batch 2, no
     # other parallelism, CUDA graphs over the whole iteration (launch overheads the model does not price anyway).
-    _mb("Megatron-Bridge Llama3 8B (8 B200, FP8)", "llama3-8b", 8, _mcore_dp(2), 128, 30624,
+    _mb("Megatron-Bridge Llama3 8B (8 B200, FP8)", "llama3-8b", 8, _mcore_dp(8, 2), 128, 30624,
         _MB_2511_BLACKWELL["B200"], "b200-180gb"),
-    _mb("Megatron-Bridge Llama3 8B (8 GB200, FP8)", "llama3-8b", 8, _mcore_dp(2), 128, 31508,
+    _mb("Megatron-Bridge Llama3 8B (8 GB200, FP8)", "llama3-8b", 8, _mcore_dp(8, 2), 128, 31508,
         _MB_2511_BLACKWELL["GB200"], "gb200-186gb"),
     # r0.2.0 configs/llama31/workload_base_configs.py LLAMA31_405B_B200_FP8_CS_BASE_CONFIG: TP4 PP8 CP2 VP8, global
     # batch 64 on 128 GPUs; llama31_llm_pretrain.py llama31_405b_b200_config: TP overlap (userbuffers b200 tp4 cp2).
