@@ -80,3 +80,36 @@ def test_a_hot_expert_slows_dropless_but_not_a_small_capacity():
 def test_bad_input_is_a_value_error(call):
     with pytest.raises(ValueError):
         call()
+
+
+def _moe_traffic(ep, gpus_per_node, tp=1):
+    model = ps.MODELS["mixtral-8x7b"]
+    cluster = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=16 * tp // gpus_per_node, gpus_per_node=gpus_per_node,
+                         intra=ps.LINKS["nvlink4"], inter=ps.LINKS["ib-ndr"])
+    plan = ps.Plan(dp=16, tp=tp, ep=ep, zero=1, micro_batch=1, sp=tp > 1, recompute="full")
+    return ps.estimate(ps.Workload(model, global_batch=64), plan, cluster).traffic
+
+
+def test_an_all_to_all_across_nodes_sends_only_the_other_nodes_share_over_the_network():
+    # NCCL runs an all-to-all as one grouped send/recv per peer: EP8 as 2 nodes x 4 GPUs puts 4 of every rank's 8
+    # shares on the network (3 on NVLink, 1 kept), not 7; priced all on InfiniBand it would take 7/4 as long.
+    inter, intra = ps.LINKS["ib-ndr"], ps.LINKS["nvlink4"]
+    split = next(t for t in _moe_traffic(8, 4) if t.strategy == "EP")
+    one = split.time / split.calls
+    assert one == pytest.approx(7 * inter.latency + 4 / 8 * split.nbytes / inter.achieved, rel=1e-9)
+    assert one < ps.comm.collective_time("all-to-all", split.nbytes, 8, inter)
+    inside = next(t for t in _moe_traffic(8, 8) if t.strategy == "EP")
+    assert inside.time / inside.calls == pytest.approx(ps.comm.collective_time("all-to-all", inside.nbytes, 8, intra))
+
+
+def test_moe_layers_all_gather_their_routed_tokens_over_tp():
+    # Megatron-Core's all-to-all dispatcher (token_dispatcher.py core_r0.9.0 L531-537, L578-584): with TP the received
+    # tokens are all-gathered over TP and the expert outputs reduce-scattered, top_k times a dense layer's SP
+    # collective, beside the attention's own pair; not overlapped with a GEMM.
+    items = [t for t in _moe_traffic(8, 8, tp=2) if t.strategy == "TP"]
+    ops = sorted((t.op, t.nbytes) for t in items)
+    dense = min(t.nbytes for t in items)
+    k = ps.MODELS["mixtral-8x7b"].top_k
+    assert [op for op, _ in ops] == ["all-gather", "all-gather", "reduce-scatter", "reduce-scatter"]
+    assert sorted({n for _, n in ops}) == [dense, k * dense]
+    assert all(t.hidden == 0 for t in items if t.nbytes == k * dense)

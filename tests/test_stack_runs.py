@@ -216,3 +216,26 @@ def test_nemotron_340b_fits_with_its_configurations_bf16_adam_states_only():
     assert run.recipe == "fp8-adam-bf16-states" and compare_stack(run).estimate.fits
     fp32_states = compare_stack(dataclasses.replace(run, recipe="fp8-adam-remainders-bf16grad")).estimate
     assert not fp32_states.fits and "memory_exceeds_device" in [r.code for r in fp32_states.reasons]
+
+
+# -- held-out runs (NVIDIA/dgxc-benchmarking v25.01): added after the constants were set, held to the same thresholds
+from parallelsel.course.stack_runs import DGXC_H100  # noqa: E402
+
+_HELD = {r.label: compare_stack(r) for r in DGXC_H100}
+
+
+@pytest.mark.parametrize("row", list(_HELD.values()), ids=list(_HELD))
+def test_held_out_run_within_20_percent_and_fits(row):
+    assert row.estimate.fits, (row.run.label, [r.code for r in row.estimate.reasons])
+    assert abs(row.error) <= 0.20, f"{row.run.label}: predicted {row.predicted:.4g} vs published {row.published}"
+
+
+def test_held_out_runs_mean_error_at_most_8_percent():
+    assert len(_HELD) == 28
+    assert _mae(c.error for c in _HELD.values()) <= 0.08
+
+
+def test_held_out_tokens_per_gpu_are_the_tables_step_times():
+    # README_70b.md: 64 H100, GBS 128, sequence 8192, BF16 14.72 s a step -> the table's 71,235 tokens/s over 64 GPUs.
+    row = _HELD["DGXC Llama 3.1 70B (64 H100, BF16)"]
+    assert row.published * 64 == pytest.approx(71235, rel=1e-3)

@@ -372,10 +372,13 @@ def _tp_items(st: _Step) -> list[Traffic]:
     x = st.tokens * st.shape.hidden * st.recipe.activation
     share = plan.recompute_share(st.model)
     redo = {"full": 2 * share, "op": 2 * share}.get(plan.recompute, 0.0)
-    calls = round(st.layers * st.m * (4 + redo))
+    # An MoE layer's MLP half is the experts' (_moe_tp_items): the dense collectives are the attention's only.
+    blocks = 1 if st.model.is_moe else 2
+    calls = round(st.layers * st.m * (4 + redo) * blocks / 2)
     link = _link(st.cluster, st.ranks, plan.tp, 1)
+    moe = _moe_tp_items(st, x, redo, link)
     if plan.sp:
-        rs_calls = calls if plan.recompute != "op" else st.layers * st.m * 4
+        rs_calls = calls if plan.recompute != "op" else st.layers * st.m * 2 * blocks
         ag_bytes = x / st.recipe.activation if st.recipe.gemm == "fp8" else x
         if st.overlap_tp:
             ag, rs, ag_copy, rs_copy = _tp_overlap(st, ag_bytes, x, link, calls, rs_calls)
@@ -383,8 +386,27 @@ def _tp_items(st: _Step) -> list[Traffic]:
             ag = rs = 0.0
             ag_copy, rs_copy = _layout_copy_seconds(st, ag_bytes, x)
         return [_item("TP", "all-gather", ag_bytes, calls, plan.tp, link, False, "forward", hidden=ag, copy=ag_copy),
-                _item("TP", "reduce-scatter", x, rs_calls, plan.tp, link, False, "forward", hidden=rs, copy=rs_copy)]
-    return [_item("TP", "all-reduce", x, calls, plan.tp, link, False, "forward")]
+                _item("TP", "reduce-scatter", x, rs_calls, plan.tp, link, False, "forward", hidden=rs,
+                      copy=rs_copy)] + moe
+    return [_item("TP", "all-reduce", x, calls, plan.tp, link, False, "forward")] + moe
+
+
+def _moe_tp_items(st: _Step, x: float, redo: float, link: Link) -> list[Traffic]:
+    """An MoE layer's tensor-parallel collectives under Megatron-Core's all-to-all dispatcher with the experts
+    split like the dense layers (expert tensor parallel = TP, its default: arguments.py L587-588 @d98e8a6): the
+    tokens a rank received from the all-to-all are all-gathered over TP before the experts, and the experts'
+    partial outputs reduce-scattered over TP before the combining all-to-all (token_dispatcher.py core_r0.9.0
+    L531-537, L578-584; d98e8a6 L741-751, L824-831); backward mirrors them. Each moves top_k times a dense
+    layer's sequence-parallel collective (every token goes to top_k experts; balanced routing), in 16-bit, and
+    no TP overlap pairs it with a GEMM (Transformer Engine's userbuffers serve the dense linear layers): on the
+    critical path."""
+    if not st.model.is_moe:
+        return []
+    y = x * st.model.top_k
+    calls = round(st.layers * st.m * (2 + redo / 2))
+    rs_calls = calls if st.plan.recompute != "op" else st.layers * st.m * 2
+    return [_item("TP", "all-gather", y, calls, st.plan.tp, link, False, "forward"),
+            _item("TP", "reduce-scatter", y, rs_calls, st.plan.tp, link, False, "forward")]
 
 
 def _layout_copy_seconds(st: _Step, ag_bytes: float, x: float) -> tuple[float, float]:
@@ -454,15 +476,17 @@ def _fused_pairs(model, tokens: int, tp: int, ep: int, pairs: tuple, forwards: f
     # its reduce-scatters (Stack.tp_overlap_pairs); a full recompute repeats the forward pairs on the share of the
     # layers it recomputes (``forwards`` = 1 + Plan.recompute_share), as _tp_items counts the calls. The GEMMs run at
     # the FP8 rate under an FP8 recipe. Cached: the search asks it of many plans with the same layer shapes.
+    # An MoE layer's experts run outside the overlap (_moe_tp_items): only the attention's pairs remain.
     g = {k.name: k for k in layer_gemms(model, tokens, tp, ep)}
+    up, down = ((), ()) if model.is_moe else (("fc1",), ("fc2",))
     ag, rs = [], []
     if "forward" in pairs:
-        ag += [(g["qkv"], forwards), (g["fc1"], forwards)]
-        rs += [(g["proj"], forwards), (g["fc2"], forwards)]
+        ag += [(g[n], forwards) for n in ("qkv",) + up]
+        rs += [(g[n], forwards) for n in ("proj",) + down]
     if "backward-ag" in pairs:
-        ag += [(g["proj"].backward[0], 1.0), (g["fc2"].backward[0], 1.0)]
+        ag += [(g[n].backward[0], 1.0) for n in ("proj",) + down]
     if "backward-rs" in pairs:
-        rs += [(g["qkv"].backward[1], 1.0), (g["fc1"].backward[1], 1.0)]
+        rs += [(g[n].backward[1], 1.0) for n in ("qkv",) + up]
     return tuple((k.time(device, fp8), w) for k, w in ag), tuple((k.time(device, fp8), w) for k, w in rs)
 
 
@@ -520,5 +544,24 @@ def _ep_items(st: _Step) -> list[Traffic]:
         return []
     x = st.tokens * st.shape.hidden * st.model.top_k * st.recipe.activation / (plan.tp if plan.sp else 1)
     calls = st.layers * st.m * (6 if plan.recompute == "full" else 4)
-    return [_item("EP", "all-to-all", x, calls, plan.ep, _link(st.cluster, st.ranks, plan.ep, plan.tp, spread=False), False,
-                  "forward")]
+    link = _link(st.cluster, st.ranks, plan.ep, plan.tp, spread=False)
+    g = st.cluster.gpus_per_node
+    local = max(1, min(plan.ep, g // plan.tp)) if plan.tp <= g else 1
+    one = _all_to_all_time(x, plan.ep, local, st.cluster.intra, link)
+    return [Traffic("EP", "all-to-all", x, calls, plan.ep, link.name, calls * one, False, "forward")]
+
+
+def _all_to_all_time(nbytes: float, n: int, local: int, intra: Link, link: Link) -> float:
+    """Seconds of one all-to-all of ``nbytes`` a rank among ``n`` ranks, ``local`` of them on each node, when
+    ``link`` is the link its group crosses: NCCL runs an all-to-all as grouped point-to-point sends (NCCL user
+    guide, "Point-to-point communication": all-to-all as ncclSend/ncclRecv to every peer in one group call), so
+    the 1/n of the buffer for each of the ``local - 1`` peers in the node goes over ``intra`` while the
+    ``n - local`` shares for other nodes go over the network, at once; the slower of the two sets the time. All
+    ranks in one node (``link`` is then ``intra``) is the plain (n - 1)/n x N of :func:`collective_time`."""
+    if n <= 1 or nbytes <= 0:
+        return 0.0
+    if link.name == intra.name or local <= 1:
+        return _time("all-to-all", nbytes, n, link)
+    far = (n - local) / n * nbytes / link.achieved
+    near = (local - 1) / n * nbytes / intra.achieved
+    return (n - 1) * link.latency + max(far, near)

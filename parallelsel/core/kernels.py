@@ -83,7 +83,7 @@ OPTIMIZER_BYTES = 32
 variance (24), read the gradient (4, fp32 main grad), write the 16-bit weight (2), plus the
 gradient clipping norm's read (2). Memory-bound (Kingma & Ba 2015, Algorithm 1)."""
 
-FUSED_ALL = ("attention", "rmsnorm", "swiglu", "rope", "cross_entropy", "fp8_cast", "cp_merge")
+FUSED_ALL = ("attention", "rmsnorm", "swiglu", "rope", "cross_entropy", "fp8_cast", "cp_merge", "moe_permute")
 """Every memory-bound operator fused, with a FlashAttention-2 class attention kernel: Megatron-LM's own fused
 kernels (the default of :func:`compute_time`, on which the 14 Megatron-LM runs of the validation page are timed;
 Transformer Engine's cuDNN attention on Hopper is the stack's ``cudnn_attention``, not in this default).
@@ -118,10 +118,29 @@ FUSED_BYTES = {
     # attention, torch/distributed/tensor/experimental/_attention.py _SDPAMerger.step: out - sigmoid(block_lse -
     # lse) * (out - block_out) in fp32, three passes: read 4 + 2, write 4; read 4, write 4; read 4 + 4, write 4).
     "cp_merge": (10, 30),
+    # per routed element (token x top_k x hidden) of an MoE layer's token shuffle around its experts, before the
+    # all-to-all and after it. Unfused, Megatron-Core's moe_utils.py (core_r0.9.0 L155-246; at d98e8a6 without
+    # moe_permute_fusion, which defaults to False): permute gathers each token once per expert it goes to (read 2,
+    # write 2); unpermute scatters the expert outputs back (2, 2), weights them by their router probabilities (2,
+    # 2) and sums the top_k copies of each token (read 2): 14. Fused (Transformer Engine's moe_permute /
+    # moe_unpermute with the probabilities merged, --moe-permute-fusion): the gather (2, 2) and a
+    # scatter-weight-sum that reads each copy once (2): 6. Both write the combined token once more
+    # (MOE_COMBINE_BYTES).
+    "moe_permute": (6, 14),
 }
 """Forward bytes per element of the memory-bound operators, ``(fused, unfused)``; backward moves
 :data:`BACKWARD_BYTES` times as many. A LayerNorm is one kernel in eager PyTorch too (``nn.LayerNorm``),
 so only RMSNorm's count depends on fusion."""
+
+MOE_COMBINE_BYTES = 2
+"""Bytes per hidden element of each token an MoE layer writes when it sums the token's top_k expert outputs
+back into one (the unpermute's output, 16-bit), beside :data:`FUSED_BYTES` ``"moe_permute"``."""
+
+MOE_SORT_BYTES = 8
+"""Bytes per routed element for regrouping the tokens a rank received by local expert and back: with more than
+one expert on a rank, Megatron-Core's all-to-all dispatcher copies the received chunks into expert order after
+the dispatch and back before the combine (``sort_chunks_by_idxs``, a ``torch.cat`` of the split chunks: read 2,
+write 2, twice; token_dispatcher.py core_r0.9.0 L541-546, L571-576)."""
 
 BACKWARD_BYTES = 2.0
 """Backward moves about twice the forward's bytes for elementwise work: it reads the saved input and
@@ -381,6 +400,8 @@ def layer_and_head_times(model, b, s, device, tp, cp, ep, sp, recompute, attenti
     a_fwd, a_bwd = _attention(model, b, s, cp, tp, device, attention, "cudnn_attention" in fused)
     rate = device.memory_rate
     m_fwd = _elementwise_bytes(model, tokens, s, tp, sp, attention, fused) / rate
+    if model.is_moe:
+        m_fwd += _moe_shuffle_bytes(model, tokens, tp, sp, ep, fused) / rate
     if cp > 1:   # the ring's merge of each step's partial output (the backward's dQ, dK, dV sums: BACKWARD_BYTES)
         merge = FUSED_BYTES["cp_merge"][0 if "cp_merge" in fused else 1]
         m_fwd += merge * (cp - 1) * tokens * max(1, model.heads // tp) * model.head_dim / rate
@@ -530,6 +551,20 @@ def _elementwise_bytes(model, tokens: int, s: int, tp: int, sp: bool, attention:
     softmax = SOFTMAX_BYTES - (0 if model.dropout else SOFTMAX_DROPOUT_BYTES)
     scores = softmax * max(1, model.heads // tp) * s if attention == "standard" else 0.0
     return tokens * (replicated + act + rope + scores)
+
+
+def _moe_shuffle_bytes(model, tokens: int, tp: int, sp: bool, ep: int, fused: tuple[str, ...] = FUSED_ALL) -> float:
+    # Forward bytes of one MoE layer's token shuffle on one GPU (Megatron-Core's all-to-all dispatcher,
+    # token_dispatcher.py core_r0.9.0 L487-605, the same steps at d98e8a6 L682-880): permute and unpermute act
+    # on the rank's own tokens (1/tp of them under sequence parallelism: MoE with TP requires it), each sent to
+    # top_k experts; after the all-to-all and the TP all-gather a rank holds tokens x top_k routed tokens
+    # (balanced routing), which it regroups by local expert when it has more than one.
+    h, k = model.hidden, model.top_k
+    own = tokens / (tp if sp else 1)
+    shuffle = own * h * (FUSED_BYTES["moe_permute"][0 if "moe_permute" in fused else 1] * k + MOE_COMBINE_BYTES)
+    if model.experts // ep > 1:
+        shuffle += MOE_SORT_BYTES * tokens * k * h
+    return shuffle
 
 
 def optimizer_time(params: float, device: Device) -> float:

@@ -151,6 +151,17 @@ RECIPES: dict[str, Recipe] = Catalogue("recipe", {
                                           "grad_sync_dtype bf16, dtype bf16); NVIDIA/NeMo nemo/collections/nlp/models/"
                                           "language_modeling/megatron_base_model.py @7eac53c L794-804 (store_params "
                                           "False when the optimizer dtype is the model's); states 2 + 2 + 4"),
+    # The same two NeMo optimizer setups on a bf16 run (no FP8): NVIDIA's DGX Cloud benchmark configurations of NeMo
+    # 24.09/24.11 run apex's distributed Adam with grad_sync_dtype bf16 (Llama 3.1, GPT-3, Nemotron-4 15B: 2 + 2 + 10)
+    # or with optim.dtype bf16 as well (Nemotron-4 340B: 2 + 2 + 4).
+    "bf16-adam-remainders-bf16grad": Recipe("bf16 weights and grads, Adam with 16-bit master remainders", 2, 2, 10,
+                                            source=_NEMO_ADAM + "; grad_sync_dtype bf16 (NVIDIA/dgxc-benchmarking "
+                                            "llama3.1/llama3.1_70b.yaml @143b90d); states 2 + 2 + 10"),
+    "bf16-adam-bf16-states": Recipe("bf16 weights and grads, bf16 Adam moments, no master copy", 2, 2, 4,
+                                    source="NVIDIA/dgxc-benchmarking nemotron/nemotron4-340b-synth.yaml @143b90d "
+                                           "(optim distributed_fused_adam, grad_sync_dtype bf16, dtype bf16); NVIDIA/"
+                                           "NeMo megatron_base_model.py @7eac53c L794-804 (store_params False when "
+                                           "the optimizer dtype is the model's); states 2 + 2 + 4"),
     # Dettmers et al. 2022 (8-bit optimizers): momentum and variance in 1 byte each, fp32 master kept: 2 + 2 + 6.
     "bf16-adam8bit": Recipe("bf16 + 8-bit Adam", 2, 2, 6,
                             source="Dettmers et al. 2022 (8-bit Optimizers via Block-wise Quantization): 2 + 2 + 6"),

@@ -76,12 +76,15 @@ forward's); the backward all-gather of an output gradient; the backward reduce-s
 TP_OVERLAP_STAGING = ("symmetric-memory",)
 """TP overlap implementations with staging copies (PyTorch's micro-pipelined collective matmuls)."""
 
-FUSIBLE_OPS = ("attention", "cudnn_attention", "rmsnorm", "swiglu", "rope", "cross_entropy", "fp8_cast", "cp_merge")
+FUSIBLE_OPS = ("attention", "cudnn_attention", "rmsnorm", "swiglu", "rope", "cross_entropy", "fp8_cast", "cp_merge",
+               "moe_permute")
 """The operators of a Llama-style layer that a stack may run as one fused kernel (``attention``: a fused
 attention kernel, FlashAttention-2 class; ``cudnn_attention``: that kernel is cuDNN's, where the device has
 a rate for it, :attr:`parallelsel.core.hardware.Device.cudnn_attention_efficiency`; ``fp8_cast``: the scaling
 and cast of a GEMM input to FP8 fused into the op that produces it; ``cp_merge``: context parallelism's
-rescale-and-add of each ring step's partial attention output into the running one); for the memory-bound ones
+rescale-and-add of each ring step's partial attention output into the running one; ``moe_permute``: an MoE
+layer's token permutation and unpermutation as fused kernels, off in every stack's defaults: Megatron-Core's
+``moe_permute_fusion`` defaults to False, torchtitan and DeepSpeed index in eager ops); for the memory-bound ones
 :data:`parallelsel.core.kernels.FUSED_BYTES` gives the bytes each moves fused and unfused."""
 
 

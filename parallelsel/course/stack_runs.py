@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 from ..core.model import MODELS, Transformer
 
-__all__ = ["MEGATRON_ASSUMED", "MEGATRON_BRIDGE_BLACKWELL", "MEGATRON_BRIDGE_H100", "MEGATRON_H100", "NEMO_LONG_ASSUMED", "NEMO_LONG_H100",
+__all__ = ["DGXC_ASSUMED", "DGXC_H100", "MEGATRON_ASSUMED", "MEGATRON_BRIDGE_BLACKWELL", "MEGATRON_BRIDGE_H100", "MEGATRON_H100", "NEMO_LONG_ASSUMED", "NEMO_LONG_H100",
            "NEMO_SUMMARY_ASSUMED", "NEMO_SUMMARY_H100", "NEMOTRON", "NEMOTRON_ASSUMED", "NEMOTRON_H100",
            "REFUSED", "STACK_RUNS",
            "StackRun", "TORCHTITAN_RUNS", "megatron_flops", "named_params", "source_flops", "stack_model"]
@@ -438,6 +438,82 @@ NEMOTRON_H100 = tuple(_nemo_sum(NEMOTRON[key], *row, recipe=recipe, recompute=re
     ("nemotron-340b", (128, 32, 1, 4096, 8, 8, 1, 12, 326), "fp8-adam-bf16-states", "selective")))
 """NeMo 24.07's Nemotron rows (the same table as :data:`NEMO_SUMMARY_H100`): the non-gated squared-ReLU MLP and a
 256k vocabulary, shapes and settings from each model's launcher configuration."""
+
+_DGXC = ("NVIDIA/dgxc-benchmarking @143b90d (release v25.01), {readme} \"Expected Performance\": training step time on "
+         "DGX-H100 with the configuration {conf} and launch scripts of that release ({container}); tokens/s/GPU = "
+         "sequence x GBS / step time / GPUs")
+DGXC_ASSUMED = ("each table's plan and the configuration file of its release for what the table does not print "
+                "(micro-batch, sequence parallelism, ub_tp_comm_overlap, overlap_p2p_comm, recomputation, dropout; the "
+                "launch scripts' FP8 switches model.fp8, fp8_hybrid and fp8_params, so FP8 weights)",
+                "BF16 rows: apex's distributed Adam with 16-bit master remainders and bf16 gradient reduction "
+                "(Nemotron-4 340B: bf16 moments); FP8 rows: FP8 weights all-gathered in FP8 with an fp32 master "
+                "(fp8_params rules out the 16-bit remainders), Nemotron-4 340B's FP8 row with its bf16 moments",
+                "Grok-1 (the configuration's shape: 64 layers, hidden 6,144, 48 heads in 8 groups, 8 experts of "
+                "FFN 32,768 with GeGLU, top-2 routing, the Llama 3 tokenizer's 128,256 entries): the table's DP "
+                "column is the experts' data parallelism (dp / ep, NeMo 24.11's expert parallelism is carved out of "
+                "DP), capacity factor 1.0 with padding (balanced routing: the model's), no grouped GEMM, no TP overlap")
+"""What the DGX Cloud benchmark tables do not print, and what their rows assume."""
+
+
+def _dgxc_plan(gpus, tp, pp, cp, vp, mbs, ep=1, recompute="none", tp_overlap=True):
+    plan = dict(dp=gpus // (tp * pp * cp), tp=tp, pp=pp, cp=cp, ep=ep, zero=1, micro_batch=mbs, sp=tp > 1,
+                tp_overlap=tp > 1 and tp_overlap, recompute=recompute)
+    if vp > 1:
+        plan.update(schedule="interleaved", chunks=vp)
+    return plan
+
+
+def _dgxc(name, model, seq, readme, conf, container, plan, rows, recipes=("bf16-adam-remainders-bf16grad",
+                                                                        "fp8-params-bf16grad"), vocab=None):
+    # rows: (GPUs, GBS, BF16 seconds a step, FP8 seconds a step); the tables print both precisions per GPU count.
+    source = _DGXC.format(readme=readme, conf=conf, container=container)
+    out = []
+    for gpus, gbs, *steps in rows:
+        for precision, recipe, step in zip(("BF16", "FP8"), recipes, steps):
+            out.append(StackRun(f"DGXC {name} ({gpus} H100, {precision})", "megatron-core", model, "h100-sxm-80gb",
+                                gpus, plan(gpus), gbs, seq, "tokens", round(seq * gbs / step / gpus, 1), source, recipe,
+                                vocab=vocab, notes=DGXC_ASSUMED))
+    return tuple(out)
+
+
+_GROK1 = Transformer(layers=64, hidden=6144, heads=48, kv_heads=8, ffn_hidden=32768, vocab=128256, seq_len=8192,
+                     gated_mlp=True, experts=8, top_k=2, tied_embeddings=False, position="rotary", bias=False,
+                     norm="rmsnorm", dropout=False, name="Grok-1",
+                     source="NVIDIA/dgxc-benchmarking grok1/grok1_314b.yaml @143b90d (num_layers, hidden_size, "
+                            "num_attention_heads, num_query_groups, ffn_hidden_size, num_moe_experts, moe_router_topk, "
+                            "activation fast-geglu, tokenizer meta-llama/Meta-Llama-3-70B)")
+
+DGXC_H100 = (
+    _dgxc("Llama 3.1 8B", "llama3-8b", 8192, "llama3.1/README_8b.md", "llama3.1/llama3.1_8b.yaml", "NeMo 24.09",
+          lambda g: _dgxc_plan(g, 1, 1, 2, 1, 1), ((8, 128, 12.91, 9.67), (128, 2048, 13.10, 9.82)))
+    + _dgxc("Llama 3.1 70B", "llama3-70b", 8192, "llama3.1/README_70b.md", "llama3.1/llama3.1_70b.yaml", "NeMo 24.09",
+            lambda g: _dgxc_plan(g, 4, 4, 2, 5, 1), ((64, 128, 14.72, 11.01), (2048, 4096, 14.98, 11.39)))
+    + _dgxc("Llama 3.1 405B", "llama3-405b", 8192, "llama3.1/README_405b.md", "llama3.1/llama3.1_405b.yaml",
+            "NeMo 24.09", lambda g: _dgxc_plan(g, 8, 9, 2, 7, 1), ((576, 252, 17.20, 11.24), (2304, 1008, 17.62, 12.35)))
+    + _dgxc("Nemotron-4 15B", Transformer(layers=32, hidden=6144, heads=48, kv_heads=8, ffn_hidden=24576, vocab=256000,
+                                          seq_len=4096, gated_mlp=False, tied_embeddings=False, position="rotary",
+                                          bias=False, norm="layernorm", dropout=False, name="Nemotron-4 15B",
+                                          source="NVIDIA/dgxc-benchmarking nemotron/nemotron4-15b-synth.yaml @143b90d"),
+            4096, "nemotron/README_15b.md", "nemotron/nemotron4-15b-synth.yaml", "NeMo 24.11",
+            lambda g: _dgxc_plan(g, 4, 1, 1, 1, 4), ((16, 64, 2.83, 2.08), (2048, 8192, 2.96, 2.18)))
+    + _dgxc("Nemotron-4 340B", NEMOTRON["nemotron-340b"], 4096, "nemotron/README_340b.md",
+            "nemotron/nemotron4-340b-synth.yaml", "NeMo 24.11",
+            lambda g: _dgxc_plan(g, 8, 8, 1, 12, 1, recompute="selective", tp_overlap=False),
+            ((128, 32, 4.61, 3.16), (2048, 512, 4.84, 3.49)), recipes=("bf16-adam-bf16-states", "fp8-adam-bf16-states"))
+    + _dgxc("GPT-3 175B", "gpt3-175b", 2048, "nemo_megatron/README_175b.md", "nemo_megatron/gpt3_175b_hydra.yaml",
+            "NeMo 24.11", lambda g: _dgxc_plan(g, 4, 8, 1, 12, 1), ((128, 256, 8.91, 5.92), (2048, 4096, 9.02, 6.24)),
+            vocab=51200)
+    + _dgxc("Grok-1 314B", _GROK1, 8192, "grok1/README_314b.md", "grok1/grok1_314b.yaml", "NeMo dev container",
+            lambda g: _dgxc_plan(g, 4, 8, 2, 8, 1, ep=8, tp_overlap=False), ((512, 1024, 20.83, 16.69),
+                                                                             (2048, 4096, 21.09, 17.04)),
+            recipes=("bf16-adam-remainders-bf16grad", "fp8-adam-bf16grad")))
+"""NVIDIA's DGX Cloud benchmark recipes, release v25.01: Llama 3.1 (NeMo 24.09), Nemotron-4, GPT-3 175B (NeMo 24.11)
+and the Grok-1 MoE on H100, in BF16 and FP8, at the fewest and the most GPUs each table runs the full model on
+(weak scaling: the global batch grows with the GPUs). Held out: added after the model's constants were set, and no
+constant was changed to meet them; the dense rows were priced as they stood. The Grok-1 rows, first priced too fast
+(one FP8 row past 20%), led to reading Megatron-Core's MoE dispatcher, whose TP all-gather of the routed tokens, token
+shuffles and two-level all-to-all the model now prices from that source. Not among
+:data:`STACK_RUNS`, whose error sets the search's tie band."""
 
 REFUSED = tuple(r.label for r in NEMO_SUMMARY_H100 if _GPT3_SHAPES.get(r.model) == "GPT-3 20B")
 """The validation rows whose published plan the model refuses though the run trained: the GPT-3 20B row of NeMo's
