@@ -35,6 +35,7 @@ MEGATRON_FLAGS = {  # flag: (type, choices) as declared in Megatron-LM
     "--num-layers-per-virtual-pipeline-stage": (int, None),
     "--context-parallel-size": (int, None),
     "--expert-model-parallel-size": (int, None),
+    "--expert-tensor-parallel-size": (int, None),
     "--num-experts": (int, None),
     "--micro-batch-size": (int, None),
     "--global-batch-size": (int, None),
@@ -64,7 +65,8 @@ TORCHTITAN_FIELDS = {
                     "pipeline_parallel_degree": int, "pipeline_parallel_schedule": str,
                     "pipeline_parallel_layers_per_stage": int, "pipeline_parallel_microbatch_size": int,
                     "pipeline_parallel_first_stage_less_layers": int, "pipeline_parallel_last_stage_less_layers": int,
-                    "context_parallel_degree": int, "expert_parallel_degree": int},
+                    "context_parallel_degree": int, "expert_parallel_degree": int,
+                    "expert_tensor_parallel_degree": int},
     "training": {"local_batch_size": int, "global_batch_size": int, "seq_len": int,
                  "mixed_precision_param": ("bfloat16", "float32")},
     "model": {"name": str, "flavor": str},
@@ -325,3 +327,25 @@ def test_a_head_width_that_does_not_tile_hidden_exports_as_kv_channels_and_reads
     plain = megatron_parser().parse_args(_megatron_flags(export(_w("llama3-8b", 64, "megatron"), plan.__class__(dp=8),
                                                                 "megatron")))
     assert plain.kv_channels is None
+
+
+def test_an_expert_tp_exports_and_reads_back_on_megatron_and_torchtitan():
+    # Megatron-LM --expert-tensor-parallel-size (unset: the dense TP, arguments.py L587-588 @d98e8a6); torchtitan's
+    # parallelism.expert_tensor_parallel_degree (default 1; "either 1 or ... the same as tp").
+    m = ps.MODELS["mixtral-8x7b"]
+    w = ps.Workload(m, global_batch=64, stack="megatron-core")
+    folded = ps.Plan(dp=8, tp=2, ep=16, etp=1, zero=1, sp=True)
+    text = export(w, folded, "megatron")
+    args = megatron_parser().parse_args(_megatron_flags(text))
+    assert args.expert_tensor_parallel_size == 1 and args.expert_model_parallel_size == 16
+    assert read_config(text, world=16).plan["etp"] == 1
+    default = megatron_parser().parse_args(_megatron_flags(export(w, ps.Plan(dp=8, tp=2, ep=8, zero=1, sp=True),
+                                                                  "megatron")))
+    assert default.expert_tensor_parallel_size is None
+    wt = ps.Workload(m, global_batch=64, stack="torchtitan")
+    toml = tomllib.loads(export(wt, ps.Plan(dp=8, tp=2, ep=8, zero=3, sp=True), "torchtitan"))
+    assert toml["parallelism"]["expert_tensor_parallel_degree"] == 2
+    # Folded (etp=1, torchtitan's default) the key is left out, and reading it back gives the default.
+    text = export(wt, ps.Plan(dp=8, tp=2, ep=16, etp=1, zero=3, sp=True), "torchtitan")
+    assert "expert_tensor_parallel_degree" not in text and read_config(text, world=16).plan["etp"] == 1
+    assert "launcher_etp" in [c for c, _ in refusals(wt, ps.Plan(dp=8, tp=4, ep=8, etp=2, zero=3, sp=True), "torchtitan")]

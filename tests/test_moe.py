@@ -92,24 +92,107 @@ def _moe_traffic(ep, gpus_per_node, tp=1):
 
 def test_an_all_to_all_across_nodes_sends_only_the_other_nodes_share_over_the_network():
     # NCCL runs an all-to-all as one grouped send/recv per peer: EP8 as 2 nodes x 4 GPUs puts 4 of every rank's 8
-    # shares on the network (3 on NVLink, 1 kept), not 7; priced all on InfiniBand it would take 7/4 as long.
+    # shares on the network (3 on NVLink, 1 kept), not 7: it takes 4/7 of the time it would all on InfiniBand.
     inter, intra = ps.LINKS["ib-ndr"], ps.LINKS["nvlink4"]
     split = next(t for t in _moe_traffic(8, 4) if t.strategy == "EP")
     one = split.time / split.calls
-    assert one == pytest.approx(7 * inter.latency + 4 / 8 * split.nbytes / inter.achieved, rel=1e-9)
-    assert one < ps.comm.collective_time("all-to-all", split.nbytes, 8, inter)
+    all_ib = ps.comm.collective_time("all-to-all", split.nbytes, 8, inter)
+    assert (one - 7 * inter.latency) == pytest.approx((all_ib - 7 * inter.latency) * 4 / 7, rel=1e-9)
     inside = next(t for t in _moe_traffic(8, 8) if t.strategy == "EP")
     assert inside.time / inside.calls == pytest.approx(ps.comm.collective_time("all-to-all", inside.nbytes, 8, intra))
 
 
-def test_moe_layers_all_gather_their_routed_tokens_over_tp():
-    # Megatron-Core's all-to-all dispatcher (token_dispatcher.py core_r0.9.0 L531-537, L578-584): with TP the received
-    # tokens are all-gathered over TP and the expert outputs reduce-scattered, top_k times a dense layer's SP
-    # collective, beside the attention's own pair; not overlapped with a GEMM.
-    items = [t for t in _moe_traffic(8, 8, tp=2) if t.strategy == "TP"]
-    ops = sorted((t.op, t.nbytes) for t in items)
-    dense = min(t.nbytes for t in items)
+def test_an_ep_group_straddling_nodes_is_priced_by_its_sparsest_node():
+    # 6 GPUs a node, EP4 over consecutive ranks: the group at ranks 4-7 has 2 ranks on each of two nodes, so its
+    # ranks send 2 of 4 shares over the network (the group at 0-3, inside one node, sends none; the slowest sets
+    # the pace).
+    from parallelsel.core.placement import sparsest_node
+
+    assert sparsest_node(24, 4, 1, 6) == 2
+    model = ps.MODELS["mixtral-8x7b"]
+    cluster = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=4, gpus_per_node=6, intra=ps.LINKS["nvlink4"],
+                         inter=ps.LINKS["ib-ndr"])
+    plan = ps.Plan(dp=24, ep=4, zero=1, micro_batch=1, recompute="full")
+    t = next(x for x in ps.estimate(ps.Workload(model, global_batch=48), plan, cluster).traffic if x.strategy == "EP")
+    ib = ps.LINKS["ib-ndr"]
+    assert t.time / t.calls == pytest.approx(3 * ib.latency + 2 / 4 * t.nbytes / ib.achieved, rel=1e-9)
+
+
+def test_ep_carved_from_dp_strides_over_tp_and_cp():
+    # Megatron-Core's rank order tp-cp-ep-dp-pp (parallel_state.py RankGenerator, core_r0.9.0): with TP4 and CP2 an
+    # EP group's ranks are 8 apart, one a node on 8-GPU nodes; folded (etp=1) they are adjacent.
+    assert ps.Plan(dp=8, tp=4, cp=2, ep=8).ep_stride == 8
+    assert ps.Plan(dp=8, tp=4, cp=2, ep=8, etp=1).ep_stride == 1
+
+
+def _moe_tp(plan_kw, model="mixtral-8x7b"):
+    m = ps.MODELS[model]
+    cluster = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=8)
+    e = ps.estimate(ps.Workload(m, global_batch=256), ps.Plan(**plan_kw), cluster)
+    return [t for t in e.traffic if t.strategy == "TP"]
+
+
+def test_moe_layers_all_gather_their_routed_tokens_over_the_experts_tp():
+    # Megatron-Core's all-to-all dispatcher (token_dispatcher.py core_r0.9.0 L532-538, L578-584): the received tokens
+    # are all-gathered over the experts' TP group and the expert outputs reduce-scattered, top_k times a dense
+    # layer's SP collective, beside the attention's own pair; TP overlap hides some of the attention's, none of these.
     k = ps.MODELS["mixtral-8x7b"].top_k
-    assert [op for op, _ in ops] == ["all-gather", "all-gather", "reduce-scatter", "reduce-scatter"]
-    assert sorted({n for _, n in ops}) == [dense, k * dense]
-    assert all(t.hidden == 0 for t in items if t.nbytes == k * dense)
+    items = _moe_tp(dict(dp=16, tp=4, ep=8, zero=1, sp=True, tp_overlap=True))
+    dense = [t for t in items if t.hidden > 0]
+    moe = [t for t in items if t.hidden == 0]
+    assert sorted(t.op for t in dense) == sorted(t.op for t in moe) == ["all-gather", "reduce-scatter"]
+    rs_dense, rs_moe = (next(t for t in g if t.op == "reduce-scatter") for g in (dense, moe))
+    assert rs_moe.nbytes == pytest.approx(k * rs_dense.nbytes)
+    # Folded with etp=1 the experts are whole on each rank: no expert-TP collective at all.
+    assert len(_moe_tp(dict(dp=16, tp=4, ep=8, etp=1, zero=1, sp=True))) == 2
+
+
+def test_an_expert_tp_of_one_keeps_whole_experts_and_their_work():
+    # Megatron-Core's expert grid (--expert-tensor-parallel-size): with etp=1 each rank holds experts / ep whole
+    # experts; the expert FLOPs a rank does are the same share either way (its ETP group's tokens, 1/etp of a matrix).
+    from parallelsel.core.kernels import layer_gemms
+    from parallelsel.core.memory import stage_params
+
+    m = ps.MODELS["mixtral-8x7b"]
+    _, split = stage_params(m, tp=4, ep=8)
+    _, whole = stage_params(m, tp=4, ep=8, etp=1)
+    assert whole == pytest.approx(4 * split)
+    flops = {etp: sum(2 * g.m * g.n * g.k * g.count for g in layer_gemms(m, 4096, 4, 8, etp) if g.name in ("fc1", "fc2"))
+             for etp in (1, 4)}
+    assert flops[1] == pytest.approx(flops[4], rel=1e-3)
+
+
+def test_megatron_bridges_qwen3_235b_h100_plan_needs_the_folded_expert_grid():
+    # Megatron-Bridge r0.2.0 scripts/performance/configs/qwen3/workload_base_configs.py: Qwen3-235B-A22B on 256 H100
+    # with TP2 PP8 VP4 EP32 and expert_tensor_parallel_size=1 (EP 32 > DP 16); recipes/qwen/qwen3_moe.py counts the
+    # embedding and the loss in the pipeline split.
+    q = ps.Transformer(layers=94, hidden=4096, heads=64, kv_heads=4, head_dim=128, ffn_hidden=1536, vocab=151936,
+                       seq_len=4096, gated_mlp=True, experts=128, top_k=8, tied_embeddings=False, position="rotary",
+                       bias=False, norm="rmsnorm", dropout=False)
+    kw = dict(dp=16, tp=2, pp=8, ep=32, zero=1, sp=True, schedule="interleaved", chunks=4,
+              stage_layers=(11,) + (12,) * 6 + (11,))
+    with pytest.raises(ValueError, match="ep=32: must divide dp=16"):
+        ps.Plan(**kw)
+    e = ps.estimate(ps.Workload(q, global_batch=2048, recipe=ps.RECIPES["fp8-params-bf16grad"]), ps.Plan(etp=1, **kw),
+                    ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=32))
+    assert e.fits, [r.code for r in e.reasons]
+
+
+@pytest.mark.parametrize("kw,rule", [
+    (dict(dp=8, tp=2, ep=32, etp=1), "etp x ep = 32 must divide tp x cp x dp = 16"),
+    (dict(dp=8, ep=2, etp=0), "etp"),
+])
+def test_bad_expert_grids_are_value_errors(kw, rule):
+    with pytest.raises(ValueError, match=rule):
+        ps.Plan(**kw)
+
+
+def test_expert_tp_on_a_dense_model_is_a_reason_and_labels_round_trip():
+    from parallelsel.core.plan import constraint_violations, parse_plan
+
+    plan = ps.Plan(dp=8, tp=2, ep=8, etp=1)
+    assert parse_plan(plan.label()) == plan and "ETP1" in plan.label()
+    w = ps.Workload(ps.MODELS["llama3-8b"], global_batch=64)
+    dense = ps.Plan(dp=4, tp=2, etp=1)
+    codes = [r.code for r in constraint_violations(w, dense, ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=1))]
+    assert "etp_needs_moe" in codes

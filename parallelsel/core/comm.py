@@ -30,7 +30,7 @@ from .hardware import Cluster, Link
 from .memory import candidate_stages, fsdp_units, layer_shape, layers_on, stage_params
 from .stacks import STACKS, effective_zero, sp_layout_copies, stack_fused, wire_bytes
 from .kernels import attention_time, layer_gemms
-from .placement import group_link
+from .placement import group_link, sparsest_node
 from .plan import p2p_overlap_on, tp_overlap_on, with_stack_split
 
 __all__ = ["DDP_BUCKET_BYTES", "NCCL_MAX_CHANNELS", "NCCL_SM_BANDWIDTH", "OPS", "Traffic", "bus_factor", "collective_time", "traffic"]
@@ -225,7 +225,8 @@ def traffic(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
     stage, optimizer-step time.
     """
     step = _step(workload, plan, cluster)
-    return tuple(item for items in (_dp_items, _tp_items, _pp_items, _cp_items, _ep_items) for item in items(step))
+    return tuple(item for items in (_dp_items, _tp_items, _moe_tp_items, _pp_items, _cp_items, _ep_items)
+                 for item in items(step))
 
 
 def _step(workload, plan, cluster: Cluster) -> _Step:
@@ -246,24 +247,25 @@ def critical_items(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
     is overlappable where the stack overlaps the schedule's sends, ``Stack.overlap_pp_p2p``),
     without computing the DP/ZeRO ones: what the search's lower bound adds to a plan's compute."""
     step = _step(workload, plan, cluster)
-    return tuple(item for items in (_tp_items, _pp_items, _cp_items, _ep_items) for item in items(step))
+    return tuple(item for items in (_tp_items, _moe_tp_items, _pp_items, _cp_items, _ep_items) for item in items(step))
 
 
 def _heaviest_stage(model, plan) -> tuple[float, float, int]:
     """Dense and expert parameters on the most loaded stage's device, and that stage (the step waits for it);
     with an uneven split (``Plan.stage_layers``) every stage holds its own layers."""
-    dense, expert = stage_params(model, plan.tp, plan.pp, plan.ep, 0, layers_on(plan, 0))
+    dense, expert = stage_params(model, plan.tp, plan.pp, plan.ep, 0, layers_on(plan, 0), plan.etp)
     heavy = 0
     if plan.pp > 1:
         for i in candidate_stages(plan):
-            d2, e2 = stage_params(model, plan.tp, plan.pp, plan.ep, i, layers_on(plan, i))
+            d2, e2 = stage_params(model, plan.tp, plan.pp, plan.ep, i, layers_on(plan, i), plan.etp)
             if d2 + e2 > dense + expert:
                 dense, expert, heavy = d2, e2, i
     return dense, expert, heavy
 
 
 def _dp_items(st: _Step) -> list[Traffic]:
-    """Data parallel, ZeRO and FSDP: dense parameters over dp x cp ranks, experts over dp x cp / ep.
+    """Data parallel, ZeRO and FSDP: dense parameters over dp x cp ranks, experts over their data-parallel group,
+    tp x dp x cp / (etp x ep) ranks ``etp x ep`` apart (dp x cp / ep when the experts take the dense TP).
 
     With context parallelism the weights are replicated over dp x cp ranks, and gradients are
     reduced over all of them (Megatron-LM's data-parallel group "with context parallel"). The FSDP
@@ -273,10 +275,11 @@ def _dp_items(st: _Step) -> list[Traffic]:
     """
     plan = st.plan
     dense, expert, heavy = _heaviest_stage(st.model, plan)
-    units = fsdp_units(st.model, plan.tp, plan.pp, plan.ep, heavy, plan.reshard_after_forward, layers_on(plan, heavy))
+    units = fsdp_units(st.model, plan.tp, plan.pp, plan.ep, heavy, plan.reshard_after_forward, layers_on(plan, heavy),
+                       plan.etp)
     groups = [(dense, plan.dp * plan.cp, plan.tp, 1, "")]
     if expert:
-        groups.append((expert, plan.dp * plan.cp // plan.ep, plan.tp * plan.ep, plan.ep, " (experts)"))
+        groups.append((expert, plan.expert_dp, plan.expert_split, plan.ep, " (experts)"))
     out: list[Traffic] = []
     for n_params, size, stride, per, tag in groups:
         if size > 1 and n_params > 0:
@@ -376,7 +379,6 @@ def _tp_items(st: _Step) -> list[Traffic]:
     blocks = 1 if st.model.is_moe else 2
     calls = round(st.layers * st.m * (4 + redo) * blocks / 2)
     link = _link(st.cluster, st.ranks, plan.tp, 1)
-    moe = _moe_tp_items(st, x, redo, link)
     if plan.sp:
         rs_calls = calls if plan.recompute != "op" else st.layers * st.m * 2 * blocks
         ag_bytes = x / st.recipe.activation if st.recipe.gemm == "fp8" else x
@@ -387,26 +389,31 @@ def _tp_items(st: _Step) -> list[Traffic]:
             ag_copy, rs_copy = _layout_copy_seconds(st, ag_bytes, x)
         return [_item("TP", "all-gather", ag_bytes, calls, plan.tp, link, False, "forward", hidden=ag, copy=ag_copy),
                 _item("TP", "reduce-scatter", x, rs_calls, plan.tp, link, False, "forward", hidden=rs,
-                      copy=rs_copy)] + moe
-    return [_item("TP", "all-reduce", x, calls, plan.tp, link, False, "forward")] + moe
+                      copy=rs_copy)]
+    return [_item("TP", "all-reduce", x, calls, plan.tp, link, False, "forward")]
 
 
-def _moe_tp_items(st: _Step, x: float, redo: float, link: Link) -> list[Traffic]:
-    """An MoE layer's tensor-parallel collectives under Megatron-Core's all-to-all dispatcher with the experts
-    split like the dense layers (expert tensor parallel = TP, its default: arguments.py L587-588 @d98e8a6): the
-    tokens a rank received from the all-to-all are all-gathered over TP before the experts, and the experts'
-    partial outputs reduce-scattered over TP before the combining all-to-all (token_dispatcher.py core_r0.9.0
-    L531-537, L578-584; d98e8a6 L741-751, L824-831); backward mirrors them. Each moves top_k times a dense
-    layer's sequence-parallel collective (every token goes to top_k experts; balanced routing), in 16-bit, and
-    no TP overlap pairs it with a GEMM (Transformer Engine's userbuffers serve the dense linear layers): on the
-    critical path."""
-    if not st.model.is_moe:
+def _moe_tp_items(st: _Step) -> list[Traffic]:
+    """An MoE layer's tensor-parallel collectives under Megatron-Core's all-to-all dispatcher, over the experts'
+    TP group (``Plan.expert_tp``: the dense TP by default, arguments.py L587-588 @d98e8a6): the tokens a rank
+    received from the all-to-all are all-gathered over it before the experts, and the experts' partial outputs
+    reduce-scattered before the combining all-to-all (token_dispatcher.py core_r0.9.0 L532-538, L578-584;
+    d98e8a6 L741-751, L824-833); backward mirrors them. Each gathers the routed copies of the tokens of etp
+    sequence shards: top_k x etp / tp times a dense layer's sequence-parallel collective (balanced routing), in
+    16-bit; no TP overlap pairs it with a GEMM (Transformer Engine's userbuffers serve the dense linear layers):
+    on the critical path."""
+    plan = st.plan
+    etp = plan.expert_tp
+    if etp <= 1 or not st.model.is_moe:
         return []
-    y = x * st.model.top_k
-    calls = round(st.layers * st.m * (2 + redo / 2))
-    rs_calls = calls if st.plan.recompute != "op" else st.layers * st.m * 2
-    return [_item("TP", "all-gather", y, calls, st.plan.tp, link, False, "forward"),
-            _item("TP", "reduce-scatter", y, rs_calls, st.plan.tp, link, False, "forward")]
+    y = st.tokens * st.shape.hidden * st.recipe.activation * st.model.top_k * etp / plan.tp
+    # A full recompute repeats the layer's forward, these collectives with it, on the layers it recomputes; like
+    # the all-to-alls (_ep_items), op-level SAC keeps their outputs.
+    redo = plan.recompute_share(st.model) if plan.recompute == "full" else 0.0
+    calls = round(st.layers * st.m * (2 + redo))
+    link = _link(st.cluster, st.ranks, etp, 1)
+    return [_item("TP", "all-gather", y, calls, etp, link, False, "forward"),
+            _item("TP", "reduce-scatter", y, calls, etp, link, False, "forward")]
 
 
 def _layout_copy_seconds(st: _Step, ag_bytes: float, x: float) -> tuple[float, float]:
@@ -543,10 +550,12 @@ def _ep_items(st: _Step) -> list[Traffic]:
     if plan.ep <= 1 or not st.shape.experts:
         return []
     x = st.tokens * st.shape.hidden * st.model.top_k * st.recipe.activation / (plan.tp if plan.sp else 1)
-    calls = st.layers * st.m * (6 if plan.recompute == "full" else 4)
-    link = _link(st.cluster, st.ranks, plan.ep, plan.tp, spread=False)
-    g = st.cluster.gpus_per_node
-    local = max(1, min(plan.ep, g // plan.tp)) if plan.tp <= g else 1
+    redo = plan.recompute_share(st.model) if plan.recompute == "full" else 0.0
+    calls = round(st.layers * st.m * (4 + 2 * redo))
+    stride = plan.ep_stride
+    link = _link(st.cluster, st.ranks, plan.ep, stride, spread=False)
+    foot = plan.ep * stride
+    local = sparsest_node(foot * -(-st.ranks // foot), plan.ep, stride, st.cluster.gpus_per_node)
     one = _all_to_all_time(x, plan.ep, local, st.cluster.intra, link)
     return [Traffic("EP", "all-to-all", x, calls, plan.ep, link.name, calls * one, False, "forward")]
 

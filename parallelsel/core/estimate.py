@@ -239,7 +239,7 @@ def _compute(workload: Workload, plan: Plan, device, eff, mem) -> tuple[float, d
                                    plan.recompute_share(workload.model))
         rate = device.peak_flops * eff * plan.gpus
         return train * tokens / rate, {"forward": forward * tokens / rate, "backward": (train - forward) * tokens / rate}
-    extra = (plan.recompute_share(workload.model), stack_fused(workload), workload.recipe.gemm == "fp8")
+    extra = (plan.recompute_share(workload.model), stack_fused(workload), workload.recipe.gemm == "fp8", plan.etp)
     if plan.pp == 1:
         ct = compute_time(workload.model, plan.micro_batch, workload.seq_len, device, plan.tp, 1, plan.cp, plan.ep,
                           plan.sp, plan.recompute, workload.attention, *extra)

@@ -84,7 +84,8 @@ variance (24), read the gradient (4, fp32 main grad), write the 16-bit weight (2
 gradient clipping norm's read (2). Memory-bound (Kingma & Ba 2015, Algorithm 1)."""
 
 FUSED_ALL = ("attention", "rmsnorm", "swiglu", "rope", "cross_entropy", "fp8_cast", "cp_merge", "moe_permute")
-"""Every memory-bound operator fused, with a FlashAttention-2 class attention kernel: Megatron-LM's own fused
+"""Every memory-bound operator fused (an MoE layer's token permutation too, which no stack's defaults fuse), with a
+FlashAttention-2 class attention kernel: Megatron-LM's own fused
 kernels (the default of :func:`compute_time`, on which the 14 Megatron-LM runs of the validation page are timed;
 Transformer Engine's cuDNN attention on Hopper is the stack's ``cudnn_attention``, not in this default).
 :data:`parallelsel.core.stacks.STACKS` says which of them each stack fuses in each mode."""
@@ -119,14 +120,15 @@ FUSED_BYTES = {
     # lse) * (out - block_out) in fp32, three passes: read 4 + 2, write 4; read 4, write 4; read 4 + 4, write 4).
     "cp_merge": (10, 30),
     # per routed element (token x top_k x hidden) of an MoE layer's token shuffle around its experts, before the
-    # all-to-all and after it. Unfused, Megatron-Core's moe_utils.py (core_r0.9.0 L155-246; at d98e8a6 without
-    # moe_permute_fusion, which defaults to False): permute gathers each token once per expert it goes to (read 2,
-    # write 2); unpermute scatters the expert outputs back (2, 2), weights them by their router probabilities (2,
-    # 2) and sums the top_k copies of each token (read 2): 14. Fused (Transformer Engine's moe_permute /
-    # moe_unpermute with the probabilities merged, --moe-permute-fusion): the gather (2, 2) and a
+    # all-to-all and after it. Unfused, Megatron-Core's moe_utils.py (core_r0.9.0 L155-246, L514-550; at d98e8a6
+    # without moe_permute_fusion, which defaults to False, transformer_config.py L941): permute gathers each token
+    # once per expert it goes to (read 2, write 2); unpermute's moe_scatter zero-fills its output and scatter-adds
+    # the expert outputs into it (write 2; read 2, read and write 2 + 2), weights them by their router
+    # probabilities (2, 2) and sums the top_k copies of each token (read 2): 18. Fused (Transformer Engine's
+    # moe_permute / moe_unpermute with the probabilities merged, --moe-permute-fusion): the gather (2, 2) and a
     # scatter-weight-sum that reads each copy once (2): 6. Both write the combined token once more
     # (MOE_COMBINE_BYTES).
-    "moe_permute": (6, 14),
+    "moe_permute": (6, 18),
 }
 """Forward bytes per element of the memory-bound operators, ``(fused, unfused)``; backward moves
 :data:`BACKWARD_BYTES` times as many. A LayerNorm is one kernel in eager PyTorch too (``nn.LayerNorm``),
@@ -248,21 +250,25 @@ def _fp8_gemm(m: int, n: int, k: int, device: Device, count: int = 1) -> float:
                moved / device.memory_rate)
 
 
-def layer_gemms(model, tokens: int, tp: int = 1, ep: int = 1) -> tuple[Gemm, ...]:
+def layer_gemms(model, tokens: int, tp: int = 1, ep: int = 1, etp: int | None = None) -> tuple[Gemm, ...]:
     """The weight GEMMs of one transformer layer's forward pass for ``tokens`` tokens on one GPU.
 
     Megatron-LM's TP split (Shoeybi et al. 2019 §3): QKV and the MLP's first matrix by columns (N / tp),
     the attention output and the MLP's second matrix by rows (K / tp). MoE: each of the experts / ep
-    local experts receives tokens x top_k x ep / experts tokens (balanced routing), plus the router.
+    local experts receives tokens x top_k x ep / experts tokens (balanced routing), plus the router; with an
+    expert TP ``etp`` other than ``tp`` (MoE parallel folding) the experts are split etp ways and a rank's
+    experts see the tokens of etp of the tp ranks' sequence shards: tokens x etp / tp of them.
     """
     h, q, kv, f = model.hidden, model.q_dim, model.kv_dim, model.ffn_hidden
     up = -(-(2 if model.gated_mlp else 1) * f // tp)
     out = [Gemm("qkv", tokens, -(-(q + 2 * kv) // tp), h), Gemm("proj", tokens, h, -(-q // tp))]
     if model.is_moe:
-        routed = max(1, tokens * model.top_k * ep // model.experts)
+        etp = tp if etp is None else etp
+        routed = max(1, tokens * etp * model.top_k * ep // (tp * model.experts))
         local = max(1, model.experts // ep)
-        out += [Gemm("router", tokens, model.experts, h), Gemm("fc1", routed, up, h, local),
-                Gemm("fc2", routed, h, -(-f // tp), local)]
+        out += [Gemm("router", tokens, model.experts, h),
+                Gemm("fc1", routed, -(-(2 if model.gated_mlp else 1) * f // etp), h, local),
+                Gemm("fc2", routed, h, -(-f // etp), local)]
     else:
         out += [Gemm("fc1", tokens, up, h), Gemm("fc2", tokens, h, -(-f // tp))]
     return tuple(out)
@@ -289,7 +295,8 @@ class ComputeTime:
 
 def compute_time(model, micro_batch: int, seq_len: int, device: Device, tp: int = 1, pp: int = 1, cp: int = 1,
                  ep: int = 1, sp: bool = False, recompute: str = "none", attention: str = "flash",
-                 recompute_share: float = 1.0, fused: tuple[str, ...] = FUSED_ALL, fp8: bool = False) -> ComputeTime:
+                 recompute_share: float = 1.0, fused: tuple[str, ...] = FUSED_ALL, fp8: bool = False,
+                 etp: int | None = None) -> ComputeTime:
     """Compute seconds per micro-batch on one GPU of a stage holding layers / pp layers (and 1/pp of the
     output layer's work, as the even FLOP split of :mod:`parallelsel.core.estimate` assumes).
 
@@ -305,12 +312,13 @@ def compute_time(model, micro_batch: int, seq_len: int, device: Device, tp: int 
     ``fused``: the operators that run fused (:data:`FUSED_BYTES`; the stack's, from
     :data:`parallelsel.core.stacks.STACKS`); the others run as eager PyTorch runs them, each pass
     over memory counted. ``fp8``: the linear layers' GEMMs run in FP8 (:func:`fp8_gemm_time`), plus the
-    casts of their inputs, weights and output gradients; attention and the output layer stay bf16.
+    casts of their inputs, weights and output gradients; attention and the output layer stay bf16. ``etp``: the
+    experts' tensor-parallel degree (``Plan.etp``; None: ``tp``).
     """
     if fp8 and not device.fp8_flops:
         raise ParallelselError(f"fp8=True: device {device.name!r} has no FP8 tensor cores")
     return _compute(model, micro_batch, seq_len, device, tp, pp, cp, ep, sp, recompute, attention,
-                    float(recompute_share), tuple(sorted(fused)), bool(fp8))
+                    float(recompute_share), tuple(sorted(fused)), bool(fp8), etp)
 
 
 def recomputed_gemm_share(model, name: str) -> float:
@@ -341,7 +349,7 @@ def recomputed_gemm_share(model, name: str) -> float:
 def stage_compute_times(model, micro_batch: int, seq_len: int, device: Device, split, tp: int = 1, cp: int = 1,
                         ep: int = 1, sp: bool = False, recompute: str = "none", attention: str = "flash",
                         recompute_share: float = 1.0, fused: tuple[str, ...] = FUSED_ALL,
-                        fp8: bool = False) -> tuple[ComputeTime, ...]:
+                        fp8: bool = False, etp: int | None = None) -> tuple[ComputeTime, ...]:
     """Compute seconds per micro-batch on one GPU of each pipeline rank, rank ``i`` holding ``split[i]`` layers
     (the other arguments as :func:`compute_time` takes them).
 
@@ -361,24 +369,25 @@ def stage_compute_times(model, micro_batch: int, seq_len: int, device: Device, s
     b, s = positive_int("micro_batch", micro_batch), positive_int("seq_len", seq_len)
     split = tuple(positive_int(f"split[{i}]", n) for i, n in enumerate(split))
     return checked_stage_times(model, b, s, device, split, tp, cp, ep, sp, recompute, attention, recompute_share,
-                               fused, fp8)
+                               fused, fp8, etp)
 
 
 def checked_stage_times(model, b: int, s: int, device: Device, split: tuple, tp: int, cp: int, ep: int, sp: bool,
                         recompute: str, attention: str, share: float, fused: tuple[str, ...],
-                        fp8: bool) -> tuple[ComputeTime, ...]:
+                        fp8: bool, etp: int | None = None) -> tuple[ComputeTime, ...]:
     """:func:`stage_compute_times` for arguments already checked -- a :class:`parallelsel.Plan` and
     :class:`parallelsel.Workload` validated them -- as the estimate calls it tens of thousands of times a search."""
     if fp8 and not device.fp8_flops:
         raise ParallelselError(f"fp8=True: device {device.name!r} has no FP8 tensor cores")
     return _stage_times(model, b, s, device, split, tp, cp, ep, sp, recompute, attention, float(share),
-                        tuple(sorted(fused)), bool(fp8))
+                        tuple(sorted(fused)), bool(fp8), etp)
 
 
 @lru_cache(maxsize=8192)
 def _stage_times(model, b, s, device, split, tp, cp, ep, sp, recompute, attention, share=1.0, fused=FUSED_ALL,
-                 fp8=False) -> tuple[ComputeTime, ...]:
-    layer, head = layer_and_head_times(model, b, s, device, tp, cp, ep, sp, recompute, attention, share, fused, fp8)
+                 fp8=False, etp=None) -> tuple[ComputeTime, ...]:
+    layer, head = layer_and_head_times(model, b, s, device, tp, cp, ep, sp, recompute, attention, share, fused, fp8,
+                                       etp)
     out = []
     last = len(split) - 1
     for i, n in enumerate(split):
@@ -389,19 +398,19 @@ def _stage_times(model, b, s, device, split, tp, cp, ep, sp, recompute, attentio
 
 @lru_cache(maxsize=8192)
 def layer_and_head_times(model, b, s, device, tp, cp, ep, sp, recompute, attention, share=1.0, fused=FUSED_ALL,
-                         fp8=False) -> tuple[tuple[float, ...], tuple[float, ...]]:
+                         fp8=False, etp=None) -> tuple[tuple[float, ...], tuple[float, ...]]:
     """One layer's and the output layer's (forward, backward, gemm, attention, memory) seconds per micro-batch
     (arguments as :func:`compute_time` passes them on, already checked): the parts :func:`compute_time` and
     :func:`stage_compute_times` add up."""
     tokens = b * (s // cp)
-    gemms = layer_gemms(model, tokens, tp, ep)
+    gemms = layer_gemms(model, tokens, tp, ep, etp)
     g_fwd = sum(g.time(device, fp8) for g in gemms)
     g_bwd = sum(d.time(device, fp8) for g in gemms for d in g.backward)
     a_fwd, a_bwd = _attention(model, b, s, cp, tp, device, attention, "cudnn_attention" in fused)
     rate = device.memory_rate
     m_fwd = _elementwise_bytes(model, tokens, s, tp, sp, attention, fused) / rate
     if model.is_moe:
-        m_fwd += _moe_shuffle_bytes(model, tokens, tp, sp, ep, fused) / rate
+        m_fwd += _moe_shuffle_bytes(model, tokens, tp, sp, ep, fused, etp) / rate
     if cp > 1:   # the ring's merge of each step's partial output (the backward's dQ, dK, dV sums: BACKWARD_BYTES)
         merge = FUSED_BYTES["cp_merge"][0 if "cp_merge" in fused else 1]
         m_fwd += merge * (cp - 1) * tokens * max(1, model.heads // tp) * model.head_dim / rate
@@ -436,9 +445,10 @@ def layer_and_head_times(model, b, s, device, tp, cp, ep, sp, recompute, attenti
 
 @lru_cache(maxsize=8192)
 def _compute(model, b, s, device, tp, pp, cp, ep, sp, recompute, attention, share=1.0, fused=FUSED_ALL,
-             fp8=False) -> ComputeTime:
+             fp8=False, etp=None) -> ComputeTime:
     # layers / pp layers and 1/pp of the output layer (the even split of compute_time's contract).
-    layer, head = layer_and_head_times(model, b, s, device, tp, cp, ep, sp, recompute, attention, share, fused, fp8)
+    layer, head = layer_and_head_times(model, b, s, device, tp, cp, ep, sp, recompute, attention, share, fused, fp8,
+                                       etp)
     layers = model.layers / pp
     return ComputeTime(*(layers * x + y / pp for x, y in zip(layer, head)))
 
@@ -553,17 +563,18 @@ def _elementwise_bytes(model, tokens: int, s: int, tp: int, sp: bool, attention:
     return tokens * (replicated + act + rope + scores)
 
 
-def _moe_shuffle_bytes(model, tokens: int, tp: int, sp: bool, ep: int, fused: tuple[str, ...] = FUSED_ALL) -> float:
+def _moe_shuffle_bytes(model, tokens: int, tp: int, sp: bool, ep: int, fused: tuple[str, ...] = FUSED_ALL,
+                       etp: int | None = None) -> float:
     # Forward bytes of one MoE layer's token shuffle on one GPU (Megatron-Core's all-to-all dispatcher,
-    # token_dispatcher.py core_r0.9.0 L487-605, the same steps at d98e8a6 L682-880): permute and unpermute act
+    # token_dispatcher.py core_r0.9.0 L487-606, the same steps at d98e8a6 L624-909): permute and unpermute act
     # on the rank's own tokens (1/tp of them under sequence parallelism: MoE with TP requires it), each sent to
-    # top_k experts; after the all-to-all and the TP all-gather a rank holds tokens x top_k routed tokens
-    # (balanced routing), which it regroups by local expert when it has more than one.
+    # top_k experts; after the all-to-all and the expert-TP all-gather a rank holds tokens x top_k x etp / tp
+    # routed tokens (balanced routing), which it regroups by local expert when it has more than one.
     h, k = model.hidden, model.top_k
     own = tokens / (tp if sp else 1)
     shuffle = own * h * (FUSED_BYTES["moe_permute"][0 if "moe_permute" in fused else 1] * k + MOE_COMBINE_BYTES)
     if model.experts // ep > 1:
-        shuffle += MOE_SORT_BYTES * tokens * k * h
+        shuffle += MOE_SORT_BYTES * tokens * k * h * (tp if etp is None else etp) / tp
     return shuffle
 
 

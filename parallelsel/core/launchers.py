@@ -17,7 +17,8 @@ Option names are the launchers' own, checked against their source at these commi
 * Megatron-LM ``megatron/training/arguments.py`` (NVIDIA/Megatron-LM d98e8a64, 2026-08-22). Parallel
   sizes come from ``ModelParallelConfig`` fields turned into flags by ``ArgumentGroupFactory``
   (``--tensor-model-parallel-size``, ``--pipeline-model-parallel-size``, ``--sequence-parallel``,
-  ``--context-parallel-size``, ``--expert-model-parallel-size``), batch sizes from ``TrainingConfig``
+  ``--context-parallel-size``, ``--expert-model-parallel-size``, ``--expert-tensor-parallel-size``: unset, the
+  dense TP, arguments.py L587-588), batch sizes from ``TrainingConfig``
   (``--micro-batch-size``, ``--global-batch-size``), recomputation from ``TransformerConfig``
   (``--recompute-granularity {full,selective}``, ``--recompute-method {uniform,block}``,
   ``--recompute-num-layers``), FP8 from ``TransformerConfig`` (``--fp8-format``, ``--fp8-recipe``) and
@@ -31,7 +32,8 @@ Option names are the launchers' own, checked against their source at these commi
   same ``ParallelismConfig`` field names): ``[parallelism]`` ``data_parallel_replicate_degree``,
   ``data_parallel_shard_degree``, ``fsdp_reshard_after_forward``, ``tensor_parallel_degree``,
   ``pipeline_parallel_degree``, ``pipeline_parallel_schedule``, ``pipeline_parallel_layers_per_stage``,
-  ``pipeline_parallel_microbatch_size``, ``context_parallel_degree``, ``expert_parallel_degree``;
+  ``pipeline_parallel_microbatch_size``, ``context_parallel_degree``, ``expert_parallel_degree``,
+  ``expert_tensor_parallel_degree`` (default 1, "either 1 or the same as tp");
   ``[training]`` ``local_batch_size``, ``global_batch_size``, ``seq_len``; ``[activation_checkpoint]``
   ``mode {selective, full, none}`` with ``selective_ac_option = "op"`` (op-level selective checkpointing;
   its default ``"2"`` would checkpoint every second whole layer instead); ``[model]`` ``converters``
@@ -274,6 +276,8 @@ def _refuse_torchtitan(plan: Plan, stack, sharded_part: bool, layers: int = 0) -
         out.append(("launcher_tp_without_sp", {"tp": plan.tp}))
     if stack.ddp_alone and plan.zero == 0 and plan.dp > 1 and plan.gpus != plan.dp:
         out.append(("launcher_ddp_multi_dim", {"dp": plan.dp, "tp": plan.tp, "pp": plan.pp}))
+    if plan.expert_tp not in (1, plan.tp):  # job_config.py expert_tensor_parallel_degree: "either 1 or ... tp"
+        out.append(("launcher_etp", {"etp": plan.expert_tp, "tp": plan.tp}))
     if plan.recompute_layers is not None and _layer_sac_every(None, plan, layers) is None:
         out.append(("launcher_recompute_layers", {"recompute_layers": plan.recompute_layers,
                                                   "stage_layers": layers // (plan.pp * plan.chunks)}))
@@ -375,6 +379,8 @@ def _megatron(workload: Workload, plan: Plan) -> dict:
         o["--context-parallel-size"] = plan.cp
     if plan.ep > 1:
         o["--expert-model-parallel-size"] = plan.ep
+    if plan.etp is not None:  # arguments.py L587-588 @d98e8a6: unset, the experts take --tensor-model-parallel-size
+        o["--expert-tensor-parallel-size"] = plan.etp
     o["--micro-batch-size"] = plan.micro_batch
     o["--global-batch-size"] = workload.global_batch
     if plan.sp and plan.tp > 1:
@@ -507,6 +513,8 @@ def _torchtitan(workload: Workload, plan: Plan) -> dict:
         par.update(_torchtitan_pipeline(workload, plan))
     par["context_parallel_degree"] = plan.cp
     par["expert_parallel_degree"] = plan.ep
+    if plan.ep > 1 and plan.expert_tp != 1:  # torchtitan's default is 1 (experts not split by TP)
+        par["expert_tensor_parallel_degree"] = plan.expert_tp
     out["parallelism"] = par
     # Without PP, local_batch_size is one micro-batch and the trainer accumulates
     # global / (local x dp) of them; with PP the pipeline takes all of a rank's micro-batches at once.
@@ -750,6 +758,8 @@ def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchCo
     plan: dict = {"tp": tp, "pp": pp, "cp": cp, "ep": ep,
                   "micro_batch": _int("--micro-batch-size", g("--micro-batch-size", 1)),
                   "sp": bool(g("--sequence-parallel")) and tp > 1}
+    if g("--expert-tensor-parallel-size") is not None:
+        plan["etp"] = _int("--expert-tensor-parallel-size", g("--expert-tensor-parallel-size"))
     if g("--tp-comm-overlap"):
         plan["tp_overlap"] = True
     if g("--no-overlap-p2p-communication") and pp > 1:
@@ -857,15 +867,8 @@ def _torchtitan_stages(par: dict, plan: dict, layers: int | None, local: int) ->
     return notes
 
 
-def _read_torchtitan(text: str, world: int | None, layers: int | None) -> LaunchConfig:
-    import tomllib
-
-    try:
-        cfg = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        _bad("FILE", "TOML", f"cannot be parsed ({exc})")
-    par, tr = cfg.get("parallelism", {}), cfg.get("training", {})
-    ac = cfg.get("activation_checkpoint", {})
+def _titan_degrees(par: dict, world: int | None) -> tuple[dict, int, int]:
+    """The plan degrees a torchtitan ``[parallelism]`` section sets, with its replicate and shard degrees."""
     rep = _int("data_parallel_replicate_degree", par.get("data_parallel_replicate_degree", 1))
     shard = _int("data_parallel_shard_degree", par.get("data_parallel_shard_degree", -1))
     tp = _int("tensor_parallel_degree", par.get("tensor_parallel_degree", 1))
@@ -877,6 +880,22 @@ def _read_torchtitan(text: str, world: int | None, layers: int | None) -> Launch
             _bad("data_parallel_shard_degree", shard, "-1 needs the world size (give --gpus or --nodes)")
         shard = world // (rep * cp * tp * pp)
     plan: dict = {"dp": rep * shard, "tp": tp, "pp": pp, "cp": cp, "ep": ep, "sp": tp > 1}
+    if ep > 1:  # expert_tensor_parallel_degree: default 1, the experts not split by TP
+        plan["etp"] = _int("expert_tensor_parallel_degree", par.get("expert_tensor_parallel_degree", 1))
+    return plan, rep, shard
+
+
+def _read_torchtitan(text: str, world: int | None, layers: int | None) -> LaunchConfig:
+    import tomllib
+
+    try:
+        cfg = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        _bad("FILE", "TOML", f"cannot be parsed ({exc})")
+    par, tr = cfg.get("parallelism", {}), cfg.get("training", {})
+    ac = cfg.get("activation_checkpoint", {})
+    plan, rep, shard = _titan_degrees(par, world)
+    tp, pp = plan["tp"], plan["pp"]
     if par.get("enable_async_tensor_parallel") and tp > 1:
         plan["tp_overlap"] = True
     if shard > 1:

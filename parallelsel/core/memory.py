@@ -535,7 +535,7 @@ def _inflight(schedule: str, p: int, m: int, v: int, i: int) -> float:
 
 # -- parameters per stage and the FSDP unit -------------------------------------------------
 def stage_params(model: Transformer, tp: int = 1, pp: int = 1, ep: int = 1, stage: int = 0,
-                 layers: int | None = None) -> tuple[float, float]:
+                 layers: int | None = None, etp: int | None = None) -> tuple[float, float]:
     """Parameters one device holds on pipeline ``stage``: ``(dense, expert)``.
 
     Layers are split evenly over ``pp`` stages (the worst stage gets ceil(L/pp); a plan with an uneven
@@ -544,20 +544,22 @@ def stage_params(model: Transformer, tp: int = 1, pp: int = 1, ep: int = 1, stag
     embeddings and pp > 1 the last stage keeps its own copy of the word embedding for the output
     layer (Megatron-LM, Shoeybi et al. 2019 §3 and Narayanan et al. 2021). Everything is divided by
     ``tp`` (Megatron splits every matrix and the vocabulary; the small replicated norms and biases
-    are counted as split too), and expert weights additionally by ``ep``. ``layers``: the stage's
-    transformer layers when the split is uneven (:func:`layers_on`).
+    are counted as split too), and expert weights by ``etp`` (the experts' TP, ``tp`` by default) x ``ep``.
+    ``layers``: the stage's transformer layers when the split is uneven (:func:`layers_on`).
     """
     t, p, e = positive_int("tp", tp), positive_int("pp", pp), positive_int("ep", ep)
+    x = (t if etp is None else positive_int("etp", etp)) * e
     i = positive_int("stage", stage, minimum=0)
     if i >= p:
         raise ParallelselError(f"stage={stage}: must be < stages={p}")
     n = None if layers is None else positive_int("layers", layers)
-    return _stage_params(model, t, p, e, i, n)
+    return _stage_params(model, t, p, x, i, n)
 
 
 @lru_cache(maxsize=8192)
-def _stage_params(model: Transformer, t: int, p: int, e: int, i: int, n: int | None = None) -> tuple[float, float]:
-    # ``n``: the stage's transformer layers (Plan.stage_layers); None: the even split, ceil(L / p).
+def _stage_params(model: Transformer, t: int, p: int, x: int, i: int, n: int | None = None) -> tuple[float, float]:
+    # ``x``: the ways the experts are split (expert TP x EP, Plan.expert_split); ``n``: the stage's transformer
+    # layers (Plan.stage_layers); None: the even split, ceil(L / p).
     sh = layer_shape(model)
     layers = -(-sh.layers // p) if n is None else n
     dense = layers * sh.dense_layer
@@ -565,7 +567,7 @@ def _stage_params(model: Transformer, t: int, p: int, e: int, i: int, n: int | N
         dense += sh.embedding
     if i == p - 1:
         dense += sh.head + (sh.tied if p > 1 else 0)
-    return dense / t, layers * sh.experts / (t * e)
+    return dense / t, layers * sh.experts / x
 
 
 @dataclass(frozen=True)
@@ -585,7 +587,8 @@ class FsdpUnit:
 
 
 def fsdp_units(model: Transformer, tp: int = 1, pp: int = 1, ep: int = 1, stage: int = 0,
-               reshard_after_forward: bool = True, layers: int | None = None) -> tuple[FsdpUnit, ...]:
+               reshard_after_forward: bool = True, layers: int | None = None,
+               etp: int | None = None) -> tuple[FsdpUnit, ...]:
     """How a model is wrapped for FSDP: the units :func:`gather_peak`, :func:`breakdown`, the traffic
     (:func:`parallelsel.core.comm.traffic`) and the per-tensor accounting (:mod:`parallelsel.course.frameworks`) read.
 
@@ -606,19 +609,21 @@ def fsdp_units(model: Transformer, tp: int = 1, pp: int = 1, ep: int = 1, stage:
         [('block', 32, True), ('root', 1, False)]
     """
     t, p, e = positive_int("tp", tp), positive_int("pp", pp), positive_int("ep", ep)
+    x = (t if etp is None else positive_int("etp", etp)) * e
     i = positive_int("stage", stage, minimum=0)
     if i >= p:
         raise ParallelselError(f"stage={stage}: must be < stages={p}")
     n = None if layers is None else positive_int("layers", layers)
-    return _fsdp_units(model, t, p, e, i, flag("reshard_after_forward", reshard_after_forward), n)
+    return _fsdp_units(model, t, p, x, i, flag("reshard_after_forward", reshard_after_forward), n)
 
 
 @lru_cache(maxsize=1024)
-def _fsdp_units(model: Transformer, t: int, p: int, e: int, i: int, raf: bool = True,
+def _fsdp_units(model: Transformer, t: int, p: int, x: int, i: int, raf: bool = True,
                 n: int | None = None) -> tuple[FsdpUnit, ...]:
+    # x: the ways the experts are split (expert TP x EP)
     sh = layer_shape(model)
     layers = -(-sh.layers // p) if n is None else n
-    out = [FsdpUnit("block", sh.dense_layer / t + sh.experts / (t * e), layers, raf)]
+    out = [FsdpUnit("block", sh.dense_layer / t + sh.experts / x, layers, raf)]
     head = (sh.head + (sh.tied if p > 1 else 0)) if i == p - 1 else 0
     root = (sh.embedding if i == 0 else 0) + head
     if root:
@@ -649,15 +654,15 @@ def gather_peak(model: Transformer, recipe: Recipe = RECIPES["bf16-adam"], tp: i
     i = positive_int("stage", stage, minimum=0)
     if i >= p:
         raise ParallelselError(f"stage={stage}: must be < stages={p}")
-    return _gather_peak(model, recipe, t, p, e, i, flag("prefetch", prefetch),
+    return _gather_peak(model, recipe, t, p, t * e, i, flag("prefetch", prefetch),
                         flag("reshard_after_forward", reshard_after_forward))
 
 
-def _gather_peak(model, recipe, t, p, e, i, prefetch=True, raf=True, synced=True, n=None) -> float:
+def _gather_peak(model, recipe, t, p, x, i, prefetch=True, raf=True, synced=True, n=None) -> float:
     # synced=False (no_sync): the unsharded gradients are counted in the states, not here.
     # Backward runs the units in the order fsdp_units lists them (blocks, then the root); the first
     # unit of each kind is where its moment peaks: the held units not yet run are still gathered.
-    units = _fsdp_units(model, t, p, e, i, raf, n)
+    units = _fsdp_units(model, t, p, x, i, raf, n)
     w, g = recipe.weights, (recipe.grads if synced else 0.0)
     early = g * sum(u.early_grads for u in units)
     peak = 0.0
@@ -708,17 +713,17 @@ class MemoryBreakdown:
         }
 
 
-def _linear_params(model: Transformer, t: int, p: int, e: int, n: int | None = None) -> float:
+def _linear_params(model: Transformer, t: int, p: int, x: int, n: int | None = None) -> float:
     """Weights of the linear layers (attention projections and MLPs; experts split by EP) one device holds on a
     stage of ``n`` layers (None: the even split)."""
-    return sum(_linear_split(model, t, p, e, n))
+    return sum(_linear_split(model, t, p, x, n))
 
 
-def _linear_split(model: Transformer, t: int, p: int, e: int, n: int | None = None) -> tuple[float, float]:
+def _linear_split(model: Transformer, t: int, p: int, x: int, n: int | None = None) -> tuple[float, float]:
     """:func:`_linear_params` as (dense, expert): ZeRO shards the two over different groups (experts over dp/ep)."""
     layers = -(-model.layers // p) if n is None else n
     if model.is_moe:
-        return layers * model.attention_params / t, layers * model.experts / e * model.expert_params / t
+        return layers * model.attention_params / t, layers * model.experts * model.expert_params / x
     return layers * (model.attention_params + model.expert_params) / t, 0.0
 
 
@@ -733,7 +738,7 @@ def _fsdp_peak(workload, plan, stack, st: States, params: float, i: int,
     gathered = replace(recipe, weights=wire_bytes(stack, recipe)[1])
     if stack.zero3_live:
         return st, _module_live_peak(workload.model, gathered, plan.tp, params, stack.zero3_live)
-    return st, _gather_peak(workload.model, gathered, plan.tp, plan.pp, plan.ep, i, True, plan.reshard_after_forward,
+    return st, _gather_peak(workload.model, gathered, plan.tp, plan.pp, plan.expert_split, i, True, plan.reshard_after_forward,
                             not plan.no_sync, n_layers)
 
 
@@ -761,7 +766,7 @@ def _module_live_peak(model: Transformer, recipe: Recipe, t: int, params: float,
     return recipe.weights * weights + recipe.grads * grads
 
 
-def _fp8_weight_copies(workload, t: int, p: int, e: int, n: int | None = None, transposed: bool = True) -> float:
+def _fp8_weight_copies(workload, t: int, p: int, x: int, n: int | None = None, transposed: bool = True) -> float:
     """Bytes of FP8 weight copies a stage keeps through the step beside its weights: Transformer Engine keeps the
     FP8 copy of each GEMM weight it quantized (1 byte a weight; none when the FP8 weight is the weight itself,
     ``Recipe.fp8_weights``: Megatron-Core's ``--fp8-param-gather``) and, where the part cannot read FP8 columnwise,
@@ -775,7 +780,7 @@ def _fp8_weight_copies(workload, t: int, p: int, e: int, n: int | None = None, t
     none. 0 without an FP8 recipe."""
     if not _te_fp8(workload) or workload.recipe.fp8_weights:  # fp8_weights: the copies are the weights (_stage_states)
         return 0.0
-    return (2.0 if transposed else 1.0) * _linear_params(workload.model, t, p, e, n)
+    return (2.0 if transposed else 1.0) * _linear_params(workload.model, t, p, x, n)
 
 
 def _fp8_transposed(device) -> bool:
@@ -815,22 +820,23 @@ def _stage_states(workload, plan, i: int, n_layers: int | None = None,
     """Stage ``i``'s model states, sharded by ZeRO over the ranks the stack shards over (FP8 weight copies
     with the weights), and its FSDP gather peak (0 without ZeRO-3): the part of its memory that no
     micro-batch, recompute mode, schedule or SP setting changes."""
-    model, recipe, t, p, e = workload.model, workload.recipe, plan.tp, plan.pp, plan.ep
-    dense, expert = _stage_params(model, t, p, e, i, n_layers)
+    model, recipe, t, p, x = workload.model, workload.recipe, plan.tp, plan.pp, plan.expert_split
+    dense, expert = _stage_params(model, t, p, x, i, n_layers)
     stack = STACKS[workload.stack]
     n = state_shards(stack, plan)  # DP (x CP where the stack shards over it)
     zero = effective_zero(plan)  # the stack's semantics (PP with FSDP runs as torchtitan runs it)
     st = _states(dense, recipe, n, zero)
     if expert:
-        # Expert weights are replicated only over dp/ep ranks, so ZeRO shards them over that many.
-        ex = _states(expert, recipe, max(1, n // e), zero)
+        # Expert weights are replicated only over the experts' data-parallel ranks; ZeRO shards them over those.
+        # (n x tp / (etp x ep): the experts' data-parallel share of the n state shards, Plan.expert_dp)
+        ex = _states(expert, recipe, max(1, n * t // x), zero)
         st = States(st.params + ex.params, st.grads + ex.grads, st.optimizer + ex.optimizer)
-    copies = _fp8_weight_copies(workload, t, p, e, n_layers, transposed)
+    copies = _fp8_weight_copies(workload, t, p, x, n_layers, transposed)
     if recipe.fp8_weights and not transposed and _te_fp8(workload):
         # The recipe's bytes count Hopper's transposed copy of each FP8 linear weight, sharded as the weights are
         # (dense over the n state shards, experts over n / ep).
-        lin_dense, lin_expert = _linear_split(model, t, p, e, n_layers)
-        copies -= (lin_dense / n + lin_expert / max(1, n // e)) if zero >= 3 else lin_dense + lin_expert
+        lin_dense, lin_expert = _linear_split(model, t, p, x, n_layers)
+        copies -= (lin_dense / n + lin_expert / max(1, n * t // x)) if zero >= 3 else lin_dense + lin_expert
     st = States(st.params + copies, st.grads, st.optimizer)
     if zero == 3 and n > 1:
         return _fsdp_peak(workload, plan, stack, st, dense + expert, i, n_layers)

@@ -317,6 +317,39 @@ def _ranks_on_nodes(o: int, size: int, stride: int, g: int, j: int) -> int:
     return max(0, hi - lo + 1)
 
 
+def sparsest_node(total: int, size: int, stride: int, g: int) -> int:
+    """The fewest ranks a group of ``size`` ranks ``stride`` apart (among ``total`` ranks on nodes of ``g`` GPUs) has on
+    one of the nodes it spans, over the groups that cross nodes (``g`` when none does). What an all-to-all over such
+    a group sends across nodes depends on it: a rank with k group peers in its node sends (size - k) / size of its
+    buffer over the network.
+
+    Examples:
+        >>> sparsest_node(16, 8, 1, 4), sparsest_node(24, 4, 1, 6), sparsest_node(64, 8, 8, 8)
+        (4, 2, 1)
+    """
+    return _sparsest(total, size, stride, g)[0] if size > 1 else g
+
+
+def _sparsest(total: int, size: int, stride: int, g: int) -> tuple[int, bool]:
+    # (k, local): the fewest ranks a crossing group has on one node, and whether some groups stay inside a node.
+    # Counted without listing the groups (issue 33): a group's ranks per node depend only on its first rank's offset
+    # in its node, and the group bases low + size * stride * high take at most g offsets.
+    if stride >= g:
+        return 1, False
+    foot, span = size * stride, stride * (size - 1)
+    heights = total // foot
+    period = g // math.gcd(foot, g)
+    k, local = g, False
+    for o in sorted({(low + foot * j) % g for low in range(stride) for j in range(min(period, heights))}):
+        last = (o + span) // g
+        if last == 0:
+            local = True  # a group inside one node: its GPUs send nothing across
+            continue
+        inner = range(1, min(last, stride + 1))
+        k = min(k, *(_ranks_on_nodes(o, size, stride, g, j) for j in (0, last, *inner)))
+    return k, local
+
+
 def _ring_share(inter: Link, total: int, size: int, stride: int, g: int) -> tuple[float, int]:
     """``(line rate, rings)`` one crossing group's collectives get across nodes, as NCCL spreads its
     rings over a node's NICs (module docstring): k rings for the k ranks the group has on its
@@ -329,17 +362,7 @@ def _ring_share(inter: Link, total: int, size: int, stride: int, g: int) -> tupl
     """
     if stride >= g:  # every rank of a group on a node of its own: one ring, every GPU of a node sends
         return inter.share(min(g, total)), 1
-    foot, span = size * stride, stride * (size - 1)
-    heights = total // foot
-    period = g // math.gcd(foot, g)
-    k, local = g, False
-    for o in sorted({(low + foot * j) % g for low in range(stride) for j in range(min(period, heights))}):
-        last = (o + span) // g
-        if last == 0:
-            local = True  # a group inside one node: its GPUs send nothing across
-            continue
-        inner = range(1, min(last, stride + 1))
-        k = min(k, *(_ranks_on_nodes(o, size, stride, g, j) for j in (0, last, *inner)))
+    k, local = _sparsest(total, size, stride, g)
     gpus = min(g, total)
     if local:  # some groups stay inside a node: count the crossing groups' GPUs on the fullest node
         nodes = _Ranks(total, size, stride, g)
@@ -375,7 +398,7 @@ def placement(plan, cluster: Cluster) -> dict[str, GroupPlacement]:
     if cp > 1:
         out["CP"] = _cached(cluster, n, cp, plan.tp, "CP", True, False)
     if plan.ep > 1:
-        out["EP"] = _cached(cluster, n, plan.ep, plan.tp, "EP", True, False)
+        out["EP"] = _cached(cluster, n, plan.ep, plan.ep_stride, "EP", True, False)
     shard = plan.shard_size
     if plan.zero > 0 and 1 < shard < plan.dp:
         out["shard"] = _cached(cluster, n, shard, plan.tp, "shard")

@@ -101,7 +101,12 @@ class Plan:
     ``zero``: ZeRO stage 0-3 across the DP group (3 = FSDP FULL_SHARD). ``shard``: size of the
     ZeRO/FSDP shard group (None = the whole DP group; smaller = HSDP). ``sp``: Megatron sequence
     parallelism inside the TP group. ``chunks``: virtual pipeline stages per GPU (interleaved).
-    ``ep``: expert-parallel degree, carved out of the DP group (MoE only). ``cp``: context-parallel
+    ``ep``: expert-parallel degree, carved out of the DP group (MoE only). ``etp``: the experts' own tensor-parallel
+    degree (Megatron-Core's ``--expert-tensor-parallel-size``, MoE parallel folding, Liu et al. 2025 §3): None
+    splits each expert like the dense layers (TP ways, Megatron's default, ``arguments.py`` L587-588 @d98e8a6) with EP
+    inside DP; a different value folds the expert grid ETP x EP x expert-DP over the same tp x cp x dp ranks of a
+    pipeline stage (``parallel_state.py``'s expert rank generator: ETP fastest, then EP), so ``etp x ep`` must
+    divide ``tp x cp x dp`` and EP may reach across TP and CP ranks. ``cp``: context-parallel
     degree: each sequence is split into ``cp`` chunks on ``cp`` ranks that pass K/V blocks round a
     ring (ring attention; Liu et al. 2023), so a plan uses ``dp x tp x pp x cp`` GPUs; rank order
     is TP, CP, DP, PP fastest first (Megatron-LM's default order ``tp-cp-ep-dp-pp``).
@@ -172,6 +177,7 @@ class Plan:
     tp_overlap: bool | None = None
     stage_layers: tuple[int, ...] | None = None
     p2p_overlap: bool | None = None
+    etp: int | None = None
 
     __hash__ = cached_hash
     __getstate__ = state_without_hash
@@ -201,8 +207,18 @@ class Plan:
             store(self, "shard", positive_int("shard", self.shard))
             if self.dp % self.shard:
                 raise ParallelselError(f"shard={self.shard}: must divide dp={self.dp} (HSDP shard groups tile the DP group)")
-        if self.dp % self.ep:
-            raise ParallelselError(f"ep={self.ep}: must divide dp={self.dp} (experts are spread over DP ranks)")
+        if self.etp is not None:
+            store(self, "etp", positive_int("etp", self.etp))
+            if self.etp == self.tp:
+                store(self, "etp", None)   # the default: experts split like the dense layers
+        if self.etp is None:
+            if self.dp % self.ep:
+                raise ParallelselError(f"ep={self.ep}: must divide dp={self.dp} (experts are spread over DP ranks; "
+                                       f"etp= folds EP over TP and CP ranks too)")
+        elif (self.tp * self.cp * self.dp) % (self.etp * self.ep):
+            raise ParallelselError(f"etp={self.etp}, ep={self.ep}: etp x ep = {self.etp * self.ep} must divide "
+                                   f"tp x cp x dp = {self.tp * self.cp * self.dp} (the expert grid folds over the "
+                                   f"ranks of one pipeline stage)")
         if self.reshard_after_forward is not True or self.no_sync is not False:
             self._check_fsdp_options()
         if self.recompute_layers is not None:
@@ -247,6 +263,28 @@ class Plan:
     @property
     def gpus(self) -> int:
         return self.dp * self.tp * self.pp * self.cp
+
+    @property
+    def expert_tp(self) -> int:
+        """Ways each expert's matrices are split: ``etp``, or ``tp`` by default."""
+        return self.tp if self.etp is None else self.etp
+
+    @property
+    def expert_split(self) -> int:
+        """Ways one layer's expert weights are split over a pipeline stage's ranks: expert TP x EP."""
+        return self.expert_tp * self.ep
+
+    @property
+    def ep_stride(self) -> int:
+        """Ranks between consecutive members of an EP group: tp x cp when EP is carved out of DP (Megatron-Core's
+        rank order tp-cp-ep-dp-pp, ``parallel_state.py`` RankGenerator @core_r0.9.0), etp under folding (the
+        expert grid's order: expert TP fastest, then EP)."""
+        return self.tp * self.cp if self.etp is None else self.etp
+
+    @property
+    def expert_dp(self) -> int:
+        """Ranks that hold the same expert shard (the experts' data-parallel group): tp x cp x dp / (etp x ep)."""
+        return self.tp * self.cp * self.dp // self.expert_split
 
     def recompute_share(self, model: Transformer) -> float:
         """Share of the model's layers that recompute: 1 unless ``recompute_layers`` picks k of each chunk's
@@ -313,6 +351,8 @@ def label_parts(p: Mapping) -> list[tuple[str, str]]:
         parts.append(("sp", "SP"))
     if p.get("ep", 1) > 1:
         parts.append(("ep", f"EP{p['ep']}"))
+    if p.get("etp") is not None:
+        parts.append(("etp", f"ETP{p['etp']}"))
     if p.get("tp_overlap") and p["tp"] > 1:
         parts.append(("tp_overlap", "tp-overlap"))
     if p.get("p2p_overlap") is not None and p["pp"] > 1:
@@ -651,8 +691,11 @@ def cp_violations(seq_len: int, cp: int) -> list[Reason]:
     return []
 
 
-def ep_violations(model: Transformer, ep: int) -> list[Reason]:
-    """Expert parallelism needs an MoE model whose experts split evenly over the ``ep`` ranks."""
+def ep_violations(model: Transformer, ep: int, etp: int | None = None) -> list[Reason]:
+    """Expert parallelism needs an MoE model whose experts split evenly over the ``ep`` ranks; an expert TP
+    (``etp``) needs an MoE model too."""
+    if etp is not None and not model.is_moe:
+        return [Reason("etp_needs_moe", {"etp": etp, "model": model.name})]
     if ep == 1:
         return []
     if not model.is_moe:
@@ -748,13 +791,13 @@ def constraint_violations(workload: Workload, plan: Plan, cluster: Cluster | Non
     return (cluster_violations(plan.gpus, cluster) + tp_violations(m, plan.tp)
             + pp_violations(m, plan.pp, plan.chunks, plan.stage_layers)
             + batch_violations(workload.global_batch, plan.dp, plan.micro_batch, plan.schedule, plan.pp)
-            + cp_violations(workload.seq_len, plan.cp) + ep_violations(m, plan.ep)
+            + cp_violations(workload.seq_len, plan.cp) + ep_violations(m, plan.ep, plan.etp)
             + recompute_violations(workload, plan) + tp_overlap_violations(workload, plan)
             + p2p_overlap_violations(workload, plan))
 
 
 _PLAN_PARTS = (
-    (r"(dp|tp|pp|ep|cp)(\d+)", lambda g: {g[0]: int(g[1])}),
+    (r"(dp|tp|pp|ep|cp|etp)(\d+)", lambda g: {g[0]: int(g[1])}),
     (r"zero-?(\d)(?:/shard(\d+))?", lambda g: {"zero": int(g[0]), **({"shard": int(g[1])} if g[1] else {})}),
     (r"fsdp", lambda g: {"zero": 3}),
     (r"sp", lambda g: {"sp": True}),
@@ -775,7 +818,7 @@ def parse_plan(text: str) -> Plan:
     """The :class:`Plan` a label names: the inverse of :meth:`Plan.label`, also in plain ASCII.
 
     Parts are separated by ``·``, spaces or commas, case-insensitive: ``DP16``, ``TP4``, ``PP2``,
-    ``CP2``, ``EP8``, ``tp-overlap``, ``no-p2p-overlap`` (or ``p2p-overlap``), ``ZeRO-3`` (or ``ZeRO3``, ``FSDP`` = ZeRO-3), ``ZeRO-3/shard8`` (HSDP), ``no-reshard``
+    ``CP2``, ``EP8``, ``ETP1``, ``tp-overlap``, ``no-p2p-overlap`` (or ``p2p-overlap``), ``ZeRO-3`` (or ``ZeRO3``, ``FSDP`` = ZeRO-3), ``ZeRO-3/shard8`` (HSDP), ``no-reshard``
     (or ``SHARD_GRAD_OP``: ``reshard_after_forward=False``), ``no_sync``, ``SP``, ``mb2``,
     a recomputation (its mode code, e.g. ``selective``/``op``/``full``, and ``rl<k>`` for ``recompute_layers``;
     :func:`parallelsel.render.reasons.read_plan` also reads the words a worded label prints) and a schedule (``1f1b``,
@@ -822,6 +865,6 @@ def _plan_part(text: str, raw: str) -> dict:
         return {"recompute": t}
     if t in SCHEDULES:
         return {"schedule": t}
-    raise ParallelselError(f"plan={text!r}: cannot read {raw!r}; parts are DP<n> TP<n> PP<n> EP<n> ZeRO-<0..3>"
+    raise ParallelselError(f"plan={text!r}: cannot read {raw!r}; parts are DP<n> TP<n> PP<n> EP<n> ETP<n> ZeRO-<0..3>"
                            f"[/shard<n>] no-reshard no_sync SP mb<n> L<layers/...> selective|op|full rl<k> and a schedule ({', '.join(SCHEDULES)}; "
                            f"interleaved×<v>)")

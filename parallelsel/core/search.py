@@ -169,10 +169,21 @@ class SearchResult:
         return self.results[0] if self.results else None
 
 
+def _without_default_etp(fixed) -> dict:
+    # A pinned etp=None is the default (experts split like the dense layers); any other the search cannot honour yet.
+    fixed = dict(fixed or {})
+    if fixed.get("etp", 0) is None:
+        del fixed["etp"]
+    if "etp" in fixed:
+        raise ParallelselError(f"fixed['etp']={fixed['etp']!r}: the search does not fold the experts' grid (etp) yet; "
+                               f"estimate a plan with etp= directly")
+    return fixed
+
+
 def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
     """Validate pinned plan fields: values as :class:`Plan` takes them, and the structural rules of
     :mod:`parallelsel.core.plan` (a pinned TP or PP that no plan can satisfy is an input error)."""
-    fixed = dict(fixed or {})
+    fixed = _without_default_etp(fixed)
     for k in fixed:
         if k not in _FIXABLE:
             raise ParallelselError(f"fixed[{k!r}]: unknown plan field; allowed: {', '.join(_FIXABLE)}")

@@ -27,7 +27,7 @@ Each row is data: the numbers as the source prints them, nothing computed by the
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..core.model import MODELS, Transformer
 
@@ -442,22 +442,29 @@ NEMOTRON_H100 = tuple(_nemo_sum(NEMOTRON[key], *row, recipe=recipe, recompute=re
 _DGXC = ("NVIDIA/dgxc-benchmarking @143b90d (release v25.01), {readme} \"Expected Performance\": training step time on "
          "DGX-H100 with the configuration {conf} and launch scripts of that release ({container}); tokens/s/GPU = "
          "sequence x GBS / step time / GPUs")
-DGXC_ASSUMED = ("each table's plan and the configuration file of its release for what the table does not print "
-                "(micro-batch, sequence parallelism, ub_tp_comm_overlap, overlap_p2p_comm, recomputation, dropout; the "
-                "launch scripts' FP8 switches model.fp8, fp8_hybrid and fp8_params, so FP8 weights)",
+DGXC_ASSUMED = ("each table's plan, then the release's launch script (configure.sh), then its configuration file for "
+                "what the table does not print (micro-batch, sequence parallelism, ub_tp_comm_overlap: on in every "
+                "row with TP, overlap_p2p_comm, recomputation, dropout, the tokenizer; the FP8 switches model.fp8, "
+                "fp8_hybrid and fp8_params, so FP8 weights)",
                 "BF16 rows: apex's distributed Adam with 16-bit master remainders and bf16 gradient reduction "
-                "(Nemotron-4 340B: bf16 moments); FP8 rows: FP8 weights all-gathered in FP8 with an fp32 master "
-                "(fp8_params rules out the 16-bit remainders), Nemotron-4 340B's FP8 row with its bf16 moments",
+                "(Nemotron-4 340B: bf16 moments; Grok-1: Megatron-Core's distributed optimizer, fp32 master and "
+                "moments); FP8 rows: FP8 weights all-gathered in FP8 with an fp32 master (fp8_params rules out the "
+                "16-bit remainders), but Nemotron-4 340B's FP8 row with its bf16 moments and no FP8 weights (no "
+                "recipe combines the two)",
+                "Llama 3.1 405B with the configuration's GPT-2 BPE tokenizer (its launch script sets no other for "
+                "405B), padded to 51,200 entries",
+                "Nemotron-4 340B's attention as Transformer Engine's cuDNN kernel, though its launch script sets "
+                "NVTE_FUSED_ATTN=0 (FlashAttention-2), which a workload cannot yet say",
                 "Grok-1 (the configuration's shape: 64 layers, hidden 6,144, 48 heads in 8 groups, 8 experts of "
                 "FFN 32,768 with GeGLU, top-2 routing, the Llama 3 tokenizer's 128,256 entries): the table's DP "
                 "column is the experts' data parallelism (dp / ep, NeMo 24.11's expert parallelism is carved out of "
-                "DP), capacity factor 1.0 with padding (balanced routing: the model's), no grouped GEMM, no TP overlap")
+                "DP), capacity factor 1.0 with padding (balanced routing: the model's), no grouped GEMM")
 """What the DGX Cloud benchmark tables do not print, and what their rows assume."""
 
 
-def _dgxc_plan(gpus, tp, pp, cp, vp, mbs, ep=1, recompute="none", tp_overlap=True):
+def _dgxc_plan(gpus, tp, pp, cp, vp, mbs, ep=1, recompute="none"):
     plan = dict(dp=gpus // (tp * pp * cp), tp=tp, pp=pp, cp=cp, ep=ep, zero=1, micro_batch=mbs, sp=tp > 1,
-                tp_overlap=tp > 1 and tp_overlap, recompute=recompute)
+                tp_overlap=tp > 1, recompute=recompute)
     if vp > 1:
         plan.update(schedule="interleaved", chunks=vp)
     return plan
@@ -476,6 +483,11 @@ def _dgxc(name, model, seq, readme, conf, container, plan, rows, recipes=("bf16-
     return tuple(out)
 
 
+_LLAMA405_GPT2 = replace(MODELS["llama3-405b"], vocab=51200, name="Llama 3.1 405B (GPT-2 BPE, 51,200)",
+                         source=MODELS["llama3-405b"].source + "; vocabulary: NVIDIA/dgxc-benchmarking "
+                                "llama3.1/llama3.1_405b.yaml @143b90d (tokenizer GPT2BPETokenizer, 50,257 padded "
+                                "to a multiple of 128 x TP 8)")
+
 _GROK1 = Transformer(layers=64, hidden=6144, heads=48, kv_heads=8, ffn_hidden=32768, vocab=128256, seq_len=8192,
                      gated_mlp=True, experts=8, top_k=2, tied_embeddings=False, position="rotary", bias=False,
                      norm="rmsnorm", dropout=False, name="Grok-1",
@@ -488,7 +500,7 @@ DGXC_H100 = (
           lambda g: _dgxc_plan(g, 1, 1, 2, 1, 1), ((8, 128, 12.91, 9.67), (128, 2048, 13.10, 9.82)))
     + _dgxc("Llama 3.1 70B", "llama3-70b", 8192, "llama3.1/README_70b.md", "llama3.1/llama3.1_70b.yaml", "NeMo 24.09",
             lambda g: _dgxc_plan(g, 4, 4, 2, 5, 1), ((64, 128, 14.72, 11.01), (2048, 4096, 14.98, 11.39)))
-    + _dgxc("Llama 3.1 405B", "llama3-405b", 8192, "llama3.1/README_405b.md", "llama3.1/llama3.1_405b.yaml",
+    + _dgxc("Llama 3.1 405B", _LLAMA405_GPT2, 8192, "llama3.1/README_405b.md", "llama3.1/llama3.1_405b.yaml",
             "NeMo 24.09", lambda g: _dgxc_plan(g, 8, 9, 2, 7, 1), ((576, 252, 17.20, 11.24), (2304, 1008, 17.62, 12.35)))
     + _dgxc("Nemotron-4 15B", Transformer(layers=32, hidden=6144, heads=48, kv_heads=8, ffn_hidden=24576, vocab=256000,
                                           seq_len=4096, gated_mlp=False, tied_embeddings=False, position="rotary",
@@ -498,15 +510,14 @@ DGXC_H100 = (
             lambda g: _dgxc_plan(g, 4, 1, 1, 1, 4), ((16, 64, 2.83, 2.08), (2048, 8192, 2.96, 2.18)))
     + _dgxc("Nemotron-4 340B", NEMOTRON["nemotron-340b"], 4096, "nemotron/README_340b.md",
             "nemotron/nemotron4-340b-synth.yaml", "NeMo 24.11",
-            lambda g: _dgxc_plan(g, 8, 8, 1, 12, 1, recompute="selective", tp_overlap=False),
+            lambda g: _dgxc_plan(g, 8, 8, 1, 12, 1, recompute="selective"),
             ((128, 32, 4.61, 3.16), (2048, 512, 4.84, 3.49)), recipes=("bf16-adam-bf16-states", "fp8-adam-bf16-states"))
     + _dgxc("GPT-3 175B", "gpt3-175b", 2048, "nemo_megatron/README_175b.md", "nemo_megatron/gpt3_175b_hydra.yaml",
             "NeMo 24.11", lambda g: _dgxc_plan(g, 4, 8, 1, 12, 1), ((128, 256, 8.91, 5.92), (2048, 4096, 9.02, 6.24)),
             vocab=51200)
     + _dgxc("Grok-1 314B", _GROK1, 8192, "grok1/README_314b.md", "grok1/grok1_314b.yaml", "NeMo dev container",
-            lambda g: _dgxc_plan(g, 4, 8, 2, 8, 1, ep=8, tp_overlap=False), ((512, 1024, 20.83, 16.69),
-                                                                             (2048, 4096, 21.09, 17.04)),
-            recipes=("bf16-adam-remainders-bf16grad", "fp8-adam-bf16grad")))
+            lambda g: _dgxc_plan(g, 4, 8, 2, 8, 1, ep=8), ((512, 1024, 20.83, 16.69), (2048, 4096, 21.09, 17.04)),
+            recipes=("bf16-adam", "fp8-params-bf16grad")))
 """NVIDIA's DGX Cloud benchmark recipes, release v25.01: Llama 3.1 (NeMo 24.09), Nemotron-4, GPT-3 175B (NeMo 24.11)
 and the Grok-1 MoE on H100, in BF16 and FP8, at the fewest and the most GPUs each table runs the full model on
 (weak scaling: the global batch grows with the GPUs). Held out: added after the model's constants were set, and no

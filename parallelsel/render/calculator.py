@@ -101,7 +101,7 @@ class _Failed(Exception):
 def _memory_flags(plan: Mapping[str, object]) -> list[str]:
     # One ranked plan of `plan --json` as the flags `parallelsel memory` takes.
     flags = []
-    for key, flag in (("dp", "--dp"), ("tp", "--tp"), ("pp", "--pp"), ("cp", "--cp"), ("ep", "--ep"),
+    for key, flag in (("dp", "--dp"), ("tp", "--tp"), ("pp", "--pp"), ("cp", "--cp"), ("ep", "--ep"), ("etp", "--etp"),
                       ("zero", "--zero"), ("micro_batch", "--micro-batch"), ("recompute", "--recompute"),
                       ("recompute_layers", "--recompute-layers"), ("schedule", "--schedule"),
                       ("chunks", "--chunks")):

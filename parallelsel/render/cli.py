@@ -184,7 +184,7 @@ def _plan_args(p: argparse.ArgumentParser) -> None:
     from ..core.hardware import MAX_GPUS
 
     g = p.add_argument_group(HELP["group_plan"])
-    for flag in ("dp", "tp", "pp", "cp", "ep"):
+    for flag in ("dp", "tp", "pp", "cp", "ep", "etp"):
         g.add_argument(f"--{flag}", type=_integer(1, MAX_GPUS), help=HELP[flag])
     g.add_argument("--zero", type=_integer(0, 3), help=HELP["zero"])
     g.add_argument("--micro-batch", type=_integer(1, 4096), help=HELP["micro_batch"])
@@ -437,7 +437,7 @@ def _cmd_matrix(a, out) -> None:
 
 def _fixed(a) -> dict:
     fixed = {}
-    for k in ("dp", "tp", "pp", "cp", "ep", "zero", "micro_batch", "recompute", "recompute_layers"):
+    for k in ("dp", "tp", "pp", "cp", "ep", "etp", "zero", "micro_batch", "recompute", "recompute_layers"):
         v = getattr(a, k, None)
         if v is not None:
             fixed[k] = v
@@ -455,7 +455,8 @@ def _reasons_json(reasons, lang: str) -> list[dict]:
 
 def _plan_json(p, lang: str = "zh") -> dict:
     """A plan's fields, with its label rendered in ``lang``."""
-    return {"label": plan_label(p, lang), "dp": p.dp, "tp": p.tp, "pp": p.pp, "ep": p.ep, "cp": getattr(p, "cp", 1),
+    return {"label": plan_label(p, lang), "dp": p.dp, "tp": p.tp, "pp": p.pp, "ep": p.ep, "etp": p.etp,
+            "cp": getattr(p, "cp", 1),
             "zero": p.zero, "shard": p.shard_size, "micro_batch": p.micro_batch, "sp": p.sp,
             "recompute": p.recompute, "recompute_layers": p.recompute_layers, "schedule": p.schedule,
             "chunks": p.chunks, "stage_layers": None if p.stage_layers is None else list(p.stage_layers),
@@ -490,7 +491,7 @@ def _pinned_plan(a, c):
     pp = a.pp or 1
     cp = a.cp or 1
     dp = a.dp if a.dp is not None else max(1, c.gpus // (tp * pp * cp))
-    return Plan(dp=dp, tp=tp, pp=pp, cp=cp, ep=a.ep or 1, zero=a.zero or 0, micro_batch=a.micro_batch or 1,
+    return Plan(dp=dp, tp=tp, pp=pp, cp=cp, ep=a.ep or 1, etp=a.etp, zero=a.zero or 0, micro_batch=a.micro_batch or 1,
                 recompute=a.recompute or ("full" if a.recompute_layers else "none"),
                 recompute_layers=a.recompute_layers)
 
@@ -670,7 +671,7 @@ def _cmd_memory(a, out) -> None:
                 micro_batch=1 if a.micro_batch is None else a.micro_batch, sp=a.sp,
                 recompute=a.recompute or ("full" if a.recompute_layers else "none"),
                 recompute_layers=a.recompute_layers, schedule=a.schedule, chunks=a.chunks,
-                cp=cp, ep=1 if a.ep is None else a.ep, stage_layers=a.stage_layers, tp_overlap=a.tp_overlap,
+                cp=cp, ep=1 if a.ep is None else a.ep, etp=a.etp, stage_layers=a.stage_layers, tp_overlap=a.tp_overlap,
                 p2p_overlap=a.p2p_overlap)
     hard = constraint_violations(w, plan, c)
     if hard:

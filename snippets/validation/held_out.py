@@ -20,9 +20,12 @@ print("\n" + markdown_table(["分组", "行数", "平均绝对误差", "最大�
                             [[name, len(cs), fmt_pct(sum(abs(c.error) for c in cs) / len(cs), 1),
                               f"{max((c.error for c in cs), key=abs):+.1%}"] for name, cs in groups.items()],
                             align="lrrr"))
-# The page's reading: within issue 28's thresholds (mean <= 8%, every row within 20%), and the MoE rows all predicted
-# fast, the FP8 ones more than the BF16 ones.
-assert sum(abs(c.error) for c in rows) / len(rows) <= 0.08 and all(abs(c.error) <= 0.20 for c in rows)
+# The page's reading: every row within issue 28's 20%, the mean just past its 8%, the largest errors BF16 rows of
+# large dense models whose FP8 twins are close; the MoE rows all predicted fast, the FP8 ones more than the BF16 ones.
+mae = sum(abs(c.error) for c in rows) / len(rows)
+assert all(abs(c.error) <= 0.20 for c in rows) and 0.08 < mae < 0.09
+worst = sorted(dense, key=lambda c: -abs(c.error))[:4]
+assert all(c.estimate.workload.recipe.gemm != "fp8" and c.error > 0.10 for c in worst)
 assert all(c.error > 0 for c in moe)
 assert min(c.error for c in moe if c.estimate.workload.recipe.gemm == "fp8") > max(
     c.error for c in moe if c.estimate.workload.recipe.gemm != "fp8")

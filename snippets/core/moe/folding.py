@@ -1,0 +1,25 @@
+# MoE parallel folding: Megatron-Bridge's Qwen3-235B-A22B plan on 256 H100 (TP2 PP8, EP32 > DP16) is only a plan once
+# the experts get their own TP degree (etp=1): the expert grid ETP x EP x expert-DP then folds over the TP x DP ranks.
+import parallelsel as ps
+from parallelsel.render.reasons import plan_label
+from parallelsel.render.tables import fmt_bytes, fmt_size
+
+q = ps.Transformer(layers=94, hidden=4096, heads=64, kv_heads=4, head_dim=128, ffn_hidden=1536, vocab=151936,
+                   seq_len=4096, gated_mlp=True, experts=128, top_k=8, tied_embeddings=False, position="rotary",
+                   bias=False, norm="rmsnorm", dropout=False, name="Qwen3-235B-A22B")
+work = ps.Workload(q, global_batch=2048, recipe=ps.RECIPES["fp8-params-bf16grad"])
+cluster = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=32)
+kw = dict(dp=16, tp=2, pp=8, ep=32, zero=1, sp=True, schedule="interleaved", chunks=4,
+          stage_layers=(11,) + (12,) * 6 + (11,))
+try:
+    ps.Plan(**kw)
+    raise AssertionError("EP32 over DP16 should need folding")
+except ValueError:
+    print(f"不折叠（专家按 TP 切，EP 取自 DP 组）：EP={kw['ep']} 必须整除 DP={kw['dp']}，这个方案不成立。\n")
+plan = ps.Plan(etp=1, **kw)
+e = ps.estimate(work, plan, cluster)
+assert e.fits
+nodes = -(-plan.ep * plan.ep_stride // cluster.gpus_per_node)
+print(f"折叠（ETP=1）：{plan_label(plan)}，每卡 {fmt_bytes(e.memory.total)}（上限 {fmt_bytes(e.usable)}），"
+      f"每卡存 {q.experts // plan.ep} 个完整专家；EP 组的 {plan.ep} 张卡跨 {nodes} 个节点，"
+      f"每步 all-to-all 共 {fmt_size(sum(t.sent for t in e.traffic if t.strategy == 'EP'))}。")
