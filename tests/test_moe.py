@@ -118,11 +118,17 @@ def test_an_ep_group_straddling_nodes_is_priced_by_its_sparsest_node():
     assert t.time / t.calls == pytest.approx(3 * ib.latency + 2 / 4 * t.nbytes / ib.achieved, rel=1e-9)
 
 
-def test_ep_carved_from_dp_strides_over_tp_and_cp():
-    # Megatron-Core's rank order tp-cp-ep-dp-pp (parallel_state.py RankGenerator, core_r0.9.0): with TP4 and CP2 an
-    # EP group's ranks are 8 apart, one a node on 8-GPU nodes; folded (etp=1) they are adjacent.
-    assert ps.Plan(dp=8, tp=4, cp=2, ep=8).ep_stride == 8
-    assert ps.Plan(dp=8, tp=4, cp=2, ep=8, etp=1).ep_stride == 1
+def test_the_expert_grid_folds_over_cp_as_megatrons_rank_generator_lays_it_out():
+    # Megatron-Core's expert rank generator (parallel_state.py since core_r0.10.0; run at d98e8a6 with tp2 cp2 dp4
+    # ep4 on 16 GPUs): EP groups [0, 2, 4, 6], ... (expert TP fastest, no CP axis) and expert-DP groups [0, 8], ...
+    from parallelsel.core.placement import groups_on_nodes, placement
+
+    plan = ps.Plan(dp=4, tp=2, cp=2, ep=4)
+    cluster = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=2)
+    assert placement(plan, cluster)["EP"].groups[0] == (0, 2, 4, 6)
+    assert groups_on_nodes(16, plan.expert_dp, plan.expert_split, 8)[0][0] == (0, 8)
+    # ep must divide cp x dp (not dp alone): EP8 over DP4 x CP2 is a plan.
+    assert ps.Plan(dp=4, tp=2, cp=2, ep=8).expert_dp == 1
 
 
 def _moe_tp(plan_kw, model="mixtral-8x7b"):
@@ -171,7 +177,7 @@ def test_megatron_bridges_qwen3_235b_h100_plan_needs_the_folded_expert_grid():
                        bias=False, norm="rmsnorm", dropout=False)
     kw = dict(dp=16, tp=2, pp=8, ep=32, zero=1, sp=True, schedule="interleaved", chunks=4,
               stage_layers=(11,) + (12,) * 6 + (11,))
-    with pytest.raises(ValueError, match="ep=32: must divide dp=16"):
+    with pytest.raises(ValueError, match="must divide tp x cp x dp = 32"):
         ps.Plan(**kw)
     e = ps.estimate(ps.Workload(q, global_batch=2048, recipe=ps.RECIPES["fp8-params-bf16grad"]), ps.Plan(etp=1, **kw),
                     ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=32))
@@ -179,7 +185,7 @@ def test_megatron_bridges_qwen3_235b_h100_plan_needs_the_folded_expert_grid():
 
 
 @pytest.mark.parametrize("kw,rule", [
-    (dict(dp=8, tp=2, ep=32, etp=1), "etp x ep = 32 must divide tp x cp x dp = 16"),
+    (dict(dp=8, tp=2, ep=32, etp=1), "expert TP x EP = 1 x 32 must divide tp x cp x dp = 16"),
     (dict(dp=8, ep=2, etp=0), "etp"),
 ])
 def test_bad_expert_grids_are_value_errors(kw, rule):
@@ -196,3 +202,19 @@ def test_expert_tp_on_a_dense_model_is_a_reason_and_labels_round_trip():
     dense = ps.Plan(dp=4, tp=2, etp=1)
     codes = [r.code for r in constraint_violations(w, dense, ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=1))]
     assert "etp_needs_moe" in codes
+
+
+def test_a_partial_expert_tp_gathers_its_own_groups_share_and_reduces_over_the_experts_grid():
+    # Expert TP 2 inside TP 4: the dispatcher's all-gather runs over the 2 expert-TP ranks and gathers the routed
+    # copies of their 2 sequence shards (top_k x 2/4 of a dense SP collective); the expert gradients are reduced over
+    # tp x dp / (etp x ep) = 4 x 16 / (2 x 8) = 4 ranks (Megatron-Core's expert rank generator).
+    k = ps.MODELS["mixtral-8x7b"].top_k
+    m = ps.MODELS["mixtral-8x7b"]
+    e = ps.estimate(ps.Workload(m, global_batch=256), ps.Plan(dp=16, tp=4, ep=8, etp=2, zero=1, sp=True),
+                    ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=8))
+    tp = [t for t in e.traffic if t.strategy == "TP"]
+    dense = next(t for t in tp if t.group == 4 and t.op == "reduce-scatter")
+    experts = next(t for t in tp if t.group == 2 and t.op == "reduce-scatter")
+    assert experts.nbytes == pytest.approx(k * dense.nbytes * 2 / 4)
+    grads = next(t for t in e.traffic if t.strategy == "ZeRO (experts)")
+    assert grads.group == 4

@@ -277,17 +277,21 @@ def _dp_items(st: _Step) -> list[Traffic]:
     dense, expert, heavy = _heaviest_stage(st.model, plan)
     units = fsdp_units(st.model, plan.tp, plan.pp, plan.ep, heavy, plan.reshard_after_forward, layers_on(plan, heavy),
                        plan.etp)
-    groups = [(dense, plan.dp * plan.cp, plan.tp, 1, "")]
+    size = plan.dp * plan.cp
+    groups = [(dense, size, plan.tp, size if plan.shard is None else plan.shard * plan.cp, "")]
     if expert:
-        groups.append((expert, plan.expert_dp, plan.expert_split, plan.ep, " (experts)"))
+        # HSDP's shard group over the experts' grid: the dense shard group's ranks x tp / (etp x ep).
+        e_size = plan.expert_dp
+        e_shard = e_size if plan.shard is None else max(1, plan.shard * plan.cp * plan.tp // plan.expert_split)
+        groups.append((expert, e_size, plan.expert_split, e_shard, " (experts)"))
     out: list[Traffic] = []
-    for n_params, size, stride, per, tag in groups:
+    for n_params, size, stride, shard, tag in groups:
         if size > 1 and n_params > 0:
-            out += _dp_group_items(st, n_params, size, stride, per, tag, units)
+            out += _dp_group_items(st, n_params, size, stride, min(size, shard), tag, units)
     return out
 
 
-def _dp_group_items(st: _Step, n_params, size: int, stride: int, per: int, tag: str, units) -> list[Traffic]:
+def _dp_group_items(st: _Step, n_params, size: int, stride: int, shard: int, tag: str, units) -> list[Traffic]:
     """One data-parallel group's collectives (``tag`` names the experts' group).
 
     Bytes per element are the stack's (:func:`parallelsel.core.stacks.wire_bytes`): gradients reduced in
@@ -317,7 +321,6 @@ def _dp_group_items(st: _Step, n_params, size: int, stride: int, per: int, tag: 
     if zero == 0:
         return [_item("DP" + tag, "all-reduce", g_bytes, 1, size, _link(cluster, st.ranks, size, stride), hide,
                       "backward", buckets)]
-    shard = size if plan.shard is None else max(1, min(size, plan.shard * plan.cp // per))
     link = _link(cluster, st.ranks, shard, stride)
     if zero in (1, 2):
         kind = ("FSDP" if plan.zero == 3 else "ZeRO") + tag

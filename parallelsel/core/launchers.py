@@ -276,8 +276,9 @@ def _refuse_torchtitan(plan: Plan, stack, sharded_part: bool, layers: int = 0) -
         out.append(("launcher_tp_without_sp", {"tp": plan.tp}))
     if stack.ddp_alone and plan.zero == 0 and plan.dp > 1 and plan.gpus != plan.dp:
         out.append(("launcher_ddp_multi_dim", {"dp": plan.dp, "tp": plan.tp, "pp": plan.pp}))
-    if plan.expert_tp not in (1, plan.tp):  # job_config.py expert_tensor_parallel_degree: "either 1 or ... tp"
-        out.append(("launcher_etp", {"etp": plan.expert_tp, "tp": plan.tp}))
+    if plan.etp is not None and (plan.ep == 1 or plan.etp != 1):
+        # job_config.py expert_tensor_parallel_degree: "either 1 or ... the same as tp", and "no effect ... when ep = 1"
+        out.append(("launcher_etp", {"etp": plan.etp, "tp": plan.tp, "ep": plan.ep}))
     if plan.recompute_layers is not None and _layer_sac_every(None, plan, layers) is None:
         out.append(("launcher_recompute_layers", {"recompute_layers": plan.recompute_layers,
                                                   "stage_layers": layers // (plan.pp * plan.chunks)}))

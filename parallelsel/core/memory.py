@@ -134,7 +134,8 @@ def communicators(plan) -> int:
       (a shard group smaller than it) its two DeviceMesh dimensions, shard and replicate, instead;
     * TP, PP and the CP ring, each when its degree is above 1;
     * EP, and with it the expert data-parallel group that reduces expert gradients over
-      dp x cp / ep ranks (Megatron-LM's expert data-parallel group), when that has more than one rank.
+      tp x cp x dp / (etp x ep) ranks (Megatron-LM's expert data-parallel group), when that has more than one rank;
+      and the experts' own TP group when their TP degree is not the dense one (``Plan.etp``).
 
     0 for a single GPU.
 
@@ -153,7 +154,8 @@ def communicators(plan) -> int:
     n += plan.pp > 1
     n += plan.cp > 1
     n += plan.ep > 1
-    n += plan.ep > 1 and grads // plan.ep > 1
+    n += plan.ep > 1 and plan.expert_dp > 1
+    n += plan.etp is not None and plan.etp > 1
     return n
 
 
@@ -720,7 +722,7 @@ def _linear_params(model: Transformer, t: int, p: int, x: int, n: int | None = N
 
 
 def _linear_split(model: Transformer, t: int, p: int, x: int, n: int | None = None) -> tuple[float, float]:
-    """:func:`_linear_params` as (dense, expert): ZeRO shards the two over different groups (experts over dp/ep)."""
+    """:func:`_linear_params` as (dense, expert): ZeRO shards the two over different groups (experts over their data-parallel group, Plan.expert_dp)."""
     layers = -(-model.layers // p) if n is None else n
     if model.is_moe:
         return layers * model.attention_params / t, layers * model.experts * model.expert_params / x
@@ -805,14 +807,27 @@ def _stage_layer_activations(workload, plan, s: int, b: int) -> tuple[float, flo
     model, t, act, kernel = workload.model, plan.tp, workload.recipe.activation, workload.attention
     gathered = STACKS[workload.stack].sp_gathered_inputs
     fp8_inputs = _te_fp8(workload)
+    routed = _routed_inputs(model, s, b, plan, act)
     per_layer = _activations(model, s, b, t, plan.sp, plan.recompute, act, kernel, gathered, fp8_inputs)
+    per_layer += routed if plan.recompute in ("none", "selective") else 0.0
     if plan.recompute == "none":
         return per_layer, 0.0
-    whole = _activations(model, s, b, t, plan.sp, "none", act, kernel, gathered, fp8_inputs)
+    whole = _activations(model, s, b, t, plan.sp, "none", act, kernel, gathered, fp8_inputs) + routed
     if plan.recompute_layers is not None:
         share = plan.recompute_share(model)
         per_layer = share * per_layer + (1 - share) * whole
     return per_layer, whole - per_layer
+
+
+def _routed_inputs(model: Transformer, s: int, b: int, plan, act: float) -> float:
+    """Bytes an MoE layer keeps of its experts' input for their first GEMM's weight gradient: the routed token
+    copies a rank's experts receive, s x b x top_k x etp / tp of them (balanced; after the dispatcher's expert-TP
+    all-gather, so not split by sequence parallelism), each h wide -- beside the router's own input, which the
+    dense terms count (token_dispatcher.py core_r0.9.0 L532-538; the same count :mod:`parallelsel.core.moe` prices
+    per routed token). 0 for a dense model."""
+    if not model.is_moe:
+        return 0.0
+    return act * s * b * model.top_k * model.hidden * plan.expert_tp / plan.tp
 
 
 def _stage_states(workload, plan, i: int, n_layers: int | None = None,
@@ -834,7 +849,7 @@ def _stage_states(workload, plan, i: int, n_layers: int | None = None,
     copies = _fp8_weight_copies(workload, t, p, x, n_layers, transposed)
     if recipe.fp8_weights and not transposed and _te_fp8(workload):
         # The recipe's bytes count Hopper's transposed copy of each FP8 linear weight, sharded as the weights are
-        # (dense over the n state shards, experts over n / ep).
+        # (dense over the n state shards, experts over their data-parallel share of them).
         lin_dense, lin_expert = _linear_split(model, t, p, x, n_layers)
         copies -= (lin_dense / n + lin_expert / max(1, n * t // x)) if zero >= 3 else lin_dense + lin_expert
     st = States(st.params + copies, st.grads, st.optimizer)

@@ -382,8 +382,8 @@ def placement(plan, cluster: Cluster) -> dict[str, GroupPlacement]:
     A CP group is ``cp`` consecutive TP blocks (stride ``tp``); a DP group strides by ``tp * cp`` and
     a PP group by ``tp * cp * dp``.
 
-    Expert parallelism is carved out of DP: an EP group is ``ep`` consecutive DP ranks (stride
-    ``tp``). An HSDP shard group is ``shard`` consecutive DP ranks (stride ``tp``), its replica
+    An EP group is ``ep`` ranks ``etp`` apart (the experts' grid, :attr:`parallelsel.Plan.ep_stride`; the dense TP by
+    default, so EP folds over CP ranks as Megatron-Core's expert rank generator lays it out). An HSDP shard group is ``shard`` consecutive DP ranks (stride ``tp``), its replica
     group strides by ``tp * shard`` (PyTorch's HYBRID_SHARD device mesh ``(replicate, shard)``).
     """
     if not isinstance(cluster, Cluster):

@@ -101,12 +101,12 @@ class Plan:
     ``zero``: ZeRO stage 0-3 across the DP group (3 = FSDP FULL_SHARD). ``shard``: size of the
     ZeRO/FSDP shard group (None = the whole DP group; smaller = HSDP). ``sp``: Megatron sequence
     parallelism inside the TP group. ``chunks``: virtual pipeline stages per GPU (interleaved).
-    ``ep``: expert-parallel degree, carved out of the DP group (MoE only). ``etp``: the experts' own tensor-parallel
-    degree (Megatron-Core's ``--expert-tensor-parallel-size``, MoE parallel folding, Liu et al. 2025 §3): None
-    splits each expert like the dense layers (TP ways, Megatron's default, ``arguments.py`` L587-588 @d98e8a6) with EP
-    inside DP; a different value folds the expert grid ETP x EP x expert-DP over the same tp x cp x dp ranks of a
-    pipeline stage (``parallel_state.py``'s expert rank generator: ETP fastest, then EP), so ``etp x ep`` must
-    divide ``tp x cp x dp`` and EP may reach across TP and CP ranks. ``cp``: context-parallel
+    ``ep``: expert-parallel degree (MoE only). ``etp``: the experts' own tensor-parallel degree (Megatron-Core's
+    ``--expert-tensor-parallel-size``; MoE parallel folding, Liu et al. 2025 §3); None is the dense TP, Megatron's
+    default (``arguments.py`` L587-588 @d98e8a6). The experts have a grid of their own, ETP x EP x expert-DP, over
+    the same tp x cp x dp ranks of a pipeline stage (``parallel_state.py``'s expert rank generator since
+    core_r0.10.0: ETP fastest, then EP, no CP axis), so ``etp x ep`` must divide ``tp x cp x dp``, EP groups are
+    ``etp`` ranks apart and may reach across CP (and, with etp < tp, TP) ranks. ``cp``: context-parallel
     degree: each sequence is split into ``cp`` chunks on ``cp`` ranks that pass K/V blocks round a
     ring (ring attention; Liu et al. 2023), so a plan uses ``dp x tp x pp x cp`` GPUs; rank order
     is TP, CP, DP, PP fastest first (Megatron-LM's default order ``tp-cp-ep-dp-pp``).
@@ -211,14 +211,11 @@ class Plan:
             store(self, "etp", positive_int("etp", self.etp))
             if self.etp == self.tp:
                 store(self, "etp", None)   # the default: experts split like the dense layers
-        if self.etp is None:
-            if self.dp % self.ep:
-                raise ParallelselError(f"ep={self.ep}: must divide dp={self.dp} (experts are spread over DP ranks; "
-                                       f"etp= folds EP over TP and CP ranks too)")
-        elif (self.tp * self.cp * self.dp) % (self.etp * self.ep):
-            raise ParallelselError(f"etp={self.etp}, ep={self.ep}: etp x ep = {self.etp * self.ep} must divide "
-                                   f"tp x cp x dp = {self.tp * self.cp * self.dp} (the expert grid folds over the "
-                                   f"ranks of one pipeline stage)")
+        if (self.cp * self.dp * self.tp) % self.expert_split:
+            raise ParallelselError(f"ep={self.ep}: expert TP x EP = {self.expert_tp} x {self.ep} must divide tp x cp x "
+                                   f"dp = {self.tp * self.cp * self.dp} (the experts' grid covers the ranks of one "
+                                   f"pipeline stage; with etp=None, the dense TP, ep must divide cp x dp = "
+                                   f"{self.cp * self.dp})")
         if self.reshard_after_forward is not True or self.no_sync is not False:
             self._check_fsdp_options()
         if self.recompute_layers is not None:
@@ -276,10 +273,9 @@ class Plan:
 
     @property
     def ep_stride(self) -> int:
-        """Ranks between consecutive members of an EP group: tp x cp when EP is carved out of DP (Megatron-Core's
-        rank order tp-cp-ep-dp-pp, ``parallel_state.py`` RankGenerator @core_r0.9.0), etp under folding (the
-        expert grid's order: expert TP fastest, then EP)."""
-        return self.tp * self.cp if self.etp is None else self.etp
+        """Ranks between consecutive members of an EP group: the expert TP degree (the expert grid's order, ETP
+        fastest, then EP; Megatron-Core's expert rank generator since core_r0.10.0)."""
+        return self.expert_tp
 
     @property
     def expert_dp(self) -> int:
@@ -696,6 +692,8 @@ def ep_violations(model: Transformer, ep: int, etp: int | None = None) -> list[R
     (``etp``) needs an MoE model too."""
     if etp is not None and not model.is_moe:
         return [Reason("etp_needs_moe", {"etp": etp, "model": model.name})]
+    if etp is not None and model.ffn_hidden % etp:   # Megatron splits each expert's FFN etp ways (divide())
+        return [Reason("ffn_not_divisible", {"ffn_hidden": model.ffn_hidden, "tp": etp})]
     if ep == 1:
         return []
     if not model.is_moe:

@@ -172,7 +172,7 @@ class SearchResult:
 def _without_default_etp(fixed) -> dict:
     # A pinned etp=None is the default (experts split like the dense layers); any other the search cannot honour yet.
     fixed = dict(fixed or {})
-    if fixed.get("etp", 0) is None:
+    if "etp" in fixed and (fixed["etp"] is None or fixed["etp"] == fixed.get("tp")):   # the dense TP: the default
         del fixed["etp"]
     if "etp" in fixed:
         raise ParallelselError(f"fixed['etp']={fixed['etp']!r}: the search does not fold the experts' grid (etp) yet; "
@@ -828,8 +828,8 @@ def enumerates(workload: Workload, cluster: Cluster, plan: Plan, fixed: dict | N
         raise ParallelselError(f"plan={plan!r}: must be a Plan")
     plan = with_stack_split(workload, plan)
     space = _Space(workload, cluster, _check_fixed(fixed, workload, cluster), DEFAULT_HEADROOM)
-    if (plan.tp, plan.cp, plan.pp, plan.dp) not in set(_degrees(space)):
-        return False
+    if plan.etp is not None or (plan.tp, plan.cp, plan.pp, plan.dp) not in set(_degrees(space)):
+        return False  # (the search does not fold the experts' grid: no etp)
     m = workload.model
     split = plan.stage_layers
     if split is not None and m.layers % plan.pp == 0 and split == stage_layer_counts(m.layers, plan.pp):

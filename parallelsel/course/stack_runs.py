@@ -457,8 +457,10 @@ DGXC_ASSUMED = ("each table's plan, then the release's launch script (configure.
                 "NVTE_FUSED_ATTN=0 (FlashAttention-2), which a workload cannot yet say",
                 "Grok-1 (the configuration's shape: 64 layers, hidden 6,144, 48 heads in 8 groups, 8 experts of "
                 "FFN 32,768 with GeGLU, top-2 routing, the Llama 3 tokenizer's 128,256 entries): the table's DP "
-                "column is the experts' data parallelism (dp / ep, NeMo 24.11's expert parallelism is carved out of "
-                "DP), capacity factor 1.0 with padding (balanced routing: the model's), no grouped GEMM")
+                "column is the experts' data parallelism (dp / ep: expert parallelism was carved out of "
+                "DP in Megatron-Core 0.9, which its dev container of FW_VERSION 24.09 likely ran; the model lays EP out as "
+                "Megatron-Core has since 0.10, folded over CP), capacity factor 1.0 with padding (balanced routing: the "
+                "model's), no grouped GEMM")
 """What the DGX Cloud benchmark tables do not print, and what their rows assume."""
 
 

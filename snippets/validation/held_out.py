@@ -20,12 +20,14 @@ print("\n" + markdown_table(["分组", "行数", "平均绝对误差", "最大�
                             [[name, len(cs), fmt_pct(sum(abs(c.error) for c in cs) / len(cs), 1),
                               f"{max((c.error for c in cs), key=abs):+.1%}"] for name, cs in groups.items()],
                             align="lrrr"))
-# The page's reading: every row within issue 28's 20%, the mean just past its 8%, the largest errors BF16 rows of
-# large dense models whose FP8 twins are close; the MoE rows all predicted fast, the FP8 ones more than the BF16 ones.
+# The page's reading: every dense row within issue 28's 20%, the mean just past its 8%, the largest dense errors BF16
+# rows of large models whose FP8 twins are close; the MoE rows all predicted fast, the FP8 ones more than the BF16 ones.
 mae = sum(abs(c.error) for c in rows) / len(rows)
-assert all(abs(c.error) <= 0.20 for c in rows) and 0.08 < mae < 0.09
+over = [c for c in rows if abs(c.error) > 0.20]
+assert all(c in moe for c in over) and 0.08 < mae < 0.09
 worst = sorted(dense, key=lambda c: -abs(c.error))[:4]
 assert all(c.estimate.workload.recipe.gemm != "fp8" and c.error > 0.10 for c in worst)
+print("\n超出 20% 的行：" + ("，".join(f"{c.run.label.removeprefix('DGXC ')} {c.error:+.1%}" for c in over) or "无") + "。")
 assert all(c.error > 0 for c in moe)
 assert min(c.error for c in moe if c.estimate.workload.recipe.gemm == "fp8") > max(
     c.error for c in moe if c.estimate.workload.recipe.gemm != "fp8")
