@@ -349,3 +349,16 @@ def test_an_expert_tp_exports_and_reads_back_on_megatron_and_torchtitan():
     text = export(wt, ps.Plan(dp=8, tp=2, ep=16, etp=1, zero=3, sp=True), "torchtitan")
     assert "expert_tensor_parallel_degree" not in text and read_config(text, world=16).plan["etp"] == 1
     assert "launcher_etp" in [c for c, _ in refusals(wt, ps.Plan(dp=8, tp=4, ep=8, etp=2, zero=3, sp=True), "torchtitan")]
+
+
+def test_torchtitan_folds_experts_only_inside_the_hsdp_shard_group():
+    # torchtitan parallel_dims.py: the experts' FSDP group is dp_shard x cp x tp / (etp x ep); the HSDP replicas are
+    # not in it, so EP8 needs a shard group of at least 8 (with TP1, CP1).
+    w = ps.Workload(ps.MODELS["mixtral-8x7b"], global_batch=64, stack="torchtitan")
+    assert [c for c, _ in refusals(w, ps.Plan(dp=16, shard=2, ep=8, zero=3), "torchtitan")] == ["launcher_ep_hsdp"]
+    assert not refusals(w, ps.Plan(dp=16, shard=8, ep=8, zero=3), "torchtitan")
+    from parallelsel.render.launchers import refusal_text
+
+    values = {"ranks": 2, "split": 8}
+    assert "8" in refusal_text("torchtitan", "launcher_ep_hsdp", values, "en")
+    assert "8" in refusal_text("torchtitan", "launcher_ep_hsdp", values, "zh")

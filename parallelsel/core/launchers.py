@@ -279,6 +279,10 @@ def _refuse_torchtitan(plan: Plan, stack, sharded_part: bool, layers: int = 0) -
     if plan.etp is not None and (plan.ep == 1 or plan.etp != 1):
         # job_config.py expert_tensor_parallel_degree: "either 1 or ... the same as tp", and "no effect ... when ep = 1"
         out.append(("launcher_etp", {"etp": plan.etp, "tp": plan.tp, "ep": plan.ep}))
+    if plan.ep > 1 and sharded_part and (plan.shard * plan.cp * plan.tp) % plan.expert_split:
+        # parallel_dims.py: the experts fold over dp_shard x cp x tp (efsdp = dp_shard x cp x tp / (etp x ep)),
+        # never over the HSDP replicas
+        out.append(("launcher_ep_hsdp", {"ranks": plan.shard * plan.cp * plan.tp, "split": plan.expert_split}))
     if plan.recompute_layers is not None and _layer_sac_every(None, plan, layers) is None:
         out.append(("launcher_recompute_layers", {"recompute_layers": plan.recompute_layers,
                                                   "stage_layers": layers // (plan.pp * plan.chunks)}))

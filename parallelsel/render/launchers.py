@@ -20,6 +20,7 @@ _TEMPLATES = {
         "launcher_tp_without_sp": "{name} 的 TP（{tp} 路）总是带序列并行；请用带 SP 的方案",
         "launcher_ddp_multi_dim": "{name} 的纯 DDP 不能与其他维度组合（DP{dp} × TP{tp} × PP{pp}）；请用 ZeRO-3（FSDP）",
         "launcher_etp": "{name} 的专家张量并行度只能是 1 或与 TP 相同（TP{tp}），且只在 EP>1 时生效（这里 ETP={etp}、EP={ep}）",
+        "launcher_ep_hsdp": "{name} 只在 HSDP 的分片组内（dp_shard×cp×tp = {ranks} 张卡）折叠专家，ETP×EP = {split} 不能整除它",
         "launcher_pp_in_code": "{name} 的流水线段数（PP{pp}）在模型代码里设（PipelineModule），不在 JSON 配置里",
         "launcher_tp_batch": "{name} 的 AutoTP（tensor_parallel.autotp_size）会把每张卡都算作 DP 来核对全局批量，"
                              "TP{tp} 的方案批量会变；用 --export megatron",
@@ -47,6 +48,8 @@ _TEMPLATES = {
         "launcher_zero": "{name}'s FSDP either reshards after forward (ZeRO-3) or all-gathers again every micro-batch "
                          "(never); it has no sharding that keeps whole weights resident like ZeRO-{zero}",
         "launcher_tp_without_sp": "{name}'s TP ({tp}-way) always comes with sequence parallelism; use a plan with SP",
+        "launcher_ep_hsdp": "{name} folds the experts only inside the HSDP shard group (dp_shard x cp x tp = {ranks} "
+                            "GPUs), which ETP x EP = {split} does not divide",
         "launcher_etp": "{name}'s expert tensor parallel degree is either 1 or the TP degree (TP{tp}) and acts only with EP > 1 "
                         "(here ETP={etp}, EP={ep})",
         "launcher_ddp_multi_dim": "{name}'s plain DDP cannot be combined with another dimension (DP{dp} x TP{tp} x "
