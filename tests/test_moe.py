@@ -218,3 +218,20 @@ def test_a_partial_expert_tp_gathers_its_own_groups_share_and_reduces_over_the_e
     assert experts.nbytes == pytest.approx(k * dense.nbytes * 2 / 4)
     grads = next(t for t in e.traffic if t.strategy == "ZeRO (experts)")
     assert grads.group == 4
+
+
+def test_the_search_enumerates_megatron_bridges_folded_qwen3_plan():
+    # The same r0.2.0 configuration: the search tries whole experts (etp 1) wherever TP > 1, so the published plan is
+    # one it enumerates, and with its degrees pinned (EP32 over DP16) every plan it returns is folded.
+    from parallelsel.core.search import enumerates
+
+    q = ps.Transformer(layers=94, hidden=4096, heads=64, kv_heads=4, head_dim=128, ffn_hidden=1536, vocab=151936,
+                       seq_len=4096, gated_mlp=True, experts=128, top_k=8, tied_embeddings=False, position="rotary",
+                       bias=False, norm="rmsnorm", dropout=False)
+    w = ps.Workload(q, global_batch=2048, recipe=ps.RECIPES["fp8-params-bf16grad"])
+    c = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=32)
+    plan = ps.Plan(dp=16, tp=2, pp=8, ep=32, etp=1, zero=1, sp=True, schedule="interleaved", chunks=4,
+                   stage_layers=(11,) + (12,) * 6 + (11,))
+    assert enumerates(w, c, plan)
+    r = ps.search(w, c, top=3, fixed={"tp": 2, "pp": 8, "ep": 32})
+    assert r.results and all(x.plan.etp == 1 and x.plan.ep == 32 and x.plan.dp == 16 for x in r.results)

@@ -170,13 +170,14 @@ class SearchResult:
 
 
 def _without_default_etp(fixed) -> dict:
-    # A pinned etp=None is the default (experts split like the dense layers); any other the search cannot honour yet.
+    # A pinned etp=None (or the pinned TP) is the default, experts split like the dense layers; the search also tries
+    # whole experts (etp 1) wherever TP > 1, and no other expert TP, so a pinned etp is not one of its knobs.
     fixed = dict(fixed or {})
-    if "etp" in fixed and (fixed["etp"] is None or fixed["etp"] == fixed.get("tp")):   # the dense TP: the default
+    if "etp" in fixed and (fixed["etp"] is None or fixed["etp"] == fixed.get("tp")):
         del fixed["etp"]
     if "etp" in fixed:
-        raise ParallelselError(f"fixed['etp']={fixed['etp']!r}: the search does not fold the experts' grid (etp) yet; "
-                               f"estimate a plan with etp= directly")
+        raise ParallelselError(f"fixed['etp']={fixed['etp']!r}: the search tries the dense TP and whole experts (1) "
+                               f"for the experts; estimate a plan with this etp directly")
     return fixed
 
 
@@ -298,17 +299,24 @@ def _schedules(fixed: dict, pp: int, model, split=None, offered=None) -> list[tu
     return [x for x in pairs if offered is None or x[0] == "1f1b" or x[0] in offered]
 
 
-def _expert_degrees(model, dp: int) -> list[int]:
-    """EP degrees to try: divisors of dp up to the expert count (1 alone for a dense model)."""
+def _expert_grids(model, dp: int, tp: int, cp: int, pinned: int | None = None) -> list[tuple[int, int | None]]:
+    """(ep, etp) pairs to try: EP inside DP with the experts split like the dense layers (etp None), EP degrees the
+    divisors of dp up to the expert count; and with TP the folded grid of whole experts (etp 1, MoE parallel
+    folding: EP reaches over the TP and CP ranks too, up to tp x cp x dp). ``pinned``: a pinned EP degree alone.
+    (1, None) alone for a dense model."""
     if not model.is_moe:
-        return [1]
-    return [d for d in divisors(dp) if d <= model.experts]
+        return [(1, None)]
+    inside = [d for d in divisors(dp) if d <= model.experts and pinned in (None, d)]
+    folded = [d for d in divisors(tp * cp * dp) if d <= model.experts and pinned in (None, d)] if tp > 1 else []
+    return [(d, None) for d in inside] + [(d, 1) for d in folded]
 
 
-def _shards(zero: int, dp: int, tp: int, ep: int, gpus_per_node: int) -> list:
+def _shards(zero: int, dp: int, tp: int, ek: tuple, gpus_per_node: int) -> list:
     """ZeRO shard-group sizes to try: the whole DP group (None), and for HSDP the DP ranks of one node
-    (shard within a node, replicate across nodes: PyTorch FSDP HYBRID_SHARD, Zhao et al. 2023 §3.2.1)."""
-    if zero == 0:
+    (shard within a node, replicate across nodes: PyTorch FSDP HYBRID_SHARD, Zhao et al. 2023 §3.2.1), where
+    the EP groups tile it; none with folded experts (``ek`` = (ep, etp))."""
+    ep, etp = ek
+    if zero == 0 or etp is not None:
         return [None]
     local = gpus_per_node // tp if gpus_per_node % tp == 0 else 0
     out = [None]
@@ -381,8 +389,10 @@ def _degrees(space: _Space):
             for pp in divisors(G // (tp * cp)):
                 dp = G // (tp * pp * cp)
                 if pp <= m.layers and fixed.get("pp", pp) == pp and fixed.get("dp", dp) == dp:
-                    # A pinned EP or shard group must tile the DP group (Plan's rule): other dp are not plans.
-                    if dp % fixed.get("ep", 1) or dp % (fixed.get("shard") or 1):
+                    # A pinned shard group must tile the DP group, a pinned EP group DP or, with TP, the folded
+                    # expert grid (Plan's rules): other dp are not plans.
+                    ep = fixed.get("ep", 1)
+                    if (dp % ep and (tp == 1 or (tp * cp * dp) % ep)) or dp % (fixed.get("shard") or 1):
                         continue
                     yield tp, cp, pp, dp
 
@@ -421,9 +431,9 @@ def _knobs(space: _Space, tp: int, cp: int, pp: int, dp: int, split=None):
         # stays in to be counted under pp_zero2_no_stack, which no stack runs.
         offered = stack.pp_zero
         zeros = [z for z in zeros if z in offered or z == 2]
-    eps = space.allowed("ep", _expert_degrees(m, dp))
+    eks = _expert_grids(m, dp, tp, cp, space.fixed.get("ep"))
     # HSDP shard groups only where ZeRO shards, and tiling the EP groups.
-    zse = [(z, sh, e) for z in zeros for e in eps
+    zse = [(z, sh, e) for z in zeros for e in eks
            for sh in ([space.fixed["shard"]] if "shard" in space.fixed
                       else _shards(z, dp, tp, e, space.cluster.gpus_per_node))]
     return (zse, _sp_overlaps(space, tp), _micro_batches(space, dp),
@@ -519,7 +529,7 @@ def _compute_bound(space: _Space, tp, cp, pp, split, b, rc, sp, ep, m, share=1.0
     the share of layers a full recomputation repeats, ``Plan.recompute_share``)."""
     w = space.workload
     top, fill = _rank_times(w.model, space.cluster.device, w.seq_len, w.attention, tp, cp, pp, split, b, rc, sp, ep,
-                            *space.kernels, share)
+                            *space.kernels, share)  # (ep: the (EP, expert TP) pair)
     return m * top, m * fill
 
 
@@ -528,7 +538,8 @@ def _compute_and_bubble(space: _Space, plan: Plan) -> float:
     share of layers it recomputes: a step time it cannot beat."""
     m = space.workload.global_batch // (plan.dp * plan.micro_batch)
     compute, fill = _compute_bound(space, plan.tp, plan.cp, plan.pp, plan.stage_layers, plan.micro_batch, plan.recompute,
-                                   plan.sp and plan.tp > 1, plan.ep, m, plan.recompute_share(space.workload.model))
+                                   plan.sp and plan.tp > 1, (plan.ep, plan.etp), m,
+                                   plan.recompute_share(space.workload.model))
     return compute + _bubble_for(plan.schedule, plan.pp, m, plan.chunks) * fill
 
 
@@ -553,7 +564,7 @@ def _rank_times(model, device, s, attention, tp, cp, pp, split, b, rc, sp, ep, f
     # Per micro-batch: the slowest rank's compute, and the mean of the others' (0 without a pipeline). A rank's
     # compute is affine in the share of layers a full recomputation repeats (it repeats that share of the forward),
     # so a share between 0 and 1 is exact from the two ends' per-rank times, which are cached.
-    args = (model, device, s, attention, tp, cp, pp, split, b, rc, sp, ep, fused, fp8)
+    args = (model, device, s, attention, tp, cp, pp, split, b, rc, sp, ep, fused, fp8)  # ep: (EP, expert TP)
     if share in (0.0, 1.0):
         totals = _rank_totals(*args, share)
     else:
@@ -566,9 +577,10 @@ def _rank_times(model, device, s, attention, tp, cp, pp, split, b, rc, sp, ep, f
 def _rank_totals(model, device, s, attention, tp, cp, pp, split, b, rc, sp, ep, fused, fp8, share) -> tuple[float, ...]:
     # Each rank's compute per micro-batch: stage_compute_times's sums, without building a ComputeTime per rank
     # (n layers each, the head on the last).
+    ep, etp = ep  # the (EP, expert TP) pair
     if pp == 1:
-        return (compute_time(model, b, s, device, tp, 1, cp, ep, sp, rc, attention, share, fused, fp8).total,)
-    layer, head = layer_and_head_times(model, b, s, device, tp, cp, ep, sp, rc, attention, share, fused, fp8)
+        return (compute_time(model, b, s, device, tp, 1, cp, ep, sp, rc, attention, share, fused, fp8, etp).total,)
+    layer, head = layer_and_head_times(model, b, s, device, tp, cp, ep, sp, rc, attention, share, fused, fp8, etp)
     lt, ht = layer[0] + layer[1], head[0] + head[1]
     counts = stage_layer_counts(model.layers, pp, split)
     return tuple(n * lt for n in counts[:-1]) + (counts[-1] * lt + ht,)
@@ -623,7 +635,7 @@ def _search_group(space: _Space, tally: _Tally, g: _Group) -> None:
             tally.excluded["pp_zero2_no_stack"] += per_zse * len(scheds)
         else:
             keep.append(t)
-    by_ep: dict[int, list] = {}
+    by_ep: dict[tuple, list] = {}  # (ep, etp) -> its (zero, shard) pairs
     for z, shard, ep in keep:
         by_ep.setdefault(ep, []).append((z, shard))
     cands: list = []
@@ -642,14 +654,15 @@ def _search_group(space: _Space, tally: _Tally, g: _Group) -> None:
             # flight instead of at most p: never faster, never smaller, so never timed.
             tally.excluded["gpipe_dominated"] += len(keep) * per_zse
             continue
-        for ep, zs in by_ep.items():
-            bad = ep_violations(m, ep)  # EP must tile the experts
+        for (ep, etp), zs in by_ep.items():
+            bad = ep_violations(m, ep, etp)  # EP must tile the experts (and expert TP their FFN)
             if bad:
                 tally.excluded[bad[0].code] += per_zse * len(zs)
                 continue
             for sp, ov in sps:
                 base = {"dp": g.dp, "tp": g.tp, "pp": g.pp, "sp": sp, "schedule": sched, "chunks": chunks,
-                        "ep": ep, "cp": g.cp, "stage_layers": g.split, "p2p_overlap": space.fixed.get("p2p_overlap"),
+                        "ep": ep, "etp": etp, "cp": g.cp, "stage_layers": g.split,
+                        "p2p_overlap": space.fixed.get("p2p_overlap"),
                         "tp_overlap": True if ov else space.fixed.get("tp_overlap")}
                 hidden = g.memo.get(("p2p", sched, chunks))  # (sends overlap by schedule and chunks: once a group)
                 if hidden is None:
@@ -687,7 +700,7 @@ def _search_micro(space: _Space, tally: _Tally, base: dict, zs, mbs, rcs, cands:
     too_big: dict = {}
     n = len(zs)
     bound = tally.bound()
-    ep, sp, pp, chunks, sched = base["ep"], base["sp"], base["pp"], base["chunks"], base["schedule"]
+    ep, sp, pp, chunks, sched = (base["ep"], base["etp"]), base["sp"], base["pp"], base["chunks"], base["schedule"]
     model_parallel = base["dp"] != base["dp"] * base["tp"] * pp * base["cp"]
     lights = {rc: _lightest(space, pp, chunks, rc) for rc in rcs}  # partial full recomputation: the bound's fewest
     for b in mbs:
@@ -754,7 +767,7 @@ def _fit(space: _Space, tally: _Tally, base: dict, b, rc, lb, live, probe, memo,
     recompute mode, schedule and SP setting, so one per group, EP degree and (ZeRO, shard)) is over the budget by at
     least the closest miss held is counted without its full breakdown: it cannot fit or be a closer miss. A full
     recomputation that fits recomputes as few layers as fit (:func:`_fewest_recomputed`)."""
-    w, ep = space.workload, base["ep"]
+    w, ep = space.workload, (base["ep"], base["etp"])
     pinned = space.fixed.get("recompute_layers")
     per = w.model.layers // (base["pp"] * base["chunks"])
     free = rc == "full" and "recompute_layers" not in space.fixed
@@ -828,8 +841,8 @@ def enumerates(workload: Workload, cluster: Cluster, plan: Plan, fixed: dict | N
         raise ParallelselError(f"plan={plan!r}: must be a Plan")
     plan = with_stack_split(workload, plan)
     space = _Space(workload, cluster, _check_fixed(fixed, workload, cluster), DEFAULT_HEADROOM)
-    if plan.etp is not None or (plan.tp, plan.cp, plan.pp, plan.dp) not in set(_degrees(space)):
-        return False  # (the search does not fold the experts' grid: no etp)
+    if (plan.tp, plan.cp, plan.pp, plan.dp) not in set(_degrees(space)):
+        return False
     m = workload.model
     split = plan.stage_layers
     if split is not None and m.layers % plan.pp == 0 and split == stage_layer_counts(m.layers, plan.pp):
@@ -841,7 +854,7 @@ def enumerates(workload: Workload, cluster: Cluster, plan: Plan, fixed: dict | N
     counts = (space.fixed["recompute_layers"],) if "recompute_layers" in space.fixed else \
         (None, per) + recompute_layer_counts(STACKS[workload.stack], per)  # (a full one recomputes the fewest that fit)
     overlaps = bool(plan.tp_overlap) and plan.tp > 1  # (a plan that does not overlap where it could is its twin's)
-    return ((plan.zero, plan.shard, plan.ep) in zse and any(s == plan.sp and (o or not overlaps) for s, o in sps)
+    return ((plan.zero, plan.shard, (plan.ep, plan.etp)) in zse and any(s == plan.sp and (o or not overlaps) for s, o in sps)
             and k in counts and plan.micro_batch in mbs
             and plan.recompute in rcs and (plan.schedule, plan.chunks) in scheds
             and p2p_overlap_on(workload, plan) == p2p_overlap_on(workload, plan.with_(p2p_overlap=space.fixed.get(
