@@ -235,3 +235,14 @@ def test_the_search_enumerates_megatron_bridges_folded_qwen3_plan():
     assert enumerates(w, c, plan)
     r = ps.search(w, c, top=3, fixed={"tp": 2, "pp": 8, "ep": 32})
     assert r.results and all(x.plan.etp == 1 and x.plan.ep == 32 and x.plan.dp == 16 for x in r.results)
+
+
+def test_a_pinned_expert_tp_keeps_one_grid_and_other_values_are_refused():
+    m = ps.MODELS["mixtral-8x7b"]
+    w, c = ps.Workload(m, global_batch=64), ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=2)
+    whole = ps.search(w, c, top=5, fixed={"tp": 2, "etp": 1})
+    split = ps.search(w, c, top=5, fixed={"tp": 2, "etp": 2})
+    assert whole.results and all(x.plan.etp == 1 and x.plan.ep > 1 for x in whole.results)
+    assert split.results and all(x.plan.etp is None for x in split.results)
+    with pytest.raises(ValueError, match=r"fixed\['etp'\]=4"):
+        ps.search(w, c, fixed={"tp": 2, "etp": 4})

@@ -114,8 +114,10 @@ def test_pinned_expert_degree(capsys):
     assert "EP8" in out
     r = search(ps.Workload(ps.MODELS["mixtral-8x7b"], global_batch=64), ps.Cluster(ps.DEVICES["a100-80gb"], nodes=2),
                top=3, fixed={"ep": 8})
-    # EP8 tiles the experts' grid: inside DP (dp % 8 == 0), or folded over TP with whole experts (etp 1).
-    assert r.results and all(x.plan.ep == 8 and (x.plan.dp % 8 == 0 if x.plan.etp is None else x.plan.etp == 1)
+    # EP8 tiles the experts' grid (Megatron-Core's expert rank generator): over CP x DP with the experts split like the
+    # dense layers, or over TP x CP x DP with whole experts (etp 1).
+    assert r.results and all(x.plan.ep == 8 and ((x.plan.cp * x.plan.dp) % 8 == 0 if x.plan.etp is None
+                                                 else x.plan.etp == 1)
                              and (x.plan.tp * x.plan.cp * x.plan.dp) % x.plan.expert_split == 0 for x in r.results)
 
 

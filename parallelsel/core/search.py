@@ -10,7 +10,9 @@ The lesson's method (its further-study section) run over every plan the cluster 
   tokens, ``dp x tp x pp x cp`` = the GPUs;
 * ZeRO stage 0-3 (only 0 where there is one rank to shard over: :func:`parallelsel.core.stacks.zero_ranks`),
   with ZeRO > 0 also HSDP (shard over the DP ranks of one node, replicate across nodes), expert
-  parallelism over the divisors of dp up to the expert count for MoE models, micro-batch 1, 2, 4, 8,
+  parallelism for MoE models (:func:`_expert_grids`: EP over the divisors of cp x dp up to the expert count with the
+  experts split like the dense layers, and with TP > 1 also whole experts, etp 1, with EP over the divisors of
+  tp x cp x dp; HSDP only with the former), micro-batch 1, 2, 4, 8,
   recompute none / selective / full, sequence parallelism on or off when tp > 1, and with pp > 1
   every schedule the library has: 1F1B, interleaved 1F1B with 2 or 4 chunks when the layers divide,
   ZB-H1 and GPipe (counted as dominated by 1F1B without being timed: the same bubble with more
@@ -92,7 +94,7 @@ EXCLUSIONS = ("tp_exceeds_heads", "heads_not_divisible", "kv_heads_not_divisible
 ``SearchResult.top``, not in the key)."""
 
 _FIXABLE = ("dp", "tp", "pp", "zero", "micro_batch", "recompute", "sp", "schedule", "chunks", "ep", "shard", "cp",
-            "stage_layers", "p2p_overlap", "tp_overlap", "recompute_layers")
+            "stage_layers", "p2p_overlap", "tp_overlap", "recompute_layers", "etp")
 
 CP_DEGREES = (2, 4, 8, 16, 32)
 """Context-parallel degrees the search tries, for every sequence length they split (``seq_len`` a multiple of
@@ -170,14 +172,15 @@ class SearchResult:
 
 
 def _without_default_etp(fixed) -> dict:
-    # A pinned etp=None (or the pinned TP) is the default, experts split like the dense layers; the search also tries
-    # whole experts (etp 1) wherever TP > 1, and no other expert TP, so a pinned etp is not one of its knobs.
+    # The experts' TP the search tries: None (split like the dense layers; a pinned TP degree means the same) or 1
+    # (whole experts). A pin keeps one of the two grids; any other value is an input error.
     fixed = dict(fixed or {})
-    if "etp" in fixed and (fixed["etp"] is None or fixed["etp"] == fixed.get("tp")):
-        del fixed["etp"]
     if "etp" in fixed:
-        raise ParallelselError(f"fixed['etp']={fixed['etp']!r}: the search tries the dense TP and whole experts (1) "
-                               f"for the experts; estimate a plan with this etp directly")
+        if fixed["etp"] is not None and fixed["etp"] == fixed.get("tp"):
+            fixed["etp"] = None
+        if fixed["etp"] not in (None, 1):
+            raise ParallelselError(f"fixed['etp']={fixed['etp']!r}: the search tries the experts split like the dense "
+                                   f"layers (None) or whole (1); estimate a plan with this etp directly")
     return fixed
 
 
@@ -190,7 +193,7 @@ def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
             raise ParallelselError(f"fixed[{k!r}]: unknown plan field; allowed: {', '.join(_FIXABLE)}")
     # Let Plan validate the values themselves (types, ranges, schedule names), and keep its normalised values.
     # The probe's DP group must hold the pinned EP and shard groups (a pinned ep=8 needs dp >= 8).
-    free = ("chunks", "schedule", "dp", "p2p_overlap")  # (a probe without a pipeline would drop p2p_overlap)
+    free = ("chunks", "schedule", "dp", "p2p_overlap", "etp")  # (what a probe without a pipeline or TP would drop)
     probe_kw = {k: v for k, v in fixed.items() if k not in free}
     for k in ("ep", "shard"):
         if k in probe_kw:
@@ -299,24 +302,28 @@ def _schedules(fixed: dict, pp: int, model, split=None, offered=None) -> list[tu
     return [x for x in pairs if offered is None or x[0] == "1f1b" or x[0] in offered]
 
 
-def _expert_grids(model, dp: int, tp: int, cp: int, pinned: int | None = None) -> list[tuple[int, int | None]]:
-    """(ep, etp) pairs to try: EP inside DP with the experts split like the dense layers (etp None), EP degrees the
-    divisors of dp up to the expert count; and with TP the folded grid of whole experts (etp 1, MoE parallel
-    folding: EP reaches over the TP and CP ranks too, up to tp x cp x dp). ``pinned``: a pinned EP degree alone.
-    (1, None) alone for a dense model."""
+def _expert_grids(model, dp: int, tp: int, cp: int, pinned: int | None = None,
+                  etp="free") -> list[tuple[int, int | None]]:
+    """(ep, etp) pairs to try: the experts split like the dense layers (etp None), EP degrees the divisors of
+    cp x dp up to the expert count (the grid folds over CP: Plan's rule); and with TP the grid of whole experts
+    (etp 1, MoE parallel folding: EP reaches over the TP ranks too), EP from 2 up to tp x cp x dp (whole experts with
+    no EP repeat every expert on every rank; torchtitan refuses it). ``pinned``: a pinned EP degree alone; ``etp``:
+    a pinned expert TP (None or 1) keeps that grid alone. (1, None) alone for a dense model."""
     if not model.is_moe:
         return [(1, None)]
-    inside = [d for d in divisors(dp) if d <= model.experts and pinned in (None, d)]
-    folded = [d for d in divisors(tp * cp * dp) if d <= model.experts and pinned in (None, d)] if tp > 1 else []
-    return [(d, None) for d in inside] + [(d, 1) for d in folded]
+    keep = lambda d: d <= model.experts and pinned in (None, d)  # noqa: E731
+    inside = [(d, None) for d in divisors(cp * dp) if keep(d)] if etp in ("free", None) or tp == 1 else []
+    folded = [(d, 1) for d in divisors(tp * cp * dp) if d > 1 and keep(d)] if tp > 1 and etp in ("free", 1) else []
+    return inside + folded
 
 
 def _shards(zero: int, dp: int, tp: int, ek: tuple, gpus_per_node: int) -> list:
     """ZeRO shard-group sizes to try: the whole DP group (None), and for HSDP the DP ranks of one node
     (shard within a node, replicate across nodes: PyTorch FSDP HYBRID_SHARD, Zhao et al. 2023 §3.2.1), where
-    the EP groups tile it; none with folded experts (``ek`` = (ep, etp))."""
+    the EP groups tile it; none with whole experts or an EP group reaching over CP (``ek`` = (ep, etp)): their
+    expert shard groups are not a node's DP ranks."""
     ep, etp = ek
-    if zero == 0 or etp is not None:
+    if zero == 0 or etp is not None or dp % ep:
         return [None]
     local = gpus_per_node // tp if gpus_per_node % tp == 0 else 0
     out = [None]
@@ -391,8 +398,10 @@ def _degrees(space: _Space):
                 if pp <= m.layers and fixed.get("pp", pp) == pp and fixed.get("dp", dp) == dp:
                     # A pinned shard group must tile the DP group, a pinned EP group DP or, with TP, the folded
                     # expert grid (Plan's rules): other dp are not plans.
-                    ep = fixed.get("ep", 1)
-                    if (dp % ep and (tp == 1 or (tp * cp * dp) % ep)) or dp % (fixed.get("shard") or 1):
+                    ep, etp = fixed.get("ep", 1), fixed.get("etp", "free")
+                    inside = (cp * dp) % ep == 0 and (etp in ("free", None) or tp == 1)
+                    folded = tp > 1 and (tp * cp * dp) % ep == 0 and etp in ("free", 1)
+                    if not (inside or folded) or dp % (fixed.get("shard") or 1):
                         continue
                     yield tp, cp, pp, dp
 
@@ -416,7 +425,7 @@ def _micro_batches(space: _Space, dp: int) -> list[int]:
 
 
 def _knobs(space: _Space, tp: int, cp: int, pp: int, dp: int, split=None):
-    """The settings tried for one (tp, cp, pp, dp): (zero, shard, ep) triples, SP, micro-batches,
+    """The settings tried for one (tp, cp, pp, dp): (zero, shard, (ep, etp)) triples, SP, micro-batches,
     recompute modes and (schedule, chunks) pairs. ZeRO where there is more than one rank to shard over: DP,
     times CP where the stack shards over both (:func:`parallelsel.core.stacks.zero_ranks`)."""
     m = space.workload.model
@@ -431,7 +440,7 @@ def _knobs(space: _Space, tp: int, cp: int, pp: int, dp: int, split=None):
         # stays in to be counted under pp_zero2_no_stack, which no stack runs.
         offered = stack.pp_zero
         zeros = [z for z in zeros if z in offered or z == 2]
-    eks = _expert_grids(m, dp, tp, cp, space.fixed.get("ep"))
+    eks = _expert_grids(m, dp, tp, cp, space.fixed.get("ep"), space.fixed.get("etp", "free"))
     # HSDP shard groups only where ZeRO shards, and tiling the EP groups.
     zse = [(z, sh, e) for z in zeros for e in eks
            for sh in ([space.fixed["shard"]] if "shard" in space.fixed
@@ -474,7 +483,7 @@ class _Group:
     knobs: tuple
     n: int
     bound: float
-    memo: dict = field(default_factory=dict)  # (ep, sp, b, recompute) -> compute bound; ("comm", ...) -> _comm_terms
+    memo: dict = field(default_factory=dict)  # ((ep, etp), sp, b, recompute, share) -> compute bound; ("comm", ...) -> _comm_terms
 
 
 def _prepare_group(space: _Space, tally: _Tally, tp: int, cp: int, pp: int, dp: int, split) -> _Group | None:
@@ -498,7 +507,7 @@ def _prepare_group(space: _Space, tally: _Tally, tp: int, cp: int, pp: int, dp: 
 
 def _group_bound(space: _Space, g: _Group) -> float:
     """A step time no plan of the group can beat: over its micro-batches, the lightest recomputation, the
-    faster SP setting and every EP degree, the least compute plus the least bubble of its schedules."""
+    faster SP setting and every expert grid (ep, etp), the least compute plus the least bubble of its schedules."""
     zse, sps, mbs, rcs, scheds = g.knobs
     w = space.workload
     best = math.inf
@@ -764,7 +773,7 @@ def _fit(space: _Space, tally: _Tally, base: dict, b, rc, lb, live, probe, memo,
     """The memory check of one (micro-batch, recompute)'s live (ZeRO, shard) settings; fitting plans join ``cands``.
 
     A plan whose states' floor (:func:`parallelsel.core.memory.states_floor`, the same for every micro-batch,
-    recompute mode, schedule and SP setting, so one per group, EP degree and (ZeRO, shard)) is over the budget by at
+    recompute mode, schedule and SP setting, so one per group, expert grid (ep, etp) and (ZeRO, shard)) is over the budget by at
     least the closest miss held is counted without its full breakdown: it cannot fit or be a closer miss. A full
     recomputation that fits recomputes as few layers as fit (:func:`_fewest_recomputed`)."""
     w, ep = space.workload, (base["ep"], base["etp"])
@@ -928,7 +937,9 @@ def _search(workload: Workload, cluster: Cluster, top: int, pins: dict, headroom
             continue
         _search_group(space, tally, g)
     if tally.considered == 0:  # the pins leave no plan at all: an input error, not an empty answer
-        raise ParallelselError(f"fixed={space.fixed!r}: no plan of dp×tp×pp×cp = {cluster.gpus} GPUs has these values "
+        ep = (f"; ep={space.fixed['ep']} must divide cp×dp, or tp×cp×dp with whole experts (etp 1) and tp > 1"
+              if "ep" in space.fixed else "")
+        raise ParallelselError(f"fixed={space.fixed!r}: no plan of dp×tp×pp×cp = {cluster.gpus} GPUs has these values{ep} "
                                f"(tp up to the {workload.model.heads} heads, pp up to the {workload.model.layers} layers)")
     ranked = _rank(tally.done, top)
     if tally.fitting > len(ranked):
@@ -943,7 +954,7 @@ def _search(workload: Workload, cluster: Cluster, top: int, pins: dict, headroom
 
 
 DECIDERS = {
-    "tp": "measure_collectives", "cp": "measure_collectives", "ep": "measure_collectives",
+    "tp": "measure_collectives", "cp": "measure_collectives", "ep": "measure_collectives", "etp": "measure_collectives",
     "pp": "profile_pipeline", "schedule": "profile_pipeline", "chunks": "profile_pipeline",
     "stage_layers": "profile_pipeline", "dp": "measure_collectives", "zero": "measure_overlap",
     "shard": "measure_overlap", "micro_batch": "measure_kernels", "sp": "measure_kernels",

@@ -54,7 +54,8 @@ HELP = {
     "pp": "流水线段数",
     "cp": "上下文并行度（每条序列切成的段数）",
     "ep": "专家并行度（MoE，取自 DP 组）",
-    "etp": "专家的张量并行度（MoE 并行折叠；不给则与 --tp 相同，EP 取自 DP 组；给出时 etp×ep 须整除 tp×cp×dp）",
+    "etp": "专家的张量并行度（MoE 并行折叠；etp×ep 须整除 tp×cp×dp）。估算单个方案时不给即与 --tp 相同；"
+           "搜索时不给则两种都试，给 1 只试整专家，给与 --tp 相同的值只试按 TP 切",
     "zero": "ZeRO 阶段 0-3（3 = FSDP FULL_SHARD）",
     "micro_batch": "微批次大小",
     "recompute": "重算策略：none / selective（Megatron 核心注意力）/ op（torchtitan 算子级选择性重算）/ full",
