@@ -409,7 +409,7 @@ def _moe_tp_items(st: _Step) -> list[Traffic]:
     etp = plan.expert_tp
     if etp <= 1 or not st.model.is_moe:
         return []
-    y = st.tokens * st.shape.hidden * st.recipe.activation * st.model.top_k * etp / plan.tp
+    y = st.model.routed_tokens(st.tokens, plan.tp, plan.etp) * st.shape.hidden * st.recipe.activation
     # A full recompute repeats the layer's forward, these collectives with it, on the layers it recomputes; like
     # the all-to-alls (_ep_items), op-level SAC keeps their outputs.
     redo = plan.recompute_share(st.model) if plan.recompute == "full" else 0.0
@@ -555,7 +555,7 @@ def _ep_items(st: _Step) -> list[Traffic]:
     x = st.tokens * st.shape.hidden * st.model.top_k * st.recipe.activation / (plan.tp if plan.sp else 1)
     redo = plan.recompute_share(st.model) if plan.recompute == "full" else 0.0
     calls = round(st.layers * st.m * (4 + 2 * redo))
-    stride = plan.ep_stride
+    stride = plan.expert_tp  # EP ranks sit expert-TP apart (the experts' grid: expert TP fastest, then EP)
     link = _link(st.cluster, st.ranks, plan.ep, stride, spread=False)
     foot = plan.ep * stride
     local = sparsest_node(foot * -(-st.ranks // foot), plan.ep, stride, st.cluster.gpus_per_node)

@@ -31,6 +31,7 @@ Examples:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -264,7 +265,8 @@ def layer_gemms(model, tokens: int, tp: int = 1, ep: int = 1, etp: int | None = 
     out = [Gemm("qkv", tokens, -(-(q + 2 * kv) // tp), h), Gemm("proj", tokens, h, -(-q // tp))]
     if model.is_moe:
         etp = tp if etp is None else etp
-        routed = max(1, tokens * etp * model.top_k * ep // (tp * model.experts))
+        # (exact: the ratio's float error is far below the 1 / (tp x experts) a non-integer is from an integer)
+        routed = max(1, math.floor(model.routed_tokens(tokens, tp, etp) * ep / model.experts))
         local = max(1, model.experts // ep)
         out += [Gemm("router", tokens, model.experts, h),
                 Gemm("fc1", routed, -(-(2 if model.gated_mlp else 1) * f // etp), h, local),
@@ -574,7 +576,7 @@ def _moe_shuffle_bytes(model, tokens: int, tp: int, sp: bool, ep: int, fused: tu
     own = tokens / (tp if sp else 1)
     shuffle = own * h * (FUSED_BYTES["moe_permute"][0 if "moe_permute" in fused else 1] * k + MOE_COMBINE_BYTES)
     if model.experts // ep > 1:
-        shuffle += MOE_SORT_BYTES * tokens * k * h * (tp if etp is None else etp) / tp
+        shuffle += MOE_SORT_BYTES * model.routed_tokens(tokens, tp, etp) * h
     return shuffle
 
 

@@ -549,13 +549,18 @@ def stage_params(model: Transformer, tp: int = 1, pp: int = 1, ep: int = 1, stag
     are counted as split too), and expert weights by ``etp`` (the experts' TP, ``tp`` by default) x ``ep``.
     ``layers``: the stage's transformer layers when the split is uneven (:func:`layers_on`).
     """
-    t, p, e = positive_int("tp", tp), positive_int("pp", pp), positive_int("ep", ep)
-    x = (t if etp is None else positive_int("etp", etp)) * e
+    t, p, x = _split_args(tp, pp, ep, etp)
     i = positive_int("stage", stage, minimum=0)
     if i >= p:
         raise ParallelselError(f"stage={stage}: must be < stages={p}")
     n = None if layers is None else positive_int("layers", layers)
     return _stage_params(model, t, p, x, i, n)
+
+
+def _split_args(tp, pp, ep, etp) -> tuple[int, int, int]:
+    # The checked (tp, pp) and the ways the experts are split: expert TP (the dense TP by default) x EP.
+    t, p, e = positive_int("tp", tp), positive_int("pp", pp), positive_int("ep", ep)
+    return t, p, (t if etp is None else positive_int("etp", etp)) * e
 
 
 @lru_cache(maxsize=8192)
@@ -610,8 +615,7 @@ def fsdp_units(model: Transformer, tp: int = 1, pp: int = 1, ep: int = 1, stage:
         >>> [(u.name, u.count, u.reshard_after_forward) for u in fsdp_units(ps.MODELS["llama3-8b"])]
         [('block', 32, True), ('root', 1, False)]
     """
-    t, p, e = positive_int("tp", tp), positive_int("pp", pp), positive_int("ep", ep)
-    x = (t if etp is None else positive_int("etp", etp)) * e
+    t, p, x = _split_args(tp, pp, ep, etp)
     i = positive_int("stage", stage, minimum=0)
     if i >= p:
         raise ParallelselError(f"stage={stage}: must be < stages={p}")
@@ -827,7 +831,7 @@ def _routed_inputs(model: Transformer, s: int, b: int, plan, act: float) -> floa
     per routed token). 0 for a dense model."""
     if not model.is_moe:
         return 0.0
-    return act * s * b * model.top_k * model.hidden * plan.expert_tp / plan.tp
+    return act * model.routed_tokens(s * b, plan.tp, plan.etp) * model.hidden
 
 
 def _stage_states(workload, plan, i: int, n_layers: int | None = None,

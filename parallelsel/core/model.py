@@ -194,6 +194,14 @@ class Transformer:
     def is_moe(self) -> bool:
         return self.experts > 1
 
+    def routed_tokens(self, tokens: float, tp: int = 1, etp: int | None = None) -> float:
+        """Routed token copies the experts on one rank receive per MoE layer, for ``tokens`` tokens a rank holds:
+        each token goes to ``top_k`` experts, and after Megatron-Core's dispatcher all-gathers them over the
+        experts' TP group (``etp`` ranks, the dense ``tp`` by default) a rank holds those of etp / tp of the TP
+        group's sequence shards: tokens x top_k x etp / tp (balanced routing; token_dispatcher.py core_r0.9.0
+        L532-538)."""
+        return tokens * self.top_k * (tp if etp is None else etp) / tp
+
     # -- parameters ----------------------------------------------------------------------
     @property
     def attention_params(self) -> int:

@@ -382,7 +382,7 @@ def placement(plan, cluster: Cluster) -> dict[str, GroupPlacement]:
     A CP group is ``cp`` consecutive TP blocks (stride ``tp``); a DP group strides by ``tp * cp`` and
     a PP group by ``tp * cp * dp``.
 
-    An EP group is ``ep`` ranks ``etp`` apart (the experts' grid, :attr:`parallelsel.Plan.ep_stride`; the dense TP by
+    An EP group is ``ep`` ranks ``etp`` apart (the experts' grid, :attr:`parallelsel.Plan.expert_tp`; the dense TP by
     default, so EP folds over CP ranks as Megatron-Core's expert rank generator lays it out). An HSDP shard group is ``shard`` consecutive DP ranks (stride ``tp``), its replica
     group strides by ``tp * shard`` (PyTorch's HYBRID_SHARD device mesh ``(replicate, shard)``).
     """
@@ -398,7 +398,7 @@ def placement(plan, cluster: Cluster) -> dict[str, GroupPlacement]:
     if cp > 1:
         out["CP"] = _cached(cluster, n, cp, plan.tp, "CP", True, False)
     if plan.ep > 1:
-        out["EP"] = _cached(cluster, n, plan.ep, plan.ep_stride, "EP", True, False)
+        out["EP"] = _cached(cluster, n, plan.ep, plan.expert_tp, "EP", True, False)
     shard = plan.shard_size
     if plan.zero > 0 and 1 < shard < plan.dp:
         out["shard"] = _cached(cluster, n, shard, plan.tp, "shard")

@@ -263,19 +263,15 @@ class Plan:
 
     @property
     def expert_tp(self) -> int:
-        """Ways each expert's matrices are split: ``etp``, or ``tp`` by default."""
+        """Ways each expert's matrices are split: ``etp``, or ``tp`` by default; also the ranks between consecutive
+        members of an EP group (the experts' grid: expert TP fastest, then EP; Megatron-Core's expert rank generator
+        since core_r0.10.0)."""
         return self.tp if self.etp is None else self.etp
 
     @property
     def expert_split(self) -> int:
         """Ways one layer's expert weights are split over a pipeline stage's ranks: expert TP x EP."""
         return self.expert_tp * self.ep
-
-    @property
-    def ep_stride(self) -> int:
-        """Ranks between consecutive members of an EP group: the expert TP degree (the expert grid's order, ETP
-        fastest, then EP; Megatron-Core's expert rank generator since core_r0.10.0)."""
-        return self.expert_tp
 
     @property
     def expert_dp(self) -> int:

@@ -396,12 +396,11 @@ def _degrees(space: _Space):
             for pp in divisors(G // (tp * cp)):
                 dp = G // (tp * pp * cp)
                 if pp <= m.layers and fixed.get("pp", pp) == pp and fixed.get("dp", dp) == dp:
-                    # A pinned shard group must tile the DP group, a pinned EP group DP or, with TP, the folded
-                    # expert grid (Plan's rules): other dp are not plans.
-                    ep, etp = fixed.get("ep", 1), fixed.get("etp", "free")
-                    inside = (cp * dp) % ep == 0 and (etp in ("free", None) or tp == 1)
-                    folded = tp > 1 and (tp * cp * dp) % ep == 0 and etp in ("free", 1)
-                    if not (inside or folded) or dp % (fixed.get("shard") or 1):
+                    # A pinned shard group must tile the DP group, a pinned EP degree or expert TP one of the
+                    # expert grids the search tries (Plan's rules): other dp are not plans.
+                    pinned = "ep" in fixed or "etp" in fixed
+                    if (pinned and not _expert_grids(m, dp, tp, cp, fixed.get("ep"), fixed.get("etp", "free"))
+                            or dp % (fixed.get("shard") or 1)):
                         continue
                     yield tp, cp, pp, dp
 

@@ -366,12 +366,18 @@ NEMO_SUMMARY_ASSUMED = ("each model's NeMo-Framework-Launcher configuration of t
 """What NeMo's performance summary does not print, and what its rows assume."""
 
 
-def _nemo_sum(model, gpus, gbs, mbs, seq, tp, pp, cp, vp, tps, recipe="fp8-adam-remainders-bf16grad", recompute="none",
-              notes=NEMO_SUMMARY_ASSUMED):
-    plan = dict(dp=gpus // (tp * pp * cp), tp=tp, pp=pp, cp=cp, zero=1, micro_batch=mbs, sp=tp > 1,
+def _nemo_plan(gpus, tp, pp, cp, vp, mbs, ep=1, recompute="none"):
+    # A NeMo run's plan from its table's degrees: the distributed optimizer, SP and TP overlap wherever TP > 1.
+    plan = dict(dp=gpus // (tp * pp * cp), tp=tp, pp=pp, cp=cp, ep=ep, zero=1, micro_batch=mbs, sp=tp > 1,
                 tp_overlap=tp > 1, recompute=recompute)
     if vp > 1:
         plan.update(schedule="interleaved", chunks=vp)
+    return plan
+
+
+def _nemo_sum(model, gpus, gbs, mbs, seq, tp, pp, cp, vp, tps, recipe="fp8-adam-remainders-bf16grad", recompute="none",
+              notes=NEMO_SUMMARY_ASSUMED):
+    plan = _nemo_plan(gpus, tp, pp, cp, vp, mbs, recompute=recompute)
     if isinstance(model, tuple):
         name = _GPT3_SHAPES[model]
     else:
@@ -464,14 +470,6 @@ DGXC_ASSUMED = ("each table's plan, then the release's launch script (configure.
 """What the DGX Cloud benchmark tables do not print, and what their rows assume."""
 
 
-def _dgxc_plan(gpus, tp, pp, cp, vp, mbs, ep=1, recompute="none"):
-    plan = dict(dp=gpus // (tp * pp * cp), tp=tp, pp=pp, cp=cp, ep=ep, zero=1, micro_batch=mbs, sp=tp > 1,
-                tp_overlap=tp > 1, recompute=recompute)
-    if vp > 1:
-        plan.update(schedule="interleaved", chunks=vp)
-    return plan
-
-
 def _dgxc(name, model, seq, readme, conf, container, plan, rows, recipes=("bf16-adam-remainders-bf16grad",
                                                                         "fp8-params-bf16grad"), vocab=None):
     # rows: (GPUs, GBS, BF16 seconds a step, FP8 seconds a step); the tables print both precisions per GPU count.
@@ -499,26 +497,26 @@ _GROK1 = Transformer(layers=64, hidden=6144, heads=48, kv_heads=8, ffn_hidden=32
 
 DGXC_H100 = (
     _dgxc("Llama 3.1 8B", "llama3-8b", 8192, "llama3.1/README_8b.md", "llama3.1/llama3.1_8b.yaml", "NeMo 24.09",
-          lambda g: _dgxc_plan(g, 1, 1, 2, 1, 1), ((8, 128, 12.91, 9.67), (128, 2048, 13.10, 9.82)))
+          lambda g: _nemo_plan(g, 1, 1, 2, 1, 1), ((8, 128, 12.91, 9.67), (128, 2048, 13.10, 9.82)))
     + _dgxc("Llama 3.1 70B", "llama3-70b", 8192, "llama3.1/README_70b.md", "llama3.1/llama3.1_70b.yaml", "NeMo 24.09",
-            lambda g: _dgxc_plan(g, 4, 4, 2, 5, 1), ((64, 128, 14.72, 11.01), (2048, 4096, 14.98, 11.39)))
+            lambda g: _nemo_plan(g, 4, 4, 2, 5, 1), ((64, 128, 14.72, 11.01), (2048, 4096, 14.98, 11.39)))
     + _dgxc("Llama 3.1 405B", _LLAMA405_GPT2, 8192, "llama3.1/README_405b.md", "llama3.1/llama3.1_405b.yaml",
-            "NeMo 24.09", lambda g: _dgxc_plan(g, 8, 9, 2, 7, 1), ((576, 252, 17.20, 11.24), (2304, 1008, 17.62, 12.35)))
+            "NeMo 24.09", lambda g: _nemo_plan(g, 8, 9, 2, 7, 1), ((576, 252, 17.20, 11.24), (2304, 1008, 17.62, 12.35)))
     + _dgxc("Nemotron-4 15B", Transformer(layers=32, hidden=6144, heads=48, kv_heads=8, ffn_hidden=24576, vocab=256000,
                                           seq_len=4096, gated_mlp=False, tied_embeddings=False, position="rotary",
                                           bias=False, norm="layernorm", dropout=False, name="Nemotron-4 15B",
                                           source="NVIDIA/dgxc-benchmarking nemotron/nemotron4-15b-synth.yaml @143b90d"),
             4096, "nemotron/README_15b.md", "nemotron/nemotron4-15b-synth.yaml", "NeMo 24.11",
-            lambda g: _dgxc_plan(g, 4, 1, 1, 1, 4), ((16, 64, 2.83, 2.08), (2048, 8192, 2.96, 2.18)))
+            lambda g: _nemo_plan(g, 4, 1, 1, 1, 4), ((16, 64, 2.83, 2.08), (2048, 8192, 2.96, 2.18)))
     + _dgxc("Nemotron-4 340B", NEMOTRON["nemotron-340b"], 4096, "nemotron/README_340b.md",
             "nemotron/nemotron4-340b-synth.yaml", "NeMo 24.11",
-            lambda g: _dgxc_plan(g, 8, 8, 1, 12, 1, recompute="selective"),
+            lambda g: _nemo_plan(g, 8, 8, 1, 12, 1, recompute="selective"),
             ((128, 32, 4.61, 3.16), (2048, 512, 4.84, 3.49)), recipes=("bf16-adam-bf16-states", "fp8-adam-bf16-states"))
     + _dgxc("GPT-3 175B", "gpt3-175b", 2048, "nemo_megatron/README_175b.md", "nemo_megatron/gpt3_175b_hydra.yaml",
-            "NeMo 24.11", lambda g: _dgxc_plan(g, 4, 8, 1, 12, 1), ((128, 256, 8.91, 5.92), (2048, 4096, 9.02, 6.24)),
+            "NeMo 24.11", lambda g: _nemo_plan(g, 4, 8, 1, 12, 1), ((128, 256, 8.91, 5.92), (2048, 4096, 9.02, 6.24)),
             vocab=51200)
     + _dgxc("Grok-1 314B", _GROK1, 8192, "grok1/README_314b.md", "grok1/grok1_314b.yaml", "NeMo dev container",
-            lambda g: _dgxc_plan(g, 4, 8, 2, 8, 1, ep=8), ((512, 1024, 20.83, 16.69), (2048, 4096, 21.09, 17.04)),
+            lambda g: _nemo_plan(g, 4, 8, 2, 8, 1, ep=8), ((512, 1024, 20.83, 16.69), (2048, 4096, 21.09, 17.04)),
             recipes=("bf16-adam", "fp8-params-bf16grad")))
 """NVIDIA's DGX Cloud benchmark recipes, release v25.01: Llama 3.1 (NeMo 24.09), Nemotron-4, GPT-3 175B (NeMo 24.11)
 and the Grok-1 MoE on H100, in BF16 and FP8, at the fewest and the most GPUs each table runs the full model on

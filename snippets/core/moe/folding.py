@@ -19,7 +19,7 @@ except ValueError:
 plan = ps.Plan(etp=1, **kw)
 e = ps.estimate(work, plan, cluster)
 assert e.fits
-nodes = -(-plan.ep * plan.ep_stride // cluster.gpus_per_node)
+nodes = -(-plan.ep * plan.expert_tp // cluster.gpus_per_node)
 print(f"折叠（ETP=1）：{plan_label(plan)}，每卡 {fmt_bytes(e.memory.total)}（上限 {fmt_bytes(e.usable)}），"
       f"每卡存 {q.experts // plan.ep} 个完整专家；EP 组的 {plan.ep} 张卡跨 {nodes} 个节点，"
       f"每步每卡在 all-to-all 中发出 {fmt_size(sum(t.sent for t in e.traffic if t.strategy == 'EP'))}。")
