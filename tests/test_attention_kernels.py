@@ -45,3 +45,19 @@ def test_a_device_without_a_cudnn_rate_falls_back_to_flashattention():
 def test_the_cudnn_rate_is_a_share_of_peak(value):
     with pytest.raises(ValueError, match="cudnn_attention_efficiency"):
         dataclasses.replace(ps.DEVICES["h100-sxm-80gb"], cudnn_attention_efficiency=value)
+
+
+def test_fa2_is_flashattention_2_where_the_stack_would_run_cudnn():
+    # Transformer Engine with NVTE_FUSED_ATTN=0 runs FlashAttention-2: the H100 rate SDPA (torchtitan) runs, the same
+    # memory as any fused kernel, and on Ampere, where there is one kernel, no change at all.
+    h100, a100 = ps.DEVICES["h100-sxm-80gb"], ps.DEVICES["a100-80gb"]
+    mc = ps.Workload("llama3-8b", global_batch=8, seq_len=8192, stack="megatron-core")
+    fa2 = dataclasses.replace(mc, attention="fa2")
+    assert compute_time(mc.model, 1, 8192, h100, fused=stack_fused(fa2), attention="fa2").attention == pytest.approx(
+        _attention(h100, "torchtitan"))
+    assert compute_time(mc.model, 1, 8192, a100, fused=stack_fused(fa2), attention="fa2").attention == \
+        _attention(a100, "megatron-core")
+    plan, cluster = ps.Plan(dp=8, zero=1), ps.Cluster(h100, nodes=1)
+    e_cudnn, e_fa2 = ps.estimate(mc, plan, cluster), ps.estimate(fa2, plan, cluster)
+    assert e_fa2.memory.total == e_cudnn.memory.total
+    assert e_fa2.step.total > e_cudnn.step.total

@@ -57,6 +57,9 @@ MEGATRON_FLAGS = {  # flag: (type, choices) as declared in Megatron-LM
     "--tokenizer-type": (str, None), "--vocab-size": (int, None), "--moe-router-topk": (int, None),
     "--bf16": (bool, None), "--grad-reduce-in-bf16": (bool, None), "--optimizer": (str, ("adam", "sgd")),
     "--ckpt-format": (str, None), "--overlap-grad-reduce": (bool, None), "--overlap-param-gather": (bool, None),
+    # transformer_config.py L151 (attention_backend: AttnBackend), argument_utils.py L109-118 (an enum's flag takes
+    # a member's name), transformer/enums.py L51-58 (the members)
+    "--attention-backend": (str, ("flash", "fused", "unfused", "local", "auto")),
 }
 
 TORCHTITAN_FIELDS = {
@@ -362,3 +365,27 @@ def test_torchtitan_folds_experts_only_inside_the_hsdp_shard_group():
     values = {"ranks": 2, "split": 8}
     assert "8" in refusal_text("torchtitan", "launcher_ep_hsdp", values, "en")
     assert "8" in refusal_text("torchtitan", "launcher_ep_hsdp", values, "zh")
+
+
+@pytest.mark.parametrize("attention, backend", [("flash", None), ("fa2", "flash"), ("standard", "unfused")])
+def test_megatron_attention_backend_round_trips(attention, backend):
+    # Megatron-Core's --attention-backend: flash = FlashAttention-2 through Transformer Engine (NVTE_FUSED_ATTN=0,
+    # language_module.py L134-135 @d98e8a6), unfused = the scores stored; unset = auto, the stack's own pick.
+    w = ps.Workload("llama3-8b", global_batch=64, attention=attention)
+    plan = ps.Plan(dp=8, zero=1)
+    text = export(w, plan, "megatron")
+    args = megatron_parser().parse_args(_megatron_flags(text))
+    assert args.attention_backend == backend
+    cfg = read_config(text, world=8)
+    assert cfg.attention == (None if backend is None else attention)
+
+
+def test_megatron_attention_backend_read_and_checked_by_the_cli(tmp_path, capsys):
+    path = tmp_path / "run.sh"
+    path.write_text(export(ps.Workload("llama3-8b", global_batch=64, attention="fa2"), ps.Plan(dp=8, zero=1),
+                           "megatron"))
+    assert main(["check", str(path), "--gpus", "8", "--attention", "standard"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "--attention standard" in err and "fa2" in err
+    with pytest.raises(ValueError, match="--attention-backend"):
+        read_config("pretrain_gpt.py --attention-backend cudnn --tensor-model-parallel-size 1", world=8)

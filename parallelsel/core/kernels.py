@@ -17,7 +17,8 @@ measured ceiling for a perfectly shaped matmul (:data:`parallelsel.core.hardware
 The backward pass of a GEMM ``Y[M,N] = X[M,K] W[K,N]`` is two GEMMs: ``dX = dY W^T`` (M x K, inner N)
 and ``dW = X^T dY`` (K x N, inner M) -- so backward costs twice the forward FLOPs, at shapes of
 its own. Attention: the fused kernel (``attention="flash"``) at :data:`FLASH_SHARE` of the device's
-GEMM ceiling; the standard kernel (``"standard"``, Korthikanti et al. 2022's baseline) as batched
+GEMM ceiling, or the device's measured rate for the kernel the stack runs (FlashAttention-2, or cuDNN's where the
+stack fuses ``cudnn_attention`` and the workload does not ask for ``"fa2"``); the standard kernel (``"standard"``, Korthikanti et al. 2022's baseline) as batched
 GEMMs over heads plus the softmax and dropout over the s x s scores, which only move bytes.
 
 Examples:
@@ -524,9 +525,9 @@ def _attention(model, b: int, s: int, cp: int, tp: int, device: Device, attentio
     heads = max(1, model.heads // tp)
     q = s // cp
     d = model.head_dim
-    if attention == "flash":
+    if attention != "standard":   # "flash": the stack's fused kernel; "fa2": FlashAttention-2 whatever it fuses
         flops = 4.0 * b * heads * q * s * d
-        cudnn = bool(cudnn and device.cudnn_attention_efficiency)
+        cudnn = bool(cudnn and attention == "flash" and device.cudnn_attention_efficiency)
         share = device.cudnn_attention_efficiency if cudnn else device.attention_efficiency
         rate = device.peak_flops * (share or device.gemm_efficiency * FLASH_SHARE)
         if not share:   # the length curve is the Hopper figures' (parallelsel.core.hardware.FA3_FIGURES_H100)

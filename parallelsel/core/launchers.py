@@ -106,6 +106,11 @@ _MEGATRON_RECIPES = {
     "fp8-params-bf16grad": {"--bf16": True, "--grad-reduce-in-bf16": True, "--optimizer": "adam",
                             "--fp8-format": "hybrid", "--fp8-recipe": "tensorwise", "--fp8-param-gather": True},
 }
+# transformer_config.py L151 @d98e8a6 (attention_backend, an AttnBackend: flash, fused, unfused, local, auto; default
+# auto); language_module.py L130-139: flash sets NVTE_FLASH_ATTN=1 and NVTE_FUSED_ATTN=0 (FlashAttention-2 through
+# Transformer Engine), fused the reverse (cuDNN), unfused Transformer Engine's unfused kernel, which stores the scores.
+_MEGATRON_ATTENTION = {"fa2": "flash", "standard": "unfused"}
+_MEGATRON_READ_ATTENTION = {"flash": "fa2", "unfused": "standard", "local": "standard", "fused": "flash", "auto": "flash"}
 _MEGATRON_FP8_GATHER = "fp8-params-bf16grad"  # the recipe whose weights are FP8 (needs ZeRO >= 1)
 # torchtitan job_config.py [training]: dtype float32 keeps fp32 parameters and optimizer state, and
 # FSDP's mixed_precision_param casts the compute copy (bfloat16 by default); gradients are reduced in
@@ -358,6 +363,8 @@ def _megatron_model(workload: Workload) -> dict:
     if m.is_moe:
         o["--num-experts"] = m.experts
         o["--moe-router-topk"] = m.top_k
+    if workload.attention in _MEGATRON_ATTENTION:  # "flash": the default (auto: Transformer Engine picks the kernel)
+        o["--attention-backend"] = _MEGATRON_ATTENTION[workload.attention]
     return o
 
 
@@ -628,6 +635,7 @@ class LaunchConfig:
     world: int | None
     notes: tuple = ()
     compile: bool = False
+    attention: str | None = None  # the Workload.attention the file asks for; None: it names no kernel
 
 
 def sniff(text: str) -> str:
@@ -808,7 +816,16 @@ def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchCo
     model = _megatron_model_fields(g, notes)
     seq = _int("--seq-length", g("--seq-length")) if g("--seq-length") is not None else None
     gb = _int("--global-batch-size", g("--global-batch-size")) if g("--global-batch-size") is not None else None
-    return LaunchConfig("megatron", plan, gb, seq, recipe, model, world, tuple(notes))
+    return LaunchConfig("megatron", plan, gb, seq, recipe, model, world, tuple(notes), attention=_megatron_attention(g))
+
+
+def _megatron_attention(g) -> str | None:
+    """The :class:`Workload` ``attention`` Megatron-LM's ``--attention-backend`` asks for (None: the flag is unset)."""
+    backend = g("--attention-backend")
+    if backend is None:
+        return None
+    choice("--attention-backend", backend, tuple(_MEGATRON_READ_ATTENTION))
+    return _MEGATRON_READ_ATTENTION[backend]
 
 
 def _megatron_recipe(g) -> str | None:

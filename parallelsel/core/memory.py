@@ -330,7 +330,7 @@ def activations_per_layer(model: Transformer, micro_batch: int, tp: int = 1, sp:
     dropout masks (10sbh); §4.2.2: SP splits those too.
 
     ``attention="flash"`` (the default: FlashAttention-2, Dao 2023, and the fused kernels of
-    Transformer Engine and PyTorch SDPA) stores no s x s tensor: the forward keeps the output O
+    Transformer Engine and PyTorch SDPA; ``"fa2"`` names FlashAttention-2's kernel, the same memory) stores no s x s tensor: the forward keeps the output O
     (already the output-projection input above) and one fp32 logsumexp per head and row, 4asb
     bytes, and the backward recomputes the probabilities (Dao 2023, §3.1, Algorithms 1-2; the
     attention-dropout mask is regenerated from the RNG state, not stored). The row becomes
@@ -401,7 +401,7 @@ def op_saved_bytes(model: Transformer, s: int, b: int, t: int = 1, sp: bool = Fa
             per_rank = width if (name in row_parallel and t > 1) else width / t
             copies = model.top_k if name not in ("wq", "wk", "wv", "wo") else 1
             out[name] = act_bytes * sb * per_rank * copies
-    if attention == "flash":
+    if attention != "standard":
         out["sdpa"] = act_bytes * sb * sh.q_dim / t + _LSE_BYTES * sh.heads * sb / t
     if sp:
         out["reduce_scatter"] = 2 * act_bytes * sb * sh.hidden / t

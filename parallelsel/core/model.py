@@ -71,9 +71,13 @@ hidden 16384, 128 heads, 53248 FFN, 128256 vocabulary; Dubey et al. 2024, Table 
 context trained, 10M tokens, is below 2**24), and small enough that every count and FLOP total
 stays exact in float64 and that enumerating a shape's divisors takes milliseconds."""
 
-ATTENTION = ("flash", "standard")
+ATTENTION = ("flash", "fa2", "standard")
 """Attention kernels a workload can assume: ``"flash"`` is a fused kernel that never materialises the
-s x s scores (FlashAttention-2, Dao 2023; also Transformer Engine fused attention and PyTorch SDPA),
+s x s scores, the one the stack picks (FlashAttention-2, Dao 2023; PyTorch SDPA; Transformer Engine's cuDNN
+kernel where the stack fuses ``cudnn_attention``); ``"fa2"`` is the same memory with FlashAttention-2's kernel
+where the stack would pick another: Transformer Engine with ``NVTE_FUSED_ATTN=0``, Megatron-Core's
+``--attention-backend flash`` (which sets NVTE_FLASH_ATTN=1, NVTE_FUSED_ATTN=0:
+``megatron/core/models/common/language_module/language_module.py`` L134-135 @d98e8a6);
 ``"standard"`` stores them as Korthikanti et al. 2022 count (softmax output, dropout mask and output)."""
 
 

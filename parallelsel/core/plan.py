@@ -46,8 +46,10 @@ class Workload:
     ``model`` and ``recipe`` take a record or its key in ``ps.MODELS`` / ``ps.RECIPES`` (``"llama3-70b"``,
     ``"fp8-params-bf16grad"``), as the command line does.
 
-    ``attention`` is ``"flash"`` (default: a fused kernel, as every current training stack uses) or
-    ``"standard"`` (the s x s scores are stored, Korthikanti et al. 2022's accounting); see
+    ``attention`` is ``"flash"`` (default: the stack's fused kernel, as every current training stack uses),
+    ``"fa2"`` (FlashAttention-2's kernel where the stack would pick cuDNN's: Transformer Engine with
+    ``NVTE_FUSED_ATTN=0``; the same memory as ``"flash"``) or ``"standard"`` (the s x s scores are stored,
+    Korthikanti et al. 2022's accounting); see :data:`parallelsel.core.model.ATTENTION` and
     :func:`parallelsel.core.memory.activations_per_layer`.
 
     ``stack``: the framework the job runs on, a key of :data:`parallelsel.core.stacks.STACKS`

@@ -98,7 +98,7 @@ def compare_all(runs, device: Device | None = None) -> tuple[Compared, ...]:
 # -- the stacks' own measured runs (parallelsel.course.stack_runs) ----------------------------------------
 def stack_estimate(run, device: Device | None = None) -> Estimate:
     """The library's estimate of a :class:`parallelsel.course.stack_runs.StackRun`: its model, stack, recipe,
-    ``compile``, global batch and sequence, the plan the source states, on the part it names (or ``device``),
+    ``compile``, attention kernel, global batch and sequence, the plan the source states, on the part it names (or ``device``),
     in nodes of eight GPUs (one node of fewer for a run on fewer)."""
     from ..core.hardware import DEVICES as _DEVICES
     from ..core.recipe import RECIPES
@@ -107,7 +107,7 @@ def stack_estimate(run, device: Device | None = None) -> Estimate:
     model = stack_model(run)
     recipe = RECIPES[run.recipe] if run.recipe else None
     work = Workload(model, recipe=recipe, global_batch=run.global_batch, seq_len=run.seq_len, stack=run.stack,
-                    compile=run.compile)
+                    compile=run.compile, attention=run.attention)
     device = _DEVICES[run.device] if device is None else device
     return estimate(work, Plan(**run.plan), Cluster(device, nodes=max(1, run.gpus // 8), gpus_per_node=min(8, run.gpus)))
 

@@ -48,7 +48,8 @@ class StackRun:
     :class:`parallelsel.Plan` fields the source states; ``global_batch`` (sequences) and ``seq_len``;
     ``recipe``: a :data:`parallelsel.RECIPES` key, None for the stack's own bf16 recipe; ``compile`` (as
     :class:`parallelsel.Workload` takes it: ``"model"`` where the source's torchtitan left the loss eager);
-    ``metric``: ``"tokens"`` (tokens per second per GPU) or ``"tflops"`` (teraFLOP/s per GPU counted as the
+    ``attention``: the kernel, as :class:`parallelsel.Workload` takes it (``"fa2"`` where the source's launch script
+sets ``NVTE_FUSED_ATTN=0``); ``metric``: ``"tokens"`` (tokens per second per GPU) or ``"tflops"`` (teraFLOP/s per GPU counted as the
     source counts them, :func:`source_flops`: ``flops`` ``"megatron-gpt"`` or ``"nemo-llama"``); ``value``; ``memory_gib``: the peak memory the source prints (GiB), None if
     it prints none; ``source``: file and table.
     """
@@ -71,6 +72,7 @@ class StackRun:
     tied_embeddings: bool = True
     notes: tuple[str, ...] = field(default=())
     flops: str = "megatron-gpt"
+    attention: str = "flash"
 
 
 MEGATRON_ASSUMED = ("micro-batch 1", "no recomputation", "sequence parallelism with TP (--tp-comm-overlap requires it)",
@@ -459,8 +461,6 @@ DGXC_ASSUMED = ("each table's plan, then the release's launch script (configure.
                 "recipe combines the two)",
                 "Llama 3.1 405B with the configuration's GPT-2 BPE tokenizer (its launch script sets no other for "
                 "405B), padded to 51,200 entries",
-                "Nemotron-4 340B's attention as Transformer Engine's cuDNN kernel, though its launch script sets "
-                "NVTE_FUSED_ATTN=0 (FlashAttention-2), which a workload cannot yet say",
                 "Grok-1 (the configuration's shape: 64 layers, hidden 6,144, 48 heads in 8 groups, 8 experts of "
                 "FFN 32,768 with GeGLU, top-2 routing, the Llama 3 tokenizer's 128,256 entries): the table's DP "
                 "column is the experts' data parallelism (dp / ep: expert parallelism was carved out of "
@@ -471,15 +471,18 @@ DGXC_ASSUMED = ("each table's plan, then the release's launch script (configure.
 
 
 def _dgxc(name, model, seq, readme, conf, container, plan, rows, recipes=("bf16-adam-remainders-bf16grad",
-                                                                        "fp8-params-bf16grad"), vocab=None):
+                                                                        "fp8-params-bf16grad"), vocab=None,
+          attention="flash"):
     # rows: (GPUs, GBS, BF16 seconds a step, FP8 seconds a step); the tables print both precisions per GPU count.
+    # attention: "fa2" where the model's configure.sh exports NVTE_FUSED_ATTN=0 (Transformer Engine then runs the
+    # flash-attn package's FlashAttention-2 instead of cuDNN's kernel), "flash" where it exports 1.
     source = _DGXC.format(readme=readme, conf=conf, container=container)
     out = []
     for gpus, gbs, *steps in rows:
         for precision, recipe, step in zip(("BF16", "FP8"), recipes, steps):
             out.append(StackRun(f"DGXC {name} ({gpus} H100, {precision})", "megatron-core", model, "h100-sxm-80gb",
                                 gpus, plan(gpus), gbs, seq, "tokens", round(seq * gbs / step / gpus, 1), source, recipe,
-                                vocab=vocab, notes=DGXC_ASSUMED))
+                                vocab=vocab, notes=DGXC_ASSUMED, attention=attention))
     return tuple(out)
 
 
@@ -511,13 +514,14 @@ DGXC_H100 = (
     + _dgxc("Nemotron-4 340B", NEMOTRON["nemotron-340b"], 4096, "nemotron/README_340b.md",
             "nemotron/nemotron4-340b-synth.yaml", "NeMo 24.11",
             lambda g: _nemo_plan(g, 8, 8, 1, 12, 1, recompute="selective"),
-            ((128, 32, 4.61, 3.16), (2048, 512, 4.84, 3.49)), recipes=("bf16-adam-bf16-states", "fp8-adam-bf16-states"))
+            ((128, 32, 4.61, 3.16), (2048, 512, 4.84, 3.49)), recipes=("bf16-adam-bf16-states", "fp8-adam-bf16-states"),
+            attention="fa2")   # nemotron/configure.sh: NVTE_FUSED_ATTN=1 for 15b, 0 for 340b
     + _dgxc("GPT-3 175B", "gpt3-175b", 2048, "nemo_megatron/README_175b.md", "nemo_megatron/gpt3_175b_hydra.yaml",
             "NeMo 24.11", lambda g: _nemo_plan(g, 4, 8, 1, 12, 1), ((128, 256, 8.91, 5.92), (2048, 4096, 9.02, 6.24)),
-            vocab=51200)
+            vocab=51200, attention="fa2")   # nemo_megatron/configure.sh: NVTE_FUSED_ATTN=0
     + _dgxc("Grok-1 314B", _GROK1, 8192, "grok1/README_314b.md", "grok1/grok1_314b.yaml", "NeMo dev container",
             lambda g: _nemo_plan(g, 4, 8, 2, 8, 1, ep=8), ((512, 1024, 20.83, 16.69), (2048, 4096, 21.09, 17.04)),
-            recipes=("bf16-adam", "fp8-params-bf16grad")))
+            recipes=("bf16-adam", "fp8-params-bf16grad"), attention="fa2"))   # grok1/configure.sh: NVTE_FUSED_ATTN=0
 """NVIDIA's DGX Cloud benchmark recipes, release v25.01: Llama 3.1 (NeMo 24.09), Nemotron-4, GPT-3 175B (NeMo 24.11)
 and the Grok-1 MoE on H100, in BF16 and FP8, at the fewest and the most GPUs each table runs the full model on
 (weak scaling: the global batch grows with the GPUs). Held out: added after the model's constants were set, and no

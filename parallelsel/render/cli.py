@@ -769,8 +769,10 @@ def _check_job(a):
     stack = LAUNCHER_SOURCES[cfg.launcher]["stack"]
     if a.stack is not None and a.stack != stack:
         raise ParallelselError(f"--stack {a.stack}: a {cfg.launcher} file runs on {stack}")
+    if cfg.attention is not None and a.attention not in ("flash", cfg.attention):
+        raise ParallelselError(f"--attention {a.attention}: the file says {cfg.attention}; give one of them")
     w = Workload(m, recipe=recipe, global_batch=cfg.global_batch or a.global_batch or plan.dp, seq_len=seq,
-                 attention=a.attention, stack=stack, compile=cfg.compile)
+                 attention=cfg.attention or a.attention, stack=stack, compile=cfg.compile)
     return w, c, plan, cfg
 
 

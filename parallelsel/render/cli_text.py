@@ -39,7 +39,7 @@ HELP = {
     "compile": "用 torch.compile 运行模型（只有提供编译模式的框架栈可选）：编译框架栈编译的全部（torchtitan：模型与损失）",
     "compile_model_only": "只编译 Transformer 块、损失照常 eager 运行（torchtitan 的 components = [\"model\"]，以及 2025 年 4 月前的版本）",
     "global_batch": "全局批量，即每步的序列数（不给则按每卡 1 条估算，并标明“未说明”）",
-    "attention": "注意力内核：flash（融合内核，不存 s×s 分数；默认）/ standard（Korthikanti 的记账）",
+    "attention": "注意力内核：flash（框架默认的融合内核，不存 s×s 分数；默认）/ fa2（指定 FlashAttention-2 内核，如 NVTE_FUSED_ATTN=0；显存同 flash）/ standard（Korthikanti 的记账）",
     # cluster
     "device": "设备预设：{keys}（默认 {default}）",
     "nodes": "节点数（默认 1）",
