@@ -359,6 +359,9 @@ NEMO_SUMMARY_ASSUMED = ("each model's NeMo-Framework-Launcher configuration of t
                         "TP > 1)",
                         "ub_tp_comm_overlap on wherever TP > 1, as the 20B and Llama 70B configurations set it "
                         "(175b.yaml sets it off)",
+                        "attention as Transformer Engine's cuDNN kernel, as the launcher's GPT-3 175B H100 example "
+                        "script sets it (examples/training/gpt/h100/175b_fp8_16node.sh: NVTE_FUSED_ATTN=1), though "
+                        "the launcher's conf/config.yaml defaults every stage to 0 (FlashAttention-2)",
                         "FP8 with bf16 gradient reduction (grad_sync_dtype bf16) and NeMo's distributed optimizer, "
                         "apex's, which keeps a 16-bit remainder for the fp32 master (store_param_remainders)",
                         "; ".join(f"{name} as its configuration's shape ({layers} layers, hidden {hidden}, {heads} heads)"
