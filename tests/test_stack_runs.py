@@ -230,6 +230,20 @@ def test_held_out_run_within_20_percent_and_fits(row):
     assert abs(row.error) <= 0.20, f"{row.run.label}: predicted {row.predicted:.4g} vs published {row.published}"
 
 
+@pytest.mark.parametrize("label", list(_HELD))
+def test_the_search_finds_each_held_out_plan_when_its_fields_are_pinned(label):
+    # As for the validation rows: these plans trained, so pinned field by field (the MoE rows' expert degrees too)
+    # the search must rank exactly each, with the estimate it gets on its own.
+    import parallelsel as ps
+
+    e = _HELD[label].estimate
+    keys = ("dp", "tp", "pp", "cp", "ep", "etp", "zero", "micro_batch", "recompute", "recompute_layers", "schedule",
+            "chunks", "sp", "tp_overlap", "stage_layers")
+    r = ps.search(e.workload, e.cluster, top=1, fixed={k: getattr(e.plan, k) for k in keys})
+    assert r.results and r.results[0].plan == e.plan
+    assert r.results[0].estimate.step.total == pytest.approx(e.step.total)
+
+
 def test_held_out_runs_mean_error_at_most_8_percent():
     assert len(_HELD) == 28
     assert _mae(c.error for c in _HELD.values()) <= 0.08
