@@ -376,6 +376,7 @@ def test_megatron_attention_backend_round_trips(attention, backend):
     text = export(w, plan, "megatron")
     args = megatron_parser().parse_args(_megatron_flags(text))
     assert args.attention_backend == backend
+    assert (f", attention {attention}" in text.splitlines()[2]) == (attention != "flash")   # the header says it
     cfg = read_config(text, world=8)
     assert cfg.attention == (None if backend is None else attention)
 
@@ -384,8 +385,33 @@ def test_megatron_attention_backend_read_and_checked_by_the_cli(tmp_path, capsys
     path = tmp_path / "run.sh"
     path.write_text(export(ps.Workload("llama3-8b", global_batch=64, attention="fa2"), ps.Plan(dp=8, zero=1),
                            "megatron"))
-    assert main(["check", str(path), "--gpus", "8", "--attention", "standard"]) == 2
-    err = capsys.readouterr().err.strip()
-    assert "\n" not in err and "--attention standard" in err and "fa2" in err
+    assert main(["check", str(path), "--gpus", "8"]) == 0
+    assert "fa2" in capsys.readouterr().out.splitlines()[0]   # the header names the kernel the file asks for
+    for given in ("standard", "flash"):   # an explicit --attention that contradicts the file, the default included
+        assert main(["check", str(path), "--gpus", "8", "--attention", given]) == 2
+        err = capsys.readouterr().err.strip()
+        assert "\n" not in err and f"--attention {given}" in err and "--attention-backend flash" in err and "fa2" in err
+    assert main(["check", str(path), "--gpus", "8", "--attention", "fa2"]) == 0
     with pytest.raises(ValueError, match="--attention-backend"):
         read_config("pretrain_gpt.py --attention-backend cudnn --tensor-model-parallel-size 1", world=8)
+    with pytest.raises(ValueError, match="--attention-backend.*needs one of"):
+        read_config("pretrain_gpt.py --attention-backend --tensor-model-parallel-size 1", world=8)
+
+
+@pytest.mark.parametrize("env, attention", [
+    ("export NVTE_FUSED_ATTN=0", "fa2"),                              # Transformer Engine falls back to flash-attn
+    ("export NVTE_FUSED_ATTN=1", "flash"),                            # cuDNN's kernel: the stack's own
+    ("export NVTE_FUSED_ATTN=0 NVTE_FLASH_ATTN=0", "standard"),       # neither fused kernel: the unfused one
+])
+def test_megatron_reader_takes_transformer_engines_switches(env, attention):
+    # A launch script that picks the kernel with Transformer Engine's environment switches (the DGX Cloud
+    # benchmarks' configure.sh do, e.g. grok1/configure.sh @143b90d) says as much as --attention-backend.
+    cfg = read_config(f"{env}\npretrain_gpt.py --tensor-model-parallel-size 1", world=8)
+    assert cfg.attention == attention and "NVTE_FUSED_ATTN" in cfg.attention_from
+
+
+def test_megatron_reader_refuses_a_backend_its_switches_contradict():
+    # Megatron-Core asserts the switches agree with --attention-backend (language_module.py L126 @d98e8a6).
+    with pytest.raises(ValueError, match="--attention-backend.*NVTE_FUSED_ATTN=1"):
+        read_config("export NVTE_FUSED_ATTN=1\npretrain_gpt.py --attention-backend flash", world=8)
+    assert read_config("export NVTE_FUSED_ATTN=0\npretrain_gpt.py --attention-backend flash", world=8).attention == "fa2"

@@ -585,7 +585,8 @@ def header(workload: Workload, plan: Plan, launcher: str, cluster=None) -> list[
              f"model: {m.name} (layers {m.layers}, hidden {m.hidden}, heads {m.heads}, kv_heads {m.kv_heads}, "
              f"{'' if m.q_dim == m.hidden else f'head_dim {m.head_dim}, '}"
              f"ffn {m.ffn_hidden}, vocab {m.vocab}{moe}), seq_len {workload.seq_len}, global batch "
-             f"{workload.global_batch}, recipe {recipe_key(workload.recipe) or workload.recipe.name}"]
+             f"{workload.global_batch}, recipe {recipe_key(workload.recipe) or workload.recipe.name}"
+             + ("" if workload.attention == "flash" else f", attention {workload.attention}")]  # (the default unsaid)
     if cluster is not None:
         lines.append(f"cluster: {cluster.nodes} x {cluster.gpus_per_node} {cluster.device.name}, "
                      f"intra {cluster.intra.name}, inter {cluster.inter.name}")
@@ -636,6 +637,7 @@ class LaunchConfig:
     notes: tuple = ()
     compile: bool = False
     attention: str | None = None  # the Workload.attention the file asks for; None: it names no kernel
+    attention_from: str | None = None  # the setting that says so (a flag or an environment line), for messages
 
 
 def sniff(text: str) -> str:
@@ -816,16 +818,34 @@ def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchCo
     model = _megatron_model_fields(g, notes)
     seq = _int("--seq-length", g("--seq-length")) if g("--seq-length") is not None else None
     gb = _int("--global-batch-size", g("--global-batch-size")) if g("--global-batch-size") is not None else None
-    return LaunchConfig("megatron", plan, gb, seq, recipe, model, world, tuple(notes), attention=_megatron_attention(g))
+    attention, said = _megatron_attention(g, env)
+    return LaunchConfig("megatron", plan, gb, seq, recipe, model, world, tuple(notes), attention=attention,
+                        attention_from=said)
 
 
-def _megatron_attention(g) -> str | None:
-    """The :class:`Workload` ``attention`` Megatron-LM's ``--attention-backend`` asks for (None: the flag is unset)."""
+def _megatron_attention(g, env: dict) -> tuple[str | None, str | None]:
+    """The :class:`Workload` ``attention`` a Megatron-LM script asks for, and the setting that says so: its
+    ``--attention-backend``, else its Transformer Engine switches (``export NVTE_FUSED_ATTN=0`` and
+    ``NVTE_FLASH_ATTN``, each backend on unless set to 0, as language_module.py L126-139 @d98e8a6 pairs them with
+    the backends); (None, None) when it says nothing. A flag and switches that disagree are refused, as Megatron
+    refuses them (language_module.py L126: "unset NVTE_FLASH_ATTN, NVTE_FUSED_ATTN ...")."""
     backend = g("--attention-backend")
+    switches = {k: env[k] for k in ("NVTE_FUSED_ATTN", "NVTE_FLASH_ATTN") if env.get(k) is not None}
+    by_env = None
+    if switches:
+        fused, flash = (switches.get(k, "1") != "0" for k in ("NVTE_FUSED_ATTN", "NVTE_FLASH_ATTN"))
+        by_env = "flash" if fused else "fa2" if flash else "standard"
+    said_env = " ".join(f"{k}={v}" for k, v in switches.items())
     if backend is None:
-        return None
+        return (by_env, said_env) if switches else (None, None)
+    if backend is True:
+        _bad("--attention-backend", "(no value)", f"needs one of {', '.join(_MEGATRON_READ_ATTENTION)}")
     choice("--attention-backend", backend, tuple(_MEGATRON_READ_ATTENTION))
-    return _MEGATRON_READ_ATTENTION[backend]
+    attention = _MEGATRON_READ_ATTENTION[backend]
+    if by_env is not None and backend != "auto" and by_env != attention:
+        _bad("--attention-backend", backend, f"disagrees with the script's {said_env} (attention {by_env}): "
+                                             f"Megatron-LM refuses both set")
+    return attention, f"--attention-backend {backend}"
 
 
 def _megatron_recipe(g) -> str | None:

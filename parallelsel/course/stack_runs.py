@@ -49,7 +49,7 @@ class StackRun:
     ``recipe``: a :data:`parallelsel.RECIPES` key, None for the stack's own bf16 recipe; ``compile`` (as
     :class:`parallelsel.Workload` takes it: ``"model"`` where the source's torchtitan left the loss eager);
     ``attention``: the kernel, as :class:`parallelsel.Workload` takes it (``"fa2"`` where the source's launch script
-sets ``NVTE_FUSED_ATTN=0``); ``metric``: ``"tokens"`` (tokens per second per GPU) or ``"tflops"`` (teraFLOP/s per GPU counted as the
+    sets ``NVTE_FUSED_ATTN=0``); ``metric``: ``"tokens"`` (tokens per second per GPU) or ``"tflops"`` (teraFLOP/s per GPU counted as the
     source counts them, :func:`source_flops`: ``flops`` ``"megatron-gpt"`` or ``"nemo-llama"``); ``value``; ``memory_gib``: the peak memory the source prints (GiB), None if
     it prints none; ``source``: file and table.
     """

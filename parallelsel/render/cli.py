@@ -162,7 +162,7 @@ def _model_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--compile", action="store_true", help=HELP["compile"])
     g.add_argument("--compile-model-only", action="store_true", help=HELP["compile_model_only"])
     g.add_argument("--global-batch", type=_integer(1, MAX_GLOBAL_BATCH), metavar="N", help=HELP["global_batch"])
-    g.add_argument("--attention", default="flash", choices=ATTENTION, help=HELP["attention"])
+    g.add_argument("--attention", default=None, choices=ATTENTION, help=HELP["attention"])
 
 
 def _cluster_args(p: argparse.ArgumentParser) -> None:
@@ -353,14 +353,15 @@ def _workload(a, cluster):
     batch = a.global_batch
     if batch is None:
         batch = cluster.gpus  # one sequence per GPU; reported as an assumption
-    if a.attention not in ATTENTION:
-        raise ParallelselError(f"--attention {a.attention!r}: must be one of {', '.join(ATTENTION)}")
+    attention = a.attention or "flash"   # (None: not given; `check` lets the file's kernel stand)
+    if attention not in ATTENTION:
+        raise ParallelselError(f"--attention {attention!r}: must be one of {', '.join(ATTENTION)}")
     stack = preset("--stack", _stack_arg(a), STACKS).key
     recipe = None if a.recipe is None else preset("--recipe", a.recipe, RECIPES)
     if _compile_arg(a) and "compile" not in STACKS[stack].modes:
         raise ParallelselError(f"--compile with --stack {stack}: {stack} does not run the model under torch.compile "
                                f"(its modes: {', '.join(STACKS[stack].modes)})")
-    return Workload(_model(a), recipe=recipe, global_batch=batch, attention=a.attention, stack=stack,
+    return Workload(_model(a), recipe=recipe, global_batch=batch, attention=attention, stack=stack,
                     compile=_compile_arg(a))
 
 
@@ -769,10 +770,11 @@ def _check_job(a):
     stack = LAUNCHER_SOURCES[cfg.launcher]["stack"]
     if a.stack is not None and a.stack != stack:
         raise ParallelselError(f"--stack {a.stack}: a {cfg.launcher} file runs on {stack}")
-    if cfg.attention is not None and a.attention not in ("flash", cfg.attention):
-        raise ParallelselError(f"--attention {a.attention}: the file says {cfg.attention}; give one of them")
+    if cfg.attention is not None and a.attention is not None and a.attention != cfg.attention:
+        raise ParallelselError(f"--attention {a.attention}: the file's {cfg.attention_from} means attention "
+                               f"{cfg.attention}; drop --attention or pass {cfg.attention}")
     w = Workload(m, recipe=recipe, global_batch=cfg.global_batch or a.global_batch or plan.dp, seq_len=seq,
-                 attention=cfg.attention or a.attention, stack=stack, compile=cfg.compile)
+                 attention=cfg.attention or a.attention or "flash", stack=stack, compile=cfg.compile)
     return w, c, plan, cfg
 
 

@@ -39,7 +39,7 @@ HELP = {
     "compile": "用 torch.compile 运行模型（只有提供编译模式的框架栈可选）：编译框架栈编译的全部（torchtitan：模型与损失）",
     "compile_model_only": "只编译 Transformer 块、损失照常 eager 运行（torchtitan 的 components = [\"model\"]，以及 2025 年 4 月前的版本）",
     "global_batch": "全局批量，即每步的序列数（不给则按每卡 1 条估算，并标明“未说明”）",
-    "attention": "注意力内核：flash（框架默认的融合内核，不存 s×s 分数；默认）/ fa2（指定 FlashAttention-2 内核，如 NVTE_FUSED_ATTN=0；显存同 flash）/ standard（Korthikanti 的记账）",
+    "attention": "注意力内核：flash（框架默认的融合内核，不存 s×s 分数；默认）/ fa2（指定 FlashAttention-2 内核，如 NVTE_FUSED_ATTN=0；显存同 flash）/ standard（Korthikanti 的记账）；check 时文件里的 --attention-backend 或 NVTE_FUSED_ATTN 优先，与之矛盾则报错",
     # cluster
     "device": "设备预设：{keys}（默认 {default}）",
     "nodes": "节点数（默认 1）",
@@ -127,7 +127,7 @@ TEXT: dict[str, dict[str, str]] = {
     "zh": {
         "assumed": "（未给 {flags}：按 {device} 服务器的常见配置假定）",
         "header": ("模型 {model}（{params} 参数，{layers} 层，hidden {hidden}，{heads} 头），"
-                   "全局批量 {global_batch} × 序列 {seq_len}，{recipe}\n"
+                   "全局批量 {global_batch} × 序列 {seq_len}，{recipe}{attention}\n"
                    "集群 {nodes} 节点 × {gpn} 卡 {device}（每卡 {memory}），节点内 {intra}，节点间 {inter}{assumed}\n"),
         "calibration": ("按实测校准：{plan} 实测 {measured}（模型原估 {before}），算子效率上限 × {scale:.3f} = "
                         "{efficiency}；以下都按校准后的常数估算\n"),
@@ -164,11 +164,13 @@ TEXT: dict[str, dict[str, str]] = {
         "check_is_best": "本库的首选就是这个方案\n",
         "check_best": "本库的首选：{plan}，步时 {step}{ratio}{rank}\n",
         "check_ratio": "，本作业是它的 {ratio:.2f} 倍", "check_rank": "（本作业排第 {rank}）",
+        "attention_kernel": "，注意力内核 {kernel}",
     },
     "en": {
         "assumed": " (no {flags}: assumed the usual {device} server)",
+        "attention_kernel": ", attention kernel {kernel}",
         "header": ("model {model} ({params} parameters, {layers} layers, hidden {hidden}, {heads} heads), "
-                   "global batch {global_batch} × sequence {seq_len}, {recipe}\n"
+                   "global batch {global_batch} × sequence {seq_len}, {recipe}{attention}\n"
                    "cluster {nodes} nodes × {gpn} {device} ({memory} each), intra-node {intra}, inter-node {inter}"
                    "{assumed}\n"),
         "calibration": ("calibrated to a measurement: {plan} measured {measured} (model estimate {before}), kernel "
@@ -224,6 +226,7 @@ def header(w, c, lang: str = "zh") -> str:
         assumed = t["assumed"].format(flags=" / ".join(names[x] for x in c.assumed), device=c.device.name)
     return t["header"].format(model=m.name, params=fmt_count(m.params), layers=m.layers, hidden=m.hidden, heads=m.heads,
                               global_batch=w.global_batch, seq_len=w.seq_len, recipe=w.recipe.name, nodes=c.nodes,
+                              attention="" if w.attention == "flash" else t["attention_kernel"].format(kernel=w.attention),
                               gpn=c.gpus_per_node, device=c.device.name, memory=fmt_bytes(c.device.memory),
                               intra=c.intra.name, inter=c.inter.name, assumed=assumed)
 

@@ -65,7 +65,7 @@ shape = "".join(field(n, label, number(n)) for n, label in [
     ("vocab", "词表大小（可空）")])
 assert set(calculator.SHAPE_FIELDS) == {"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "vocab"}
 
-attention = "".join(f'<option value="{k}"{" selected" if k == defaults.attention else ""}>{k}</option>' for k in ATTENTION)
+attention = "".join(f'<option value="{k}"{" selected" if k == (defaults.attention or ps.Workload.attention) else ""}>{k}</option>' for k in ATTENTION)
 
 
 buttons = "".join(
