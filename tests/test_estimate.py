@@ -232,3 +232,14 @@ def test_context_parallel_wider_than_the_sequence_is_refused_not_a_crash():
     w = ps.Workload(ps.MODELS["llama3-8b"], global_batch=8, seq_len=16)
     e = ps.estimate(w, ps.Plan(dp=1, cp=32, micro_batch=1), ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=4))
     assert not e.fits and "seq_not_divisible_cp" in [r.code for r in e.reasons]
+
+
+def test_exposed_communication_is_never_negative():
+    import parallelsel as ps
+
+    # A CP ring hidden whole under its attention leaves 0 s exposed, not a rounding error below it.
+    m = ps.Transformer(layers=5, heads=8, kv_heads=4, seq_len=2048, vocab=1, hidden=640, experts=256, top_k=7,
+                       architecture="llama")
+    e = ps.estimate(ps.Workload(m, global_batch=128, attention="standard", stack="deepspeed"),
+                    ps.Plan(dp=86, cp=3, micro_batch=2, sp=True), ps.Cluster("gb200-186gb", nodes=43, gpus_per_node=6))
+    assert all(v >= 0 for _, v in e.step.exposed) and e.step.communication >= 0

@@ -415,3 +415,47 @@ def test_megatron_reader_refuses_a_backend_its_switches_contradict():
     with pytest.raises(ValueError, match="--attention-backend.*NVTE_FUSED_ATTN=1"):
         read_config("export NVTE_FUSED_ATTN=1\npretrain_gpt.py --attention-backend flash", world=8)
     assert read_config("export NVTE_FUSED_ATTN=0\npretrain_gpt.py --attention-backend flash", world=8).attention == "fa2"
+
+
+@pytest.mark.parametrize("text, launcher, world, field", [
+    ("--tensor-model-parallel-size 0", "megatron", 8, "--tensor-model-parallel-size"),
+    ("--pipeline-model-parallel-size 2 --num-layers 8 --num-layers-per-virtual-pipeline-stage 0", "megatron", 2,
+     "--num-layers-per-virtual-pipeline-stage"),
+    ("--pipeline-model-parallel-size 2 --num-layers 2 --num-layers-per-virtual-pipeline-stage 4", "megatron", 2,
+     "--num-layers-per-virtual-pipeline-stage"),
+    ("[parallelism]\ntensor_parallel_degree = 0\n", "torchtitan", 8, "tensor_parallel_degree"),
+    ("[parallelism]\ndata_parallel_shard_degree = 0\n", "torchtitan", 8, "data_parallel_shard_degree"),
+    ("parallelism = 3\n[training]\n", "torchtitan", 8, "parallelism"),
+    ('{"train_batch_size": 8, "train_micro_batch_size_per_gpu": 0, "gradient_accumulation_steps": 1}', "deepspeed",
+     None, "train_micro_batch_size_per_gpu"),
+    ('{"train_batch_size": 8, "train_micro_batch_size_per_gpu": 16, "gradient_accumulation_steps": 1}', "deepspeed",
+     None, "train_batch_size"),
+    ('{"train_batch_size": Infinity, "train_micro_batch_size_per_gpu": 1, "gradient_accumulation_steps": 1}',
+     "deepspeed", None, "train_batch_size"),
+    ('{"zero_optimization": 3, "train_batch_size": 8, "train_micro_batch_size_per_gpu": 1, '
+     '"gradient_accumulation_steps": 1}', "deepspeed", None, "zero_optimization"),
+    ("[1, 2]", "deepspeed", 8, "FILE"),
+    ('{"train_batch_size": 8, "gradient_accumulation_steps": 1}', "deepspeed", 0, "world"),
+])
+def test_a_file_with_an_impossible_value_is_refused_naming_the_field(text, launcher, world, field):
+    # Degrees and sizes of zero, sections of the wrong type, JSON's Infinity: a ValueError that names the field,
+    # never a ZeroDivisionError or AttributeError from deeper in.
+    with pytest.raises(ValueError, match=f"^{field}="):
+        read_config(text, launcher, world=world)
+
+
+def test_megatron_two_stage_split_named_by_first_and_last_reads_back():
+    # transformer_config.py L2340-2345 @d98e8a6: with PP2 both ends set and no middle stages is a valid split.
+    w = ps.Workload("llama3-8b", global_batch=64)
+    plan = ps.Plan(dp=4, pp=2, stage_layers=(15, 17))
+    text = export(w, plan, "megatron")
+    assert "--decoder-first-pipeline-num-layers 15" in text and "--decoder-last-pipeline-num-layers 17" in text
+    assert read_config(text, "megatron", world=8).plan["stage_layers"] == (15, 17)
+
+
+def test_torchtitan_refuses_an_interleaved_schedule_with_one_stage_a_rank():
+    # pipeline_llm: Interleaved1F1B needs two or more stages on each rank.
+    w = ps.Workload("llama3-8b", global_batch=64, stack="torchtitan")
+    assert [c for c, _ in refusals(w, ps.Plan(dp=2, pp=4, zero=3, schedule="interleaved"), "torchtitan")] == [
+        "launcher_schedule_chunks"]
+    assert not refusals(w, ps.Plan(dp=2, pp=4, zero=3, schedule="interleaved", chunks=2), "torchtitan")

@@ -354,3 +354,11 @@ def test_a_pinned_recompute_count_is_never_ranked_where_a_chunk_has_fewer_layers
     assert r.results and r.excluded["recompute_layers_exceed_chunk"] > 0
     assert all(not constraint_violations(w, x.plan, c) and x.plan.recompute_layers == 7 for x in r.results)
     assert sum(r.excluded.values()) + len(r.results) == r.considered
+
+
+def test_search_refuses_an_fp8_recipe_on_a_part_without_fp8_tensor_cores():
+    # Every plan would be refused (fp8_not_supported); say so once, naming the recipe, whatever the plans' shapes.
+    w = ps.Workload("llama3-8b", recipe="fp8-compute-fp32-adam", stack="deepspeed", global_batch=128)
+    for gpus in (3, 8):
+        with pytest.raises(ValueError, match="^recipe=.*fp8_flops=0"):
+            ps.search(w, ps.Cluster("a100-40gb", nodes=1, gpus_per_node=gpus), top=3)

@@ -350,7 +350,7 @@ def _overlap(items, phase_compute: dict[str, float], m: int,
             # a once-a-step DP/ZeRO collective hides in.
             pools.setdefault((it.phase, it.strategy == "PP"), []).append(it)
         else:
-            bare = it.time - it.hidden  # TP overlap's GEMMs, the CP ring's attention hide part of it
+            bare = max(0.0, it.time - it.hidden)  # TP overlap's GEMMs, the CP ring's attention hide part of it
             exposed[it.strategy] = exposed.get(it.strategy, 0.0) + bare
             if it.op != "p2p":
                 critical += bare

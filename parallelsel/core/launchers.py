@@ -273,6 +273,9 @@ def _refuse_torchtitan(plan: Plan, stack, sharded_part: bool, layers: int = 0) -
         out.append(("launcher_stage_layers", {"stage_layers": "/".join(map(str, plan.stage_layers))}))
     if plan.pp > 1 and plan.schedule not in _TORCH_SCHEDULES:
         out.append(("launcher_schedule", {"schedule": plan.schedule, "supported": list(_TORCH_SCHEDULES)}))
+    elif plan.pp > 1 and plan.schedule == "interleaved" and plan.chunks < 2:
+        # pipeline_llm: a multi-stage schedule (Interleaved1F1B) needs two or more stages a rank, else it refuses
+        out.append(("launcher_schedule_chunks", {"schedule": _TORCH_SCHEDULES[plan.schedule], "chunks": plan.chunks}))
     if plan.zero not in stack.zero_stages:
         # FSDP2 either reshards after forward (ZeRO-3) or keeps the gathered weights until backward
         # and gathers again each micro-batch ("never"); neither is ZeRO-1/2's whole weights.
@@ -659,6 +662,10 @@ def read_config(text: str, launcher: str | None = None, world: int | None = None
     torchtitan's ``data_parallel_shard_degree = -1``); ``layers`` lets torchtitan's layers per stage be read
     as virtual stages when the file names no model flavor.
     """
+    if world is not None:
+        world = _int("world", world)
+    if layers is not None:
+        layers = _int("layers", layers)
     launcher = launcher or sniff(text)
     choice("launcher", launcher, LAUNCHERS)
     return {"megatron": _read_megatron, "torchtitan": _read_torchtitan, "deepspeed": _read_deepspeed}[launcher](
@@ -669,14 +676,34 @@ def _bad(what: str, value, rule: str):
     raise ParallelselError(f"{what}={value!r}: {rule}")
 
 
-def _int(name: str, v) -> int:
+def _int(name: str, v, minimum: int = 1) -> int:
+    """``v`` as an integer of at least ``minimum`` (a degree or a size unless the field allows less), or a
+    ValueError naming the field."""
     try:
         out = int(v)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):   # (OverflowError: JSON's Infinity)
         _bad(name, v, "must be an integer")
     if isinstance(v, bool) or out != float(v):
         _bad(name, v, "must be an integer")
+    if out < minimum:
+        _bad(name, v, f"must be an integer >= {minimum}")
     return out
+
+
+def _auto_int(name: str, v, auto: str) -> int:
+    """A positive integer, or -1 for the launcher's own choice (``auto`` says which)."""
+    out = _int(name, v, minimum=-1)
+    if out == 0:
+        _bad(name, v, f"must be a positive integer or -1 ({auto})")
+    return out
+
+
+def _section(cfg, name: str) -> dict:
+    """A table (TOML) or object (JSON) of the config, empty when absent; anything else is refused."""
+    sec = cfg.get(name, {})
+    if not isinstance(sec, dict):
+        _bad(name, sec, "must be a table of settings")
+    return sec
 
 
 def _megatron_words(text: str) -> tuple[dict, dict, int | None]:
@@ -784,11 +811,7 @@ def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchCo
             _bad("world size", world, f"must be divisible by TP x PP x CP = {tp * pp * cp}")
         plan["dp"] = world // (tp * pp * cp)
     plan.update(_megatron_split_flags(g, pp, n_layers))
-    vp = g("--num-layers-per-virtual-pipeline-stage")
-    if vp is not None and pp > 1:
-        if n_layers is None:
-            _bad("--num-layers-per-virtual-pipeline-stage", vp, "needs --num-layers to count virtual stages")
-        plan.update(schedule="interleaved", chunks=n_layers // pp // _int("--num-layers-per-virtual-pipeline-stage", vp))
+    plan.update(_megatron_virtual_stages(g("--num-layers-per-virtual-pipeline-stage"), pp, n_layers))
     gran = g("--recompute-granularity")
     if gran is not None:
         choice("--recompute-granularity", gran, ("full", "selective"))
@@ -821,6 +844,19 @@ def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchCo
     attention, said = _megatron_attention(g, env)
     return LaunchConfig("megatron", plan, gb, seq, recipe, model, world, tuple(notes), attention=attention,
                         attention_from=said)
+
+
+def _megatron_virtual_stages(vp, pp: int, n_layers: int | None) -> dict:
+    """The interleaved schedule's plan fields ``--num-layers-per-virtual-pipeline-stage`` gives (none without it)."""
+    if vp is None or pp <= 1:
+        return {}
+    name = "--num-layers-per-virtual-pipeline-stage"
+    if n_layers is None:
+        _bad(name, vp, "needs --num-layers to count virtual stages")
+    per_vp = _int(name, vp)
+    if (n_layers // pp) % per_vp:
+        _bad(name, vp, f"must divide the {n_layers // pp} layers of a stage")
+    return {"schedule": "interleaved", "chunks": n_layers // pp // per_vp}
 
 
 def _megatron_attention(g, env: dict) -> tuple[str | None, str | None]:
@@ -879,8 +915,8 @@ def _torchtitan_stages(par: dict, plan: dict, layers: int | None, local: int) ->
     plan["schedule"] = kinds[sched]
     plan["micro_batch"] = _int("pipeline_parallel_microbatch_size", par.get("pipeline_parallel_microbatch_size", 1))
     lps = par.get("pipeline_parallel_layers_per_stage")
-    first = _int("first_stage_less_layers", par.get("pipeline_parallel_first_stage_less_layers", 1))
-    last = _int("last_stage_less_layers", par.get("pipeline_parallel_last_stage_less_layers", 1))
+    first = _int("first_stage_less_layers", par.get("pipeline_parallel_first_stage_less_layers", 1), minimum=0)
+    last = _int("last_stage_less_layers", par.get("pipeline_parallel_last_stage_less_layers", 1), minimum=0)
     single = plan["schedule"] != "interleaved"  # GPipe and 1F1B run one stage a rank (PipelineScheduleSingle)
     plan["chunks"] = 1 if single else 2  # pipeline_llm's stages a rank without layers_per_stage
     if lps is not None and layers is not None:
@@ -912,7 +948,7 @@ def _torchtitan_stages(par: dict, plan: dict, layers: int | None, local: int) ->
 def _titan_degrees(par: dict, world: int | None) -> tuple[dict, int, int]:
     """The plan degrees a torchtitan ``[parallelism]`` section sets, with its replicate and shard degrees."""
     rep = _int("data_parallel_replicate_degree", par.get("data_parallel_replicate_degree", 1))
-    shard = _int("data_parallel_shard_degree", par.get("data_parallel_shard_degree", -1))
+    shard = _auto_int("data_parallel_shard_degree", par.get("data_parallel_shard_degree", -1), "the ranks left over")
     tp = _int("tensor_parallel_degree", par.get("tensor_parallel_degree", 1))
     pp = _int("pipeline_parallel_degree", par.get("pipeline_parallel_degree", 1))
     cp = _int("context_parallel_degree", par.get("context_parallel_degree", 1))
@@ -921,6 +957,9 @@ def _titan_degrees(par: dict, world: int | None) -> tuple[dict, int, int]:
         if world is None:
             _bad("data_parallel_shard_degree", shard, "-1 needs the world size (give --gpus or --nodes)")
         shard = world // (rep * cp * tp * pp)
+        if shard < 1:
+            _bad("world", world, f"leaves no ranks for data_parallel_shard_degree=-1 (replicate x cp x tp x pp = "
+                                 f"{rep * cp * tp * pp})")
     plan: dict = {"dp": rep * shard, "tp": tp, "pp": pp, "cp": cp, "ep": ep, "sp": tp > 1}
     if ep > 1:  # expert_tensor_parallel_degree: default 1, the experts not split by TP
         plan["etp"] = _int("expert_tensor_parallel_degree", par.get("expert_tensor_parallel_degree", 1))
@@ -934,8 +973,8 @@ def _read_torchtitan(text: str, world: int | None, layers: int | None) -> Launch
         cfg = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         _bad("FILE", "TOML", f"cannot be parsed ({exc})")
-    par, tr = cfg.get("parallelism", {}), cfg.get("training", {})
-    ac = cfg.get("activation_checkpoint", {})
+    par, tr = _section(cfg, "parallelism"), _section(cfg, "training")
+    ac = _section(cfg, "activation_checkpoint")
     plan, rep, shard = _titan_degrees(par, world)
     tp, pp = plan["tp"], plan["pp"]
     if par.get("enable_async_tensor_parallel") and tp > 1:
@@ -947,7 +986,7 @@ def _read_torchtitan(text: str, world: int | None, layers: int | None) -> Launch
         if pp == 1 and par.get("fsdp_reshard_after_forward", "default") == "never":
             plan["reshard_after_forward"] = False
     local = _int("local_batch_size", tr.get("local_batch_size", 8))
-    flavor = (cfg.get("model", {}).get("name"), cfg.get("model", {}).get("flavor"))
+    flavor = (_section(cfg, "model").get("name"), _section(cfg, "model").get("flavor"))
     model: dict = {}
     for name, key in _TORCHTITAN_FLAVORS.items():
         if key == flavor:
@@ -971,21 +1010,22 @@ def _read_torchtitan(text: str, world: int | None, layers: int | None) -> Launch
     else:
         choice("activation_checkpoint.mode", mode, ("none", "full"))
         plan["recompute"] = mode
-    gb = _int("global_batch_size", tr.get("global_batch_size", -1))
+    gb = _auto_int("global_batch_size", tr.get("global_batch_size", -1), "local_batch_size x DP")
     gb = gb if gb > 0 else local * plan["dp"]  # train.py: defaults to local_batch_size x DP degree
     recipe = _torchtitan_recipe(cfg, tr)
     seq = _int("seq_len", tr.get("seq_len", 2048))
     return LaunchConfig("torchtitan", plan, gb, seq, recipe, model, world, tuple(return_notes),
-                        compile=_titan_compile(cfg.get("compile", {})))
+                        compile=_titan_compile(_section(cfg, "compile")))
 
 
 def _torchtitan_recipe(cfg: dict, tr: dict) -> str | None:
     """The :data:`parallelsel.RECIPES` key of a torchtitan job's precision: its FSDP compute dtype, and Float8Linear
     priced as fp8-compute-fp32-adam only as the benchmarks ran it (tensorwise scaling, FP8 all-gather)."""
     recipe = "bf16-compute-fp32-adam" if tr.get("mixed_precision_param", "bfloat16") == "bfloat16" else "fp32-adam"
-    if not set(cfg.get("model", {}).get("converters", ())) & set(_TITAN_FLOAT8):
+    converters = _section(cfg, "model").get("converters", ())
+    if not isinstance(converters, list) or not set(map(str, converters)) & set(_TITAN_FLOAT8):
         return recipe
-    f8 = cfg.get("quantize", {}).get("linear", {}).get("float8", {}) or cfg.get("float8", {})
+    f8 = _section(_section(_section(cfg, "quantize"), "linear"), "float8") or _section(cfg, "float8")
     same = all(f8.get(k) == v for k, v in _TORCHTITAN_RECIPES["fp8-compute-fp32-adam"]["quantize.linear.float8"]
                .items() if k != "filter_fqns") and f8.get("recipe_name") in (None, "tensorwise")
     return "fp8-compute-fp32-adam" if same and recipe == "bf16-compute-fp32-adam" else None
@@ -997,7 +1037,7 @@ def _titan_compile(section: dict):
     if not section.get("enable", False):
         return False
     parts = section.get("components", ["model", "loss"])
-    if "model" not in parts:
+    if not isinstance(parts, list) or "model" not in parts:
         _bad("compile.components", parts, "must include 'model' (the library times the model's blocks compiled)")
     return True if "loss" in parts else "model"
 
@@ -1008,30 +1048,38 @@ def _read_deepspeed(text: str, world: int | None, layers: int | None) -> LaunchC
         cfg = json.loads(body)
     except json.JSONDecodeError as exc:
         _bad("FILE", "JSON", f"cannot be parsed ({exc})")
-    tp = _int("tensor_parallel.autotp_size", cfg.get("tensor_parallel", {}).get("autotp_size", 1) or 1)
+    if not isinstance(cfg, dict):
+        _bad("FILE", type(cfg).__name__, "a DeepSpeed config is a JSON object")
+    tp = _int("tensor_parallel.autotp_size", _section(cfg, "tensor_parallel").get("autotp_size", 1) or 1)
     mb = cfg.get("train_micro_batch_size_per_gpu")
     gas = cfg.get("gradient_accumulation_steps")
     tb = cfg.get("train_batch_size")
     dp = None if world is None else world // tp
     if tb is not None and mb is not None and gas is not None:
-        dp = _int("train_batch_size", tb) // (_int("train_micro_batch_size_per_gpu", mb) *
-                                              _int("gradient_accumulation_steps", gas))
+        per_rank = _int("train_micro_batch_size_per_gpu", mb) * _int("gradient_accumulation_steps", gas)
+        if _int("train_batch_size", tb) % per_rank:
+            _bad("train_batch_size", tb, f"must be micro-batch x accumulation steps ({per_rank}) x the DP ranks "
+                                         f"(runtime/config.py _batch_assertion)")
+        dp = tb // per_rank
     elif world is None:
         _bad("FILE", "DeepSpeed config", "needs train_batch_size, train_micro_batch_size_per_gpu and "
              "gradient_accumulation_steps, or the world size (--gpus)")
+    if dp is not None and dp < 1:
+        _bad("world", world, f"is smaller than tensor_parallel.autotp_size={tp}")
     if mb is None:
         mb = _int("train_batch_size", tb) // (dp * _int("gradient_accumulation_steps", gas or 1))
     if tb is None:
         tb = _int("train_micro_batch_size_per_gpu", mb) * _int("gradient_accumulation_steps", gas or 1) * dp
     plan = {"dp": dp, "tp": tp, "micro_batch": _int("train_micro_batch_size_per_gpu", mb),
-            "zero": _int("zero_optimization.stage", cfg.get("zero_optimization", {}).get("stage", 0))}
-    bf16 = bool(cfg.get("bf16", {}).get("enabled", False))
-    grad = cfg.get("data_types", {}).get("grad_accum_dtype")
-    opt = str(cfg.get("optimizer", {}).get("type", "Adam")).lower()
+            "zero": _int("zero_optimization.stage", _section(cfg, "zero_optimization").get("stage", 0), minimum=0)}
+    choice("zero_optimization.stage", plan["zero"], (0, 1, 2, 3))
+    bf16 = bool(_section(cfg, "bf16").get("enabled", False))
+    grad = _section(cfg, "data_types").get("grad_accum_dtype")
+    opt = str(_section(cfg, "optimizer").get("type", "Adam")).lower()
     recipe = None if opt not in ("adam", "adamw") else (
         "fp32-adam" if not bf16 else "bf16-adam-fp32grad" if grad == "fp32" else "bf16-adam")
     notes = []
-    if plan["zero"] >= 1 and not cfg.get("zero_optimization", {}).get("overlap_comm", False):
+    if plan["zero"] >= 1 and not _section(cfg, "zero_optimization").get("overlap_comm", False):
         notes.append(("launcher_no_overlap", {"option": "zero_optimization.overlap_comm"}))
     return LaunchConfig("deepspeed", plan, _int("train_batch_size", tb), None, recipe, {}, world if world else
                         dp * tp, tuple(notes))

@@ -424,10 +424,11 @@ def megatron_split(layers: int, pp: int, first: int | None = None, last: int | N
     ends = [positive_int(n, v) for n, v in (("first", first), ("last", last)) if v is not None]
     middle = pp - len(ends)
     rest = layers - sum(ends)
-    if middle < 1 or rest < middle or rest % middle:
+    # transformer_config.py L2340-2345 @d98e8a6: middle stages and middle layers both, or neither (pp = 2).
+    if middle < 0 or (middle == 0) != (rest == 0) or (middle and (rest < middle or rest % middle)):
         raise ParallelselError(f"first={first}, last={last}: the other {layers - sum(ends)} layers must split evenly "
-                               f"over the other {middle} stages (layers={layers}, pp={pp})")
-    split = [rest // middle] * pp
+                               f"over the other {max(middle, 0)} stages (layers={layers}, pp={pp})")
+    split = [rest // middle if middle else 0] * pp
     if first is not None:
         split[0] = first
     if last is not None:

@@ -907,6 +907,9 @@ def search(workload: Workload, cluster: Cluster, top: int = 10, fixed: dict | No
         raise ParallelselError(f"cluster={cluster!r}: must be a Cluster")
     top = positive_int("top", top)
     check_headroom(headroom)
+    if workload.recipe.gemm == "fp8" and not cluster.device.fp8_flops:  # every plan would be fp8_not_supported
+        raise ParallelselError(f"recipe={workload.recipe.name!r}: runs its GEMMs in FP8, which {cluster.device.name} "
+                               f"has no tensor cores for (fp8_flops=0); choose a 16-bit recipe or an FP8 part")
     pins = _check_fixed(fixed, workload, cluster)
     try:
         result = _memo(workload, cluster, top, tuple(sorted(pins.items())), headroom, _exhaustive)

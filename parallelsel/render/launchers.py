@@ -12,6 +12,7 @@ _LAUNCHER_NAMES = {"megatron": "Megatron-LM", "torchtitan": "torchtitan", "deeps
 _TEMPLATES = {
     "zh": {
         "launcher_schedule": "{name} 没有 {schedule} 调度（有：{supported}）",
+        "launcher_schedule_chunks": "{name} 的 {schedule} 每卡至少要两段（虚拟流水段），这个方案每卡只有 {chunks} 段",
         "launcher_hsdp_zero": "{name} 的部分分片（shard {shard}）只支持 ZeRO-1（分布式优化器的多副本），不支持 ZeRO-{zero}",
         "launcher_pp_zero": "{name} 的 PP{pp} 只与 ZeRO-0/1（分布式优化器）组合；本库按 torchtitan 的做法估算 PP 加 FSDP，"
                             "ZeRO-{zero} 请用 --export torchtitan",
@@ -41,6 +42,7 @@ _TEMPLATES = {
     },
     "en": {
         "launcher_schedule": "{name} has no {schedule} schedule (it has: {supported})",
+        "launcher_schedule_chunks": "{name}'s {schedule} needs two or more (virtual) stages a rank; this plan has {chunks}",
         "launcher_hsdp_zero": "{name}'s partial sharding (shard {shard}) supports only ZeRO-1 (distributed-optimizer "
                               "instances), not ZeRO-{zero}",
         "launcher_pp_zero": "{name} combines PP{pp} only with ZeRO-0/1 (distributed optimizer); the library prices PP "
