@@ -60,6 +60,9 @@ MEGATRON_FLAGS = {  # flag: (type, choices) as declared in Megatron-LM
     # transformer_config.py L151 (attention_backend: AttnBackend), argument_utils.py L109-118 (an enum's flag takes
     # a member's name), transformer/enums.py L51-58 (the members)
     "--attention-backend": (str, ("flash", "fused", "unfused", "local", "auto")),
+    # transformer_config.py L891 (moe_token_dispatcher_type), model_parallel_config.py L343
+    "--moe-token-dispatcher-type": (str, ("allgather", "alltoall", "flex")),
+    "--overlap-moe-expert-parallel-comm": (bool, None),
 }
 
 TORCHTITAN_FIELDS = {

@@ -246,3 +246,80 @@ def test_a_pinned_expert_tp_keeps_one_grid_and_other_values_are_refused():
     assert split.results and all(x.plan.etp is None for x in split.results)
     with pytest.raises(ValueError, match=r"fixed\['etp'\]=4"):
         ps.search(w, c, fixed={"tp": 2, "etp": 4})
+
+
+# -- EP overlap (Plan.ep_overlap): Megatron-Core's combined 1F1B schedule pairs one micro-batch's forward with
+#    another's backward layer by layer (model_chunk_schedule_plan.py L236-300 @d98e8a6)
+
+def test_ep_overlap_pairs_the_passes_as_megatron_core_orders_them():
+    from parallelsel.core.comm import ep_overlap_saving
+
+    # Compute-bound: every all-to-all sits under a longer kernel of the other pass: all four hidden.
+    assert ep_overlap_saving(2.0, 4.0, 2.0, 2.0, 2.0, 1.0) == pytest.approx(4.0)
+    # Communication-bound: the communication stream runs its four all-to-alls back to back and every kernel fits
+    # under them (the pre-dispatch backward, which waits for the dispatch backward, runs beside the combine forward).
+    pre_f, pre_b, mlp_f, dgrad, wgrad, a2a = 0.1, 0.2, 0.1, 0.1, 0.1, 1.0
+    serial = pre_f + pre_b + mlp_f + dgrad + wgrad + 4 * a2a
+    makespan = 4 * a2a
+    assert ep_overlap_saving(pre_f, pre_b, mlp_f, dgrad, wgrad, a2a) == pytest.approx(serial - makespan)
+    # ... unless that backward is longer than the combine forward: then it ends the pair.
+    pre_b = 1.5
+    serial = pre_f + pre_b + mlp_f + dgrad + wgrad + 4 * a2a
+    makespan = 3 * a2a + pre_b
+    assert ep_overlap_saving(pre_f, pre_b, mlp_f, dgrad, wgrad, a2a) == pytest.approx(serial - makespan)
+    # Never more than either stream's total.
+    for args in ((1, 1, 1, 1, 1, 0.3), (0.2, 0.5, 3, 1, 1, 0.7), (5, 1, 0.1, 0.1, 0.1, 2)):
+        s = ep_overlap_saving(*args)
+        assert 0 <= s <= min(sum(args[:5]), 4 * args[5]) + 1e-12
+
+
+def test_ep_overlap_hides_only_the_paired_passes_and_holds_one_more_chunk():
+    import parallelsel as ps
+    from parallelsel.core.kernels import moe_layer_parts
+
+    w = ps.Workload("mixtral-8x7b", global_batch=256)
+    c = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=8)
+    off = ps.Plan(dp=16, pp=4, ep=8, zero=1, schedule="interleaved", chunks=2)
+    on = off.with_(ep_overlap=True)
+    e_off, e_on = ps.estimate(w, off, c), ps.estimate(w, on, c)
+    assert not e_on.reasons and e_on.step.total < e_off.step.total
+    ep_off = next(t for t in e_off.traffic if t.strategy == "EP")
+    ep_on = next(t for t in e_on.traffic if t.strategy == "EP")
+    assert ep_off.hidden == 0 and ep_on.time == ep_off.time and 0 < ep_on.hidden < ep_on.time
+    # One more (micro-batch, chunk) forward in flight (schedules.py L966-969): 1/chunks of a stage's activations more.
+    m = w.global_batch // (off.dp * off.micro_batch)
+    assert e_on.memory.inflight == pytest.approx(min(e_off.memory.inflight + 1 / off.chunks, m))
+    # The layer's parts add up to its forward and backward.
+    parts = moe_layer_parts(w.model, 1, w.seq_len, c.device, 1, 1, 8, False, "none", "flash", 1.0,
+                            tuple(sorted(ps.STACKS["megatron-core"].fused_ops())), False, None)
+    assert all(p > 0 for p in parts)
+
+
+@pytest.mark.parametrize("plan, code", [
+    (dict(dp=8), "ep_overlap_needs_ep"),
+    (dict(dp=8, ep=8, recompute="full"), "ep_overlap_recompute"),
+    (dict(dp=4, pp=2, ep=4), "ep_overlap_needs_interleaved"),
+])
+def test_ep_overlap_refused_where_megatron_core_asserts(plan, code):
+    # transformer_config.py L3002-3036 @d98e8a6
+    import parallelsel as ps
+
+    e = ps.estimate(ps.Workload("mixtral-8x7b", global_batch=256), ps.Plan(ep_overlap=True, **plan),
+                    ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=1))
+    assert code in [r.code for r in e.reasons]
+    titan = ps.estimate(ps.Workload("mixtral-8x7b", global_batch=256, stack="torchtitan"),
+                        ps.Plan(dp=8, ep=8, zero=3, ep_overlap=True), ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=1))
+    assert "ep_overlap_not_offered" in [r.code for r in titan.reasons]
+
+
+def test_qwen3_235b_bridge_run_needs_ep_overlap():
+    # Megatron-Bridge's published Qwen3-235B-A22B run (256 H100, EP32 over four nodes, overlap on): within 10% as it
+    # ran; with the all-to-alls on the critical path, more than 20% slow.
+    import dataclasses
+
+    from parallelsel.course.measured import compare_stack
+    from parallelsel.course.stack_runs import MEGATRON_BRIDGE_MOE_H100
+
+    run = MEGATRON_BRIDGE_MOE_H100[0]
+    assert abs(compare_stack(run).error) <= 0.10
+    assert compare_stack(dataclasses.replace(run, plan={**run.plan, "ep_overlap": None})).error < -0.20

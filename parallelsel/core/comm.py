@@ -29,7 +29,7 @@ from ._check import ParallelselError, choice, positive_int, positive_number
 from .hardware import Cluster, Link
 from .memory import candidate_stages, fsdp_units, layer_shape, layers_on, stage_params
 from .stacks import STACKS, effective_zero, sp_layout_copies, stack_fused, wire_bytes
-from .kernels import attention_time, layer_gemms
+from .kernels import attention_time, layer_gemms, moe_layer_parts
 from .placement import group_link, sparsest_node
 from .plan import p2p_overlap_on, tp_overlap_on, with_stack_split
 
@@ -196,6 +196,7 @@ class _Step(NamedTuple):
     layers: int  # layers on one pipeline stage
     ranks: int  # GPUs of the plan
     attention: tuple = (0.0, 0.0)  # one layer's attention core, forward and backward seconds a micro-batch (CP only)
+    moe_parts: tuple = ()  # with EP overlap: an MoE layer's kernels.moe_layer_parts, which the all-to-alls hide under
 
 
 def traffic(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
@@ -236,10 +237,17 @@ def _step(workload, plan, cluster: Cluster) -> _Step:
     if plan.cp > 1:   # what the ring's transfers run under (_cp_items)
         attention = attention_time(workload.model, plan.micro_batch, workload.seq_len, cluster.device, plan.tp,
                                    plan.cp, workload.attention, stack_fused(workload))
+    parts = ()
+    if plan.ep_overlap and plan.ep > 1 and sh.experts and STACKS[workload.stack].ep_overlap:
+        fp8 = workload.recipe.gemm == "fp8" and bool(cluster.device.fp8_flops)
+        parts = moe_layer_parts(workload.model, plan.micro_batch, workload.seq_len, cluster.device, plan.tp, plan.cp,
+                                plan.ep, plan.sp and plan.tp > 1, plan.recompute, workload.attention,
+                                plan.recompute_share(workload.model), tuple(sorted(stack_fused(workload))), fp8,
+                                plan.etp)
     return _Step(workload.model, workload.recipe, STACKS[workload.stack], tp_overlap_on(workload, plan),
                  p2p_overlap_on(workload, plan), plan, cluster, sh, max(1, plan.microbatches(workload)),
                  plan.micro_batch * (workload.seq_len // plan.cp), max(plan.layers_per_stage(sh.layers)), plan.gpus,
-                 attention)
+                 attention, parts)
 
 
 def critical_items(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
@@ -560,7 +568,46 @@ def _ep_items(st: _Step) -> list[Traffic]:
     foot = plan.ep * stride
     local = sparsest_node(foot * -(-st.ranks // foot), plan.ep, stride, st.cluster.gpus_per_node)
     one = _all_to_all_time(x, plan.ep, local, st.cluster.intra, link)
-    return [Traffic("EP", "all-to-all", x, calls, plan.ep, link.name, calls * one, False, "forward")]
+    hidden = 0.0
+    if st.moe_parts:   # Plan.ep_overlap: the paired layers' all-to-alls under the other micro-batch's compute
+        pairs = _paired_share(plan, st.m) * st.layers * st.m
+        hidden = min(calls * one, pairs * ep_overlap_saving(*st.moe_parts, one))
+    return [Traffic("EP", "all-to-all", x, calls, plan.ep, link.name, calls * one, False, "forward", hidden=hidden)]
+
+
+def ep_overlap_saving(pre_f: float, pre_b: float, mlp_f: float, mlp_dgrad: float, mlp_wgrad: float,
+                      a2a: float) -> float:
+    """Seconds Megatron-Core's EP overlap saves on one MoE layer when it runs one micro-batch's forward beside
+    another's backward, each all-to-all taking ``a2a`` (the other arguments: :func:`parallelsel.core.kernels.
+    moe_layer_parts`). Two streams, in the order ``model_chunk_schedule_plan.py`` L236-300 @d98e8a6 issues them --
+    communication: combine backward, dispatch forward, dispatch backward, combine forward; computation: pre-dispatch
+    forward, experts' input gradient, their weight gradient, experts forward, pre-dispatch backward -- each waiting
+    for the one before it on its stream and for the data it needs (the experts' backward for the combine's
+    gradient, the dispatch forward for the pre-dispatch forward, and so on). The saving is the two passes run one
+    after the other less the pair's makespan: at most the smaller of the communication and the computation.
+
+    Examples:
+        >>> ep_overlap_saving(1.0, 2.0, 1.0, 1.0, 1.0, 0.0)    # nothing to hide
+        0.0
+        >>> ep_overlap_saving(1.0, 2.0, 1.0, 1.0, 1.0, 0.5)    # every all-to-all under compute: all four hidden
+        2.0
+    """
+    comb_b = a2a
+    mlp_b_end = max(pre_f, comb_b) + mlp_dgrad
+    disp_f_end = max(comb_b, pre_f) + a2a
+    disp_b_end = max(disp_f_end, mlp_b_end) + a2a
+    mlp_f_end = max(mlp_b_end + mlp_wgrad, disp_f_end) + mlp_f
+    end = max(max(disp_b_end, mlp_f_end) + a2a, max(mlp_f_end, disp_b_end) + pre_b)
+    return max(0.0, pre_f + pre_b + mlp_f + mlp_dgrad + mlp_wgrad + 4 * a2a - end)
+
+
+def _paired_share(plan, m: int) -> float:
+    """The share of a stage's (micro-batch, chunk) forwards that EP overlap pairs with a backward: all but the
+    warm-up forwards, which run alone (no pipeline: the first; interleaved: 2 (p - 1) + (v - 1) p, plus the one
+    more the overlap schedules, ``schedules.py`` L955-969 @d98e8a6, on the first stage, the longest warm-up)."""
+    total = m * plan.chunks
+    warm = 1 if plan.pp == 1 else 2 * (plan.pp - 1) + (plan.chunks - 1) * plan.pp + 1
+    return max(0, total - warm) / total
 
 
 def _all_to_all_time(nbytes: float, n: int, local: int, intra: Link, link: Link) -> float:

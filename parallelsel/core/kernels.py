@@ -41,7 +41,7 @@ from .hardware import Device, attention_length_factor
 
 __all__ = ["FLASH_SHARE", "FUSED_ALL", "FUSED_BYTES", "K_OVERHEAD", "TILE", "ComputeTime", "Gemm", "WeightPiece",
            "attention_time", "compute_time", "fp8_gemm_time", "gemm_efficiency",
-           "gemm_time", "layer_gemms", "recomputed_gemm_share", "weight_pieces"]
+           "gemm_time", "layer_gemms", "moe_layer_parts", "recomputed_gemm_share", "weight_pieces"]
 
 TILE = (256, 128)
 """Output tile of a large half-precision GEMM: NVIDIA's Matrix Multiplication Background guide (§2.3)
@@ -444,6 +444,23 @@ def layer_and_head_times(model, b, s, device, tp, cp, ep, sp, recompute, attenti
     head_gemm = logits + logits_bwd - (1 + BACKWARD_BYTES) * ce
     return ((forward, backward, gemm, attn, forward + backward - gemm - attn),
             (logits, logits_bwd, head_gemm, 0.0, logits + logits_bwd - head_gemm))
+
+
+@lru_cache(maxsize=4096)
+def moe_layer_parts(model, b, s, device, tp, cp, ep, sp, recompute, attention, share=1.0, fused=FUSED_ALL,
+                    fp8=False, etp=None) -> tuple[float, float, float, float, float]:
+    """One MoE layer's seconds per micro-batch split as Megatron-Core's EP overlap schedules them
+    (``models/common/model_chunk_schedule_plan.py`` L236-300 @d98e8a6): ``(pre_f, pre_b, mlp_f, mlp_dgrad,
+    mlp_wgrad)`` -- the work before the dispatch (attention, norms, router, token shuffle: everything but the
+    experts) forward and backward, and the experts' GEMMs forward, input-gradient and weight-gradient. They sum to
+    :func:`layer_and_head_times`' layer forward and backward (arguments as it takes them)."""
+    (forward, backward, *_), _ = layer_and_head_times(model, b, s, device, tp, cp, ep, sp, recompute, attention,
+                                                      share, fused, fp8, etp)
+    experts = [g for g in layer_gemms(model, b * (s // cp), tp, ep, etp) if g.name in ("fc1", "fc2")]
+    mlp_f = sum(g.time(device, fp8) for g in experts)
+    dgrad = sum(g.backward[0].time(device, fp8) for g in experts)
+    wgrad = sum(g.backward[1].time(device, fp8) for g in experts)
+    return forward - mlp_f, backward - dgrad - wgrad, mlp_f, dgrad, wgrad
 
 
 @lru_cache(maxsize=8192)

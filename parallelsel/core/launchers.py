@@ -186,6 +186,8 @@ def refusals(workload: Workload, plan: Plan, launcher: str) -> tuple[tuple[str, 
     out += [("launcher_fsdp_option", {"option": o}) for o in fsdp_opts]
     if plan.tp_overlap and plan.tp > 1 and launcher == "deepspeed":
         out.append(("launcher_tp_overlap", {"tp": plan.tp}))
+    if plan.ep_overlap and launcher != "megatron":   # Megatron-Core's combined 1F1B schedule has no counterpart
+        out.append(("launcher_ep_overlap", {"ep": plan.ep}))
     if launcher == "torchtitan":
         out += _refuse_torchtitan(plan, STACKS[stack], sharded_part, workload.model.layers)
     elif launcher == "megatron":
@@ -392,10 +394,7 @@ def _megatron(workload: Workload, plan: Plan) -> dict:
             o["--no-overlap-p2p-communication"] = True  # on by default with the interleaved schedule
     if plan.cp > 1:
         o["--context-parallel-size"] = plan.cp
-    if plan.ep > 1:
-        o["--expert-model-parallel-size"] = plan.ep
-    if plan.etp is not None:  # arguments.py L587-588 @d98e8a6: unset, the experts take --tensor-model-parallel-size
-        o["--expert-tensor-parallel-size"] = plan.etp
+    o.update(_megatron_experts(plan))
     o["--micro-batch-size"] = plan.micro_batch
     o["--global-batch-size"] = workload.global_batch
     if plan.sp and plan.tp > 1:
@@ -428,6 +427,20 @@ def _megatron(workload: Workload, plan: Plan) -> dict:
         o["--overlap-grad-reduce"] = True
         if plan.zero >= 1:
             o["--overlap-param-gather"] = True
+    return o
+
+
+def _megatron_experts(plan: Plan) -> dict:
+    """Megatron-LM's expert-parallel flags: the degrees, the all-to-all dispatcher and EP overlap."""
+    o: dict = {}
+    if plan.ep > 1:
+        o["--expert-model-parallel-size"] = plan.ep
+        # The dispatcher the library prices (comm._ep_items); transformer_config.py L891 defaults to allgather.
+        o["--moe-token-dispatcher-type"] = "alltoall"
+        if plan.ep_overlap:
+            o["--overlap-moe-expert-parallel-comm"] = True   # model_parallel_config.py L343
+    if plan.etp is not None:  # arguments.py L587-588 @d98e8a6: unset, the experts take --tensor-model-parallel-size
+        o["--expert-tensor-parallel-size"] = plan.etp
     return o
 
 
@@ -792,6 +805,7 @@ def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchCo
     env, flags, stated = _megatron_words(text)
     world = stated if stated is not None else world
     g = lambda k, d=None: flags.get(k, d)  # noqa: E731
+    notes: list = []
     tp, pp = _int("--tensor-model-parallel-size", g("--tensor-model-parallel-size", 1)), \
         _int("--pipeline-model-parallel-size", g("--pipeline-model-parallel-size", 1))
     cp, ep = _int("--context-parallel-size", g("--context-parallel-size", 1)), \
@@ -804,6 +818,8 @@ def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchCo
         plan["etp"] = _int("--expert-tensor-parallel-size", g("--expert-tensor-parallel-size"))
     if g("--tp-comm-overlap"):
         plan["tp_overlap"] = True
+    if ep > 1:
+        plan.update(_megatron_moe(g, notes))
     if g("--no-overlap-p2p-communication") and pp > 1:
         plan["p2p_overlap"] = False
     if world is not None:
@@ -818,7 +834,6 @@ def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchCo
         plan["recompute"] = gran
         if gran == "full" and g("--recompute-method") == "block":
             plan["recompute_layers"] = _int("--recompute-num-layers", g("--recompute-num-layers", 1))
-    notes: list = []
     if g("--use-megatron-fsdp"):
         strategy = g("--data-parallel-sharding-strategy", "no_shard")
         choice("--data-parallel-sharding-strategy", strategy, ("no_shard", "optim", "optim_grads", "optim_grads_params"))
@@ -844,6 +859,18 @@ def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchCo
     attention, said = _megatron_attention(g, env)
     return LaunchConfig("megatron", plan, gb, seq, recipe, model, world, tuple(notes), attention=attention,
                         attention_from=said)
+
+
+def _megatron_moe(g, notes: list) -> dict:
+    """The EP plan fields a Megatron-LM script sets beyond the degrees (``--overlap-moe-expert-parallel-comm``), and
+    a note when its token dispatcher is not the all-to-all one the library prices (``allgather`` is Megatron-Core's
+    default, transformer_config.py L891 @d98e8a6)."""
+    dispatcher = g("--moe-token-dispatcher-type")
+    if dispatcher is None:
+        notes.append(("launcher_default", {"option": "--moe-token-dispatcher-type", "value": "allgather"}))
+    elif dispatcher != "alltoall":
+        notes.append(("launcher_dispatcher", {"dispatcher": dispatcher}))
+    return {"ep_overlap": True} if g("--overlap-moe-expert-parallel-comm") else {}
 
 
 def _megatron_virtual_stages(vp, pp: int, n_layers: int | None) -> dict:

@@ -888,6 +888,11 @@ def _stage_breakdown(workload, plan, i: int, n: int | None = None, transposed: b
     st, gather = _stage_states(workload, plan, i, n_layers, transposed)
 
     flight = _inflight(plan.schedule, p, m, v, i)
+    if getattr(plan, "ep_overlap", None):
+        # EP all-to-all overlap starts one more (micro-batch, chunk) forward before the steady state (schedules.py
+        # L966-969 @d98e8a6); without a pipeline the forward of one micro-batch runs beside the backward of the one
+        # before (combined_1f1b.py): one more chunk's activations either way.
+        flight = min(flight + 1 / v, m)
     sh = layer_shape(model)
     layers = -(-sh.layers // p) if n_layers is None else n_layers
     per_layer, working = _stage_layer_activations(workload, plan, s, b)

@@ -148,6 +148,14 @@ class Plan:
     outside :data:`parallelsel.core.stacks.P2P_OVERLAP_SCHEDULES` or without virtual stages:
     :func:`p2p_overlappable`) is stored as None, the same setting; so is any value without a pipeline.
 
+    ``ep_overlap``: the experts' all-to-alls of one micro-batch run under another micro-batch's compute --
+    Megatron-Core's ``--overlap-moe-expert-parallel-comm`` (``model_parallel_config.py`` L343 @d98e8a6), which
+    pairs each forward with a backward layer by layer (``pipeline_parallel/combined_1f1b.py``) and starts one
+    more micro-batch's forward before the steady state (``schedules.py`` L966-969); it needs EP, no full
+    recomputation, a 16-bit model and, with a pipeline, virtual stages (``transformer_config.py`` L3002-3036).
+    None or False:
+    off, every stack's default. Priced by :func:`parallelsel.core.comm.traffic`.
+
     ``stage_layers``: an uneven pipeline split, the transformer layers of each pipeline rank in stage
     order (``pp`` entries summing to the model's layers; with ``chunks`` > 1 each rank's layers are
     spread over its chunks, so every entry must be at least ``chunks``). None (the default) splits
@@ -180,6 +188,7 @@ class Plan:
     stage_layers: tuple[int, ...] | None = None
     p2p_overlap: bool | None = None
     etp: int | None = None
+    ep_overlap: bool | None = None
 
     __hash__ = cached_hash
     __getstate__ = state_without_hash
@@ -228,6 +237,8 @@ class Plan:
                                        f"layer AC is full AC), got recompute={self.recompute!r}")
         if self.tp_overlap is not None:
             store(self, "tp_overlap", flag("tp_overlap", self.tp_overlap))
+        if self.ep_overlap is not None:
+            store(self, "ep_overlap", flag("ep_overlap", self.ep_overlap) or None)   # off is the default: None
         if self.p2p_overlap is not None:
             store(self, "p2p_overlap", flag("p2p_overlap", self.p2p_overlap))
             if self.pp == 1 or (not self.p2p_overlap and not p2p_overlappable(self)):
@@ -349,6 +360,8 @@ def label_parts(p: Mapping) -> list[tuple[str, str]]:
         parts.append(("etp", f"ETP{p['etp']}"))
     if p.get("tp_overlap") and p["tp"] > 1:
         parts.append(("tp_overlap", "tp-overlap"))
+    if p.get("ep_overlap"):
+        parts.append(("ep_overlap", "ep-overlap"))
     if p.get("p2p_overlap") is not None and p["pp"] > 1:
         parts.append(("p2p_overlap", "p2p-overlap" if p["p2p_overlap"] else "no-p2p-overlap"))
     parts.append(("micro_batch", f"mb{p['micro_batch']}"))
@@ -750,6 +763,27 @@ def p2p_overlap_violations(workload: Workload, plan: Plan) -> list[Reason]:
     return []
 
 
+def ep_overlap_violations(workload: Workload, plan: Plan) -> list[Reason]:
+    """EP all-to-all overlap as Megatron-Core offers it (``transformer_config.py`` L3002-3029 @d98e8a6): expert
+    parallelism of an MoE model, no full recomputation (no recompute method or layer count), and with a pipeline
+    the interleaved schedule's virtual stages; no other stack has it (:attr:`parallelsel.core.stacks.Stack.ep_overlap`)."""
+    if not plan.ep_overlap:
+        return []
+    st = STACKS[workload.stack]
+    if not st.ep_overlap:
+        return [Reason("ep_overlap_not_offered", {"stack": st.key})]
+    out = []
+    if plan.ep <= 1 or not workload.model.is_moe:
+        out.append(Reason("ep_overlap_needs_ep", {"ep": plan.ep}))
+    if plan.recompute == "full":
+        out.append(Reason("ep_overlap_recompute", {"recompute": plan.recompute}))
+    if plan.pp > 1 and plan.schedule != "interleaved":
+        out.append(Reason("ep_overlap_needs_interleaved", {"pp": plan.pp, "schedule": plan.schedule}))
+    if workload.recipe.activation > 2:   # "only supported with bf16 or fp16 model" (L3034-3036)
+        out.append(Reason("ep_overlap_needs_16bit", {"recipe": workload.recipe.name}))
+    return out
+
+
 def tp_overlap_violations(workload: Workload, plan: Plan) -> list[Reason]:
     """TP overlap as the workload's stack offers it: Megatron-Core's ``--tp-comm-overlap`` asserts
     sequence parallelism (``megatron/training/arguments.py`` L1441-1442); torchtitan's async TP
@@ -790,7 +824,7 @@ def constraint_violations(workload: Workload, plan: Plan, cluster: Cluster | Non
             + batch_violations(workload.global_batch, plan.dp, plan.micro_batch, plan.schedule, plan.pp)
             + cp_violations(workload.seq_len, plan.cp) + ep_violations(m, plan.ep, plan.etp)
             + recompute_violations(workload, plan) + tp_overlap_violations(workload, plan)
-            + p2p_overlap_violations(workload, plan))
+            + p2p_overlap_violations(workload, plan) + ep_overlap_violations(workload, plan))
 
 
 _PLAN_PARTS = (
@@ -801,6 +835,7 @@ _PLAN_PARTS = (
     (r"no-reshard|shard_grad_op", lambda g: {"reshard_after_forward": False}),
     (r"no[_-]sync", lambda g: {"no_sync": True}),
     (r"tp[_-]overlap", lambda g: {"tp_overlap": True}),
+    (r"ep[_-]overlap", lambda g: {"ep_overlap": True}),
     (r"no[_-]p2p[_-]overlap", lambda g: {"p2p_overlap": False}),
     (r"p2p[_-]overlap", lambda g: {"p2p_overlap": True}),
     (r"mb(\d+)", lambda g: {"micro_batch": int(g[0])}),
@@ -815,7 +850,7 @@ def parse_plan(text: str) -> Plan:
     """The :class:`Plan` a label names: the inverse of :meth:`Plan.label`, also in plain ASCII.
 
     Parts are separated by ``·``, spaces or commas, case-insensitive: ``DP16``, ``TP4``, ``PP2``,
-    ``CP2``, ``EP8``, ``ETP1``, ``tp-overlap``, ``no-p2p-overlap`` (or ``p2p-overlap``), ``ZeRO-3`` (or ``ZeRO3``, ``FSDP`` = ZeRO-3), ``ZeRO-3/shard8`` (HSDP), ``no-reshard``
+    ``CP2``, ``EP8``, ``ETP1``, ``tp-overlap``, ``ep-overlap``, ``no-p2p-overlap`` (or ``p2p-overlap``), ``ZeRO-3`` (or ``ZeRO3``, ``FSDP`` = ZeRO-3), ``ZeRO-3/shard8`` (HSDP), ``no-reshard``
     (or ``SHARD_GRAD_OP``: ``reshard_after_forward=False``), ``no_sync``, ``SP``, ``mb2``,
     a recomputation (its mode code, e.g. ``selective``/``op``/``full``, and ``rl<k>`` for ``recompute_layers``;
     :func:`parallelsel.render.reasons.read_plan` also reads the words a worded label prints) and a schedule (``1f1b``,

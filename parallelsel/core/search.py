@@ -94,7 +94,7 @@ EXCLUSIONS = ("tp_exceeds_heads", "heads_not_divisible", "kv_heads_not_divisible
 ``SearchResult.top``, not in the key)."""
 
 _FIXABLE = ("dp", "tp", "pp", "zero", "micro_batch", "recompute", "sp", "schedule", "chunks", "ep", "shard", "cp",
-            "stage_layers", "p2p_overlap", "tp_overlap", "recompute_layers", "etp")
+            "stage_layers", "p2p_overlap", "tp_overlap", "recompute_layers", "etp", "ep_overlap")
 
 CP_DEGREES = (2, 4, 8, 16, 32)
 """Context-parallel degrees the search tries, for every sequence length they split (``seq_len`` a multiple of
@@ -491,7 +491,7 @@ def _prepare_group(space: _Space, tally: _Tally, tp: int, cp: int, pp: int, dp: 
     m = space.workload.model
     knobs = _knobs(space, tp, cp, pp, dp, split)
     zse, sps, mbs, rcs, scheds = knobs
-    n = len(zse) * len(sps) * len(mbs) * len(rcs) * len(scheds)
+    n = sum(_settings(space, ep, pp, sched, sps, mbs, rcs) for *_, ep in zse for sched, _ in scheds)
     if n == 0:  # e.g. pinned chunks and pp = 1: no schedule applies, nothing to consider here
         return None
     tally.considered += n
@@ -634,13 +634,16 @@ def _search_group(space: _Space, tally: _Tally, g: _Group) -> None:
     m = space.workload.model
     w = space.workload
     zse, sps, mbs, rcs, scheds = g.knobs
-    per_zse = len(sps) * len(mbs) * len(rcs)
+
+    def per(ep, sched) -> int:  # the plans one (ZeRO, shard, expert grid) has under a schedule
+        return _settings(space, ep, g.pp, sched, sps, mbs, rcs)
+
     # No stack runs PP with ZeRO-2 (parallelsel.core.stacks): dropped under every schedule.
     keep = []
     for t in zse:
         r = pp_zero_reason(g.pp, t[0], zero_ranks(STACKS[w.stack], g.dp, g.cp))
         if r is not None and r.code == "pp_zero2_no_stack":
-            tally.excluded["pp_zero2_no_stack"] += per_zse * len(scheds)
+            tally.excluded["pp_zero2_no_stack"] += sum(per(t[2], sched) for sched, _ in scheds)
         else:
             keep.append(t)
     by_ep: dict[tuple, list] = {}  # (ep, etp) -> its (zero, shard) pairs
@@ -651,39 +654,73 @@ def _search_group(space: _Space, tally: _Tally, g: _Group) -> None:
         bad = _chunk_violations(space, g, chunks, sched)
         if bad is None:
             continue  # the split the stack builds for these chunks is searched in a group of its own
+        kept = sum(per(t[2], sched) for t in keep)
         if bad or (g.split is not None and min(g.split) < chunks):  # (every rank one layer per chunk at least)
-            tally.excluded[bad[0].code if bad else "stages_exceed_layers"] += len(keep) * per_zse
+            tally.excluded[bad[0].code if bad else "stages_exceed_layers"] += kept
             continue
         if (space.fixed.get("recompute_layers") or 0) > m.layers // (g.pp * chunks):  # a pinned count a chunk lacks
-            tally.excluded["recompute_layers_exceed_chunk"] += len(keep) * per_zse
+            tally.excluded["recompute_layers_exceed_chunk"] += kept
             continue
         if sched == "gpipe" and "schedule" not in space.fixed:
             # Same bubble as 1F1B (Narayanan et al. 2021 §2.2.1) with all m micro-batches in
             # flight instead of at most p: never faster, never smaller, so never timed.
-            tally.excluded["gpipe_dominated"] += len(keep) * per_zse
+            tally.excluded["gpipe_dominated"] += kept
             continue
         for (ep, etp), zs in by_ep.items():
             bad = ep_violations(m, ep, etp)  # EP must tile the experts (and expert TP their FFN)
             if bad:
-                tally.excluded[bad[0].code] += per_zse * len(zs)
+                tally.excluded[bad[0].code] += per((ep, etp), sched) * len(zs)
                 continue
-            for sp, ov in sps:
+            for (sp, ov), (epo, rcs_e) in ((s, e) for s in sps for e in _ep_recomputes(space, ep, g.pp, sched, rcs)):
                 base = {"dp": g.dp, "tp": g.tp, "pp": g.pp, "sp": sp, "schedule": sched, "chunks": chunks,
                         "ep": ep, "etp": etp, "cp": g.cp, "stage_layers": g.split,
                         "p2p_overlap": space.fixed.get("p2p_overlap"),
-                        "tp_overlap": True if ov else space.fixed.get("tp_overlap")}
+                        "tp_overlap": True if ov else space.fixed.get("tp_overlap"), "ep_overlap": epo}
                 hidden = g.memo.get(("p2p", sched, chunks))  # (sends overlap by schedule and chunks: once a group)
                 if hidden is None:
                     hidden = g.memo[("p2p", sched, chunks)] = _p2p_hidden(w, base)
-                _search_micro(space, tally, base, zs, mbs, rcs, cands, g.memo, hidden)
+                _search_micro(space, tally, base, zs, mbs, rcs_e, cands, g.memo, hidden)
+    _time_candidates(space, tally, cands)
+
+
+def _time_candidates(space: _Space, tally: _Tally, cands: list) -> None:
+    """Estimate a group's fitting plans, lowest bound first, while each bound can still reach the top N."""
     for lb, plan, fewer in sorted(cands, key=lambda c: c[0]):
         if lb > tally.bound():
             continue  # fits, cannot reach the top N: counted under ranked_below_top
         if fewer:  # a full recomputation: the fewest layers that fit, found only for a plan that may be timed
-            plan = _fewest_recomputed(w, plan, *fewer, device=space.cluster.device)
+            plan = _fewest_recomputed(space.workload, plan, *fewer, device=space.cluster.device)
             if _compute_and_bubble(space, plan) > tally.bound():  # its bound with the layers it does recompute
                 continue
-        tally.add(estimate(w, plan, space.cluster, headroom=space.headroom))
+        tally.add(estimate(space.workload, plan, space.cluster, headroom=space.headroom))
+
+
+def _ep_overlaps(space: _Space, ep: int, pp: int, schedule: str) -> tuple:
+    """The ``Plan.ep_overlap`` settings tried for an expert-parallel degree: the stack's default (None, off) and,
+    where the stack offers it and the plan can take it (:func:`parallelsel.core.plan.ep_overlap_violations`: an
+    MoE with EP > 1, a 16-bit model, the interleaved schedule with a pipeline), the overlap -- both, since it costs
+    one more micro-batch's activations for its shorter step. A pinned value is the one tried (none if the plan
+    cannot take it). Full recomputation, which the overlap excludes, is left out of the overlapped plans."""
+    w = space.workload
+    able = (STACKS[w.stack].ep_overlap and ep > 1 and w.model.is_moe and w.recipe.activation <= 2
+            and (pp == 1 or schedule == "interleaved"))
+    if "ep_overlap" in space.fixed:
+        pinned = space.fixed["ep_overlap"]
+        return (pinned,) if able or not pinned else ()
+    return (None, True) if able else (None,)
+
+
+def _ep_recomputes(space: _Space, ep: int, pp: int, schedule: str, rcs) -> tuple:
+    """``(ep_overlap, recomputation modes)`` pairs tried for an expert-parallel degree under a schedule: each
+    setting of :func:`_ep_overlaps` with the modes it goes with (the overlap never with full recomputation)."""
+    return tuple((epo, [r for r in rcs if r != "full"] if epo else list(rcs))
+                 for epo in _ep_overlaps(space, ep, pp, schedule))
+
+
+def _settings(space: _Space, ep, pp: int, schedule: str, sps, mbs, rcs) -> int:
+    """How many plans one (ZeRO, shard, expert grid ``ep``) of a group has under ``schedule``: SP x micro-batch x
+    the (EP overlap, recomputation) pairs of :func:`_ep_recomputes` (``ep``: the (EP, expert TP) pair)."""
+    return len(sps) * len(mbs) * sum(len(r) for _, r in _ep_recomputes(space, ep[0], pp, schedule, rcs))
 
 
 def _p2p_hidden(workload: Workload, base: dict) -> bool:
@@ -758,7 +795,7 @@ def _with_comm(space: _Space, base: dict, memo: dict, key: tuple, lb: float, bub
     """``lb`` plus the critical-path communication of the plan ``base`` and ``fields`` make (:func:`_comm_terms`,
     memoised per ``key`` and TP overlap, which changes the exposed TP time only), and that plan when it was built
     here (None when the memo answered)."""
-    ckey = ("comm", base["tp_overlap"]) + key
+    ckey = ("comm", base["tp_overlap"], base["ep_overlap"]) + key
     comm = memo.get(ckey)
     built = None
     if comm is None:
@@ -865,6 +902,8 @@ def enumerates(workload: Workload, cluster: Cluster, plan: Plan, fixed: dict | N
     return ((plan.zero, plan.shard, (plan.ep, plan.etp)) in zse and any(s == plan.sp and (o or not overlaps) for s, o in sps)
             and k in counts and plan.micro_batch in mbs
             and plan.recompute in rcs and (plan.schedule, plan.chunks) in scheds
+            and plan.ep_overlap in _ep_overlaps(space, plan.ep, plan.pp, plan.schedule)
+            and not (plan.ep_overlap and plan.recompute == "full")
             and p2p_overlap_on(workload, plan) == p2p_overlap_on(workload, plan.with_(p2p_overlap=space.fixed.get(
                 "p2p_overlap"))))
 
@@ -957,6 +996,7 @@ def _search(workload: Workload, cluster: Cluster, top: int, pins: dict, headroom
 
 DECIDERS = {
     "tp": "measure_collectives", "cp": "measure_collectives", "ep": "measure_collectives", "etp": "measure_collectives",
+    "ep_overlap": "measure_collectives",
     "pp": "profile_pipeline", "schedule": "profile_pipeline", "chunks": "profile_pipeline",
     "stage_layers": "profile_pipeline", "dp": "measure_collectives", "zero": "measure_overlap",
     "shard": "measure_overlap", "micro_batch": "measure_kernels", "sp": "measure_kernels",

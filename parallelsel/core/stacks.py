@@ -122,7 +122,9 @@ class Stack:
       ``"any"`` (any count), ``"every-nth"`` (every N-th block: floor(layers / N) of them) or ``""`` (none;
       :func:`recompute_layer_counts`).
     * ``zero_stages``: the ZeRO stages it runs at all (torchtitan's FSDP2 shards everything or nothing: 0 and
-      3); ``ddp_alone``: plain DDP (ZeRO-0 over DP > 1) only as the job's one dimension (torchtitan's
+      3); ``ep_overlap``: whether it offers to hide the experts' all-to-alls under another micro-batch's compute
+      (``Plan.ep_overlap``: Megatron-Core's ``overlap_moe_expert_parallel_comm``, off by default);
+      ``ddp_alone``: plain DDP (ZeRO-0 over DP > 1) only as the job's one dimension (torchtitan's
       ``parallelize.py``: "DDP has not supported > 1D parallelism"); ``tp_sp_always``: its TP always comes with
       sequence parallelism (torchtitan's TP plan shards the norms by sequence: ``SequenceParallel``).
     * ``pp_split``: how it splits the layers over the pipeline when the job states no split (:data:`PP_SPLITS`;
@@ -180,6 +182,7 @@ class Stack:
     recompute_layers: str = ""
     zero_stages: tuple[int, ...] = (0, 1, 2, 3)
     ddp_alone: bool = False
+    ep_overlap: bool = False
     tp_sp_always: bool = False
     zero3_live: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
     pp_split: str = "divisible"
@@ -252,12 +255,14 @@ STACKS: dict[str, Stack] = Catalogue("stack", {
                 "(only with the interleaved schedule); Megatron-Bridge training/comm_overlap.py sets "
                 "overlap_p2p_comm when virtual pipeline stages > 1; arguments.py validate_args (\"Number of layers "
                 "should be divisible by the pipeline-model-parallel size\" unless --decoder-first/last-pipeline-num-"
-                "layers or --pipeline-model-parallel-layout state the split)"),
+                "layers or --pipeline-model-parallel-layout state the split); core/model_parallel_config.py L343 "
+                "(overlap_moe_expert_parallel_comm, off), core/pipeline_parallel/combined_1f1b.py (one micro-batch's "
+                "forward beside another's backward, the all-to-alls of each under the other's compute)"),
         grad_reduce_dtype="fp32", param_gather_dtype="bf16", recipe="bf16-adam-fp32grad", optimizer_shard="dp_cp",
         reduce_in_grad_buffer=True, overlap_pp_p2p=("interleaved",),
         overlap_grad_reduce=(), overlap_param_gather=(), overlap_tp_comm=False, tp_overlap=True,
         tp_overlap_needs=("sp",), schedules=("1f1b", "interleaved"), recompute=("none", "full", "selective"),
-        pp_zero=(0, 1), pp_fsdp_reshard=None, modes=("te",), recompute_layers="any",
+        pp_zero=(0, 1), pp_fsdp_reshard=None, modes=("te",), recompute_layers="any", ep_overlap=True,
         fused={"te": ("attention", "cudnn_attention", "rmsnorm", "swiglu", "rope", "fp8_cast", "cp_merge")}),
     "torchtitan": Stack(
         key="torchtitan", name="torchtitan", version="0.2.2",

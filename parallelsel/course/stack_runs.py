@@ -31,7 +31,8 @@ from dataclasses import dataclass, field, replace
 
 from ..core.model import MODELS, Transformer
 
-__all__ = ["DGXC_ASSUMED", "DGXC_H100", "MEGATRON_ASSUMED", "MEGATRON_BRIDGE_BLACKWELL", "MEGATRON_BRIDGE_H100", "MEGATRON_H100", "NEMO_LONG_ASSUMED", "NEMO_LONG_H100",
+__all__ = ["DGXC_ASSUMED", "DGXC_H100", "MEGATRON_ASSUMED", "MEGATRON_BRIDGE_BLACKWELL", "MEGATRON_BRIDGE_H100",
+           "MEGATRON_BRIDGE_MOE_H100", "MEGATRON_H100", "QWEN3_235B", "NEMO_LONG_ASSUMED", "NEMO_LONG_H100",
            "NEMO_SUMMARY_ASSUMED", "NEMO_SUMMARY_H100", "NEMOTRON", "NEMOTRON_ASSUMED", "NEMOTRON_H100",
            "REFUSED", "STACK_RUNS",
            "StackRun", "TORCHTITAN_RUNS", "megatron_flops", "named_params", "source_flops", "stack_model"]
@@ -290,6 +291,30 @@ MEGATRON_BRIDGE_H100 = (
 )
 """Megatron-Bridge's published DGX-H100 pre-training rows for dense Llama models with the plan and recipe the
 perf scripts of the matching release set (the pages print the plan; the release branch holds the recipe)."""
+
+QWEN3_235B = Transformer(layers=94, hidden=4096, heads=64, kv_heads=4, head_dim=128, ffn_hidden=1536, vocab=151936,
+                         seq_len=4096, gated_mlp=True, experts=128, top_k=8, tied_embeddings=False, position="rotary",
+                         bias=False, norm="rmsnorm", dropout=False, name="Qwen3-235B-A22B",
+                         source="Qwen/Qwen3-235B-A22B config.json (num_hidden_layers 94, hidden_size 4096, "
+                                "num_attention_heads 64, num_key_value_heads 4, head_dim 128, moe_intermediate_size "
+                                "1536, num_experts 128, num_experts_per_tok 8, vocab_size 151936), as Megatron-Bridge's "
+                                "Qwen3 MoE provider maps it")
+
+MEGATRON_BRIDGE_MOE_H100 = (
+    StackRun("Megatron-Bridge Qwen3-235B-A22B (256 H100, FP8)", "megatron-core", QWEN3_235B, "h100-sxm-80gb", 256,
+             dict(dp=16, tp=2, pp=8, ep=32, etp=1, zero=1, micro_batch=1, sp=True, schedule="interleaved", chunks=4,
+                  stage_layers=(11,) + (12,) * 6 + (11,), ep_overlap=True), 8192, 4096, "tokens", 1712,
+             "NVIDIA-NeMo/Megatron-Bridge docs/fern/versions/0.4.2/pages/performance-summary.mdx @067f987, § 26.04.01 "
+             "NeMo Container, Qwen3_235B_a22B, DGX-H100 FP8 row (GBS 8192, MBS 1, sequence 4096, TP2 PP8 VP4 EP32): "
+             "tokens/s/GPU; recipe of src/megatron/bridge/perf_recipes/qwen/h100/qwen3_moe.py @067f987 "
+             "(qwen3_235b_a22b_pretrain_256gpu_h100_fp8cs_config: FP8 current scaling, the alltoall dispatcher, "
+             "overlap_moe_expert_parallel_comm on, tp_comm_overlap off, moe_router_force_load_balancing, no "
+             "recomputation) over recipes/qwen/h100/qwen3_moe.py (expert_tensor_parallel_size 1, embedding and loss "
+             "counted in the pipeline split)", _MB_RECIPE),
+)
+"""Megatron-Bridge's published DGX-H100 row of a fine-routed MoE (Qwen3-235B-A22B, 128 experts, top-8) whose experts'
+all-to-alls cross four nodes and run under another micro-batch's compute (``Plan.ep_overlap``). Not among
+:data:`STACK_RUNS`: added when EP overlap was built from Megatron-Core's schedule, to check it."""
 
 MEGATRON_BRIDGE_BLACKWELL = (
     # r0.2.0 configs/llama3/workload_base_configs.py LLAMA3_8B_{B200,GB200}_FP8_CS_BASE_CONFIG: micro-batch 2, no

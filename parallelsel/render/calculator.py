@@ -109,7 +109,8 @@ def _memory_flags(plan: Mapping[str, object]) -> list[str]:
             flags += [flag, str(plan[key])]
     if plan.get("stage_layers"):
         flags += ["--stage-layers", ",".join(map(str, plan["stage_layers"]))]
-    flags += [flag for key, flag in (("sp", "--sp"), ("tp_overlap", "--tp-overlap")) if plan.get(key)]
+    flags += [flag for key, flag in (("sp", "--sp"), ("tp_overlap", "--tp-overlap"), ("ep_overlap", "--ep-overlap"))
+              if plan.get(key)]
     if plan.get("p2p_overlap") is False:
         flags.append("--no-p2p-overlap")
     return flags

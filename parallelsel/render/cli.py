@@ -255,6 +255,8 @@ def _plan_parser(pl: argparse.ArgumentParser) -> None:
     pl.add_argument("--export", choices=LAUNCHER_CHOICES, help=HELP["export"])
     pl.add_argument("--no-tp-overlap", dest="tp_overlap", action="store_const", const=None, default="free",
                     help=HELP["no_tp_overlap"])
+    pl.add_argument("--no-ep-overlap", dest="ep_overlap", action="store_const", const=None, default="free",
+                    help=HELP["no_ep_overlap"])
     _measured_args(pl, plan_flag=True)
 
 
@@ -289,6 +291,7 @@ def _memory_parser(mem: argparse.ArgumentParser) -> None:
     mem.add_argument("--chunks", type=_integer(1, 1024), default=1, metavar="V", help=HELP["chunks"])
     mem.add_argument("--stage-layers", type=_integers(1, 2**17), metavar="N,N,...", help=HELP["stage_layers"])
     mem.add_argument("--tp-overlap", action="store_true", default=None, help=HELP["tp_overlap"])
+    mem.add_argument("--ep-overlap", action="store_true", default=None, help=HELP["ep_overlap"])
     mem.add_argument("--no-p2p-overlap", dest="p2p_overlap", action="store_false", default=None,
                      help=HELP["no_p2p_overlap"])
     _measured_args(mem, plan_flag=False)
@@ -444,6 +447,8 @@ def _fixed(a) -> dict:
             fixed[k] = v
     if getattr(a, "tp_overlap", "free") is None:  # plan --no-tp-overlap: the stack's default (off) pinned
         fixed["tp_overlap"] = None
+    if getattr(a, "ep_overlap", "free") is None:  # plan --no-ep-overlap: off pinned
+        fixed["ep_overlap"] = None
     return fixed
 
 
@@ -461,7 +466,7 @@ def _plan_json(p, lang: str = "zh") -> dict:
             "zero": p.zero, "shard": p.shard_size, "micro_batch": p.micro_batch, "sp": p.sp,
             "recompute": p.recompute, "recompute_layers": p.recompute_layers, "schedule": p.schedule,
             "chunks": p.chunks, "stage_layers": None if p.stage_layers is None else list(p.stage_layers),
-            "tp_overlap": p.tp_overlap, "p2p_overlap": p.p2p_overlap}
+            "tp_overlap": p.tp_overlap, "p2p_overlap": p.p2p_overlap, "ep_overlap": bool(p.ep_overlap)}
 
 
 def _result_json(x, lang: str = "zh") -> dict:
@@ -673,7 +678,7 @@ def _cmd_memory(a, out) -> None:
                 recompute=a.recompute or ("full" if a.recompute_layers else "none"),
                 recompute_layers=a.recompute_layers, schedule=a.schedule, chunks=a.chunks,
                 cp=cp, ep=1 if a.ep is None else a.ep, etp=a.etp, stage_layers=a.stage_layers, tp_overlap=a.tp_overlap,
-                p2p_overlap=a.p2p_overlap)
+                p2p_overlap=a.p2p_overlap, ep_overlap=a.ep_overlap)
     hard = constraint_violations(w, plan, c)
     if hard:
         raise ParallelselError(f"plan {plan_label(plan, a.lang)}: " + join(hard, a.lang))

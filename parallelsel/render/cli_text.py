@@ -101,6 +101,8 @@ HELP = {
     "tp_overlap": "TP 通信与矩阵乘重叠（Megatron-Core 的 --tp-comm-overlap、torchtitan 的异步 TP；默认按框架栈）",
     "no_p2p_overlap": "流水线段间的发送不与计算重叠（默认按框架栈：Megatron-Core 的交错调度重叠）",
     "no_tp_overlap": "只搜不重叠 TP 通信的方案（默认：框架栈提供的 TP 重叠都打开来搜）",
+    "ep_overlap": "专家并行的 all-to-all 藏到另一个微批次的计算后面（Megatron-Core 的 --overlap-moe-expert-parallel-comm；默认关）",
+    "no_ep_overlap": "只搜不重叠 EP 通信的方案（默认：框架栈提供 EP 重叠时，开与不开都搜）",
     "memory_schedule": "流水线调度（默认 1f1b）",
     "presets": "列出预设（模型、设备、互联、配方）及其来源",
     "presets_description": "预设 presets：--model、--device、--intra/--inter、--recipe 可用的键，每个附出处。",

@@ -13,6 +13,9 @@ _TEMPLATES = {
     "zh": {
         "launcher_schedule": "{name} 没有 {schedule} 调度（有：{supported}）",
         "launcher_schedule_chunks": "{name} 的 {schedule} 每卡至少要两段（虚拟流水段），这个方案每卡只有 {chunks} 段",
+        "launcher_tp_overlap": "{name} 没有把 TP 通信（TP{tp}）与矩阵乘重叠的选项",
+        "launcher_dispatcher": "{name} 的令牌分发器是 {dispatcher}；本库按 alltoall 分发器估算专家并行的通信",
+        "launcher_ep_overlap": "{name} 没有把专家并行的 all-to-all（EP{ep}）藏到另一个微批次计算后面的调度（这是 Megatron-Core 的 --overlap-moe-expert-parallel-comm）",
         "launcher_hsdp_zero": "{name} 的部分分片（shard {shard}）只支持 ZeRO-1（分布式优化器的多副本），不支持 ZeRO-{zero}",
         "launcher_pp_zero": "{name} 的 PP{pp} 只与 ZeRO-0/1（分布式优化器）组合；本库按 torchtitan 的做法估算 PP 加 FSDP，"
                             "ZeRO-{zero} 请用 --export torchtitan",
@@ -43,6 +46,9 @@ _TEMPLATES = {
     "en": {
         "launcher_schedule": "{name} has no {schedule} schedule (it has: {supported})",
         "launcher_schedule_chunks": "{name}'s {schedule} needs two or more (virtual) stages a rank; this plan has {chunks}",
+        "launcher_tp_overlap": "{name} has no option to overlap TP communication (TP{tp}) with the matmuls",
+        "launcher_dispatcher": "{name}'s token dispatcher is {dispatcher}; the library prices expert-parallel traffic as the alltoall dispatcher's",
+        "launcher_ep_overlap": "{name} has no schedule that hides the expert-parallel all-to-alls (EP{ep}) under another micro-batch's compute (Megatron-Core's --overlap-moe-expert-parallel-comm)",
         "launcher_hsdp_zero": "{name}'s partial sharding (shard {shard}) supports only ZeRO-1 (distributed-optimizer "
                               "instances), not ZeRO-{zero}",
         "launcher_pp_zero": "{name} combines PP{pp} only with ZeRO-0/1 (distributed optimizer); the library prices PP "

@@ -1,12 +1,11 @@
 # MoE parallel folding: Megatron-Bridge's Qwen3-235B-A22B plan on 256 H100 (TP2 PP8, EP32 > DP16) is only a plan once
 # the experts get their own TP degree (etp=1): the expert grid ETP x EP x expert-DP then folds over the TP x DP ranks.
 import parallelsel as ps
+from parallelsel.course.stack_runs import QWEN3_235B
 from parallelsel.render.reasons import plan_label
 from parallelsel.render.tables import fmt_bytes, fmt_size
 
-q = ps.Transformer(layers=94, hidden=4096, heads=64, kv_heads=4, head_dim=128, ffn_hidden=1536, vocab=151936,
-                   seq_len=4096, gated_mlp=True, experts=128, top_k=8, tied_embeddings=False, position="rotary",
-                   bias=False, norm="rmsnorm", dropout=False, name="Qwen3-235B-A22B")
+q = QWEN3_235B
 work = ps.Workload(q, global_batch=2048, recipe=ps.RECIPES["fp8-params-bf16grad"])
 cluster = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=32)
 kw = dict(dp=16, tp=2, pp=8, ep=32, zero=1, sp=True, schedule="interleaved", chunks=4,
