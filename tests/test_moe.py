@@ -286,9 +286,13 @@ def test_ep_overlap_hides_only_the_paired_passes_and_holds_one_more_chunk():
     ep_off = next(t for t in e_off.traffic if t.strategy == "EP")
     ep_on = next(t for t in e_on.traffic if t.strategy == "EP")
     assert ep_off.hidden == 0 and ep_on.time == ep_off.time and 0 < ep_on.hidden < ep_on.time
-    # One more (micro-batch, chunk) forward in flight (schedules.py L966-969): 1/chunks of a stage's activations more.
+    # One layer's activations more at the peak: the paired forward builds layer i while the backward frees layer
+    # L-1-i (model_chunk_schedule_plan.py L556-574), its extra warm-up forward standing in for 1F1B's own.
     m = w.global_batch // (off.dp * off.micro_batch)
-    assert e_on.memory.inflight == pytest.approx(min(e_off.memory.inflight + 1 / off.chunks, m))
+    layers = w.model.layers // off.pp
+    assert e_on.memory.inflight == pytest.approx(min(e_off.memory.inflight + 1 / layers, m))
+    assert e_on.memory.activations == pytest.approx(e_off.memory.activations * e_on.memory.inflight
+                                                    / e_off.memory.inflight, rel=0.05)
     # The layer's parts add up to its forward and backward.
     parts = moe_layer_parts(w.model, 1, w.seq_len, c.device, 1, 1, 8, False, "none", "flash", 1.0,
                             tuple(sorted(ps.STACKS["megatron-core"].fused_ops())), False, None)
@@ -299,6 +303,7 @@ def test_ep_overlap_hides_only_the_paired_passes_and_holds_one_more_chunk():
     (dict(dp=8), "ep_overlap_needs_ep"),
     (dict(dp=8, ep=8, recompute="full"), "ep_overlap_recompute"),
     (dict(dp=4, pp=2, ep=4), "ep_overlap_needs_interleaved"),
+    (dict(dp=4, pp=2, ep=4, schedule="interleaved", chunks=1), "ep_overlap_needs_interleaved"),  # no virtual stages
 ])
 def test_ep_overlap_refused_where_megatron_core_asserts(plan, code):
     # transformer_config.py L3002-3036 @d98e8a6

@@ -362,3 +362,32 @@ def test_search_refuses_an_fp8_recipe_on_a_part_without_fp8_tensor_cores():
     for gpus in (3, 8):
         with pytest.raises(ValueError, match="^recipe=.*fp8_flops=0"):
             ps.search(w, ps.Cluster("a100-40gb", nodes=1, gpus_per_node=gpus), top=3)
+
+
+def test_the_bounds_communication_follows_the_schedule_ep_overlap_pairs_under():
+    # EP overlap hides only the passes its warm-up leaves paired, so the critical-path communication the bound adds
+    # depends on the schedule and the chunks: the memo must not hand one chunk count's to another (a stale, larger
+    # EP term put the bound above the plan's own estimate).
+    from parallelsel.core.search import DEFAULT_HEADROOM, _Space, _comm_terms, _with_comm
+
+    w = ps.Workload("mixtral-8x7b", global_batch=256)
+    c = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=4)
+    space = _Space(w, c, {}, DEFAULT_HEADROOM)
+    memo: dict = {}
+    fields = dict(micro_batch=2, recompute="none", zero=1, shard=None)
+    for chunks in (2, 8):
+        base = dict(dp=8, tp=2, pp=2, sp=True, schedule="interleaved", chunks=chunks, ep=8, etp=None, cp=1,
+                    stage_layers=None, p2p_overlap=None, tp_overlap=None, ep_overlap=True)
+        lb, _ = _with_comm(space, base, memo, ((8, None), True, 2, "none"), 0.0, 0.0, True, fields)
+        exposed, *_ = _comm_terms(space, ps.Plan(**fields, **base))
+        assert lb == pytest.approx(exposed)
+        assert lb <= ps.estimate(w, ps.Plan(**fields, **base), c).step.total
+
+
+@pytest.mark.parametrize("model, fixed, code", [
+    ("llama3-8b", {"ep_overlap": True}, "ep_overlap_needs_ep"),                       # no experts to overlap
+    ("mixtral-8x7b", {"ep_overlap": True, "recompute": "full"}, "ep_overlap_recompute"),
+])
+def test_a_pinned_ep_overlap_no_plan_can_take_says_why(model, fixed, code):
+    with pytest.raises(ValueError, match=f"^fixed\\['ep_overlap'\\]=True: no plan can take it \\({code}"):
+        search(ps.Workload(model, global_batch=64), ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=1), fixed=fixed)

@@ -581,10 +581,14 @@ def ep_overlap_saving(pre_f: float, pre_b: float, mlp_f: float, mlp_dgrad: float
     another's backward, each all-to-all taking ``a2a`` (the other arguments: :func:`parallelsel.core.kernels.
     moe_layer_parts`). Two streams, in the order ``model_chunk_schedule_plan.py`` L236-300 @d98e8a6 issues them --
     communication: combine backward, dispatch forward, dispatch backward, combine forward; computation: pre-dispatch
-    forward, experts' input gradient, their weight gradient, experts forward, pre-dispatch backward -- each waiting
-    for the one before it on its stream and for the data it needs (the experts' backward for the combine's
-    gradient, the dispatch forward for the pre-dispatch forward, and so on). The saving is the two passes run one
-    after the other less the pair's makespan: at most the smaller of the communication and the computation.
+    forward, the experts' backward, their forward, pre-dispatch backward -- each waiting for the one before it on its
+    stream and for the data it needs: the experts' backward for the combine's gradient, the dispatch backward for
+    the experts' backward, the experts' forward for the dispatch, the combine forward for them, the pre-dispatch
+    backward for the dispatch backward. The experts' weight gradient runs inside their backward, before the dispatch
+    backward: Megatron-Core's default (``delay_wgrad_compute`` off, ``model_parallel_config.py`` L348, under which
+    ``backward_dw`` does nothing); ``--delay-wgrad-compute`` would let it run beside that all-to-all, which is not
+    priced. The saving is the two passes run one after the other less the pair's makespan: at most the smaller of
+    the communication and the computation.
 
     Examples:
         >>> ep_overlap_saving(1.0, 2.0, 1.0, 1.0, 1.0, 0.0)    # nothing to hide
@@ -592,11 +596,11 @@ def ep_overlap_saving(pre_f: float, pre_b: float, mlp_f: float, mlp_dgrad: float
         >>> ep_overlap_saving(1.0, 2.0, 1.0, 1.0, 1.0, 0.5)    # every all-to-all under compute: all four hidden
         2.0
     """
-    comb_b = a2a
-    mlp_b_end = max(pre_f, comb_b) + mlp_dgrad
-    disp_f_end = max(comb_b, pre_f) + a2a
+    comb_b_end = a2a
+    mlp_b_end = max(pre_f, comb_b_end) + mlp_dgrad + mlp_wgrad
+    disp_f_end = max(comb_b_end, pre_f) + a2a
     disp_b_end = max(disp_f_end, mlp_b_end) + a2a
-    mlp_f_end = max(mlp_b_end + mlp_wgrad, disp_f_end) + mlp_f
+    mlp_f_end = max(mlp_b_end, disp_f_end) + mlp_f
     end = max(max(disp_b_end, mlp_f_end) + a2a, max(mlp_f_end, disp_b_end) + pre_b)
     return max(0.0, pre_f + pre_b + mlp_f + mlp_dgrad + mlp_wgrad + 4 * a2a - end)
 

@@ -888,13 +888,14 @@ def _stage_breakdown(workload, plan, i: int, n: int | None = None, transposed: b
     st, gather = _stage_states(workload, plan, i, n_layers, transposed)
 
     flight = _inflight(plan.schedule, p, m, v, i)
-    if getattr(plan, "ep_overlap", None):
-        # EP all-to-all overlap starts one more (micro-batch, chunk) forward before the steady state (schedules.py
-        # L966-969 @d98e8a6); without a pipeline the forward of one micro-batch runs beside the backward of the one
-        # before (combined_1f1b.py): one more chunk's activations either way.
-        flight = min(flight + 1 / v, m)
     sh = layer_shape(model)
     layers = -(-sh.layers // p) if n_layers is None else n_layers
+    if getattr(plan, "ep_overlap", None):
+        # EP overlap pairs forward layer i of one micro-batch with backward layer L-1-i of another, each backward
+        # layer freeing its graph as it goes (model_chunk_schedule_plan.py L556-574, pipeline_parallel/utils.py
+        # L227-235 @d98e8a6); its extra warm-up forward (schedules.py L966-969) stands in for the forward a plain
+        # 1F1B step runs before its backward: one layer's activations more at the peak.
+        flight = min(flight + 1 / layers, m)
     per_layer, working = _stage_layer_activations(workload, plan, s, b)
     acts = flight * layers * per_layer + working
 

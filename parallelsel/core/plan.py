@@ -150,8 +150,8 @@ class Plan:
 
     ``ep_overlap``: the experts' all-to-alls of one micro-batch run under another micro-batch's compute --
     Megatron-Core's ``--overlap-moe-expert-parallel-comm`` (``model_parallel_config.py`` L343 @d98e8a6), which
-    pairs each forward with a backward layer by layer (``pipeline_parallel/combined_1f1b.py``) and starts one
-    more micro-batch's forward before the steady state (``schedules.py`` L966-969); it needs EP, no full
+    pairs each forward with a backward layer by layer (``pipeline_parallel/combined_1f1b.py``), one layer's
+    activations more at the peak (``schedules.py`` L966-969 adds a warm-up forward); it needs EP, no full
     recomputation, a 16-bit model and, with a pipeline, virtual stages (``transformer_config.py`` L3002-3036).
     None or False:
     off, every stack's default. Priced by :func:`parallelsel.core.comm.traffic`.
@@ -777,7 +777,7 @@ def ep_overlap_violations(workload: Workload, plan: Plan) -> list[Reason]:
         out.append(Reason("ep_overlap_needs_ep", {"ep": plan.ep}))
     if plan.recompute == "full":
         out.append(Reason("ep_overlap_recompute", {"recompute": plan.recompute}))
-    if plan.pp > 1 and plan.schedule != "interleaved":
+    if plan.pp > 1 and (plan.schedule != "interleaved" or plan.chunks < 2):  # (a virtual pipeline size is set)
         out.append(Reason("ep_overlap_needs_interleaved", {"pp": plan.pp, "schedule": plan.schedule}))
     if workload.recipe.activation > 2:   # "only supported with bf16 or fp16 model" (L3034-3036)
         out.append(Reason("ep_overlap_needs_16bit", {"recipe": workload.recipe.name}))

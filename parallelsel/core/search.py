@@ -60,7 +60,7 @@ from .memory import DEFAULT_HEADROOM, TIGHT_MARGIN, breakdown, budget, check_hea
 from .model import RECOMPUTE
 from .placement import group_reasons
 from .plan import (MICRO_BATCHES, SCHEDULES, Plan, Workload, balanced_stage_layers, batch_violations, constraint_violations,
-                   cp_violations, divisors, ep_violations, megatron_split, p2p_overlap_on, pp_violations,
+                   cp_violations, divisors, ep_overlap_violations, ep_violations, megatron_split, p2p_overlap_on, pp_violations,
                    stack_split, stage_layer_counts, tp_overlap_violations, tp_violations, with_stack_split)
 from .reasons import Reason
 from .stacks import DEFAULT_STACK, STACKS, pp_zero_reason, recompute_layer_counts, stack_fused, zero_ranks
@@ -171,6 +171,24 @@ class SearchResult:
         return self.results[0] if self.results else None
 
 
+def _check_fixed_overlaps(fixed: dict, workload: Workload) -> None:
+    """Pinned overlap switches: pipeline-send overlap only off (on is the stack's default where offered), and EP
+    overlap only where some plan can take it (:func:`parallelsel.core.plan.ep_overlap_violations`)."""
+    if "p2p_overlap" in fixed and fixed["p2p_overlap"] is not None:
+        fixed["p2p_overlap"] = flag("fixed['p2p_overlap']", fixed["p2p_overlap"])
+    if fixed.get("p2p_overlap"):
+        raise ParallelselError("fixed['p2p_overlap']=True: only False can be pinned (overlapped pipeline sends are "
+                               "the stack's default where it offers them: Stack.overlap_pp_p2p)")
+    if fixed.get("ep_overlap"):
+        probe = Plan(dp=max(2, fixed.get("ep", 2)), ep=fixed.get("ep", 1), ep_overlap=True,
+                     recompute=fixed.get("recompute", "none"))
+        bad = [r for r in ep_overlap_violations(workload, probe) if r.code != "ep_overlap_needs_ep"
+               or not workload.model.is_moe]
+        if bad:
+            raise ParallelselError(f"fixed['ep_overlap']=True: no plan can take it ({bad[0].code} "
+                                   f"{dict(bad[0].values)})")
+
+
 def _without_default_etp(fixed) -> dict:
     # The experts' TP the search tries: None (split like the dense layers; a pinned TP degree means the same) or 1
     # (whole experts). A pin keeps one of the two grids; any other value is an input error.
@@ -208,11 +226,7 @@ def _check_fixed(fixed, workload: Workload, cluster: Cluster) -> dict:
         if sum(fixed["stage_layers"]) != workload.model.layers:
             raise ParallelselError(f"stage_layers={fixed['stage_layers']}: must add up to the {workload.model.layers} "
                                    f"layers of {workload.model.name}")
-    if "p2p_overlap" in fixed and fixed["p2p_overlap"] is not None:
-        fixed["p2p_overlap"] = flag("fixed['p2p_overlap']", fixed["p2p_overlap"])
-    if fixed.get("p2p_overlap"):
-        raise ParallelselError("fixed['p2p_overlap']=True: only False can be pinned (overlapped pipeline sends are "
-                               "the stack's default where it offers them: Stack.overlap_pp_p2p)")
+    _check_fixed_overlaps(fixed, workload)
     if "dp" in fixed:
         fixed["dp"] = positive_int("dp", fixed["dp"])
     if "chunks" in fixed:
@@ -491,7 +505,7 @@ def _prepare_group(space: _Space, tally: _Tally, tp: int, cp: int, pp: int, dp: 
     m = space.workload.model
     knobs = _knobs(space, tp, cp, pp, dp, split)
     zse, sps, mbs, rcs, scheds = knobs
-    n = sum(_settings(space, ep, pp, sched, sps, mbs, rcs) for *_, ep in zse for sched, _ in scheds)
+    n = sum(_settings(space, ep, pp, sched, ch, sps, mbs, rcs) for *_, ep in zse for sched, ch in scheds)
     if n == 0:  # e.g. pinned chunks and pp = 1: no schedule applies, nothing to consider here
         return None
     tally.considered += n
@@ -601,9 +615,10 @@ def _comm_terms(space: _Space, plan: Plan) -> tuple[float, float, float]:
     stretches, the pipeline's p2p per chunk). It leaves out terms of
     :func:`parallelsel.core.estimate.estimate`'s total that are never negative (overlappable DP/ZeRO
     traffic, the optimizer step), so compute + bubble + these is a step time no plan beats. TP, CP and EP
-    items do not depend on the schedule, ZeRO or the shard group, and the pipeline's p2p grows with the
-    chunks (one send each way per micro-batch and chunk), so one group's plans share them per
-    (ep, sp, micro-batch, recompute)."""
+    items do not depend on ZeRO or the shard group, nor on the schedule but for what EP overlap hides (the
+    passes its warm-up leaves paired), and the pipeline's p2p grows with the chunks (one send each way per
+    micro-batch and chunk), so one group's plans share them per (TP overlap, EP overlap, schedule, chunks, ep, sp,
+    micro-batch, recompute)."""
     exposed = critical = per_chunk = 0.0  # (p2p sends stretch no bubble: CP's ring and the pipeline's own)
     for it in critical_items(space.workload, plan, space.cluster):
         bare = it.time - it.hidden  # what TP overlap and the CP ring leave exposed, as estimate counts it
@@ -635,15 +650,15 @@ def _search_group(space: _Space, tally: _Tally, g: _Group) -> None:
     w = space.workload
     zse, sps, mbs, rcs, scheds = g.knobs
 
-    def per(ep, sched) -> int:  # the plans one (ZeRO, shard, expert grid) has under a schedule
-        return _settings(space, ep, g.pp, sched, sps, mbs, rcs)
+    def per(ep, sched, chunks) -> int:  # the plans one (ZeRO, shard, expert grid) has under a schedule
+        return _settings(space, ep, g.pp, sched, chunks, sps, mbs, rcs)
 
     # No stack runs PP with ZeRO-2 (parallelsel.core.stacks): dropped under every schedule.
     keep = []
     for t in zse:
         r = pp_zero_reason(g.pp, t[0], zero_ranks(STACKS[w.stack], g.dp, g.cp))
         if r is not None and r.code == "pp_zero2_no_stack":
-            tally.excluded["pp_zero2_no_stack"] += sum(per(t[2], sched) for sched, _ in scheds)
+            tally.excluded["pp_zero2_no_stack"] += sum(per(t[2], sched, ch) for sched, ch in scheds)
         else:
             keep.append(t)
     by_ep: dict[tuple, list] = {}  # (ep, etp) -> its (zero, shard) pairs
@@ -654,7 +669,7 @@ def _search_group(space: _Space, tally: _Tally, g: _Group) -> None:
         bad = _chunk_violations(space, g, chunks, sched)
         if bad is None:
             continue  # the split the stack builds for these chunks is searched in a group of its own
-        kept = sum(per(t[2], sched) for t in keep)
+        kept = sum(per(t[2], sched, chunks) for t in keep)
         if bad or (g.split is not None and min(g.split) < chunks):  # (every rank one layer per chunk at least)
             tally.excluded[bad[0].code if bad else "stages_exceed_layers"] += kept
             continue
@@ -669,9 +684,10 @@ def _search_group(space: _Space, tally: _Tally, g: _Group) -> None:
         for (ep, etp), zs in by_ep.items():
             bad = ep_violations(m, ep, etp)  # EP must tile the experts (and expert TP their FFN)
             if bad:
-                tally.excluded[bad[0].code] += per((ep, etp), sched) * len(zs)
+                tally.excluded[bad[0].code] += per((ep, etp), sched, chunks) * len(zs)
                 continue
-            for (sp, ov), (epo, rcs_e) in ((s, e) for s in sps for e in _ep_recomputes(space, ep, g.pp, sched, rcs)):
+            for (sp, ov), (epo, rcs_e) in ((s, e) for s in sps
+                                           for e in _ep_recomputes(space, ep, g.pp, sched, chunks, rcs)):
                 base = {"dp": g.dp, "tp": g.tp, "pp": g.pp, "sp": sp, "schedule": sched, "chunks": chunks,
                         "ep": ep, "etp": etp, "cp": g.cp, "stage_layers": g.split,
                         "p2p_overlap": space.fixed.get("p2p_overlap"),
@@ -695,32 +711,32 @@ def _time_candidates(space: _Space, tally: _Tally, cands: list) -> None:
         tally.add(estimate(space.workload, plan, space.cluster, headroom=space.headroom))
 
 
-def _ep_overlaps(space: _Space, ep: int, pp: int, schedule: str) -> tuple:
+def _ep_overlaps(space: _Space, ep: int, pp: int, schedule: str, chunks: int) -> tuple:
     """The ``Plan.ep_overlap`` settings tried for an expert-parallel degree: the stack's default (None, off) and,
     where the stack offers it and the plan can take it (:func:`parallelsel.core.plan.ep_overlap_violations`: an
-    MoE with EP > 1, a 16-bit model, the interleaved schedule with a pipeline), the overlap -- both, since it costs
-    one more micro-batch's activations for its shorter step. A pinned value is the one tried (none if the plan
+    MoE with EP > 1, a 16-bit model, the interleaved schedule's virtual stages with a pipeline), the overlap --
+    both, since it costs one more layer's activations for its shorter step. A pinned value is the one tried (none if the plan
     cannot take it). Full recomputation, which the overlap excludes, is left out of the overlapped plans."""
     w = space.workload
     able = (STACKS[w.stack].ep_overlap and ep > 1 and w.model.is_moe and w.recipe.activation <= 2
-            and (pp == 1 or schedule == "interleaved"))
+            and (pp == 1 or (schedule == "interleaved" and chunks > 1)))
     if "ep_overlap" in space.fixed:
         pinned = space.fixed["ep_overlap"]
         return (pinned,) if able or not pinned else ()
     return (None, True) if able else (None,)
 
 
-def _ep_recomputes(space: _Space, ep: int, pp: int, schedule: str, rcs) -> tuple:
+def _ep_recomputes(space: _Space, ep: int, pp: int, schedule: str, chunks: int, rcs) -> tuple:
     """``(ep_overlap, recomputation modes)`` pairs tried for an expert-parallel degree under a schedule: each
     setting of :func:`_ep_overlaps` with the modes it goes with (the overlap never with full recomputation)."""
     return tuple((epo, [r for r in rcs if r != "full"] if epo else list(rcs))
-                 for epo in _ep_overlaps(space, ep, pp, schedule))
+                 for epo in _ep_overlaps(space, ep, pp, schedule, chunks))
 
 
-def _settings(space: _Space, ep, pp: int, schedule: str, sps, mbs, rcs) -> int:
+def _settings(space: _Space, ep, pp: int, schedule: str, chunks: int, sps, mbs, rcs) -> int:
     """How many plans one (ZeRO, shard, expert grid ``ep``) of a group has under ``schedule``: SP x micro-batch x
     the (EP overlap, recomputation) pairs of :func:`_ep_recomputes` (``ep``: the (EP, expert TP) pair)."""
-    return len(sps) * len(mbs) * sum(len(r) for _, r in _ep_recomputes(space, ep[0], pp, schedule, rcs))
+    return len(sps) * len(mbs) * sum(len(r) for _, r in _ep_recomputes(space, ep[0], pp, schedule, chunks, rcs))
 
 
 def _p2p_hidden(workload: Workload, base: dict) -> bool:
@@ -795,7 +811,8 @@ def _with_comm(space: _Space, base: dict, memo: dict, key: tuple, lb: float, bub
     """``lb`` plus the critical-path communication of the plan ``base`` and ``fields`` make (:func:`_comm_terms`,
     memoised per ``key`` and TP overlap, which changes the exposed TP time only), and that plan when it was built
     here (None when the memo answered)."""
-    ckey = ("comm", base["tp_overlap"], base["ep_overlap"]) + key
+    # (EP overlap hides what the schedule's warm-up leaves paired: schedule and chunks are part of the key)
+    ckey = ("comm", base["tp_overlap"], base["ep_overlap"], base["schedule"], base["chunks"]) + key
     comm = memo.get(ckey)
     built = None
     if comm is None:
@@ -902,7 +919,7 @@ def enumerates(workload: Workload, cluster: Cluster, plan: Plan, fixed: dict | N
     return ((plan.zero, plan.shard, (plan.ep, plan.etp)) in zse and any(s == plan.sp and (o or not overlaps) for s, o in sps)
             and k in counts and plan.micro_batch in mbs
             and plan.recompute in rcs and (plan.schedule, plan.chunks) in scheds
-            and plan.ep_overlap in _ep_overlaps(space, plan.ep, plan.pp, plan.schedule)
+            and plan.ep_overlap in _ep_overlaps(space, plan.ep, plan.pp, plan.schedule, plan.chunks)
             and not (plan.ep_overlap and plan.recompute == "full")
             and p2p_overlap_on(workload, plan) == p2p_overlap_on(workload, plan.with_(p2p_overlap=space.fixed.get(
                 "p2p_overlap"))))
