@@ -26,6 +26,6 @@ print(markdown_table(["EP 的 all-to-all", "每步 all-to-all", "其中暴露", 
                      rows, align="lrrrrrr"))
 off, on = found["关键路径上（不重叠）"], found["与另一个微批次重叠"]
 # The reading: on the critical path the run comes out far slower than it trained; paired as Megatron-Core pairs
-# the passes it is close, for one more (micro-batch, chunk) of activations.
+# the passes it is close, for about one more layer's activations at the peak.
 assert off.error < -0.20 and abs(on.error) < 0.10
 assert on.estimate.memory.total > off.estimate.memory.total and on.estimate.fits
