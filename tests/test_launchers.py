@@ -462,3 +462,14 @@ def test_torchtitan_refuses_an_interleaved_schedule_with_one_stage_a_rank():
     assert [c for c, _ in refusals(w, ps.Plan(dp=2, pp=4, zero=3, schedule="interleaved"), "torchtitan")] == [
         "launcher_schedule_chunks"]
     assert not refusals(w, ps.Plan(dp=2, pp=4, zero=3, schedule="interleaved", chunks=2), "torchtitan")
+
+
+def test_megatron_ep_overlap_export_gives_the_all_to_alls_their_own_queue():
+    # arguments.py L1466-1475 @d98e8a6: TP/CP want CUDA_DEVICE_MAX_CONNECTIONS=1, EP overlap a larger value ("1 or
+    # 32"); the estimate counts the overlap, so the export asks for 32 and its reader does not ask for 1.
+    w = ps.Workload("mixtral-8x7b", global_batch=256)
+    plan = ps.Plan(dp=8, tp=4, ep=4, zero=1, sp=True, ep_overlap=True)
+    text = export(w, plan, "megatron")
+    assert "CUDA_DEVICE_MAX_CONNECTIONS=32" in text and "--overlap-moe-expert-parallel-comm" in text
+    assert not [n for n in read_config(text, "megatron", world=32).notes if "CUDA_DEVICE_MAX_CONNECTIONS" in str(n)]
+    assert "CUDA_DEVICE_MAX_CONNECTIONS=1" in export(w, plan.with_(ep_overlap=None), "megatron")

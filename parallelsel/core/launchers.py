@@ -482,9 +482,13 @@ def _read_layout(text: str, pp: int) -> dict:
 
 def megatron_env(plan: Plan) -> dict:
     """Environment a Megatron-LM launch needs (``validate_args``): CUDA_DEVICE_MAX_CONNECTIONS=1 with TP or CP on
-    GPUs before Blackwell, and not 1 with Megatron-FSDP (``None`` = unset)."""
+    GPUs before Blackwell, and not 1 with Megatron-FSDP (``None`` = unset); 32 with EP overlap, whose all-to-alls
+    need a second hardware queue beside the compute (arguments.py L1466-1475 @d98e8a6: "1 or 32, which depends on
+    which parallelization you want to prioritize"; the estimate counts the overlap)."""
     if plan.zero >= 2:
         return {"CUDA_DEVICE_MAX_CONNECTIONS": None}
+    if plan.ep_overlap:
+        return {"CUDA_DEVICE_MAX_CONNECTIONS": "32"}
     if plan.tp > 1 or plan.cp > 1:
         return {"CUDA_DEVICE_MAX_CONNECTIONS": "1"}
     return {}
@@ -846,7 +850,7 @@ def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchCo
         if inst > 1 and "dp" in plan:
             plan["shard"] = plan["dp"] // inst
     if (tp > 1 or cp > 1) and plan.get("zero", 0) < 2 and env.get("CUDA_DEVICE_MAX_CONNECTIONS", "") != "1" \
-            and env:
+            and env and not plan.get("ep_overlap"):
         notes.append(("launcher_missing_option", {"option": "CUDA_DEVICE_MAX_CONNECTIONS=1"}))
     if plan.get("dp", 1) * cp > 1 and not g("--overlap-grad-reduce"):
         notes.append(("launcher_no_overlap", {"option": "--overlap-grad-reduce"}))
