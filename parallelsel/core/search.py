@@ -717,13 +717,20 @@ def _ep_overlaps(space: _Space, ep: int, pp: int, schedule: str, chunks: int) ->
     MoE with EP > 1, a 16-bit model, the interleaved schedule's virtual stages with a pipeline), the overlap --
     both, since it costs one more layer's activations for its shorter step. A pinned value is the one tried (none if the plan
     cannot take it). Full recomputation, which the overlap excludes, is left out of the overlapped plans."""
-    w = space.workload
-    able = (STACKS[w.stack].ep_overlap and ep > 1 and w.model.is_moe and w.recipe.activation <= 2
-            and (pp == 1 or (schedule == "interleaved" and chunks > 1)))
+    able = _ep_overlap_able(space.workload, ep, pp, schedule, chunks)
     if "ep_overlap" in space.fixed:
         pinned = space.fixed["ep_overlap"]
         return (pinned,) if able or not pinned else ()
     return (None, True) if able else (None,)
+
+
+@lru_cache(maxsize=4096)
+def _ep_overlap_able(workload: Workload, ep: int, pp: int, schedule: str, chunks: int) -> bool:
+    """Whether a plan of these degrees can take EP overlap: :func:`parallelsel.core.plan.ep_overlap_violations`
+    (the rule, written once) of a probe plan with them and no recomputation (full recomputation is left out by
+    :func:`_ep_recomputes`)."""
+    probe = Plan(dp=ep, ep=ep, pp=pp, schedule=schedule, chunks=chunks, ep_overlap=True)
+    return not ep_overlap_violations(workload, probe)
 
 
 def _ep_recomputes(space: _Space, ep: int, pp: int, schedule: str, chunks: int, rcs) -> tuple:
