@@ -31,7 +31,7 @@ from .memory import candidate_stages, fsdp_units, layer_shape, layers_on, stage_
 from .stacks import STACKS, effective_zero, sp_layout_copies, stack_fused, wire_bytes
 from .kernels import attention_time, layer_gemms, moe_layer_parts
 from .placement import group_link, sparsest_node
-from .plan import p2p_overlap_on, tp_overlap_on, with_stack_split
+from .plan import ep_overlap_violations, p2p_overlap_on, tp_overlap_on, with_stack_split
 
 __all__ = ["DDP_BUCKET_BYTES", "NCCL_MAX_CHANNELS", "NCCL_SM_BANDWIDTH", "OPS", "Traffic", "bus_factor", "collective_time", "traffic"]
 
@@ -238,16 +238,21 @@ def _step(workload, plan, cluster: Cluster) -> _Step:
         attention = attention_time(workload.model, plan.micro_batch, workload.seq_len, cluster.device, plan.tp,
                                    plan.cp, workload.attention, stack_fused(workload))
     parts = ()
-    if plan.ep_overlap and plan.ep > 1 and sh.experts and STACKS[workload.stack].ep_overlap:
-        fp8 = workload.recipe.gemm == "fp8" and bool(cluster.device.fp8_flops)
+    if plan.ep_overlap and not ep_overlap_violations(workload, plan):   # (a plan that cannot take it is priced without)
         parts = moe_layer_parts(workload.model, plan.micro_batch, workload.seq_len, cluster.device, plan.tp, plan.cp,
-                                plan.ep, plan.sp and plan.tp > 1, plan.recompute, workload.attention,
-                                plan.recompute_share(workload.model), tuple(sorted(stack_fused(workload))), fp8,
-                                plan.etp)
+                                plan.ep, plan.sp, plan.recompute, workload.attention,
+                                plan.recompute_share(workload.model), tuple(sorted(stack_fused(workload))),
+                                _fp8_gemms(workload.recipe, cluster.device), plan.etp)
     return _Step(workload.model, workload.recipe, STACKS[workload.stack], tp_overlap_on(workload, plan),
                  p2p_overlap_on(workload, plan), plan, cluster, sh, max(1, plan.microbatches(workload)),
                  plan.micro_batch * (workload.seq_len // plan.cp), max(plan.layers_per_stage(sh.layers)), plan.gpus,
                  attention, parts)
+
+
+def _fp8_gemms(recipe, device) -> bool:
+    """Whether the linear layers' GEMMs run at the FP8 rate: an FP8 recipe on a part with FP8 tensor cores (on one
+    without, the plan is refused and timed at the 16-bit rate: parallelsel.core.estimate)."""
+    return recipe.gemm == "fp8" and bool(device.fp8_flops)
 
 
 def critical_items(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
@@ -466,7 +471,7 @@ def _tp_overlap(st: _Step, ag_bytes: float, x: float, link: Link, ag_calls: int,
     GEMM as tp GEMMs of 1/tp of the rows each; so the gain comes out high more often than low.
     """
     tp, dev = st.plan.tp, st.cluster.device
-    fp8 = st.recipe.gemm == "fp8" and bool(dev.fp8_flops)
+    fp8 = _fp8_gemms(st.recipe, dev)
     c_ag, c_rs = _time("all-gather", ag_bytes, tp, link), _time("reduce-scatter", x, tp, link)
     forwards = 1 + (st.plan.recompute_share(st.model) if st.plan.recompute == "full" else 0.0)
     ag_pairs, rs_pairs = _fused_pairs(st.model, st.tokens, tp, st.plan.ep, st.stack.tp_overlap_pairs, forwards, dev, fp8)
