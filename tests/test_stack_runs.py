@@ -280,3 +280,16 @@ def test_held_out_tokens_per_gpu_are_the_tables_throughputs():
     assert len(rows) == len(expected) == 28
     for run, tokens in zip(rows, expected):
         assert run.value * run.gpus == pytest.approx(tokens, rel=6e-3), run.label
+
+
+def test_gb200_runs_sit_in_the_nvlink_domains_megatron_bridge_asks_slurm_for():
+    # scripts/performance/utils/executors.py L167-176 @067f987: GB200 nodes are 4-GPU trays, grouped in --segment
+    # blocks of at most 18 trays (one NVL72 rack's NVLink): 64 trays -> segments of 16 trays = 64 GPUs.
+    from parallelsel.course.measured import stack_estimate
+    from parallelsel.course.stack_runs import MEGATRON_BRIDGE_BLACKWELL, gb200_nvlink_domain
+
+    assert [gb200_nvlink_domain(g) for g in (4, 8, 72, 76, 144, 256)] == [4, 8, 72, 4, 72, 64]
+    gb200 = [r for r in MEGATRON_BRIDGE_BLACKWELL if r.device == "gb200-186gb"]
+    assert {r.gpus: stack_estimate(r).cluster.gpus_per_node for r in gb200} == {8: 8, 256: 64}
+    b200 = [r for r in MEGATRON_BRIDGE_BLACKWELL if r.device == "b200-180gb" and r.gpus > 8]
+    assert {stack_estimate(r).cluster.gpus_per_node for r in b200} == {8}   # DGX B200: eight GPUs a server

@@ -167,7 +167,11 @@ class Link:
 
 @dataclass(frozen=True)
 class Cluster:
-    """``nodes`` x ``gpus_per_node`` identical devices; ``intra`` links GPUs inside a node, ``inter`` links nodes."""
+    """``nodes`` x ``gpus_per_node`` identical devices; ``intra`` links GPUs inside a node, ``inter`` links nodes.
+
+    A node is what ``intra`` joins: eight GPUs in a DGX/HGX server; on a GB200 NVL72 rack, whose trays of four
+    GPUs share one NVLink domain, the GPUs of the rack the job holds (Megatron-Bridge asks Slurm for blocks of up
+    to 18 trays in one rack, ``scripts/performance/utils/executors.py`` @067f987), not the tray."""
 
     device: Device
     nodes: int = 1

@@ -99,7 +99,8 @@ def compare_all(runs, device: Device | None = None) -> tuple[Compared, ...]:
 def stack_estimate(run, device: Device | None = None) -> Estimate:
     """The library's estimate of a :class:`parallelsel.course.stack_runs.StackRun`: its model, stack, recipe,
     ``compile``, attention kernel, global batch and sequence, the plan the source states, on the part it names (or ``device``),
-    in nodes of eight GPUs (one node of fewer for a run on fewer)."""
+    in nodes of the run's NVLink domain (``StackRun.nvlink_domain``: an NVL72 rack's share of the job) or of eight GPUs
+    (one node of fewer for a run on fewer)."""
     from ..core.hardware import DEVICES as _DEVICES
     from ..core.recipe import RECIPES
     from .stack_runs import stack_model
@@ -109,7 +110,10 @@ def stack_estimate(run, device: Device | None = None) -> Estimate:
     work = Workload(model, recipe=recipe, global_batch=run.global_batch, seq_len=run.seq_len, stack=run.stack,
                     compile=run.compile, attention=run.attention)
     device = _DEVICES[run.device] if device is None else device
-    return estimate(work, Plan(**run.plan), Cluster(device, nodes=max(1, run.gpus // 8), gpus_per_node=min(8, run.gpus)))
+    node = min(run.nvlink_domain or 8, run.gpus)
+    if run.gpus % node:
+        raise ValueError(f"run {run.label!r}: gpus={run.gpus} must fill nodes of {node} GPUs (nvlink_domain)")
+    return estimate(work, Plan(**run.plan), Cluster(device, nodes=run.gpus // node, gpus_per_node=node))
 
 
 @dataclass(frozen=True)

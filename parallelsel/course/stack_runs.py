@@ -50,7 +50,8 @@ class StackRun:
     ``recipe``: a :data:`parallelsel.RECIPES` key, None for the stack's own bf16 recipe; ``compile`` (as
     :class:`parallelsel.Workload` takes it: ``"model"`` where the source's torchtitan left the loss eager);
     ``attention``: the kernel, as :class:`parallelsel.Workload` takes it (``"fa2"`` where the source's launch script
-    sets ``NVTE_FUSED_ATTN=0``); ``metric``: ``"tokens"`` (tokens per second per GPU) or ``"tflops"`` (teraFLOP/s per GPU counted as the
+    sets ``NVTE_FUSED_ATTN=0``); ``nvlink_domain``: the GPUs one NVLink domain of the job joins, the cluster's node
+    (None: an eight-GPU server, or all the GPUs of a smaller run); ``metric``: ``"tokens"`` (tokens per second per GPU) or ``"tflops"`` (teraFLOP/s per GPU counted as the
     source counts them, :func:`source_flops`: ``flops`` ``"megatron-gpt"`` or ``"nemo-llama"``); ``value``; ``memory_gib``: the peak memory the source prints (GiB), None if
     it prints none; ``source``: file and table.
     """
@@ -74,6 +75,7 @@ class StackRun:
     notes: tuple[str, ...] = field(default=())
     flops: str = "megatron-gpt"
     attention: str = "flash"
+    nvlink_domain: int | None = None
 
 
 MEGATRON_ASSUMED = ("micro-batch 1", "no recomputation", "sequence parallelism with TP (--tp-comm-overlap requires it)",
@@ -264,9 +266,26 @@ _SPLIT_405B = (15,) + (16,) * 6 + (15,)   # llama31_405b.py: account_for_embeddi
 _SPLIT_405B_PP16 = (7,) + (8,) * 14 + (7,)   # the same 128 slots over 16 ranks x 4 chunks of 2
 
 
+def gb200_nvlink_domain(gpus: int) -> int:
+    """The GPUs of one NVLink domain a Megatron-Bridge job on ``gpus`` GB200s runs in: its perf scripts launch
+    GB200 jobs on nodes of four GPUs (one compute tray; ``scripts/performance/argument_parser.py``
+    ``NUM_GPUS_PER_NODE_MAP``) and ask Slurm for ``--segment`` blocks of trays that share an NVL72 rack's NVLink: all
+    the trays up to 18, else the largest divisor of the tray count that is at most 18
+    (``scripts/performance/utils/executors.py`` L167-176 @067f987).
+
+    Examples:
+        >>> gb200_nvlink_domain(8), gb200_nvlink_domain(64), gb200_nvlink_domain(256)
+        (8, 64, 64)
+    """
+    trays = -(-gpus // 4)
+    segment = trays if trays <= 18 else next(k for k in range(18, 0, -1) if trays % k == 0)
+    return min(gpus, 4 * segment)
+
+
 def _mb(label, model, gpus, plan, batch, value, source, device="h100-sxm-80gb"):
+    domain = gb200_nvlink_domain(gpus) if device == "gb200-186gb" else None
     return StackRun(label, "megatron-core", model, device, gpus, plan, batch, 8192, "tokens", value, source,
-                    _MB_RECIPE)
+                    _MB_RECIPE, nvlink_domain=domain)
 
 
 def _mcore(dp, tp, pp, vp, cp=1, split=None):
