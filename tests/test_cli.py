@@ -52,7 +52,7 @@ def test_matrix_json(capsys):
             continue
         zh_plan, en_plan = zh_row["best"]["plan"], en_row["best"]["plan"]
         assert {"label", "dp", "tp", "pp", "ep", "etp", "cp", "zero", "shard", "micro_batch", "sp", "recompute",
-                "recompute_layers", "schedule", "chunks", "stage_layers", "tp_overlap", "p2p_overlap", "ep_overlap"} == set(zh_plan)
+                "recompute_layers", "schedule", "chunks", "stage_layers", "tp_overlap", "p2p_overlap", "ep_overlap", "dispatcher"} == set(zh_plan)
         assert {k: v for k, v in zh_plan.items() if k != "label"} == {k: v for k, v in en_plan.items() if k != "label"}
         assert not re.search(r"[\u4e00-\u9fff]", en_plan["label"])
         assert parse_plan(en_plan["label"]) == parse_plan(zh_plan["label"])

@@ -197,3 +197,13 @@ def test_plan_no_tp_overlap_pins_the_stacks_default(capsys):
     off = json.loads(out2)["results"]
     assert code == code2 == 0 and all(r["tp_overlap"] for r in on) and not any(r["tp_overlap"] for r in off)
     assert on[0]["step_s"] < off[0]["step_s"]
+
+
+def test_dispatcher_flag_prices_the_flex_dispatcher_and_refuses_it_where_it_cannot_run(capsys):
+    base = ["memory", "--model", "mixtral-8x7b", "--nodes", "2", "--ep", "8", "--dp", "16", "--global-batch", "256",
+            "--json"]
+    code, out, _ = run(base + ["--dispatcher", "deepep"], capsys)
+    assert code == 0 and json.loads(out)["plan"].endswith("deepep · mb1")
+    one_line_error(["memory", "--model", "llama3-8b", "--dp", "8", "--global-batch", "64", "--dispatcher", "deepep"],
+                   capsys, "deepep")
+    one_line_error(base + ["--dispatcher", "nccl"], capsys, "--dispatcher")

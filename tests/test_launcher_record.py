@@ -120,14 +120,17 @@ def test_the_launchers_read_each_recipes_fp8_as_the_library_prices_it():
                 assert r["float8_all_gather"] == (rec.gather_bytes == 1.0) and r["float8_filter_fqns"] == ["output"]
 
 
-def test_megatron_reads_the_all_to_all_dispatcher_and_ep_overlap_the_library_prices():
-    # Megatron-LM's args.moe_token_dispatcher_type (default allgather, transformer_config.py L891) and
-    # overlap_moe_expert_parallel_comm, as its own parser read every expert-parallel export.
+def test_megatron_reads_the_dispatcher_and_ep_overlap_the_library_prices():
+    # Megatron-LM's args.moe_token_dispatcher_type (default allgather, transformer_config.py L891), the flex
+    # dispatcher's backend and overlap_moe_expert_parallel_comm, as its own parser read every expert-parallel export.
     moe = [e for e in ENTRIES if e["launcher"] == "megatron" and read_plan(e["plan"]).ep > 1]
-    assert len(moe) >= 4 and any(read_plan(e["plan"]).ep_overlap for e in moe)
+    assert len(moe) >= 6 and any(read_plan(e["plan"]).ep_overlap for e in moe)
+    assert {read_plan(e["plan"]).dispatcher for e in moe} == {None, "deepep", "hybridep"}
     for e in moe:
-        assert e["read"]["moe_token_dispatcher_type"] == "alltoall"
-        assert e["read"]["overlap_moe_expert_parallel_comm"] == bool(read_plan(e["plan"]).ep_overlap)
+        plan = read_plan(e["plan"])
+        assert e["read"]["moe_token_dispatcher_type"] == ("flex" if plan.dispatcher else "alltoall")
+        assert e["read"]["moe_flex_dispatcher_backend"] == plan.dispatcher
+        assert e["read"]["overlap_moe_expert_parallel_comm"] == bool(plan.ep_overlap)
 
 
 @pytest.mark.parametrize("e", ENTRIES, ids=lambda e: f"{e['launcher']}-{e['name']}")

@@ -473,3 +473,19 @@ def test_megatron_ep_overlap_export_gives_the_all_to_alls_their_own_queue():
     assert "CUDA_DEVICE_MAX_CONNECTIONS=32" in text and "--overlap-moe-expert-parallel-comm" in text
     assert not [n for n in read_config(text, "megatron", world=32).notes if "CUDA_DEVICE_MAX_CONNECTIONS" in str(n)]
     assert "CUDA_DEVICE_MAX_CONNECTIONS=1" in export(w, plan.with_(ep_overlap=None), "megatron")
+
+
+def test_flex_dispatcher_exports_to_megatron_only_and_reads_back():
+    # transformer_config.py L891-902 @d98e8a6: --moe-token-dispatcher-type flex with --moe-flex-dispatcher-backend;
+    # the deprecated --moe-enable-deepep means the deepep backend; torchtitan and DeepSpeed have no flex dispatcher.
+    w = ps.Workload(ps.MODELS["mixtral-8x7b"], global_batch=128, seq_len=4096)
+    plan = ps.Plan(dp=16, ep=8, zero=1, dispatcher="hybridep")
+    args = shlex.split(export(w, plan, "megatron").replace("\\\n", " "))
+    assert args[args.index("--moe-token-dispatcher-type") + 1] == "flex"
+    assert args[args.index("--moe-flex-dispatcher-backend") + 1] == "hybridep"
+    assert read_config(export(w, plan, "megatron")).plan["dispatcher"] == "hybridep"
+    legacy = export(w, plan.with_(dispatcher=None), "megatron").replace(
+        "--moe-token-dispatcher-type alltoall", "--moe-token-dispatcher-type flex --moe-enable-deepep")
+    assert read_config(legacy).plan["dispatcher"] == "deepep"
+    for launcher in ("torchtitan", "deepspeed"):
+        assert "launcher_flex_dispatcher" in [c for c, _ in refusals(w, plan.with_(zero=3), launcher)]

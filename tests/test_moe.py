@@ -328,3 +328,75 @@ def test_qwen3_235b_bridge_run_needs_ep_overlap():
     run = MEGATRON_BRIDGE_MOE_H100[0]
     assert abs(compare_stack(run).error) <= 0.10
     assert compare_stack(dataclasses.replace(run, plan={**run.plan, "ep_overlap": None})).error < -0.20
+
+
+# -- the flex dispatcher (DeepEP, HybridEP): one copy of a token a node ---------------------------------------------
+def _sampled_copies(experts, top_k, n, local, draws=40000, seed=0):
+    # Independent of comm.flex_copies' closed form: draw top_k distinct experts per token (balanced routing), lay
+    # them out evenly over n ranks with `local` a node, and count what rank 0 sends: one copy to each other node
+    # hosting an expert of the token (to the rank of its local index), and over NVLink one to each hit rank other
+    # than the one a copy lands on (in its own node directly, in another node forwarded from that rank).
+    import random
+
+    rng, per_rank, far, near = random.Random(seed), experts // n, 0, 0
+    for _ in range(draws):
+        ranks = {e // per_rank for e in rng.sample(range(experts), top_k)}
+        nodes = {r // local for r in ranks}
+        far += len(nodes - {0})
+        near += sum(1 for r in ranks if r != (r // local) * local)
+    return far / draws, near / draws
+
+
+@pytest.mark.parametrize("experts, top_k, n, local", [(128, 8, 16, 8), (256, 8, 64, 8), (8, 2, 8, 8), (64, 6, 32, 4)])
+def test_flex_dispatch_copies_match_sampled_routing(experts, top_k, n, local):
+    from parallelsel.core.comm import flex_copies
+
+    far, near = flex_copies(experts, top_k, n, local)
+    s_far, s_near = _sampled_copies(experts, top_k, n, local)
+    assert far == pytest.approx(s_far, rel=0.02, abs=0.01)
+    assert near == pytest.approx(s_near, rel=0.02, abs=0.01)
+
+
+QWEN3_30B = ps.Transformer(layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn_hidden=768, vocab=151936,
+                           seq_len=4096, gated_mlp=True, experts=128, top_k=8, tied_embeddings=False, position="rotary",
+                           bias=False, norm="rmsnorm", dropout=False, name="Qwen3-30B-A3B")
+
+
+def _ep_seconds(plan, stack="megatron-core", nodes=2):
+    w = ps.Workload(QWEN3_30B, global_batch=256, stack=stack)
+    c = ps.Cluster(H100, nodes=nodes, gpus_per_node=8)
+    return sum(t.time for t in ps.estimate(w, plan, c).traffic if t.strategy == "EP"), w, c
+
+
+def test_flex_dispatch_sends_each_token_once_per_node_across_nodes():
+    # EP16 over two nodes, top-8 of 128: the all-to-all sends 4 of a token's 8 copies over the network, the flex
+    # dispatcher about one (the other node is hit almost surely), so the network-bound exchange takes ~1/4 the time
+    # (a little less: the all-to-all also pays a message latency per peer, the one fused kernel one).
+    a2a, _, _ = _ep_seconds(ps.Plan(dp=16, ep=16, zero=1))
+    flex, _, _ = _ep_seconds(ps.Plan(dp=16, ep=16, zero=1, dispatcher="deepep"))
+    assert 3.9 < a2a / flex < 4.3
+    same, _, _ = _ep_seconds(ps.Plan(dp=16, ep=16, zero=1, dispatcher="hybridep"))
+    assert same == flex   # both backends take the same two-level path
+
+
+def test_flex_dispatcher_refused_off_megatron_core_and_priced_as_the_all_to_all_there():
+    from parallelsel.core.plan import constraint_violations
+
+    plan = ps.Plan(dp=16, ep=16, zero=3, dispatcher="deepep")
+    flex, w, c = _ep_seconds(plan, stack="torchtitan")
+    assert [r.code for r in constraint_violations(w, plan, c)] == ["dispatcher_not_offered"]
+    assert flex == _ep_seconds(plan.with_(dispatcher=None), stack="torchtitan")[0]
+    dense = ps.Workload(ps.MODELS["llama3-8b"], global_batch=64)
+    assert [r.code for r in constraint_violations(dense, ps.Plan(dp=8, dispatcher="deepep"))] == ["dispatcher_needs_ep"]
+
+
+def test_search_tries_the_flex_dispatcher_and_a_pin_keeps_one():
+    w = ps.Workload(QWEN3_30B, global_batch=256)
+    c = ps.Cluster(H100, nodes=2, gpus_per_node=8)
+    free = ps.search(w, c, top=5, fixed={"ep": 16, "pp": 1, "tp": 1})
+    assert free.considered == sum(free.excluded.values()) + len(free.results)
+    assert free.best.plan.dispatcher == "deepep"
+    pinned = ps.search(w, c, top=5, fixed={"ep": 16, "pp": 1, "tp": 1, "dispatcher": "alltoall"})
+    assert {r.plan.dispatcher for r in pinned.results} == {None}
+    assert pinned.considered * 2 == free.considered
+    assert free.best.estimate.step.total < pinned.best.estimate.step.total

@@ -120,6 +120,9 @@ PLANS = [
      ("megatron",)),
     ("moe-ep-overlap-pp", "mixtral-8x7b", 32, 8, 128, None, None,
      "DP4 TP4 PP2 ZeRO-1 SP EP4 ep-overlap mb1 interleaved×2", ("megatron",)),
+    ("moe-deepep", "mixtral-8x7b", 32, 8, 128, None, None, "DP32 ZeRO-1 EP8 deepep mb1 full", ("megatron",)),
+    ("moe-hybridep-tp", "mixtral-8x7b", 32, 8, 128, None, None, "DP8 TP4 ZeRO-1 SP EP4 hybridep mb1 selective",
+     ("megatron",)),
     ("recompute-block", "llama3-8b", 8, 8, 64, None, None, "DP4 PP2 ZeRO-1 mb1 full rl4 1f1b", ("megatron",)),
     ("recompute-layer-sac", "llama3-8b", 8, 8, 64, None, None, "DP4 PP2 ZeRO-3 mb1 full rl4 1f1b", ("torchtitan",)),
     ("recompute-op", "llama3-8b", 8, 8, 64, None, None, "DP8 ZeRO-3 mb1 op", ("torchtitan",)),
@@ -249,6 +252,8 @@ def run_megatron(src: Path, entries):
                     "moe_router_topk": args.moe_router_topk if args.num_experts else None,
                     "moe_token_dispatcher_type": args.moe_token_dispatcher_type if args.num_experts else None,
                     "overlap_moe_expert_parallel_comm": bool(args.overlap_moe_expert_parallel_comm),
+                    "moe_flex_dispatcher_backend": args.moe_flex_dispatcher_backend
+                    if args.num_experts and args.moe_token_dispatcher_type == "flex" else None,
                     "fp8": args.fp8, "fp8_recipe": args.fp8_recipe if args.fp8 else None,
                     "fp8_param_gather": bool(args.fp8_param_gather),
                     "grads_fp32": bool(args.accumulate_allreduce_grads_in_fp32)}

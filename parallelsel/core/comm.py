@@ -21,6 +21,8 @@ Examples:
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
@@ -31,7 +33,7 @@ from .memory import candidate_stages, fsdp_units, layer_shape, layers_on, stage_
 from .stacks import STACKS, effective_zero, sp_layout_copies, stack_fused, wire_bytes
 from .kernels import attention_time, layer_gemms, moe_layer_parts
 from .placement import group_link, sparsest_node
-from .plan import ep_overlap_violations, p2p_overlap_on, tp_overlap_on, with_stack_split
+from .plan import dispatcher_violations, ep_overlap_violations, p2p_overlap_on, tp_overlap_on, with_stack_split
 
 __all__ = ["DDP_BUCKET_BYTES", "NCCL_MAX_CHANNELS", "NCCL_SM_BANDWIDTH", "OPS", "Traffic", "bus_factor", "collective_time", "traffic"]
 
@@ -197,6 +199,7 @@ class _Step(NamedTuple):
     ranks: int  # GPUs of the plan
     attention: tuple = (0.0, 0.0)  # one layer's attention core, forward and backward seconds a micro-batch (CP only)
     moe_parts: tuple = ()  # with EP overlap: an MoE layer's kernels.moe_layer_parts, which the all-to-alls hide under
+    flex: bool = False  # the experts' tokens go through the flex dispatcher (Plan.dispatcher, where the plan can)
 
 
 def traffic(workload, plan, cluster: Cluster) -> tuple[Traffic, ...]:
@@ -246,7 +249,7 @@ def _step(workload, plan, cluster: Cluster) -> _Step:
     return _Step(workload.model, workload.recipe, STACKS[workload.stack], tp_overlap_on(workload, plan),
                  p2p_overlap_on(workload, plan), plan, cluster, sh, max(1, plan.microbatches(workload)),
                  plan.micro_batch * (workload.seq_len // plan.cp), max(plan.layers_per_stage(sh.layers)), plan.gpus,
-                 attention, parts)
+                 attention, parts, bool(plan.dispatcher) and not dispatcher_violations(workload, plan))
 
 
 def _fp8_gemms(recipe, device) -> bool:
@@ -420,7 +423,7 @@ def _moe_tp_items(st: _Step) -> list[Traffic]:
     on the critical path."""
     plan = st.plan
     etp = plan.expert_tp
-    if etp <= 1 or not st.model.is_moe:
+    if etp <= 1 or not st.model.is_moe or st.flex:   # the flex dispatcher's group spans expert TP (_ep_items)
         return []
     y = st.model.routed_tokens(st.tokens, plan.tp, plan.etp) * st.shape.hidden * st.recipe.activation
     # A full recompute repeats the layer's forward, these collectives with it, on the layers it recomputes; like
@@ -563,21 +566,75 @@ def _ep_items(st: _Step) -> list[Traffic]:
     al. 2022, Switch Transformer), 1/tp of it with SP (tokens are sequence-sharded); full
     recomputation repeats the forward two. On the critical path."""
     plan = st.plan
-    if plan.ep <= 1 or not st.shape.experts:
+    if not st.shape.experts or (plan.ep <= 1 and not st.flex):
         return []
     x = st.tokens * st.shape.hidden * st.model.top_k * st.recipe.activation / (plan.tp if plan.sp else 1)
     redo = plan.recompute_share(st.model) if plan.recompute == "full" else 0.0
     calls = round(st.layers * st.m * (4 + 2 * redo))
-    stride = plan.expert_tp  # EP ranks sit expert-TP apart (the experts' grid: expert TP fastest, then EP)
-    link = _link(st.cluster, st.ranks, plan.ep, stride, spread=False)
-    foot = plan.ep * stride
-    local = sparsest_node(foot * -(-st.ranks // foot), plan.ep, stride, st.cluster.gpus_per_node)
-    one = _all_to_all_time(x, plan.ep, local, st.cluster.intra, link)
+    if st.flex:   # the flex dispatcher: one group over the experts' TP x EP ranks
+        n = plan.expert_split
+        link = _link(st.cluster, st.ranks, n, 1, spread=False)
+        local = sparsest_node(n * -(-st.ranks // n), n, 1, st.cluster.gpus_per_node)
+        x, one = _flex_dispatch(x / st.model.top_k, st.model.experts * plan.expert_tp,
+                                st.model.top_k * plan.expert_tp, n, local, st.cluster.intra, link)
+        size = n
+    else:
+        stride = plan.expert_tp  # EP ranks sit expert-TP apart (the experts' grid: expert TP fastest, then EP)
+        link = _link(st.cluster, st.ranks, plan.ep, stride, spread=False)
+        foot = plan.ep * stride
+        local = sparsest_node(foot * -(-st.ranks // foot), plan.ep, stride, st.cluster.gpus_per_node)
+        one = _all_to_all_time(x, plan.ep, local, st.cluster.intra, link)
+        size = plan.ep
     hidden = 0.0
     if st.moe_parts:   # Plan.ep_overlap: the paired layers' all-to-alls under the other micro-batch's compute
         pairs = _paired_share(plan, st.m) * st.layers * st.m
         hidden = min(calls * one, pairs * ep_overlap_saving(*st.moe_parts, one))
-    return [Traffic("EP", "all-to-all", x, calls, plan.ep, link.name, calls * one, False, "forward", hidden=hidden)]
+    return [Traffic("EP", "all-to-all", x, calls, size, link.name, calls * one, False, "forward", hidden=hidden)]
+
+
+def flex_copies(experts: int, top_k: int, n: int, local: int) -> tuple[float, float]:
+    """Expected copies of one token a flex dispatcher (DeepEP, HybridEP) sends from its rank, over the network and
+    over NVLink, when ``top_k`` of ``experts`` experts, spread evenly over ``n`` ranks, ``local`` to a node, are
+    drawn uniformly (balanced routing): ``(node, nvlink)``.
+
+    It sends a token once to each other node that hosts one of its experts -- to the rank of the same local index
+    there, which forwards it over NVLink to the ranks it is for -- and once to each other rank of its own node that
+    does ("removes redundant tokens during cross-node communication", Megatron-Core ``moe/README.md`` @d98e8a6;
+    DeepSeek-V3 technical report, arXiv:2412.19437, §3.2.2: IB to the GPU with the same in-node index, then
+    NVLink). A set of e experts is missed with probability C(experts - e, top_k) / C(experts, top_k), so each
+    other node is hit with p_node = 1 - miss(experts x local / n) and each rank with p_rank = 1 - miss(experts / n):
+    (nodes - 1) p_node copies cross the network, and nodes x (local - 1) p_rank cross NVLink (inside its node and
+    forwarded inside each node it reaches; the rank a copy lands on receives it over no link). The all-to-all
+    dispatcher sends top_k copies, (n - local) / n of them over the network.
+
+    Examples:
+        >>> [round(c, 3) for c in flex_copies(128, 8, 16, 8)]   # Qwen3-30B-A3B, EP16 over two nodes: the all-to-all sends 4 over the network
+        [0.997, 5.772]
+    """
+    local = min(local, n)   # (a group inside one node: all its ranks are local)
+    nodes = -(-n // local)
+    total = math.comb(experts, top_k)
+
+    def hit(share: int) -> float:
+        return 1.0 - math.comb(experts - share, top_k) / total
+
+    return (nodes - 1) * hit(experts * local // n), nodes * (local - 1) * hit(experts // n)
+
+
+def _flex_dispatch(token_bytes: float, experts: int, top_k: int, n: int, local: int, intra: Link,
+                   link: Link) -> tuple[float, float]:
+    """Bytes a rank sends and seconds one flex dispatch or combine takes, its ``token_bytes`` of own tokens going to
+    ``top_k`` of ``experts`` experts over ``n`` ranks, ``local`` a node (:func:`flex_copies`): the network and
+    NVLink transfers run at once in one kernel, the slower sets the time. The combine runs the same path back,
+    reducing a token's copies inside a node before they cross the network. Not priced: the SMs the kernels hold
+    (DeepEP's default 20, ``transformer_config.py`` L970) and their communication buffers."""
+    far, near = flex_copies(experts, top_k, n, local)
+    if link.name == intra.name or local >= n:
+        far, near = 0.0, near + far   # one node: every copy over NVLink
+    seconds = near * token_bytes / intra.achieved + intra.latency
+    if far:
+        seconds = max(seconds, far * token_bytes / link.achieved + link.latency)
+    return (far + near) * token_bytes, seconds
 
 
 def ep_overlap_saving(pre_f: float, pre_b: float, mlp_f: float, mlp_dgrad: float, mlp_wgrad: float,

@@ -60,7 +60,7 @@ from dataclasses import dataclass
 
 from ._check import ParallelselError, choice
 from .model import RECOMPUTE
-from .plan import Plan, Workload, megatron_split, rank_layers, torchtitan_split, with_stack_split
+from .plan import DISPATCHERS, Plan, Workload, megatron_split, rank_layers, torchtitan_split, with_stack_split
 from .stacks import STACKS
 
 __all__ = ["LAUNCHERS", "LAUNCHER_SOURCES", "LaunchConfig", "LauncherError", "export", "header", "options",
@@ -188,6 +188,8 @@ def refusals(workload: Workload, plan: Plan, launcher: str) -> tuple[tuple[str, 
         out.append(("launcher_tp_overlap", {"tp": plan.tp}))
     if plan.ep_overlap and launcher != "megatron":   # Megatron-Core's combined 1F1B schedule has no counterpart
         out.append(("launcher_ep_overlap", {"ep": plan.ep}))
+    if plan.dispatcher and launcher != "megatron":   # Megatron-Core's flex dispatcher (DeepEP, HybridEP) alone
+        out.append(("launcher_flex_dispatcher", {"dispatcher": plan.dispatcher}))
     if launcher == "torchtitan":
         out += _refuse_torchtitan(plan, STACKS[stack], sharded_part, workload.model.layers)
     elif launcher == "megatron":
@@ -431,7 +433,7 @@ def _megatron(workload: Workload, plan: Plan) -> dict:
 
 
 def _megatron_experts(plan: Plan) -> dict:
-    """Megatron-LM's expert-parallel flags: the degrees, the all-to-all dispatcher and EP overlap."""
+    """Megatron-LM's expert-parallel flags: the degrees, the token dispatcher and EP overlap."""
     o: dict = {}
     if plan.ep > 1:
         o["--expert-model-parallel-size"] = plan.ep
@@ -439,6 +441,9 @@ def _megatron_experts(plan: Plan) -> dict:
         o["--moe-token-dispatcher-type"] = "alltoall"
         if plan.ep_overlap:
             o["--overlap-moe-expert-parallel-comm"] = True   # model_parallel_config.py L343
+    if plan.dispatcher:   # transformer_config.py L891-902 @d98e8a6: the flex dispatcher and its backend
+        o["--moe-token-dispatcher-type"] = "flex"
+        o["--moe-flex-dispatcher-backend"] = plan.dispatcher
     if plan.etp is not None:  # arguments.py L587-588 @d98e8a6: unset, the experts take --tensor-model-parallel-size
         o["--expert-tensor-parallel-size"] = plan.etp
     return o
@@ -866,15 +871,24 @@ def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchCo
 
 
 def _megatron_moe(g, notes: list) -> dict:
-    """The EP plan fields a Megatron-LM script sets beyond the degrees (``--overlap-moe-expert-parallel-comm``), and
-    a note when its token dispatcher is not the all-to-all one the library prices (``allgather`` is Megatron-Core's
-    default, transformer_config.py L891 @d98e8a6)."""
+    """The EP plan fields a Megatron-LM script sets beyond the degrees (``--overlap-moe-expert-parallel-comm``, the
+    flex dispatcher's backend: ``--moe-flex-dispatcher-backend``, default deepep, or the deprecated
+    ``--moe-enable-deepep``), and a note when its token dispatcher is one the library does not price (``allgather``,
+    Megatron-Core's default, transformer_config.py L891 @d98e8a6, or flex's ``ncclep`` backend, priced as the
+    all-to-all)."""
+    out = {"ep_overlap": True} if g("--overlap-moe-expert-parallel-comm") else {}
     dispatcher = g("--moe-token-dispatcher-type")
     if dispatcher is None:
         notes.append(("launcher_default", {"option": "--moe-token-dispatcher-type", "value": "allgather"}))
+    elif dispatcher == "flex":
+        backend = "deepep" if g("--moe-enable-deepep") else g("--moe-flex-dispatcher-backend", "deepep")
+        if backend in DISPATCHERS:
+            out["dispatcher"] = backend
+        else:
+            notes.append(("launcher_dispatcher", {"dispatcher": f"flex ({backend})"}))
     elif dispatcher != "alltoall":
         notes.append(("launcher_dispatcher", {"dispatcher": dispatcher}))
-    return {"ep_overlap": True} if g("--overlap-moe-expert-parallel-comm") else {}
+    return out
 
 
 def _megatron_virtual_stages(vp, pp: int, n_layers: int | None) -> dict:

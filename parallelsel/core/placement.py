@@ -430,7 +430,8 @@ def group_reasons(p, workload, cluster: Cluster) -> list[Reason]:
     if p.cp > 1:
         out.append(Reason("cp_group", {"cp": p.cp, "tokens": workload.seq_len // p.cp, **_link_values(groups["CP"])}))
     if p.ep > 1:
-        out.append(Reason("ep_group", {"ep": p.ep, **_link_values(groups["EP"])}))
+        # dispatcher: the flex dispatcher, one copy of a token a node across the network (parallelsel.core.comm)
+        out.append(Reason("ep_group", {"ep": p.ep, "dispatcher": p.dispatcher, **_link_values(groups["EP"])}))
     if p.dp > 1:
         g = groups.get("shard", groups["DP"]) if p.zero else groups["DP"]
         out.append(Reason("dp_group", {"dp": p.dp, "zero": p.zero, **_link_values(g)}))

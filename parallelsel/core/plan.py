@@ -26,6 +26,12 @@ from .stacks import DEFAULT_STACK, P2P_OVERLAP_SCHEDULES, STACKS
 SCHEDULES = ("gpipe", "1f1b", "interleaved", "zb-h1")
 """Pipeline schedules a Plan may name (the one list; :mod:`parallelsel.core.pipeline` simulates more kinds)."""
 
+DISPATCHERS = ("alltoall", "deepep", "hybridep")
+"""How an MoE layer's tokens reach their experts (``Plan.dispatcher``): Megatron-Core's NCCL all-to-all, which sends
+each (token, expert) copy (``--moe-token-dispatcher-type alltoall``), or its flex dispatcher with the DeepEP or HybridEP
+backend (``--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend deepep|hybridep``), which "removes redundant
+tokens during cross-node communication" (``megatron/core/transformer/moe/README.md`` @d98e8a6, Token Dispatching)."""
+
 MICRO_BATCHES = (1, 2, 4, 8)
 """Micro-batch sizes the search and the selection matrix try (a pinned value outside them is also tried)."""
 
@@ -155,6 +161,10 @@ class Plan:
     recomputation, a 16-bit model and, with a pipeline, virtual stages (``transformer_config.py`` L3002-3036).
     None or False:
     off, every stack's default. Priced by :func:`parallelsel.core.comm.traffic`.
+    ``dispatcher``: how the experts' tokens travel (:data:`DISPATCHERS`): None or ``"alltoall"`` (the default, one
+    copy per (token, expert)), ``"deepep"`` or ``"hybridep"`` (Megatron-Core's flex dispatcher: each token crosses
+    the network once per node that hosts one of its experts and is forwarded over NVLink inside it; needs an
+    MoE layer whose expert TP x EP > 1, Megatron-Core only). Priced by :func:`parallelsel.core.comm.traffic`.
 
     ``stage_layers``: an uneven pipeline split, the transformer layers of each pipeline rank in stage
     order (``pp`` entries summing to the model's layers; with ``chunks`` > 1 each rank's layers are
@@ -189,6 +199,7 @@ class Plan:
     p2p_overlap: bool | None = None
     etp: int | None = None
     ep_overlap: bool | None = None
+    dispatcher: str | None = None
 
     __hash__ = cached_hash
     __getstate__ = state_without_hash
@@ -239,6 +250,10 @@ class Plan:
             store(self, "tp_overlap", flag("tp_overlap", self.tp_overlap))
         if self.ep_overlap is not None:
             store(self, "ep_overlap", flag("ep_overlap", self.ep_overlap) or None)   # off is the default: None
+        if self.dispatcher is not None:
+            choice("dispatcher", self.dispatcher, DISPATCHERS)
+            if self.dispatcher == "alltoall":
+                store(self, "dispatcher", None)   # the default: one setting, one value
         if self.p2p_overlap is not None:
             store(self, "p2p_overlap", flag("p2p_overlap", self.p2p_overlap))
             if self.pp == 1 or (not self.p2p_overlap and not p2p_overlappable(self)):
@@ -362,6 +377,8 @@ def label_parts(p: Mapping) -> list[tuple[str, str]]:
         parts.append(("tp_overlap", "tp-overlap"))
     if p.get("ep_overlap"):
         parts.append(("ep_overlap", "ep-overlap"))
+    if p.get("dispatcher") not in (None, "alltoall"):
+        parts.append(("dispatcher", p["dispatcher"]))
     if p.get("p2p_overlap") is not None and p["pp"] > 1:
         parts.append(("p2p_overlap", "p2p-overlap" if p["p2p_overlap"] else "no-p2p-overlap"))
     parts.append(("micro_batch", f"mb{p['micro_batch']}"))
@@ -784,6 +801,21 @@ def ep_overlap_violations(workload: Workload, plan: Plan) -> list[Reason]:
     return out
 
 
+def dispatcher_violations(workload: Workload, plan: Plan) -> list[Reason]:
+    """A flex dispatcher (``Plan.dispatcher`` DeepEP or HybridEP) where the stack offers it -- Megatron-Core only
+    (:attr:`parallelsel.core.stacks.Stack.dispatchers`) -- and has tokens to move: an MoE model whose experts span
+    more than one rank ("DeepEP dispatcher requires TPxEP > 1", ``token_dispatcher.py`` L1836 @d98e8a6, over the
+    experts' TP x EP group)."""
+    if plan.dispatcher is None:
+        return []
+    st = STACKS[workload.stack]
+    if plan.dispatcher not in st.dispatchers:
+        return [Reason("dispatcher_not_offered", {"stack": st.key, "dispatcher": plan.dispatcher})]
+    if not workload.model.is_moe or plan.expert_split <= 1:
+        return [Reason("dispatcher_needs_ep", {"dispatcher": plan.dispatcher, "ep": plan.ep})]
+    return []
+
+
 def tp_overlap_violations(workload: Workload, plan: Plan) -> list[Reason]:
     """TP overlap as the workload's stack offers it: Megatron-Core's ``--tp-comm-overlap`` asserts
     sequence parallelism (``megatron/training/arguments.py`` L1441-1442); torchtitan's async TP
@@ -824,7 +856,8 @@ def constraint_violations(workload: Workload, plan: Plan, cluster: Cluster | Non
             + batch_violations(workload.global_batch, plan.dp, plan.micro_batch, plan.schedule, plan.pp)
             + cp_violations(workload.seq_len, plan.cp) + ep_violations(m, plan.ep, plan.etp)
             + recompute_violations(workload, plan) + tp_overlap_violations(workload, plan)
-            + p2p_overlap_violations(workload, plan) + ep_overlap_violations(workload, plan))
+            + p2p_overlap_violations(workload, plan) + ep_overlap_violations(workload, plan)
+            + dispatcher_violations(workload, plan))
 
 
 _PLAN_PARTS = (
@@ -836,6 +869,7 @@ _PLAN_PARTS = (
     (r"no[_-]sync", lambda g: {"no_sync": True}),
     (r"tp[_-]overlap", lambda g: {"tp_overlap": True}),
     (r"ep[_-]overlap", lambda g: {"ep_overlap": True}),
+    (r"(deepep|hybridep)", lambda g: {"dispatcher": g[0]}),
     (r"no[_-]p2p[_-]overlap", lambda g: {"p2p_overlap": False}),
     (r"p2p[_-]overlap", lambda g: {"p2p_overlap": True}),
     (r"mb(\d+)", lambda g: {"micro_batch": int(g[0])}),
@@ -850,7 +884,7 @@ def parse_plan(text: str) -> Plan:
     """The :class:`Plan` a label names: the inverse of :meth:`Plan.label`, also in plain ASCII.
 
     Parts are separated by ``·``, spaces or commas, case-insensitive: ``DP16``, ``TP4``, ``PP2``,
-    ``CP2``, ``EP8``, ``ETP1``, ``tp-overlap``, ``ep-overlap``, ``no-p2p-overlap`` (or ``p2p-overlap``), ``ZeRO-3`` (or ``ZeRO3``, ``FSDP`` = ZeRO-3), ``ZeRO-3/shard8`` (HSDP), ``no-reshard``
+    ``CP2``, ``EP8``, ``ETP1``, ``tp-overlap``, ``ep-overlap``, ``deepep`` / ``hybridep``, ``no-p2p-overlap`` (or ``p2p-overlap``), ``ZeRO-3`` (or ``ZeRO3``, ``FSDP`` = ZeRO-3), ``ZeRO-3/shard8`` (HSDP), ``no-reshard``
     (or ``SHARD_GRAD_OP``: ``reshard_after_forward=False``), ``no_sync``, ``SP``, ``mb2``,
     a recomputation (its mode code, e.g. ``selective``/``op``/``full``, and ``rl<k>`` for ``recompute_layers``;
     :func:`parallelsel.render.reasons.read_plan` also reads the words a worded label prints) and a schedule (``1f1b``,

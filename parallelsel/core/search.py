@@ -60,8 +60,8 @@ from .memory import DEFAULT_HEADROOM, TIGHT_MARGIN, breakdown, budget, check_hea
 from .model import RECOMPUTE
 from .placement import group_reasons
 from .plan import (MICRO_BATCHES, SCHEDULES, Plan, Workload, balanced_stage_layers, batch_violations, constraint_violations,
-                   cp_violations, divisors, ep_overlap_violations, ep_violations, megatron_split, p2p_overlap_on, pp_violations,
-                   stack_split, stage_layer_counts, tp_overlap_violations, tp_violations, with_stack_split)
+                   cp_violations, dispatcher_violations, divisors, ep_overlap_violations, ep_violations, megatron_split,
+                   p2p_overlap_on, pp_violations, stack_split, stage_layer_counts, tp_overlap_violations, tp_violations, with_stack_split)
 from .reasons import Reason
 from .stacks import DEFAULT_STACK, STACKS, pp_zero_reason, recompute_layer_counts, stack_fused, zero_ranks
 
@@ -94,7 +94,7 @@ EXCLUSIONS = ("tp_exceeds_heads", "heads_not_divisible", "kv_heads_not_divisible
 ``SearchResult.top``, not in the key)."""
 
 _FIXABLE = ("dp", "tp", "pp", "zero", "micro_batch", "recompute", "sp", "schedule", "chunks", "ep", "shard", "cp",
-            "stage_layers", "p2p_overlap", "tp_overlap", "recompute_layers", "etp", "ep_overlap")
+            "stage_layers", "p2p_overlap", "tp_overlap", "recompute_layers", "etp", "ep_overlap", "dispatcher")
 
 CP_DEGREES = (2, 4, 8, 16, 32)
 """Context-parallel degrees the search tries, for every sequence length they split (``seq_len`` a multiple of
@@ -179,6 +179,11 @@ def _check_fixed_overlaps(fixed: dict, workload: Workload) -> None:
     if fixed.get("p2p_overlap"):
         raise ParallelselError("fixed['p2p_overlap']=True: only False can be pinned (overlapped pipeline sends are "
                                "the stack's default where it offers them: Stack.overlap_pp_p2p)")
+    if "dispatcher" in fixed:   # (the value checked as Plan checks it; the all-to-all is the default, None)
+        fixed["dispatcher"] = Plan(dispatcher=fixed["dispatcher"]).dispatcher
+        if fixed["dispatcher"] and fixed["dispatcher"] not in STACKS[workload.stack].dispatchers:
+            raise ParallelselError(f"fixed['dispatcher']={fixed['dispatcher']!r}: stack {workload.stack!r} offers "
+                                   f"{['alltoall', *STACKS[workload.stack].dispatchers]}")
     if fixed.get("ep_overlap"):
         probe = Plan(dp=max(2, fixed.get("ep", 2)), ep=fixed.get("ep", 1), ep_overlap=True,
                      recompute=fixed.get("recompute", "none"))
@@ -505,7 +510,7 @@ def _prepare_group(space: _Space, tally: _Tally, tp: int, cp: int, pp: int, dp: 
     m = space.workload.model
     knobs = _knobs(space, tp, cp, pp, dp, split)
     zse, sps, mbs, rcs, scheds = knobs
-    n = sum(_settings(space, ep, pp, sched, ch, sps, mbs, rcs) for *_, ep in zse for sched, ch in scheds)
+    n = sum(_settings(space, ep, pp, sched, ch, sps, mbs, rcs, tp) for *_, ep in zse for sched, ch in scheds)
     if n == 0:  # e.g. pinned chunks and pp = 1: no schedule applies, nothing to consider here
         return None
     tally.considered += n
@@ -651,7 +656,7 @@ def _search_group(space: _Space, tally: _Tally, g: _Group) -> None:
     zse, sps, mbs, rcs, scheds = g.knobs
 
     def per(ep, sched, chunks) -> int:  # the plans one (ZeRO, shard, expert grid) has under a schedule
-        return _settings(space, ep, g.pp, sched, chunks, sps, mbs, rcs)
+        return _settings(space, ep, g.pp, sched, chunks, sps, mbs, rcs, g.tp)
 
     # No stack runs PP with ZeRO-2 (parallelsel.core.stacks): dropped under every schedule.
     keep = []
@@ -686,12 +691,14 @@ def _search_group(space: _Space, tally: _Tally, g: _Group) -> None:
             if bad:
                 tally.excluded[bad[0].code] += per((ep, etp), sched, chunks) * len(zs)
                 continue
-            for (sp, ov), (epo, rcs_e) in ((s, e) for s in sps
-                                           for e in _ep_recomputes(space, ep, g.pp, sched, chunks, rcs)):
+            split = ep * (g.tp if etp is None else etp)   # the experts' TP x EP ranks
+            for (sp, ov), (epo, disp, rcs_e) in ((s, e) for s in sps
+                                                 for e in _ep_recomputes(space, ep, g.pp, sched, chunks, rcs, split)):
                 base = {"dp": g.dp, "tp": g.tp, "pp": g.pp, "sp": sp, "schedule": sched, "chunks": chunks,
                         "ep": ep, "etp": etp, "cp": g.cp, "stage_layers": g.split,
                         "p2p_overlap": space.fixed.get("p2p_overlap"),
-                        "tp_overlap": True if ov else space.fixed.get("tp_overlap"), "ep_overlap": epo}
+                        "tp_overlap": True if ov else space.fixed.get("tp_overlap"), "ep_overlap": epo,
+                        "dispatcher": disp}
                 hidden = g.memo.get(("p2p", sched, chunks))  # (sends overlap by schedule and chunks: once a group)
                 if hidden is None:
                     hidden = g.memo[("p2p", sched, chunks)] = _p2p_hidden(w, base)
@@ -733,17 +740,41 @@ def _ep_overlap_able(workload: Workload, ep: int, pp: int, schedule: str, chunks
     return not ep_overlap_violations(workload, probe)
 
 
-def _ep_recomputes(space: _Space, ep: int, pp: int, schedule: str, chunks: int, rcs) -> tuple:
-    """``(ep_overlap, recomputation modes)`` pairs tried for an expert-parallel degree under a schedule: each
-    setting of :func:`_ep_overlaps` with the modes it goes with (the overlap never with full recomputation)."""
-    return tuple((epo, [r for r in rcs if r != "full"] if epo else list(rcs))
-                 for epo in _ep_overlaps(space, ep, pp, schedule, chunks))
+def _ep_recomputes(space: _Space, ep: int, pp: int, schedule: str, chunks: int, rcs, split: int = 1) -> tuple:
+    """``(ep_overlap, dispatcher, recomputation modes)`` triples tried for an expert-parallel degree under a schedule:
+    each setting of :func:`_ep_overlaps` and of :func:`_dispatchers` (``split``: the experts' TP x EP ranks) with the
+    modes it goes with (the overlap never with full recomputation)."""
+    return tuple((epo, disp, [r for r in rcs if r != "full"] if epo else list(rcs))
+                 for epo in _ep_overlaps(space, ep, pp, schedule, chunks) for disp in _dispatchers(space, split))
 
 
-def _settings(space: _Space, ep, pp: int, schedule: str, chunks: int, sps, mbs, rcs) -> int:
+def _dispatchers(space: _Space, split: int) -> tuple:
+    """The ``Plan.dispatcher`` settings tried for experts spread over ``split`` (TP x EP) ranks: the all-to-all
+    (None) and, where the stack offers a flex dispatcher and the plan can take it
+    (:func:`parallelsel.core.plan.dispatcher_violations`), DeepEP -- HybridEP is priced the same, so it is not tried
+    apart. A pinned value is the one tried (none if the plan cannot take it)."""
+    able = _dispatcher_able(space.workload, split)
+    if "dispatcher" in space.fixed:
+        pinned = space.fixed["dispatcher"]
+        return (pinned,) if able or pinned is None else ()
+    return (None, "deepep") if able else (None,)
+
+
+@lru_cache(maxsize=4096)
+def _dispatcher_able(workload: Workload, split: int) -> bool:
+    """Whether experts over ``split`` ranks can go through the flex dispatcher: the rule of
+    :func:`parallelsel.core.plan.dispatcher_violations` asked of a probe plan."""
+    probe = Plan(dp=split, ep=split, dispatcher="deepep")
+    return not dispatcher_violations(workload, probe)
+
+
+def _settings(space: _Space, ep, pp: int, schedule: str, chunks: int, sps, mbs, rcs, tp: int = 1) -> int:
     """How many plans one (ZeRO, shard, expert grid ``ep``) of a group has under ``schedule``: SP x micro-batch x
-    the (EP overlap, recomputation) pairs of :func:`_ep_recomputes` (``ep``: the (EP, expert TP) pair)."""
-    return len(sps) * len(mbs) * sum(len(r) for _, r in _ep_recomputes(space, ep[0], pp, schedule, chunks, rcs))
+    the (EP overlap, dispatcher, recomputation) triples of :func:`_ep_recomputes` (``ep``: the (EP, expert TP) pair;
+    ``tp``: the dense TP, the experts' when their own is None)."""
+    split = ep[0] * (tp if ep[1] is None else ep[1])
+    return len(sps) * len(mbs) * sum(len(r) for *_, r in _ep_recomputes(space, ep[0], pp, schedule, chunks, rcs,
+                                                                          split))
 
 
 def _p2p_hidden(workload: Workload, base: dict) -> bool:
@@ -819,7 +850,7 @@ def _with_comm(space: _Space, base: dict, memo: dict, key: tuple, lb: float, bub
     memoised per ``key`` and TP overlap, which changes the exposed TP time only), and that plan when it was built
     here (None when the memo answered)."""
     # (EP overlap hides what the schedule's warm-up leaves paired: schedule and chunks are part of the key)
-    ckey = ("comm", base["tp_overlap"], base["ep_overlap"], base["schedule"], base["chunks"]) + key
+    ckey = ("comm", base["tp_overlap"], base["ep_overlap"], base.get("dispatcher"), base["schedule"], base["chunks"]) + key
     comm = memo.get(ckey)
     built = None
     if comm is None:
@@ -1020,7 +1051,7 @@ def _search(workload: Workload, cluster: Cluster, top: int, pins: dict, headroom
 
 DECIDERS = {
     "tp": "measure_collectives", "cp": "measure_collectives", "ep": "measure_collectives", "etp": "measure_collectives",
-    "ep_overlap": "measure_collectives",
+    "ep_overlap": "measure_collectives", "dispatcher": "measure_collectives",
     "pp": "profile_pipeline", "schedule": "profile_pipeline", "chunks": "profile_pipeline",
     "stage_layers": "profile_pipeline", "dp": "measure_collectives", "zero": "measure_overlap",
     "shard": "measure_overlap", "micro_batch": "measure_kernels", "sp": "measure_kernels",

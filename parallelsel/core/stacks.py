@@ -123,7 +123,9 @@ class Stack:
       :func:`recompute_layer_counts`).
     * ``zero_stages``: the ZeRO stages it runs at all (torchtitan's FSDP2 shards everything or nothing: 0 and
       3); ``ep_overlap``: whether it offers to hide the experts' all-to-alls under another micro-batch's compute
-      (``Plan.ep_overlap``: Megatron-Core's ``overlap_moe_expert_parallel_comm``, off by default);
+      (``Plan.ep_overlap``: Megatron-Core's ``overlap_moe_expert_parallel_comm``, off by default); ``dispatchers``:
+      the token dispatchers it offers beside the all-to-all (``Plan.dispatcher``: Megatron-Core's flex dispatcher with
+      the DeepEP or HybridEP backend, ``transformer_config.py`` L891-902 @d98e8a6);
       ``ddp_alone``: plain DDP (ZeRO-0 over DP > 1) only as the job's one dimension (torchtitan's
       ``parallelize.py``: "DDP has not supported > 1D parallelism"); ``tp_sp_always``: its TP always comes with
       sequence parallelism (torchtitan's TP plan shards the norms by sequence: ``SequenceParallel``).
@@ -183,6 +185,7 @@ class Stack:
     zero_stages: tuple[int, ...] = (0, 1, 2, 3)
     ddp_alone: bool = False
     ep_overlap: bool = False
+    dispatchers: tuple[str, ...] = ()
     tp_sp_always: bool = False
     zero3_live: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
     pp_split: str = "divisible"
@@ -263,6 +266,7 @@ STACKS: dict[str, Stack] = Catalogue("stack", {
         overlap_grad_reduce=(), overlap_param_gather=(), overlap_tp_comm=False, tp_overlap=True,
         tp_overlap_needs=("sp",), schedules=("1f1b", "interleaved"), recompute=("none", "full", "selective"),
         pp_zero=(0, 1), pp_fsdp_reshard=None, modes=("te",), recompute_layers="any", ep_overlap=True,
+        dispatchers=("deepep", "hybridep"),
         fused={"te": ("attention", "cudnn_attention", "rmsnorm", "swiglu", "rope", "fp8_cast", "cp_merge")}),
     "torchtitan": Stack(
         key="torchtitan", name="torchtitan", version="0.2.2",

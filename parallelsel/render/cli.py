@@ -36,6 +36,7 @@ from ..core._check import ParallelselError, positive_int
 from ..core.memory import DEFAULT_HEADROOM
 from ..core.launchers import LAUNCHERS as LAUNCHER_CHOICES
 from ..core.model import ATTENTION, MAX_PARAMS, MIN_PARAMS, RECOMPUTE, gpt_like
+from ..core.plan import DISPATCHERS
 from .cli_text import ERRORS, HELP, keys_text, see_help
 from .reasons import LANGS
 from .reasons import plan_label
@@ -190,6 +191,7 @@ def _plan_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--micro-batch", type=_integer(1, 4096), help=HELP["micro_batch"])
     g.add_argument("--recompute", choices=RECOMPUTE, help=HELP["recompute"])
     g.add_argument("--recompute-layers", type=_integer(1, 2**17), metavar="K", help=HELP["recompute_layers"])
+    g.add_argument("--dispatcher", choices=DISPATCHERS, help=HELP["dispatcher"])
 
 
 def _measured_args(p: argparse.ArgumentParser, plan_flag: bool) -> None:
@@ -441,7 +443,7 @@ def _cmd_matrix(a, out) -> None:
 
 def _fixed(a) -> dict:
     fixed = {}
-    for k in ("dp", "tp", "pp", "cp", "ep", "etp", "zero", "micro_batch", "recompute", "recompute_layers"):
+    for k in ("dp", "tp", "pp", "cp", "ep", "etp", "zero", "micro_batch", "recompute", "recompute_layers", "dispatcher"):
         v = getattr(a, k, None)
         if v is not None:
             fixed[k] = v
@@ -466,7 +468,8 @@ def _plan_json(p, lang: str = "zh") -> dict:
             "zero": p.zero, "shard": p.shard_size, "micro_batch": p.micro_batch, "sp": p.sp,
             "recompute": p.recompute, "recompute_layers": p.recompute_layers, "schedule": p.schedule,
             "chunks": p.chunks, "stage_layers": None if p.stage_layers is None else list(p.stage_layers),
-            "tp_overlap": p.tp_overlap, "p2p_overlap": p.p2p_overlap, "ep_overlap": bool(p.ep_overlap)}
+            "tp_overlap": p.tp_overlap, "p2p_overlap": p.p2p_overlap, "ep_overlap": bool(p.ep_overlap),
+            "dispatcher": p.dispatcher or "alltoall"}
 
 
 def _result_json(x, lang: str = "zh") -> dict:
@@ -499,7 +502,7 @@ def _pinned_plan(a, c):
     dp = a.dp if a.dp is not None else max(1, c.gpus // (tp * pp * cp))
     return Plan(dp=dp, tp=tp, pp=pp, cp=cp, ep=a.ep or 1, etp=a.etp, zero=a.zero or 0, micro_batch=a.micro_batch or 1,
                 recompute=a.recompute or ("full" if a.recompute_layers else "none"),
-                recompute_layers=a.recompute_layers)
+                recompute_layers=a.recompute_layers, dispatcher=a.dispatcher)
 
 
 def _cmd_why(a, w, c, out) -> None:
@@ -678,7 +681,7 @@ def _cmd_memory(a, out) -> None:
                 recompute=a.recompute or ("full" if a.recompute_layers else "none"),
                 recompute_layers=a.recompute_layers, schedule=a.schedule, chunks=a.chunks,
                 cp=cp, ep=1 if a.ep is None else a.ep, etp=a.etp, stage_layers=a.stage_layers, tp_overlap=a.tp_overlap,
-                p2p_overlap=a.p2p_overlap, ep_overlap=a.ep_overlap)
+                p2p_overlap=a.p2p_overlap, ep_overlap=a.ep_overlap, dispatcher=a.dispatcher)
     hard = constraint_violations(w, plan, c)
     if hard:
         raise ParallelselError(f"plan {plan_label(plan, a.lang)}: " + join(hard, a.lang))

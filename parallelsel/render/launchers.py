@@ -16,6 +16,7 @@ _TEMPLATES = {
         "launcher_tp_overlap": "{name} 没有把 TP 通信（TP{tp}）与矩阵乘重叠的选项",
         "launcher_dispatcher": "{name} 的令牌分发器是 {dispatcher}；本库按 alltoall 分发器估算专家并行的通信",
         "launcher_ep_overlap": "{name} 没有把专家并行的 all-to-all（EP{ep}）藏到另一个微批次计算后面的调度（这是 Megatron-Core 的 --overlap-moe-expert-parallel-comm）",
+        "launcher_flex_dispatcher": "{name} 没有 {dispatcher} 令牌分发器（这是 Megatron-Core 的 --moe-token-dispatcher-type flex）",
         "launcher_hsdp_zero": "{name} 的部分分片（shard {shard}）只支持 ZeRO-1（分布式优化器的多副本），不支持 ZeRO-{zero}",
         "launcher_pp_zero": "{name} 的 PP{pp} 只与 ZeRO-0/1（分布式优化器）组合；本库按 torchtitan 的做法估算 PP 加 FSDP，"
                             "ZeRO-{zero} 请用 --export torchtitan",
@@ -49,6 +50,7 @@ _TEMPLATES = {
         "launcher_tp_overlap": "{name} has no option to overlap TP communication (TP{tp}) with the matmuls",
         "launcher_dispatcher": "{name}'s token dispatcher is {dispatcher}; the library prices expert-parallel traffic as the alltoall dispatcher's",
         "launcher_ep_overlap": "{name} has no schedule that hides the expert-parallel all-to-alls (EP{ep}) under another micro-batch's compute (Megatron-Core's --overlap-moe-expert-parallel-comm)",
+        "launcher_flex_dispatcher": "{name} has no {dispatcher} token dispatcher (Megatron-Core's --moe-token-dispatcher-type flex)",
         "launcher_hsdp_zero": "{name}'s partial sharding (shard {shard}) supports only ZeRO-1 (distributed-optimizer "
                               "instances), not ZeRO-{zero}",
         "launcher_pp_zero": "{name} combines PP{pp} only with ZeRO-0/1 (distributed optimizer); the library prices PP "

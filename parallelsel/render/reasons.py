@@ -67,6 +67,8 @@ ZH: dict[str, str] = {
     "tp_overlap_not_offered": "框架栈 {stack} 不提供 TP 通信与 GEMM 的重叠",
     "ep_overlap_not_offered": "框架栈 {stack} 不提供把专家并行的 all-to-all 藏到另一个微批次计算后面的重叠",
     "ep_overlap_needs_ep": "EP 通信重叠要求 MoE 模型且专家并行度 EP>1（这里 EP={ep}）",
+    "dispatcher_not_offered": "框架栈 {stack} 没有 {dispatcher} 令牌分发器（Megatron-Core 的 flex 分发器才有）",
+    "dispatcher_needs_ep": "{dispatcher} 分发器要求 MoE 模型且专家分布在多张卡上（专家 TP×EP>1，这里 EP={ep}）",
     "ep_overlap_recompute": "Megatron-Core 的 EP 通信重叠不能与完全重算（{recompute}）同用",
     "ep_overlap_needs_interleaved": "有流水线（PP{pp}）时 EP 通信重叠要求交错调度（虚拟流水段），这里是 {schedule}",
     "ep_overlap_needs_16bit": "Megatron-Core 的 EP 通信重叠只支持 bf16/fp16 模型，配方 {recipe} 是 fp32",
@@ -88,7 +90,7 @@ ZH: dict[str, str] = {
     "pp_group": "PP={pp} 段{spans_nodes:where}，相邻段 p2p 走 {link}（{bandwidth:rate}），{schedule:schedule}[（每卡 {chunks} 段）]",
     "cp_group": ("CP={cp}：每条序列切成 {cp} 段，每卡 {tokens} 个 token，K/V 块沿环 p2p 传递，{spans_nodes:where}，"
                  "走 {link}（{bandwidth:rate}）"),
-    "ep_group": "EP={ep}：每层两次 all-to-all 分发与收回 token，{spans_nodes:where}，走 {link}（{bandwidth:rate}）",
+    "ep_group": "EP={ep}：每层两次 all-to-all 分发与收回 token[（经 {dispatcher} 分发器：每个 token 对每个目标节点只发一份，到节点内再经 NVLink 转发）]，{spans_nodes:where}，走 {link}（{bandwidth:rate}）",
     "dp_group": "DP={dp}：{zero:dp_sync} {spans_nodes:where}，走 {link}（{bandwidth:rate}）",
     "step_split": ("步时 {total:secs}，以{main:part}为主：计算 {compute_share:pct}、暴露的通信 {communication_share:pct}、"
                    "气泡 {bubble_share:pct}[；通信主要来自 {top_strategy}（{top_seconds:secs}）]；MFU {mfu:pct}"),
@@ -185,6 +187,8 @@ EN: dict[str, str] = {
     "tp_overlap_not_offered": "stack {stack} does not overlap TP communication with GEMMs",
     "ep_overlap_not_offered": "stack {stack} does not hide the expert-parallel all-to-alls under another micro-batch's compute",
     "ep_overlap_needs_ep": "EP communication overlap needs an MoE model with expert parallelism EP > 1 (here EP={ep})",
+    "dispatcher_not_offered": "stack {stack} has no {dispatcher} token dispatcher (Megatron-Core's flex dispatcher has)",
+    "dispatcher_needs_ep": "the {dispatcher} dispatcher needs an MoE model whose experts span ranks (expert TP x EP > 1; here EP={ep})",
     "ep_overlap_recompute": "Megatron-Core's EP communication overlap does not go with full recomputation ({recompute})",
     "ep_overlap_needs_interleaved": "with a pipeline (PP{pp}) EP communication overlap needs the interleaved schedule's virtual stages, not {schedule}",
     "ep_overlap_needs_16bit": "Megatron-Core's EP communication overlap supports only bf16/fp16 models; the recipe {recipe} is fp32",
@@ -207,7 +211,7 @@ EN: dict[str, str] = {
                  "{schedule:schedule}[ ({chunks} stages per GPU)]"),
     "cp_group": ("CP={cp}: each sequence cut into {cp} chunks, {tokens} tokens per GPU, K/V blocks passed round a "
                  "ring by p2p, {spans_nodes:where}, on {link} ({bandwidth:rate})"),
-    "ep_group": "EP={ep}: two all-to-alls per layer send tokens out and back, {spans_nodes:where}, on {link} ({bandwidth:rate})",
+    "ep_group": "EP={ep}: two all-to-alls per layer send tokens out and back[ (through the {dispatcher} dispatcher: one copy of a token per destination node, forwarded over NVLink inside it)], {spans_nodes:where}, on {link} ({bandwidth:rate})",
     "dp_group": "DP={dp}: {zero:dp_sync} {spans_nodes:where}, on {link} ({bandwidth:rate})",
     "step_split": ("step {total:secs}, mostly {main:part}: compute {compute_share:pct}, exposed communication "
                    "{communication_share:pct}, bubble {bubble_share:pct}[; communication mostly from {top_strategy} "
@@ -316,6 +320,8 @@ TITLES_ZH: dict[str, str] = {
     "tp_overlap_not_offered": "框架栈不提供 TP 通信重叠",
     "ep_overlap_not_offered": "框架栈不提供 EP 通信重叠",
     "ep_overlap_needs_ep": "EP 通信重叠需要 EP>1 的 MoE",
+    "dispatcher_not_offered": "框架栈没有该令牌分发器",
+    "dispatcher_needs_ep": "flex 分发器需要专家跨卡的 MoE",
     "ep_overlap_recompute": "EP 通信重叠不能配完全重算",
     "ep_overlap_needs_interleaved": "有流水线时 EP 通信重叠需要交错调度",
     "ep_overlap_needs_16bit": "EP 通信重叠需要 16 位模型",
@@ -350,6 +356,8 @@ TITLES_EN: dict[str, str] = {
     "tp_overlap_not_offered": "the stack has no TP communication overlap",
     "ep_overlap_not_offered": "the stack has no EP communication overlap",
     "ep_overlap_needs_ep": "EP communication overlap needs an MoE with EP > 1",
+    "dispatcher_not_offered": "the stack has no such token dispatcher",
+    "dispatcher_needs_ep": "a flex dispatcher needs an MoE whose experts span ranks",
     "ep_overlap_recompute": "EP communication overlap with full recomputation",
     "ep_overlap_needs_interleaved": "EP communication overlap with a pipeline needs the interleaved schedule",
     "ep_overlap_needs_16bit": "EP communication overlap needs a 16-bit model",
