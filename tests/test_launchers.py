@@ -489,3 +489,9 @@ def test_flex_dispatcher_exports_to_megatron_only_and_reads_back():
     assert read_config(legacy).plan["dispatcher"] == "deepep"
     for launcher in ("torchtitan", "deepspeed"):
         assert "launcher_flex_dispatcher" in [c for c, _ in refusals(w, plan.with_(zero=3), launcher)]
+    flex = export(w, plan, "megatron")
+    for bad, needle in ((flex.replace("backend hybridep", "backend nccl"), "--moe-flex-dispatcher-backend"),
+                        (flex.replace("backend hybridep", "backend hybridep --moe-enable-deepep"), "--moe-enable-deepep"),
+                        (legacy.replace("type flex", "type alltoall"), "--moe-enable-deepep")):   # L1743-1748
+        with pytest.raises(ValueError, match=needle):
+            read_config(bad)

@@ -331,30 +331,51 @@ def test_qwen3_235b_bridge_run_needs_ep_overlap():
 
 
 # -- the flex dispatcher (DeepEP, HybridEP): one copy of a token a node ---------------------------------------------
-def _sampled_copies(experts, top_k, n, local, draws=40000, seed=0):
-    # Independent of comm.flex_copies' closed form: draw top_k distinct experts per token (balanced routing), lay
-    # them out evenly over n ranks with `local` a node, and count what rank 0 sends: one copy to each other node
-    # hosting an expert of the token (to the rank of its local index), and over NVLink one to each hit rank other
-    # than the one a copy lands on (in its own node directly, in another node forwarded from that rank).
+def _sampled_copies(experts, top_k, counts, etp=1, at=0, draws=40000, seed=0):
+    # Independent of comm.flex_copies' closed form: draw top_k distinct experts per token (balanced routing); expert
+    # e lives on the etp consecutive ranks of block e // (experts / EP) (expert TP fastest), the group's ranks sit
+    # `counts` to a node; count what the first rank of node `at` sends: one copy to each other node hosting a rank
+    # the token is for (to that node's first rank), and over NVLink one to each such rank other than the one a copy
+    # lands on (in its own node directly, in another node forwarded from that first rank).
     import random
 
-    rng, per_rank, far, near = random.Random(seed), experts // n, 0, 0
+    n = sum(counts)
+    node = [j for j, c in enumerate(counts) for _ in range(c)]
+    first = [sum(counts[:j]) for j in range(len(counts))]
+    per_block = experts * etp // n
+    rng, far, near = random.Random(seed), 0, 0
     for _ in range(draws):
-        ranks = {e // per_rank for e in rng.sample(range(experts), top_k)}
-        nodes = {r // local for r in ranks}
-        far += len(nodes - {0})
-        near += sum(1 for r in ranks if r != (r // local) * local)
+        ranks = {b * etp + t for b in {e // per_block for e in rng.sample(range(experts), top_k)} for t in range(etp)}
+        far += len({node[r] for r in ranks} - {at})
+        near += sum(1 for r in ranks if r != first[node[r]])
     return far / draws, near / draws
 
 
-@pytest.mark.parametrize("experts, top_k, n, local", [(128, 8, 16, 8), (256, 8, 64, 8), (8, 2, 8, 8), (64, 6, 32, 4)])
-def test_flex_dispatch_copies_match_sampled_routing(experts, top_k, n, local):
+@pytest.mark.parametrize("experts, top_k, counts, etp, at", [
+    (128, 8, (8, 8), 1, 0), (256, 8, (8,) * 8, 1, 3), (8, 2, (8,), 1, 0), (64, 6, (4,) * 8, 1, 0),
+    (8, 2, (8,) * 4, 4, 0), (64, 6, (8,) * 4, 4, 1), (8, 2, (8,), 8, 0),   # expert TP: a token reaches every shard
+    (128, 8, (8, 24), 1, 0), (128, 8, (8, 24), 1, 1),   # a group split unevenly over two NVLink domains
+])
+def test_flex_dispatch_copies_match_sampled_routing(experts, top_k, counts, etp, at):
     from parallelsel.core.comm import flex_copies
 
-    far, near = flex_copies(experts, top_k, n, local)
-    s_far, s_near = _sampled_copies(experts, top_k, n, local)
+    far, near = flex_copies(experts, top_k, counts, etp, at)
+    s_far, s_near = _sampled_copies(experts, top_k, counts, etp, at)
     assert far == pytest.approx(s_far, rel=0.02, abs=0.01)
     assert near == pytest.approx(s_near, rel=0.02, abs=0.01)
+
+
+def test_flex_dispatch_is_never_slower_than_the_all_to_all():
+    # It sends a subset of the all-to-all's copies (one a node, one a rank), whatever the expert TP or layout.
+    w = ps.Workload("mixtral-8x7b", global_batch=256)
+    for g in (4, 8, 72):
+        c = ps.Cluster(H100, nodes=max(1, 32 // g), gpus_per_node=min(g, 32))
+        for fields in (dict(dp=32, ep=8, etp=4), dict(dp=8, tp=4, sp=True, ep=8), dict(dp=32, ep=8),
+                       dict(dp=16, tp=2, sp=True, ep=4)):
+            plan = ps.Plan(zero=1, **fields)
+            # (everything else the two plans exchange is the same: compare the step's whole traffic)
+            moe = {d: sum(t.time for t in ps.estimate(w, plan.with_(dispatcher=d), c).traffic) for d in (None, "hybridep")}
+            assert moe["hybridep"] < moe[None], (g, fields, moe)
 
 
 QWEN3_30B = ps.Transformer(layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn_hidden=768, vocab=151936,
@@ -400,3 +421,16 @@ def test_search_tries_the_flex_dispatcher_and_a_pin_keeps_one():
     assert {r.plan.dispatcher for r in pinned.results} == {None}
     assert pinned.considered * 2 == free.considered
     assert free.best.estimate.step.total < pinned.best.estimate.step.total
+
+
+def test_deepep_leaves_its_eight_gpu_server_over_the_network_where_hybridep_spans_the_nvlink_domain():
+    # transformer_config.py L899-901 @d98e8a6: only HybridEP supports multi-node NVLink; DeepEP's NVLink peers are one
+    # eight-GPU server's. In a 32-GPU NVLink domain (a GB200 rack's share), EP32 through DeepEP crosses the network.
+    w = ps.Workload(QWEN3_30B, global_batch=256)
+    c = ps.Cluster(ps.DEVICES["gb200-186gb"], nodes=1, gpus_per_node=32)
+    ep = {d: next(t for t in ps.estimate(w, ps.Plan(dp=32, ep=32, zero=1, dispatcher=d), c).traffic
+                  if t.strategy == "EP") for d in ("deepep", "hybridep")}
+    assert ep["deepep"].link == c.inter.name and ep["hybridep"].link == c.intra.name
+    assert ep["deepep"].time > 2 * ep["hybridep"].time
+    found = ps.search(w, c, top=3, fixed={"ep": 32})
+    assert {r.plan.dispatcher for r in found.results} <= {None, "hybridep"} and found.best.plan.dispatcher == "hybridep"

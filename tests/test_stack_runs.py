@@ -238,7 +238,7 @@ def test_the_search_finds_each_held_out_plan_when_its_fields_are_pinned(label):
 
     e = _HELD[label].estimate
     keys = ("dp", "tp", "pp", "cp", "ep", "etp", "zero", "micro_batch", "recompute", "recompute_layers", "schedule",
-            "chunks", "sp", "tp_overlap", "stage_layers", "ep_overlap")
+            "chunks", "sp", "tp_overlap", "stage_layers", "ep_overlap", "dispatcher")
     r = ps.search(e.workload, e.cluster, top=1, fixed={k: getattr(e.plan, k) for k in keys})
     assert r.results and r.results[0].plan == e.plan
     assert r.results[0].estimate.step.total == pytest.approx(e.step.total)

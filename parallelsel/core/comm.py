@@ -572,11 +572,12 @@ def _ep_items(st: _Step) -> list[Traffic]:
     redo = plan.recompute_share(st.model) if plan.recompute == "full" else 0.0
     calls = round(st.layers * st.m * (4 + 2 * redo))
     if st.flex:   # the flex dispatcher: one group over the experts' TP x EP ranks
-        n = plan.expert_split
-        link = _link(st.cluster, st.ranks, n, 1, spread=False)
-        local = sparsest_node(n * -(-st.ranks // n), n, 1, st.cluster.gpus_per_node)
-        x, one = _flex_dispatch(x / st.model.top_k, st.model.experts * plan.expert_tp,
-                                st.model.top_k * plan.expert_tp, n, local, st.cluster.intra, link)
+        n, g = plan.expert_split, st.cluster.gpus_per_node
+        if plan.dispatcher == "deepep":   # DeepEP's NVLink domain is one eight-GPU server's
+            g = min(g, DEEPEP_NVL_PEERS)
+        link = st.cluster.inter if n > g else _link(st.cluster, st.ranks, n, 1, spread=False)
+        x, one = _flex_dispatch(x / st.model.top_k, st.model.experts, st.model.top_k, plan.expert_tp, n, st.ranks,
+                                g, st.cluster.intra, st.cluster.inter)
         size = n
     else:
         stride = plan.expert_tp  # EP ranks sit expert-TP apart (the experts' grid: expert TP fastest, then EP)
@@ -592,48 +593,69 @@ def _ep_items(st: _Step) -> list[Traffic]:
     return [Traffic("EP", "all-to-all", x, calls, size, link.name, calls * one, False, "forward", hidden=hidden)]
 
 
-def flex_copies(experts: int, top_k: int, n: int, local: int) -> tuple[float, float]:
-    """Expected copies of one token a flex dispatcher (DeepEP, HybridEP) sends from its rank, over the network and
-    over NVLink, when ``top_k`` of ``experts`` experts, spread evenly over ``n`` ranks, ``local`` to a node, are
-    drawn uniformly (balanced routing): ``(node, nvlink)``.
+DEEPEP_NVL_PEERS = 8
+"""GPUs one DeepEP node joins over NVLink: DeepEP's ``NUM_MAX_NVL_PEERS = 8`` (its RDMA rank is the global rank / 8),
+an HGX/DGX server. A larger NVLink domain (GB200 NVL72) is multi-node NVLink, which of the flex backends only
+HybridEP spans ("Currently only 'hybridep' backend supports the MNNVL case", ``transformer_config.py`` L899-901
+@d98e8a6): DeepEP reaches the rest of the domain as other nodes."""
 
-    It sends a token once to each other node that hosts one of its experts -- to the rank of the same local index
-    there, which forwards it over NVLink to the ranks it is for -- and once to each other rank of its own node that
-    does ("removes redundant tokens during cross-node communication", Megatron-Core ``moe/README.md`` @d98e8a6;
-    DeepSeek-V3 technical report, arXiv:2412.19437, §3.2.2: IB to the GPU with the same in-node index, then
-    NVLink). A set of e experts is missed with probability C(experts - e, top_k) / C(experts, top_k), so each
-    other node is hit with p_node = 1 - miss(experts x local / n) and each rank with p_rank = 1 - miss(experts / n):
-    (nodes - 1) p_node copies cross the network, and nodes x (local - 1) p_rank cross NVLink (inside its node and
-    forwarded inside each node it reaches; the rank a copy lands on receives it over no link). The all-to-all
-    dispatcher sends top_k copies, (n - local) / n of them over the network.
+
+def flex_copies(experts: int, top_k: int, counts: tuple[int, ...], etp: int = 1, at: int = 0) -> tuple[float, float]:
+    """Expected copies of one token a flex dispatcher (DeepEP, HybridEP) sends from a rank on node ``at`` of its group,
+    over the network and over NVLink, when the group's ranks sit ``counts`` to a node (in rank order) and the token
+    picks ``top_k`` of ``experts`` experts uniformly (balanced routing): ``(network, nvlink)``.
+
+    The group is the experts' TP x EP ranks, expert TP fastest (Megatron-Core's ``tp_ep_group``): each run of ``etp``
+    ranks holds the shards of experts / EP experts, and a token picked for an expert goes to all its ``etp`` shards
+    (``token_dispatcher.py`` L1836-1859, L1906-1916 @d98e8a6). It sends a token once to each other node that hosts
+    one of its experts -- to the rank of the same local index there, which forwards it over NVLink to the ranks it
+    is for -- and once to each other rank of its own node that does ("removes redundant tokens during cross-node
+    communication", Megatron-Core ``moe/README.md`` @d98e8a6; DeepSeek-V3 technical report, arXiv:2412.19437,
+    §3.2.2: IB to the GPU with the same in-node index, then NVLink). A set of e experts is missed with probability
+    C(experts - e, top_k) / C(experts, top_k); a node of c ranks hosts experts / EP x ceil(c / etp) of them, a rank
+    experts / EP. The all-to-all dispatcher sends top_k x etp copies, those for ranks on other nodes over the network.
 
     Examples:
-        >>> [round(c, 3) for c in flex_copies(128, 8, 16, 8)]   # Qwen3-30B-A3B, EP16 over two nodes: the all-to-all sends 4 over the network
+        >>> [round(c, 3) for c in flex_copies(128, 8, (8, 8))]   # Qwen3-30B-A3B, EP16 over two nodes: the all-to-all sends 4 over the network
         [0.997, 5.772]
     """
-    local = min(local, n)   # (a group inside one node: all its ranks are local)
-    nodes = -(-n // local)
+    n = sum(counts)
+    per_rank = experts * etp // n   # experts / EP
     total = math.comb(experts, top_k)
 
     def hit(share: int) -> float:
-        return 1.0 - math.comb(experts - share, top_k) / total
+        return 1.0 - math.comb(experts - min(experts, share), top_k) / total
 
-    return (nodes - 1) * hit(experts * local // n), nodes * (local - 1) * hit(experts // n)
+    far = sum(hit(per_rank * -(-c // etp)) for j, c in enumerate(counts) if j != at)
+    near = sum(c - 1 for c in counts) * hit(per_rank)
+    return far, near
 
 
-def _flex_dispatch(token_bytes: float, experts: int, top_k: int, n: int, local: int, intra: Link,
-                   link: Link) -> tuple[float, float]:
-    """Bytes a rank sends and seconds one flex dispatch or combine takes, its ``token_bytes`` of own tokens going to
-    ``top_k`` of ``experts`` experts over ``n`` ranks, ``local`` a node (:func:`flex_copies`): the network and
-    NVLink transfers run at once in one kernel, the slower sets the time. The combine runs the same path back,
-    reducing a token's copies inside a node before they cross the network. Not priced: the SMs the kernels hold
-    (DeepEP's default 20, ``transformer_config.py`` L970) and their communication buffers."""
-    far, near = flex_copies(experts, top_k, n, local)
-    if link.name == intra.name or local >= n:
-        far, near = 0.0, near + far   # one node: every copy over NVLink
-    seconds = near * token_bytes / intra.achieved + intra.latency
-    if far:
-        seconds = max(seconds, far * token_bytes / link.achieved + link.latency)
+def _group_counts(n: int, g: int, offset: int) -> tuple[int, ...]:
+    # Ranks per node of a group of n consecutive ranks that starts `offset` ranks into a node of g GPUs.
+    first = min(n, g - offset)
+    rest = n - first
+    return (first,) + (g,) * (rest // g) + ((rest % g,) if rest % g else ())
+
+
+def _flex_dispatch(token_bytes: float, experts: int, top_k: int, etp: int, n: int, ranks: int, g: int, intra: Link,
+                   inter: Link) -> tuple[float, float]:
+    """Bytes a rank sends and seconds one flex dispatch or combine takes: ``token_bytes`` of a rank's own tokens to
+    ``top_k`` of ``experts`` experts over groups of ``n`` consecutive ranks (of ``ranks``), nodes of ``g`` GPUs
+    (:func:`flex_copies`). The network and NVLink transfers run at once in one kernel, the slower sets the time; the
+    slowest rank of the slowest group sets the pace. The combine runs the same path back, reducing a token's copies
+    inside a node before they cross the network. Not priced: the SMs the kernels hold and their buffers."""
+    worst = (0.0, 0.0, 0.0)
+    starts = {(j * n) % g for j in range(min(max(1, ranks // n), g // math.gcd(n, g)))}
+    for offset in sorted(starts):
+        counts = _group_counts(n, g, offset)
+        for at in range(len(counts)):
+            far, near = flex_copies(experts, top_k, counts, etp, at)
+            seconds = near * token_bytes / intra.achieved + intra.latency
+            if far:
+                seconds = max(seconds, far * token_bytes / inter.achieved + inter.latency)
+            worst = max(worst, (seconds, far, near))
+    seconds, far, near = worst
     return (far + near) * token_bytes, seconds
 
 

@@ -878,13 +878,18 @@ def _megatron_moe(g, notes: list) -> dict:
     all-to-all)."""
     out = {"ep_overlap": True} if g("--overlap-moe-expert-parallel-comm") else {}
     dispatcher = g("--moe-token-dispatcher-type")
+    backend = g("--moe-flex-dispatcher-backend", "deepep")
+    choice("--moe-flex-dispatcher-backend", backend, ("deepep", "hybridep", "ncclep"))   # transformer_config.py L898
+    if g("--moe-enable-deepep"):   # deprecated; Megatron refuses it off flex and beside another backend (L1743-1748)
+        if dispatcher != "flex" or backend != "deepep":
+            _bad("--moe-enable-deepep", True, "needs --moe-token-dispatcher-type flex and no other "
+                                              "--moe-flex-dispatcher-backend (Megatron-Core refuses it otherwise)")
     if dispatcher is None:
         notes.append(("launcher_default", {"option": "--moe-token-dispatcher-type", "value": "allgather"}))
     elif dispatcher == "flex":
-        backend = "deepep" if g("--moe-enable-deepep") else g("--moe-flex-dispatcher-backend", "deepep")
         if backend in DISPATCHERS:
             out["dispatcher"] = backend
-        else:
+        else:   # ncclep: NCCL's own EP kernels, priced as the all-to-all
             notes.append(("launcher_dispatcher", {"dispatcher": f"flex ({backend})"}))
     elif dispatcher != "alltoall":
         notes.append(("launcher_dispatcher", {"dispatcher": dispatcher}))

@@ -53,7 +53,7 @@ from dataclasses import dataclass, field, replace
 
 from ._check import ParallelselError, flag, positive_int
 from .estimate import Estimate, estimate, schedule_bubble_overhead
-from .comm import critical_items
+from .comm import DEEPEP_NVL_PEERS, critical_items
 from .kernels import compute_time, layer_and_head_times
 from .hardware import Cluster
 from .memory import DEFAULT_HEADROOM, TIGHT_MARGIN, breakdown, budget, check_headroom, states_floor, usable_memory
@@ -184,6 +184,13 @@ def _check_fixed_overlaps(fixed: dict, workload: Workload) -> None:
         if fixed["dispatcher"] and fixed["dispatcher"] not in STACKS[workload.stack].dispatchers:
             raise ParallelselError(f"fixed['dispatcher']={fixed['dispatcher']!r}: stack {workload.stack!r} offers "
                                    f"{['alltoall', *STACKS[workload.stack].dispatchers]}")
+        # (the experts' TP x EP ranks a pin leaves: a free degree can still be more than 1)
+        split = fixed.get("ep", 2) * (fixed["etp"] if fixed.get("etp") is not None else fixed.get("tp", 2))
+        if fixed["dispatcher"] and (not workload.model.is_moe or split <= 1):
+            bad = dispatcher_violations(workload, Plan(dp=max(1, split), ep=max(1, split) if workload.model.is_moe
+                                                       else 1, dispatcher=fixed["dispatcher"]))
+            raise ParallelselError(f"fixed['dispatcher']={fixed['dispatcher']!r}: no plan can take it ({bad[0].code} "
+                                   f"{dict(bad[0].values)})")
     if fixed.get("ep_overlap"):
         probe = Plan(dp=max(2, fixed.get("ep", 2)), ep=fixed.get("ep", 1), ep_overlap=True,
                      recompute=fixed.get("recompute", "none"))
@@ -751,13 +758,16 @@ def _ep_recomputes(space: _Space, ep: int, pp: int, schedule: str, chunks: int, 
 def _dispatchers(space: _Space, split: int) -> tuple:
     """The ``Plan.dispatcher`` settings tried for experts spread over ``split`` (TP x EP) ranks: the all-to-all
     (None) and, where the stack offers a flex dispatcher and the plan can take it
-    (:func:`parallelsel.core.plan.dispatcher_violations`), DeepEP -- HybridEP is priced the same, so it is not tried
-    apart. A pinned value is the one tried (none if the plan cannot take it)."""
+    (:func:`parallelsel.core.plan.dispatcher_violations`), one flex backend: DeepEP in nodes of up to eight GPUs,
+    HybridEP in a larger NVLink domain, which only it spans (:data:`parallelsel.core.comm.DEEPEP_NVL_PEERS`); the
+    two price alike inside eight. A pinned value is the one tried (none if the plan cannot take it)."""
     able = _dispatcher_able(space.workload, split)
     if "dispatcher" in space.fixed:
         pinned = space.fixed["dispatcher"]
         return (pinned,) if able or pinned is None else ()
-    return (None, "deepep") if able else (None,)
+    if not able:
+        return (None,)
+    return (None, "deepep" if space.cluster.gpus_per_node <= DEEPEP_NVL_PEERS else "hybridep")
 
 
 @lru_cache(maxsize=4096)

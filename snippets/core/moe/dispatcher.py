@@ -15,8 +15,9 @@ for name, dispatcher in (("all-to-all（alltoall）", None), ("flex 分发器（
     est = found[name] = compare_stack(replace(run, plan={**run.plan, "dispatcher": dispatcher})).estimate
     plan, g = est.plan, est.cluster.gpus_per_node
     n, local = plan.ep * plan.expert_tp, min(g, plan.ep * plan.expert_tp)
-    if dispatcher:
-        far, near = flex_copies(model.experts, model.top_k, n, local)
+    assert n % local == 0
+    if dispatcher:   # (the group fills its nodes: `local` ranks on each)
+        far, near = flex_copies(model.experts, model.top_k, (local,) * (n // local), plan.expert_tp)
     else:   # each (token, expert) copy goes to its expert's rank: (n - local) / n of them to another node
         far, near = model.top_k * (n - local) / n, model.top_k * (local - 1) / n
     ep = next(t for t in est.traffic if t.strategy == "EP")
