@@ -248,3 +248,12 @@ def test_stack_and_compile_fields_become_the_cli_flags():
     # A stack without a compiled mode refuses --compile with the CLI's one line.
     bad = calculator.run({**form, "stack": "megatron-core", "recipe": ""})
     assert not bad["ok"] and "compile" in bad["error"]
+
+
+def test_the_memory_panel_prices_the_ranked_moe_plan_with_its_dispatcher():
+    # The panel runs `parallelsel memory` with the ranked plan's flags: the token dispatcher is one of them.
+    from parallelsel.render.calculator import run
+
+    out = run({"model": "mixtral-8x7b", "nodes": "4", "gpus_per_node": "8", "global_batch": "256"})
+    top = out["plan"]["results"][0]
+    assert top["dispatcher"] == "deepep" and top["plan"] in out["memory"][0]["text"]

@@ -495,3 +495,13 @@ def test_flex_dispatcher_exports_to_megatron_only_and_reads_back():
                         (legacy.replace("type flex", "type alltoall"), "--moe-enable-deepep")):   # L1743-1748
         with pytest.raises(ValueError, match=needle):
             read_config(bad)
+
+
+def test_flex_dispatcher_over_expert_tp_alone_reads_back():
+    # EP 1 with expert TP 2: the flex dispatcher's tp_ep group is the two expert-TP ranks (TPxEP > 1).
+    w = ps.Workload(ps.MODELS["mixtral-8x7b"], global_batch=128, seq_len=4096)
+    plan = ps.Plan(dp=1, tp=2, pp=8, sp=True, dispatcher="deepep")
+    assert read_config(export(w, plan, "megatron")).plan["dispatcher"] == "deepep"
+    both = export(w, plan, "megatron").replace("--moe-flex-dispatcher-backend deepep",
+                                               "--moe-flex-dispatcher-backend ncclep --moe-enable-deepep")
+    assert read_config(both).plan["dispatcher"] == "deepep"   # Megatron sets deepep over ncclep (L1743-1748)

@@ -432,5 +432,10 @@ def test_deepep_leaves_its_eight_gpu_server_over_the_network_where_hybridep_span
                   if t.strategy == "EP") for d in ("deepep", "hybridep")}
     assert ep["deepep"].link == c.inter.name and ep["hybridep"].link == c.intra.name
     assert ep["deepep"].time > 2 * ep["hybridep"].time
+    from parallelsel.core.placement import group_reasons   # the plan's explanation names the link it is priced on
+
+    for d in ("deepep", "hybridep"):
+        said = next(r for r in group_reasons(ps.Plan(dp=32, ep=32, zero=1, dispatcher=d), w, c) if r.code == "ep_group")
+        assert (said["link"], said["spans_nodes"], said["dispatcher"]) == (ep[d].link, d == "deepep", d)
     found = ps.search(w, c, top=3, fixed={"ep": 32})
     assert {r.plan.dispatcher for r in found.results} <= {None, "hybridep"} and found.best.plan.dispatcher == "hybridep"

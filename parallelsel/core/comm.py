@@ -32,7 +32,7 @@ from .hardware import Cluster, Link
 from .memory import candidate_stages, fsdp_units, layer_shape, layers_on, stage_params
 from .stacks import STACKS, effective_zero, sp_layout_copies, stack_fused, wire_bytes
 from .kernels import attention_time, layer_gemms, moe_layer_parts
-from .placement import group_link, sparsest_node
+from .placement import flex_group, group_link, sparsest_node
 from .plan import dispatcher_violations, ep_overlap_violations, p2p_overlap_on, tp_overlap_on, with_stack_split
 
 __all__ = ["DDP_BUCKET_BYTES", "NCCL_MAX_CHANNELS", "NCCL_SM_BANDWIDTH", "OPS", "Traffic", "bus_factor", "collective_time", "traffic"]
@@ -572,13 +572,10 @@ def _ep_items(st: _Step) -> list[Traffic]:
     redo = plan.recompute_share(st.model) if plan.recompute == "full" else 0.0
     calls = round(st.layers * st.m * (4 + 2 * redo))
     if st.flex:   # the flex dispatcher: one group over the experts' TP x EP ranks
-        n, g = plan.expert_split, st.cluster.gpus_per_node
-        if plan.dispatcher == "deepep":   # DeepEP's NVLink domain is one eight-GPU server's
-            g = min(g, DEEPEP_NVL_PEERS)
-        link = st.cluster.inter if n > g else _link(st.cluster, st.ranks, n, 1, spread=False)
-        x, one = _flex_dispatch(x / st.model.top_k, st.model.experts, st.model.top_k, plan.expert_tp, n, st.ranks,
-                                g, st.cluster.intra, st.cluster.inter)
-        size = n
+        layouts, link, _ = flex_group(plan, st.cluster)
+        x, one = _flex_dispatch(x / st.model.top_k, st.model.experts, st.model.top_k, plan.expert_tp, layouts,
+                                st.cluster.intra, st.cluster.inter)
+        size = plan.expert_split
     else:
         stride = plan.expert_tp  # EP ranks sit expert-TP apart (the experts' grid: expert TP fastest, then EP)
         link = _link(st.cluster, st.ranks, plan.ep, stride, spread=False)
@@ -591,13 +588,6 @@ def _ep_items(st: _Step) -> list[Traffic]:
         pairs = _paired_share(plan, st.m) * st.layers * st.m
         hidden = min(calls * one, pairs * ep_overlap_saving(*st.moe_parts, one))
     return [Traffic("EP", "all-to-all", x, calls, size, link.name, calls * one, False, "forward", hidden=hidden)]
-
-
-DEEPEP_NVL_PEERS = 8
-"""GPUs one DeepEP node joins over NVLink: DeepEP's ``NUM_MAX_NVL_PEERS = 8`` (its RDMA rank is the global rank / 8),
-an HGX/DGX server. A larger NVLink domain (GB200 NVL72) is multi-node NVLink, which of the flex backends only
-HybridEP spans ("Currently only 'hybridep' backend supports the MNNVL case", ``transformer_config.py`` L899-901
-@d98e8a6): DeepEP reaches the rest of the domain as other nodes."""
 
 
 def flex_copies(experts: int, top_k: int, counts: tuple[int, ...], etp: int = 1, at: int = 0) -> tuple[float, float]:
@@ -631,24 +621,16 @@ def flex_copies(experts: int, top_k: int, counts: tuple[int, ...], etp: int = 1,
     return far, near
 
 
-def _group_counts(n: int, g: int, offset: int) -> tuple[int, ...]:
-    # Ranks per node of a group of n consecutive ranks that starts `offset` ranks into a node of g GPUs.
-    first = min(n, g - offset)
-    rest = n - first
-    return (first,) + (g,) * (rest // g) + ((rest % g,) if rest % g else ())
-
-
-def _flex_dispatch(token_bytes: float, experts: int, top_k: int, etp: int, n: int, ranks: int, g: int, intra: Link,
+def _flex_dispatch(token_bytes: float, experts: int, top_k: int, etp: int, layouts, intra: Link,
                    inter: Link) -> tuple[float, float]:
     """Bytes a rank sends and seconds one flex dispatch or combine takes: ``token_bytes`` of a rank's own tokens to
-    ``top_k`` of ``experts`` experts over groups of ``n`` consecutive ranks (of ``ranks``), nodes of ``g`` GPUs
-    (:func:`flex_copies`). The network and NVLink transfers run at once in one kernel, the slower sets the time; the
-    slowest rank of the slowest group sets the pace. The combine runs the same path back, reducing a token's copies
-    inside a node before they cross the network. Not priced: the SMs the kernels hold and their buffers."""
+    ``top_k`` of ``experts`` experts over groups whose ranks sit ``layouts`` to a node
+    (:func:`parallelsel.core.placement.flex_group`; :func:`flex_copies`). The network and NVLink transfers run at
+    once in one kernel, the slower sets the time; the slowest rank of the slowest group sets the pace. The combine
+    runs the same path back, reducing a token's copies inside a node before they cross the network. Not priced: the
+    SMs the kernels hold and their buffers."""
     worst = (0.0, 0.0, 0.0)
-    starts = {(j * n) % g for j in range(min(max(1, ranks // n), g // math.gcd(n, g)))}
-    for offset in sorted(starts):
-        counts = _group_counts(n, g, offset)
+    for counts in layouts:
         for at in range(len(counts)):
             far, near = flex_copies(experts, top_k, counts, etp, at)
             seconds = near * token_bytes / intra.achieved + intra.latency

@@ -827,7 +827,7 @@ def _read_megatron(text: str, world: int | None, layers: int | None) -> LaunchCo
         plan["etp"] = _int("--expert-tensor-parallel-size", g("--expert-tensor-parallel-size"))
     if g("--tp-comm-overlap"):
         plan["tp_overlap"] = True
-    if ep > 1:
+    if ep > 1 or g("--moe-token-dispatcher-type") == "flex":   # (flex over expert TP alone: EP 1, ETP > 1)
         plan.update(_megatron_moe(g, notes))
     if g("--no-overlap-p2p-communication") and pp > 1:
         plan["p2p_overlap"] = False
@@ -880,10 +880,11 @@ def _megatron_moe(g, notes: list) -> dict:
     dispatcher = g("--moe-token-dispatcher-type")
     backend = g("--moe-flex-dispatcher-backend", "deepep")
     choice("--moe-flex-dispatcher-backend", backend, ("deepep", "hybridep", "ncclep"))   # transformer_config.py L898
-    if g("--moe-enable-deepep"):   # deprecated; Megatron refuses it off flex and beside another backend (L1743-1748)
-        if dispatcher != "flex" or backend != "deepep":
-            _bad("--moe-enable-deepep", True, "needs --moe-token-dispatcher-type flex and no other "
+    if g("--moe-enable-deepep"):   # deprecated: flex only, not beside hybridep, then deepep (L1743-1748)
+        if dispatcher != "flex" or backend == "hybridep":
+            _bad("--moe-enable-deepep", True, "needs --moe-token-dispatcher-type flex and not the hybridep "
                                               "--moe-flex-dispatcher-backend (Megatron-Core refuses it otherwise)")
+        backend = "deepep"
     if dispatcher is None:
         notes.append(("launcher_default", {"option": "--moe-token-dispatcher-type", "value": "allgather"}))
     elif dispatcher == "flex":

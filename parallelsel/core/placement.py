@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 
 from ._check import ParallelselError, positive_int
 from .hardware import Cluster, Link
+from .plan import dispatcher_violations
 from .reasons import Reason
 
 __all__ = ["GroupPlacement", "group_link", "group_placement", "group_reasons", "groups_on_nodes", "link_for", "placement",
@@ -123,6 +124,46 @@ def group_placement(cluster: Cluster, total: int, size: int, stride: int, dim: s
     total, size, stride = positive_int("total", total), positive_int("size", size), positive_int("stride", stride)
     foot = size * stride
     return _cached(cluster, foot * -(-total // foot), size, stride, dim, bool(ring), bool(spread))
+
+
+DEEPEP_NVL_PEERS = 8
+"""GPUs one DeepEP node joins over NVLink: DeepEP's ``NUM_MAX_NVL_PEERS = 8`` (its RDMA rank is the global rank / 8),
+an HGX/DGX server. A larger NVLink domain (GB200 NVL72) is multi-node NVLink, which of the flex backends only
+HybridEP spans ("Currently only 'hybridep' backend supports the MNNVL case", ``transformer_config.py`` L899-901
+@d98e8a6): DeepEP reaches the rest of the domain as other nodes."""
+
+
+def flex_layouts(n: int, total: int, g: int) -> tuple[tuple[int, ...], ...]:
+    """The ranks per node, in rank order, of each distinct layout of a group of ``n`` consecutive ranks among
+    ``total`` on nodes of ``g`` GPUs (groups start every ``n`` ranks; their offsets in a node repeat).
+
+    Examples:
+        >>> flex_layouts(32, 96, 72), flex_layouts(16, 64, 8)
+        (((32,), (8, 24)), ((8, 8),))
+    """
+    starts = {(j * n) % g for j in range(min(max(1, total // n), g // math.gcd(n, g)))}
+    out = []
+    for offset in sorted(starts):
+        first = min(n, g - offset)
+        rest = n - first
+        counts = (first,) + (g,) * (rest // g) + ((rest % g,) if rest % g else ())
+        if counts not in out:
+            out.append(counts)
+    return tuple(out)
+
+
+def flex_group(p, cluster: Cluster) -> tuple[tuple[tuple[int, ...], ...], Link, bool]:
+    """Where plan ``p``'s flex token dispatcher (``Plan.dispatcher``) moves tokens: over the experts' TP x EP ranks,
+    consecutive (expert TP fastest, then EP: Megatron-Core's ``tp_ep_group``), in NVLink domains of the cluster's
+    nodes -- DeepEP's of at most :data:`DEEPEP_NVL_PEERS`. Returns the groups' layouts (:func:`flex_layouts`), the
+    link a group that spans domains crosses (the inter-node link; the intra-node one if none does) and whether one
+    does."""
+    g = cluster.gpus_per_node
+    if p.dispatcher == "deepep":
+        g = min(g, DEEPEP_NVL_PEERS)
+    layouts = flex_layouts(p.expert_split, p.gpus, g)
+    spans = any(len(c) > 1 for c in layouts)
+    return layouts, cluster.inter if spans else cluster.intra, spans
 
 
 def group_link(cluster: Cluster, total: int, size: int, stride: int, ring: bool = True, spread: bool = True) -> Link:
@@ -429,9 +470,14 @@ def group_reasons(p, workload, cluster: Cluster) -> list[Reason]:
                                        **_link_values(groups["PP"])}))
     if p.cp > 1:
         out.append(Reason("cp_group", {"cp": p.cp, "tokens": workload.seq_len // p.cp, **_link_values(groups["CP"])}))
-    if p.ep > 1:
-        # dispatcher: the flex dispatcher, one copy of a token a node across the network (parallelsel.core.comm)
-        out.append(Reason("ep_group", {"ep": p.ep, "dispatcher": p.dispatcher, **_link_values(groups["EP"])}))
+    flex = bool(p.dispatcher) and not dispatcher_violations(workload, p)   # priced as comm prices it
+    if p.ep > 1 or flex:
+        if flex:   # the flex dispatcher: one copy of a token a node across the network (parallelsel.core.comm)
+            _, link, spans = flex_group(p, cluster)
+            where = {"spans_nodes": spans, "link": link.name, "bandwidth": link.bandwidth}
+        else:
+            where = _link_values(groups["EP"])
+        out.append(Reason("ep_group", {"ep": p.ep, "dispatcher": p.dispatcher if flex else None, **where}))
     if p.dp > 1:
         g = groups.get("shard", groups["DP"]) if p.zero else groups["DP"]
         out.append(Reason("dp_group", {"dp": p.dp, "zero": p.zero, **_link_values(g)}))

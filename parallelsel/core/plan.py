@@ -26,6 +26,12 @@ from .stacks import DEFAULT_STACK, P2P_OVERLAP_SCHEDULES, STACKS
 SCHEDULES = ("gpipe", "1f1b", "interleaved", "zb-h1")
 """Pipeline schedules a Plan may name (the one list; :mod:`parallelsel.core.pipeline` simulates more kinds)."""
 
+def expert_ranks(tp: int, ep: int, etp: int | None) -> int:
+    """The ranks one MoE layer's experts are split over: expert TP x EP, the expert TP ``etp`` or, None, the dense
+    ``tp`` (``Plan.expert_split``)."""
+    return (tp if etp is None else etp) * ep
+
+
 DISPATCHERS = ("alltoall", "deepep", "hybridep")
 """How an MoE layer's tokens reach their experts (``Plan.dispatcher``): Megatron-Core's NCCL all-to-all, which sends
 each (token, expert) copy (``--moe-token-dispatcher-type alltoall``), or its flex dispatcher with the DeepEP or HybridEP
@@ -299,7 +305,7 @@ class Plan:
     @property
     def expert_split(self) -> int:
         """Ways one layer's expert weights are split over a pipeline stage's ranks: expert TP x EP."""
-        return self.expert_tp * self.ep
+        return expert_ranks(self.tp, self.ep, self.etp)
 
     @property
     def expert_dp(self) -> int:
@@ -869,7 +875,7 @@ _PLAN_PARTS = (
     (r"no[_-]sync", lambda g: {"no_sync": True}),
     (r"tp[_-]overlap", lambda g: {"tp_overlap": True}),
     (r"ep[_-]overlap", lambda g: {"ep_overlap": True}),
-    (r"(deepep|hybridep)", lambda g: {"dispatcher": g[0]}),
+    ("(" + "|".join(DISPATCHERS) + ")", lambda g: {"dispatcher": g[0]}),
     (r"no[_-]p2p[_-]overlap", lambda g: {"p2p_overlap": False}),
     (r"p2p[_-]overlap", lambda g: {"p2p_overlap": True}),
     (r"mb(\d+)", lambda g: {"micro_batch": int(g[0])}),

@@ -53,14 +53,15 @@ from dataclasses import dataclass, field, replace
 
 from ._check import ParallelselError, flag, positive_int
 from .estimate import Estimate, estimate, schedule_bubble_overhead
-from .comm import DEEPEP_NVL_PEERS, critical_items
+from .comm import critical_items
 from .kernels import compute_time, layer_and_head_times
 from .hardware import Cluster
 from .memory import DEFAULT_HEADROOM, TIGHT_MARGIN, breakdown, budget, check_headroom, states_floor, usable_memory
 from .model import RECOMPUTE
-from .placement import group_reasons
+from .placement import DEEPEP_NVL_PEERS, flex_group, group_reasons
 from .plan import (MICRO_BATCHES, SCHEDULES, Plan, Workload, balanced_stage_layers, batch_violations, constraint_violations,
-                   cp_violations, dispatcher_violations, divisors, ep_overlap_violations, ep_violations, megatron_split,
+                   cp_violations, dispatcher_violations, divisors, ep_overlap_violations, ep_violations, expert_ranks,
+                   megatron_split,
                    p2p_overlap_on, pp_violations, stack_split, stage_layer_counts, tp_overlap_violations, tp_violations, with_stack_split)
 from .reasons import Reason
 from .stacks import DEFAULT_STACK, STACKS, pp_zero_reason, recompute_layer_counts, stack_fused, zero_ranks
@@ -181,14 +182,11 @@ def _check_fixed_overlaps(fixed: dict, workload: Workload) -> None:
                                "the stack's default where it offers them: Stack.overlap_pp_p2p)")
     if "dispatcher" in fixed:   # (the value checked as Plan checks it; the all-to-all is the default, None)
         fixed["dispatcher"] = Plan(dispatcher=fixed["dispatcher"]).dispatcher
-        if fixed["dispatcher"] and fixed["dispatcher"] not in STACKS[workload.stack].dispatchers:
-            raise ParallelselError(f"fixed['dispatcher']={fixed['dispatcher']!r}: stack {workload.stack!r} offers "
-                                   f"{['alltoall', *STACKS[workload.stack].dispatchers]}")
-        # (the experts' TP x EP ranks a pin leaves: a free degree can still be more than 1)
-        split = fixed.get("ep", 2) * (fixed["etp"] if fixed.get("etp") is not None else fixed.get("tp", 2))
-        if fixed["dispatcher"] and (not workload.model.is_moe or split <= 1):
-            bad = dispatcher_violations(workload, Plan(dp=max(1, split), ep=max(1, split) if workload.model.is_moe
-                                                       else 1, dispatcher=fixed["dispatcher"]))
+        # (the experts' TP x EP ranks a pin leaves at its widest: a free degree can still be more than 1)
+        split = expert_ranks(fixed.get("tp", 2), fixed.get("ep", 2), fixed.get("etp"))
+        probe = Plan(dp=split, ep=split, dispatcher=fixed["dispatcher"])
+        bad = fixed["dispatcher"] and dispatcher_violations(workload, probe)
+        if bad:
             raise ParallelselError(f"fixed['dispatcher']={fixed['dispatcher']!r}: no plan can take it ({bad[0].code} "
                                    f"{dict(bad[0].values)})")
     if fixed.get("ep_overlap"):
@@ -698,7 +696,7 @@ def _search_group(space: _Space, tally: _Tally, g: _Group) -> None:
             if bad:
                 tally.excluded[bad[0].code] += per((ep, etp), sched, chunks) * len(zs)
                 continue
-            split = ep * (g.tp if etp is None else etp)   # the experts' TP x EP ranks
+            split = expert_ranks(g.tp, ep, etp)
             for (sp, ov), (epo, disp, rcs_e) in ((s, e) for s in sps
                                                  for e in _ep_recomputes(space, ep, g.pp, sched, chunks, rcs, split)):
                 base = {"dp": g.dp, "tp": g.tp, "pp": g.pp, "sp": sp, "schedule": sched, "chunks": chunks,
@@ -759,15 +757,18 @@ def _dispatchers(space: _Space, split: int) -> tuple:
     """The ``Plan.dispatcher`` settings tried for experts spread over ``split`` (TP x EP) ranks: the all-to-all
     (None) and, where the stack offers a flex dispatcher and the plan can take it
     (:func:`parallelsel.core.plan.dispatcher_violations`), one flex backend: DeepEP in nodes of up to eight GPUs,
-    HybridEP in a larger NVLink domain, which only it spans (:data:`parallelsel.core.comm.DEEPEP_NVL_PEERS`); the
+    HybridEP in a larger NVLink domain, which only it spans (:data:`parallelsel.core.placement.DEEPEP_NVL_PEERS`); the
     two price alike inside eight. A pinned value is the one tried (none if the plan cannot take it)."""
     able = _dispatcher_able(space.workload, split)
     if "dispatcher" in space.fixed:
         pinned = space.fixed["dispatcher"]
         return (pinned,) if able or pinned is None else ()
-    if not able:
-        return (None,)
-    return (None, "deepep" if space.cluster.gpus_per_node <= DEEPEP_NVL_PEERS else "hybridep")
+    return (None, _flex_backend(space.cluster)) if able else (None,)
+
+
+def _flex_backend(cluster: Cluster) -> str:
+    """The flex backend the search tries on ``cluster``: DeepEP in nodes of up to its NVLink peers, else HybridEP."""
+    return "deepep" if cluster.gpus_per_node <= DEEPEP_NVL_PEERS else "hybridep"
 
 
 @lru_cache(maxsize=4096)
@@ -782,7 +783,7 @@ def _settings(space: _Space, ep, pp: int, schedule: str, chunks: int, sps, mbs, 
     """How many plans one (ZeRO, shard, expert grid ``ep``) of a group has under ``schedule``: SP x micro-batch x
     the (EP overlap, dispatcher, recomputation) triples of :func:`_ep_recomputes` (``ep``: the (EP, expert TP) pair;
     ``tp``: the dense TP, the experts' when their own is None)."""
-    split = ep[0] * (tp if ep[1] is None else ep[1])
+    split = expert_ranks(tp, *ep)
     return len(sps) * len(mbs) * sum(len(r) for *_, r in _ep_recomputes(space, ep[0], pp, schedule, chunks, rcs,
                                                                           split))
 
@@ -969,6 +970,7 @@ def enumerates(workload: Workload, cluster: Cluster, plan: Plan, fixed: dict | N
             and plan.recompute in rcs and (plan.schedule, plan.chunks) in scheds
             and plan.ep_overlap in _ep_overlaps(space, plan.ep, plan.pp, plan.schedule, plan.chunks)
             and not (plan.ep_overlap and plan.recompute == "full")
+            and plan.dispatcher in _dispatchers(space, plan.expert_split)
             and p2p_overlap_on(workload, plan) == p2p_overlap_on(workload, plan.with_(p2p_overlap=space.fixed.get(
                 "p2p_overlap"))))
 
@@ -1164,6 +1166,10 @@ def explain(workload: Workload, cluster: Cluster, plan: Plan, top: int = 10,
     # The search builds plans with the stack's default p2p setting; the same setting spelt out is the same plan.
     same = plan.with_(p2p_overlap=None) if p2p_overlap_on(workload, plan) == p2p_overlap_on(
         workload, plan.with_(p2p_overlap=None)) else plan
+    # Likewise the other flex backend where it reaches the same NVLink domains (the two price alike there).
+    if plan.dispatcher and flex_group(plan, cluster)[0] == flex_group(plan.with_(dispatcher=_flex_backend(cluster)),
+                                                                       cluster)[0]:
+        same = same.with_(dispatcher=_flex_backend(cluster))
     rank = next((x.rank for x in r.results if x.plan == same), None)
     x = Explanation(plan, e, plan.gpus == cluster.gpus, dominated, r.best, rank, why(e) if e.fits else ())
     return replace(x, verdict=_verdict(x, top))
