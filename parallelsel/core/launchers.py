@@ -56,11 +56,11 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ._check import ParallelselError, choice
 from .model import RECOMPUTE
-from .plan import DISPATCHERS, Plan, Workload, megatron_split, rank_layers, torchtitan_split, with_stack_split
+from .plan import DISPATCHERS, Plan, Workload, dispatcher_violations, megatron_split, rank_layers, torchtitan_split, with_stack_split
 from .stacks import STACKS
 
 __all__ = ["LAUNCHERS", "LAUNCHER_SOURCES", "LaunchConfig", "LauncherError", "export", "header", "options",
@@ -188,7 +188,7 @@ def refusals(workload: Workload, plan: Plan, launcher: str) -> tuple[tuple[str, 
         out.append(("launcher_tp_overlap", {"tp": plan.tp}))
     if plan.ep_overlap and launcher != "megatron":   # Megatron-Core's combined 1F1B schedule has no counterpart
         out.append(("launcher_ep_overlap", {"ep": plan.ep}))
-    if plan.dispatcher and launcher != "megatron":   # Megatron-Core's flex dispatcher (DeepEP, HybridEP) alone
+    if plan.dispatcher and dispatcher_violations(replace(workload, stack=stack), plan):   # as the launcher's stack runs it
         out.append(("launcher_flex_dispatcher", {"dispatcher": plan.dispatcher}))
     if launcher == "torchtitan":
         out += _refuse_torchtitan(plan, STACKS[stack], sharded_part, workload.model.layers)
@@ -552,6 +552,8 @@ def _torchtitan(workload: Workload, plan: Plan) -> dict:
     par["expert_parallel_degree"] = plan.ep
     if plan.ep > 1 and plan.expert_tp != 1:  # torchtitan's default is 1 (experts not split by TP)
         par["expert_tensor_parallel_degree"] = plan.expert_tp
+    if plan.dispatcher:   # job_config.py L474: "standard" (all-to-all) or "deepep"
+        par["expert_parallel_comm_backend"] = plan.dispatcher
     out["parallelism"] = par
     # Without PP, local_batch_size is one micro-batch and the trainer accumulates
     # global / (local x dp) of them; with PP the pipeline takes all of a rank's micro-batches at once.
@@ -1014,6 +1016,10 @@ def _titan_degrees(par: dict, world: int | None) -> tuple[dict, int, int]:
     plan: dict = {"dp": rep * shard, "tp": tp, "pp": pp, "cp": cp, "ep": ep, "sp": tp > 1}
     if ep > 1:  # expert_tensor_parallel_degree: default 1, the experts not split by TP
         plan["etp"] = _int("expert_tensor_parallel_degree", par.get("expert_tensor_parallel_degree", 1))
+    backend = par.get("expert_parallel_comm_backend", "standard")
+    choice("expert_parallel_comm_backend", backend, ("standard", "deepep"))   # job_config.py L474 @238fa995
+    if backend == "deepep":
+        plan["dispatcher"] = "deepep"
     return plan, rep, shard
 
 

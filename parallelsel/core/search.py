@@ -182,13 +182,16 @@ def _check_fixed_overlaps(fixed: dict, workload: Workload) -> None:
                                "the stack's default where it offers them: Stack.overlap_pp_p2p)")
     if "dispatcher" in fixed:   # (the value checked as Plan checks it; the all-to-all is the default, None)
         fixed["dispatcher"] = Plan(dispatcher=fixed["dispatcher"]).dispatcher
-        # (the experts' TP x EP ranks a pin leaves at its widest: a free degree can still be more than 1)
-        split = expert_ranks(fixed.get("tp", 2), fixed.get("ep", 2), fixed.get("etp"))
-        probe = Plan(dp=split, ep=split, dispatcher=fixed["dispatcher"])
-        bad = fixed["dispatcher"] and dispatcher_violations(workload, probe)
-        if bad:
-            raise ParallelselError(f"fixed['dispatcher']={fixed['dispatcher']!r}: no plan can take it ({bad[0].code} "
-                                   f"{dict(bad[0].values)})")
+        # Some plan the pins leave must take it: a free degree is tried at 1 and 2 (the experts' TP is the dense
+        # TP or 1 in the search, _without_default_etp).
+        tps = [fixed["tp"]] if "tp" in fixed else [1, 2]
+        etps = {expert_ranks(t, 1, fixed["etp"]) for t in tps} if "etp" in fixed else set(tps) | {1}
+        probes = [Plan(dp=e * t, ep=e, etp=t, dispatcher=fixed["dispatcher"])
+                  for e in ([fixed["ep"]] if "ep" in fixed else [1, 2]) for t in sorted(etps)]
+        bad = [dispatcher_violations(workload, q) for q in probes] if fixed["dispatcher"] else [[]]
+        if all(bad):
+            raise ParallelselError(f"fixed['dispatcher']={fixed['dispatcher']!r}: no plan can take it "
+                                   f"({bad[-1][0].code} {dict(bad[-1][0].values)})")
     if fixed.get("ep_overlap"):
         probe = Plan(dp=max(2, fixed.get("ep", 2)), ep=fixed.get("ep", 1), ep_overlap=True,
                      recompute=fixed.get("recompute", "none"))
@@ -696,9 +699,9 @@ def _search_group(space: _Space, tally: _Tally, g: _Group) -> None:
             if bad:
                 tally.excluded[bad[0].code] += per((ep, etp), sched, chunks) * len(zs)
                 continue
-            split = expert_ranks(g.tp, ep, etp)
-            for (sp, ov), (epo, disp, rcs_e) in ((s, e) for s in sps
-                                                 for e in _ep_recomputes(space, ep, g.pp, sched, chunks, rcs, split)):
+            experts_tp = expert_ranks(g.tp, 1, etp)   # (the experts' TP: their own, or the dense one)
+            for (sp, ov), (epo, disp, rcs_e) in ((s, e) for s in sps for e in _ep_recomputes(
+                    space, ep, g.pp, sched, chunks, rcs, experts_tp)):
                 base = {"dp": g.dp, "tp": g.tp, "pp": g.pp, "sp": sp, "schedule": sched, "chunks": chunks,
                         "ep": ep, "etp": etp, "cp": g.cp, "stage_layers": g.split,
                         "p2p_overlap": space.fixed.get("p2p_overlap"),
@@ -745,37 +748,42 @@ def _ep_overlap_able(workload: Workload, ep: int, pp: int, schedule: str, chunks
     return not ep_overlap_violations(workload, probe)
 
 
-def _ep_recomputes(space: _Space, ep: int, pp: int, schedule: str, chunks: int, rcs, split: int = 1) -> tuple:
+def _ep_recomputes(space: _Space, ep: int, pp: int, schedule: str, chunks: int, rcs, etp: int = 1) -> tuple:
     """``(ep_overlap, dispatcher, recomputation modes)`` triples tried for an expert-parallel degree under a schedule:
-    each setting of :func:`_ep_overlaps` and of :func:`_dispatchers` (``split``: the experts' TP x EP ranks) with the
+    each setting of :func:`_ep_overlaps` and of :func:`_dispatchers` (``etp``: the experts' TP degree) with the
     modes it goes with (the overlap never with full recomputation)."""
     return tuple((epo, disp, [r for r in rcs if r != "full"] if epo else list(rcs))
-                 for epo in _ep_overlaps(space, ep, pp, schedule, chunks) for disp in _dispatchers(space, split))
+                 for epo in _ep_overlaps(space, ep, pp, schedule, chunks) for disp in _dispatchers(space, ep, etp))
 
 
-def _dispatchers(space: _Space, split: int) -> tuple:
-    """The ``Plan.dispatcher`` settings tried for experts spread over ``split`` (TP x EP) ranks: the all-to-all
+def _dispatchers(space: _Space, ep: int, etp: int) -> tuple:
+    """The ``Plan.dispatcher`` settings tried for experts over ``ep`` x ``etp`` (EP x expert TP) ranks: the all-to-all
     (None) and, where the stack offers a flex dispatcher and the plan can take it
-    (:func:`parallelsel.core.plan.dispatcher_violations`), one flex backend: DeepEP in nodes of up to eight GPUs,
-    HybridEP in a larger NVLink domain, which only it spans (:data:`parallelsel.core.placement.DEEPEP_NVL_PEERS`); the
-    two price alike inside eight. A pinned value is the one tried (none if the plan cannot take it)."""
-    able = _dispatcher_able(space.workload, split)
+    (:func:`parallelsel.core.plan.dispatcher_violations`), one flex backend (:func:`_flex_backend`). A pinned value
+    is the one tried (none if the plan cannot take it)."""
+    backend = space.fixed.get("dispatcher") or _flex_backend(space.workload, space.cluster)
+    able = backend is not None and _dispatcher_able(space.workload, ep, etp, backend)
     if "dispatcher" in space.fixed:
         pinned = space.fixed["dispatcher"]
         return (pinned,) if able or pinned is None else ()
-    return (None, _flex_backend(space.cluster)) if able else (None,)
+    return (None, backend) if able else (None,)
 
 
-def _flex_backend(cluster: Cluster) -> str:
-    """The flex backend the search tries on ``cluster``: DeepEP in nodes of up to its NVLink peers, else HybridEP."""
-    return "deepep" if cluster.gpus_per_node <= DEEPEP_NVL_PEERS else "hybridep"
+def _flex_backend(workload: Workload, cluster: Cluster) -> str | None:
+    """The flex backend the search tries for ``workload`` on ``cluster``: of those its stack offers, DeepEP in nodes
+    of up to its NVLink peers and HybridEP in a larger NVLink domain, which only HybridEP spans
+    (:data:`parallelsel.core.placement.DEEPEP_NVL_PEERS`; the two price alike inside eight), else the one the stack
+    has; None where it has none."""
+    offered = STACKS[workload.stack].dispatchers
+    want = "deepep" if cluster.gpus_per_node <= DEEPEP_NVL_PEERS else "hybridep"
+    return want if want in offered else (offered[0] if offered else None)
 
 
 @lru_cache(maxsize=4096)
-def _dispatcher_able(workload: Workload, split: int) -> bool:
-    """Whether experts over ``split`` ranks can go through the flex dispatcher: the rule of
-    :func:`parallelsel.core.plan.dispatcher_violations` asked of a probe plan."""
-    probe = Plan(dp=split, ep=split, dispatcher="deepep")
+def _dispatcher_able(workload: Workload, ep: int, etp: int, backend: str) -> bool:
+    """Whether experts over ``ep`` x ``etp`` ranks can go through ``backend``: the rule of
+    :func:`parallelsel.core.plan.dispatcher_violations` asked of a probe plan with those degrees."""
+    probe = Plan(dp=ep * etp, ep=ep, etp=etp, dispatcher=backend)
     return not dispatcher_violations(workload, probe)
 
 
@@ -783,9 +791,8 @@ def _settings(space: _Space, ep, pp: int, schedule: str, chunks: int, sps, mbs, 
     """How many plans one (ZeRO, shard, expert grid ``ep``) of a group has under ``schedule``: SP x micro-batch x
     the (EP overlap, dispatcher, recomputation) triples of :func:`_ep_recomputes` (``ep``: the (EP, expert TP) pair;
     ``tp``: the dense TP, the experts' when their own is None)."""
-    split = expert_ranks(tp, *ep)
-    return len(sps) * len(mbs) * sum(len(r) for *_, r in _ep_recomputes(space, ep[0], pp, schedule, chunks, rcs,
-                                                                          split))
+    etp = expert_ranks(tp, 1, ep[1])
+    return len(sps) * len(mbs) * sum(len(r) for *_, r in _ep_recomputes(space, ep[0], pp, schedule, chunks, rcs, etp))
 
 
 def _p2p_hidden(workload: Workload, base: dict) -> bool:
@@ -970,7 +977,7 @@ def enumerates(workload: Workload, cluster: Cluster, plan: Plan, fixed: dict | N
             and plan.recompute in rcs and (plan.schedule, plan.chunks) in scheds
             and plan.ep_overlap in _ep_overlaps(space, plan.ep, plan.pp, plan.schedule, plan.chunks)
             and not (plan.ep_overlap and plan.recompute == "full")
-            and plan.dispatcher in _dispatchers(space, plan.expert_split)
+            and plan.dispatcher in _dispatchers(space, plan.ep, plan.expert_tp)
             and p2p_overlap_on(workload, plan) == p2p_overlap_on(workload, plan.with_(p2p_overlap=space.fixed.get(
                 "p2p_overlap"))))
 
@@ -1167,9 +1174,9 @@ def explain(workload: Workload, cluster: Cluster, plan: Plan, top: int = 10,
     same = plan.with_(p2p_overlap=None) if p2p_overlap_on(workload, plan) == p2p_overlap_on(
         workload, plan.with_(p2p_overlap=None)) else plan
     # Likewise the other flex backend where it reaches the same NVLink domains (the two price alike there).
-    if plan.dispatcher and flex_group(plan, cluster)[0] == flex_group(plan.with_(dispatcher=_flex_backend(cluster)),
-                                                                       cluster)[0]:
-        same = same.with_(dispatcher=_flex_backend(cluster))
+    tried = _flex_backend(workload, cluster)
+    if plan.dispatcher and tried and flex_group(plan, cluster)[0] == flex_group(plan.with_(dispatcher=tried), cluster)[0]:
+        same = same.with_(dispatcher=tried)
     rank = next((x.rank for x in r.results if x.plan == same), None)
     x = Explanation(plan, e, plan.gpus == cluster.gpus, dominated, r.best, rank, why(e) if e.fits else ())
     return replace(x, verdict=_verdict(x, top))
