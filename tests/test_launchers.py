@@ -487,7 +487,7 @@ def test_flex_dispatcher_exports_to_megatron_only_and_reads_back():
     legacy = export(w, plan.with_(dispatcher=None), "megatron").replace(
         "--moe-token-dispatcher-type alltoall", "--moe-token-dispatcher-type flex --moe-enable-deepep")
     assert read_config(legacy).plan["dispatcher"] == "deepep"
-    for launcher in ("torchtitan", "deepspeed"):   # (torchtitan has DeepEP, not HybridEP)
+    for launcher in ("torchtitan", "deepspeed"):
         assert "launcher_flex_dispatcher" in [c for c, _ in refusals(w, plan.with_(zero=3), launcher)]
     flex = export(w, plan, "megatron")
     for bad, needle in ((flex.replace("backend hybridep", "backend nccl"), "--moe-flex-dispatcher-backend"),
@@ -507,14 +507,16 @@ def test_flex_dispatcher_over_expert_tp_alone_reads_back():
     assert read_config(both).plan["dispatcher"] == "deepep"   # Megatron sets deepep over ncclep (L1743-1748)
 
 
-def test_torchtitan_exports_and_reads_its_deepep_backend():
-    # job_config.py L474 @238fa995: [parallelism] expert_parallel_comm_backend, "standard" or "deepep".
-    w = ps.Workload(ps.MODELS["mixtral-8x7b"], global_batch=64, seq_len=4096, stack="torchtitan")
-    plan = ps.Plan(dp=16, zero=3, ep=8, recompute="full", dispatcher="deepep")
-    text = export(w, plan, "torchtitan")
-    assert tomllib.loads(text)["parallelism"]["expert_parallel_comm_backend"] == "deepep"
-    assert read_config(text, world=16).plan["dispatcher"] == "deepep"
+def test_torchtitan_deepep_backend_is_read_as_a_note():
+    # job_config.py L474 @238fa995: expert_parallel_comm_backend is "standard" or "deepep"; only the DeepSeek-V3 model
+    # code builds the DeepEP MoE (models/deepseek_v3/infra/parallelize.py L99-121), so it is noted and priced as all-to-all.
+    w = ps.Workload(ps.MODELS["mixtral-8x7b"], global_batch=128, seq_len=4096, stack="torchtitan",
+                    recipe=ps.RECIPES["bf16-compute-fp32-adam"])
+    text = export(w, ps.Plan(dp=16, ep=8, zero=3), "torchtitan")
+    assert "expert_parallel_comm_backend" not in text
+    deepep = text.replace("[parallelism]\n", '[parallelism]\nexpert_parallel_comm_backend = "deepep"\n', 1)
+    cfg = read_config(deepep, "torchtitan", world=16)
+    assert ("launcher_dispatcher", {"dispatcher": "deepep"}) in cfg.notes
+    assert cfg.plan.get("dispatcher") is None and cfg.plan["ep"] == 8
     with pytest.raises(ValueError, match="expert_parallel_comm_backend"):
-        read_config(text.replace('"deepep"', '"hybridep"'), world=16)
-    tp = ps.Plan(dp=8, tp=2, sp=True, zero=3, ep=8, etp=2, recompute="full", dispatcher="deepep")
-    assert "launcher_flex_dispatcher" in [c for c, _ in refusals(w, tp, "torchtitan")]   # no expert TP with DeepEP
+        read_config(deepep.replace('"deepep"', '"nccl"'), "torchtitan", world=16)

@@ -121,7 +121,6 @@ PLANS = [
     ("moe-ep-overlap-pp", "mixtral-8x7b", 32, 8, 128, None, None,
      "DP4 TP4 PP2 ZeRO-1 SP EP4 ep-overlap mb1 interleaved×2", ("megatron",)),
     ("moe-deepep", "mixtral-8x7b", 32, 8, 128, None, None, "DP32 ZeRO-1 EP8 deepep mb1 full", ("megatron",)),
-    ("moe-deepep-fsdp", "mixtral-8x7b", 16, 8, 64, None, None, "DP16 ZeRO-3 EP8 deepep mb1 full", ("torchtitan",)),
     ("moe-hybridep-tp", "mixtral-8x7b", 32, 8, 128, None, None, "DP8 TP4 ZeRO-1 SP EP4 hybridep mb1 selective",
      ("megatron",)),
     ("recompute-block", "llama3-8b", 8, 8, 64, None, None, "DP4 PP2 ZeRO-1 mb1 full rl4 1f1b", ("megatron",)),
@@ -338,7 +337,6 @@ def run_torchtitan(src: Path, entries):
                     "selective_ac_option": str(cfg.activation_checkpoint.selective_ac_option),
                     "mixed_precision_param": t.mixed_precision_param, "optimizer": cfg.optimizer.name,
                     "converters": list(cfg.model.converters),
-                    "expert_parallel_comm_backend": p.expert_parallel_comm_backend,
                     "float8_all_gather": cfg.quantize.linear.float8.enable_fsdp_float8_all_gather,
                     "float8_filter_fqns": list(cfg.quantize.linear.float8.filter_fqns)}
             results.append({"accepted": True, "error": None, "read": read})

@@ -56,11 +56,11 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ._check import ParallelselError, choice
 from .model import RECOMPUTE
-from .plan import DISPATCHERS, Plan, Workload, dispatcher_violations, megatron_split, rank_layers, torchtitan_split, with_stack_split
+from .plan import DISPATCHERS, Plan, Workload, megatron_split, rank_layers, torchtitan_split, with_stack_split
 from .stacks import STACKS
 
 __all__ = ["LAUNCHERS", "LAUNCHER_SOURCES", "LaunchConfig", "LauncherError", "export", "header", "options",
@@ -188,7 +188,7 @@ def refusals(workload: Workload, plan: Plan, launcher: str) -> tuple[tuple[str, 
         out.append(("launcher_tp_overlap", {"tp": plan.tp}))
     if plan.ep_overlap and launcher != "megatron":   # Megatron-Core's combined 1F1B schedule has no counterpart
         out.append(("launcher_ep_overlap", {"ep": plan.ep}))
-    if plan.dispatcher and dispatcher_violations(replace(workload, stack=stack), plan):   # as the launcher's stack runs it
+    if plan.dispatcher and launcher != "megatron":   # Megatron-Core's flex dispatcher (DeepEP, HybridEP) alone
         out.append(("launcher_flex_dispatcher", {"dispatcher": plan.dispatcher}))
     if launcher == "torchtitan":
         out += _refuse_torchtitan(plan, STACKS[stack], sharded_part, workload.model.layers)
@@ -552,8 +552,6 @@ def _torchtitan(workload: Workload, plan: Plan) -> dict:
     par["expert_parallel_degree"] = plan.ep
     if plan.ep > 1 and plan.expert_tp != 1:  # torchtitan's default is 1 (experts not split by TP)
         par["expert_tensor_parallel_degree"] = plan.expert_tp
-    if plan.dispatcher:   # job_config.py L474: "standard" (all-to-all) or "deepep"
-        par["expert_parallel_comm_backend"] = plan.dispatcher
     out["parallelism"] = par
     # Without PP, local_batch_size is one micro-batch and the trainer accumulates
     # global / (local x dp) of them; with PP the pipeline takes all of a rank's micro-batches at once.
@@ -1016,11 +1014,17 @@ def _titan_degrees(par: dict, world: int | None) -> tuple[dict, int, int]:
     plan: dict = {"dp": rep * shard, "tp": tp, "pp": pp, "cp": cp, "ep": ep, "sp": tp > 1}
     if ep > 1:  # expert_tensor_parallel_degree: default 1, the experts not split by TP
         plan["etp"] = _int("expert_tensor_parallel_degree", par.get("expert_tensor_parallel_degree", 1))
-    backend = par.get("expert_parallel_comm_backend", "standard")
-    choice("expert_parallel_comm_backend", backend, ("standard", "deepep"))   # job_config.py L474 @238fa995
-    if backend == "deepep":
-        plan["dispatcher"] = "deepep"
     return plan, rep, shard
+
+
+def _torchtitan_dispatcher(par: dict, notes: list) -> None:
+    """Note a torchtitan job's DeepEP backend (``expert_parallel_comm_backend``, job_config.py L474 @238fa995), which
+    only its DeepSeek-V3 model code runs (``models/deepseek_v3/infra/parallelize.py`` L99-121; the other MoE models
+    build the plain all-to-all MoE): priced as the all-to-all."""
+    backend = par.get("expert_parallel_comm_backend", "standard")
+    choice("expert_parallel_comm_backend", backend, ("standard", "deepep"))
+    if backend == "deepep":
+        notes.append(("launcher_dispatcher", {"dispatcher": "deepep"}))
 
 
 def _read_torchtitan(text: str, world: int | None, layers: int | None) -> LaunchConfig:
@@ -1053,6 +1057,7 @@ def _read_torchtitan(text: str, world: int | None, layers: int | None) -> Launch
             model = {"preset": next(k for k, v in MODELS.items() if v is m)}
             layers = m.layers
     return_notes = _torchtitan_stages(par, plan, layers, local)
+    _torchtitan_dispatcher(par, return_notes)
     mode = ac.get("mode", "selective")  # job_config.py ActivationCheckpoint.mode default
     if mode == "selective":
         opt = str(ac.get("selective_ac_option", "2"))

@@ -406,11 +406,14 @@ def _ring_share(inter: Link, total: int, size: int, stride: int, g: int) -> tupl
     k, local = _sparsest(total, size, stride, g)
     gpus = min(g, total)
     if local:  # some groups stay inside a node: count the crossing groups' GPUs on the fullest node
-        nodes = _Ranks(total, size, stride, g)
+        # Shifting every rank by lcm(size x stride, g) maps groups onto groups and nodes onto nodes, so the
+        # first lcm ranks hold every node's count (a group fits in a node only when size x stride < 2g).
+        first = min(total, math.lcm(size * stride, g))
+        nodes = _Ranks(first, size, stride, g)
         on: dict[int, int] = {}
         for i, span_nodes in enumerate(nodes):
             if len(span_nodes) > 1:
-                for r in _Ranks(total, size, stride, None)[i]:
+                for r in _Ranks(first, size, stride, None)[i]:
                     on[r // g] = on.get(r // g, 0) + 1
         gpus = max(on.values())
     return k * inter.share(gpus), k

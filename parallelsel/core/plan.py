@@ -569,6 +569,7 @@ def with_stack_split(workload: "Workload", plan: "Plan") -> "Plan":
     return plan if split is None else replace(plan, stage_layers=split)
 
 
+@lru_cache(maxsize=4096)   # (the search asks it again for each group of a PP degree)
 def balanced_split(layers: int, pp: int, head: float = 0.0, embedding: float = 0.0, chunks: int = 1) -> tuple[int, ...]:
     """The split of ``layers`` over ``pp`` ranks whose slowest rank is fastest, when the first rank also runs
     the embedding (``embedding`` layers' worth of time) and the last the output layer and loss (``head``).
@@ -808,20 +809,17 @@ def ep_overlap_violations(workload: Workload, plan: Plan) -> list[Reason]:
 
 
 def dispatcher_violations(workload: Workload, plan: Plan) -> list[Reason]:
-    """A flex dispatcher (``Plan.dispatcher`` DeepEP or HybridEP) where the stack offers it -- Megatron-Core both,
-    torchtitan DeepEP (:attr:`parallelsel.core.stacks.Stack.dispatchers`) -- and has tokens to move: an MoE model
-    whose experts span more than one rank ("DeepEP dispatcher requires TPxEP > 1", ``token_dispatcher.py`` L1836
-    @d98e8a6, over the experts' TP x EP group); on torchtitan EP > 1 and no expert TP
-    (:attr:`~parallelsel.core.stacks.Stack.dispatcher_expert_tp`)."""
+    """A flex dispatcher (``Plan.dispatcher`` DeepEP or HybridEP) where the stack offers it -- Megatron-Core only
+    (:attr:`parallelsel.core.stacks.Stack.dispatchers`) -- and has tokens to move: an MoE model whose experts span
+    more than one rank ("DeepEP dispatcher requires TPxEP > 1", ``token_dispatcher.py`` L1836 @d98e8a6, over the
+    experts' TP x EP group)."""
     if plan.dispatcher is None:
         return []
     st = STACKS[workload.stack]
     if plan.dispatcher not in st.dispatchers:
         return [Reason("dispatcher_not_offered", {"stack": st.key, "dispatcher": plan.dispatcher})]
-    if not workload.model.is_moe or plan.expert_split <= 1 or (plan.ep <= 1 and not st.dispatcher_expert_tp):
+    if not workload.model.is_moe or plan.expert_split <= 1:
         return [Reason("dispatcher_needs_ep", {"dispatcher": plan.dispatcher, "ep": plan.ep})]
-    if plan.expert_tp > 1 and not st.dispatcher_expert_tp:
-        return [Reason("dispatcher_expert_tp", {"stack": st.key, "dispatcher": plan.dispatcher, "etp": plan.expert_tp})]
     return []
 
 

@@ -399,6 +399,12 @@ class _Space:
     headroom: float
 
     @cached_property
+    def triples(self) -> dict:
+        """:func:`_ep_recomputes` by its arguments: every group of the enumeration asks it again (twice: counting
+        and searching), and the answer depends on the degrees alone."""
+        return {}
+
+    @cached_property
     def kernels(self) -> tuple:
         """(the ops the workload's stack fuses, sorted; FP8 GEMMs): what the compute bound reads of the stack."""
         return tuple(sorted(stack_fused(self.workload))), self.workload.recipe.gemm == "fp8"
@@ -752,8 +758,12 @@ def _ep_recomputes(space: _Space, ep: int, pp: int, schedule: str, chunks: int, 
     """``(ep_overlap, dispatcher, recomputation modes)`` triples tried for an expert-parallel degree under a schedule:
     each setting of :func:`_ep_overlaps` and of :func:`_dispatchers` (``etp``: the experts' TP degree) with the
     modes it goes with (the overlap never with full recomputation)."""
-    return tuple((epo, disp, [r for r in rcs if r != "full"] if epo else list(rcs))
-                 for epo in _ep_overlaps(space, ep, pp, schedule, chunks) for disp in _dispatchers(space, ep, etp))
+    key = (ep, pp, schedule, chunks, tuple(rcs), etp)
+    if key not in space.triples:
+        space.triples[key] = tuple((epo, disp, tuple(r for r in rcs if r != "full") if epo else tuple(rcs))
+                                   for epo in _ep_overlaps(space, ep, pp, schedule, chunks)
+                                   for disp in _dispatchers(space, ep, etp))
+    return space.triples[key]
 
 
 def _dispatchers(space: _Space, ep: int, etp: int) -> tuple:

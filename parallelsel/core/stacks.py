@@ -125,10 +125,7 @@ class Stack:
       3); ``ep_overlap``: whether it offers to hide the experts' all-to-alls under another micro-batch's compute
       (``Plan.ep_overlap``: Megatron-Core's ``overlap_moe_expert_parallel_comm``, off by default); ``dispatchers``:
       the token dispatchers it offers beside the all-to-all (``Plan.dispatcher``: Megatron-Core's flex dispatcher with
-      the DeepEP or HybridEP backend, ``transformer_config.py`` L891-902 @d98e8a6; torchtitan's DeepEP backend,
-      ``expert_parallel_comm_backend = "deepep"``); ``dispatcher_expert_tp``: whether its flex dispatcher also runs
-      with the experts split by TP (Megatron-Core's ``tp_ep_group``; torchtitan raises for EP 1 or an expert TP,
-      ``models/deepseek_v3/infra/parallelize.py`` L99-111 @238fa995);
+      the DeepEP or HybridEP backend, ``transformer_config.py`` L891-902 @d98e8a6);
       ``ddp_alone``: plain DDP (ZeRO-0 over DP > 1) only as the job's one dimension (torchtitan's
       ``parallelize.py``: "DDP has not supported > 1D parallelism"); ``tp_sp_always``: its TP always comes with
       sequence parallelism (torchtitan's TP plan shards the norms by sequence: ``SequenceParallel``).
@@ -189,7 +186,6 @@ class Stack:
     ddp_alone: bool = False
     ep_overlap: bool = False
     dispatchers: tuple[str, ...] = ()
-    dispatcher_expert_tp: bool = False
     tp_sp_always: bool = False
     zero3_live: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
     pp_split: str = "divisible"
@@ -270,7 +266,7 @@ STACKS: dict[str, Stack] = Catalogue("stack", {
         overlap_grad_reduce=(), overlap_param_gather=(), overlap_tp_comm=False, tp_overlap=True,
         tp_overlap_needs=("sp",), schedules=("1f1b", "interleaved"), recompute=("none", "full", "selective"),
         pp_zero=(0, 1), pp_fsdp_reshard=None, modes=("te",), recompute_layers="any", ep_overlap=True,
-        dispatchers=("deepep", "hybridep"), dispatcher_expert_tp=True,
+        dispatchers=("deepep", "hybridep"),
         fused={"te": ("attention", "cudnn_attention", "rmsnorm", "swiglu", "rope", "fp8_cast", "cp_merge")}),
     "torchtitan": Stack(
         key="torchtitan", name="torchtitan", version="0.2.2",
@@ -301,7 +297,7 @@ STACKS: dict[str, Stack] = Catalogue("stack", {
         tp_overlap_staging="symmetric-memory",
         schedules=("gpipe", "1f1b", "interleaved", "looped-bfs", "interleaved-zb", "zbv", "dualpipev"),
         recompute=("none", "op", "full"), recompute_layers="every-nth", zero_stages=(0, 3), ddp_alone=True, tp_sp_always=True,
-        pp_zero=(0, 3), pp_fsdp_reshard=False, dispatchers=("deepep",),
+        pp_zero=(0, 3), pp_fsdp_reshard=False,
         modes=("eager", "compile"),
         fused={"eager": ("attention",), "compile": ("attention", "rmsnorm", "swiglu", "rope", "fp8_cast", "cross_entropy")},
         seq_dim=1, sp_gathered_inputs=True, loss_parallel=True, pp_split="ends-as-layers"),

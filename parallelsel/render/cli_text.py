@@ -103,7 +103,7 @@ HELP = {
     "no_tp_overlap": "只搜不重叠 TP 通信的方案（默认：框架栈提供的 TP 重叠都打开来搜）",
     "ep_overlap": "专家并行的 all-to-all 藏到另一个微批次的计算后面（Megatron-Core 的 --overlap-moe-expert-parallel-comm；默认关）",
     "no_ep_overlap": "只搜不重叠 EP 通信的方案（默认：框架栈提供 EP 重叠时，开与不开都搜）",
-    "dispatcher": ("MoE 的令牌分发器：alltoall（每个 (令牌, 专家) 发一份）或 flex 分发器的 deepep / hybridep（Megatron-Core 两种都有，torchtitan 只有 deepep）"
+    "dispatcher": ("MoE 的令牌分发器：alltoall（每个 (令牌, 专家) 发一份）或 Megatron-Core flex 分发器的 deepep / hybridep"
                    "（跨节点每个令牌每个目标节点只发一份）；plan 不给时两种都搜"),
     "memory_schedule": "流水线调度（默认 1f1b）",
     "presets": "列出预设（模型、设备、互联、配方）及其来源",
