@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from parallelsel.core.placement import _span_stats, groups_on_nodes
+from parallelsel.core.hardware import Link
+from parallelsel.core.placement import _ring_share, _span_stats, groups_on_nodes
 
 
 def _listed(total, size, stride, g, ring):
@@ -37,6 +38,33 @@ def test_counted_placement_equals_the_listed_one(seed):
         got_groups, got_nodes = groups_on_nodes(total, size, stride, g)
         assert got_groups == tuple(groups) and got_nodes == tuple(tuple(n) for n in nodes)
         assert list(got_groups[-2:]) == groups[-2:] and got_groups[-1] == groups[-1]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_ring_share_counts_the_fullest_nodes_crossing_gpus_as_listed(seed):
+    # Shared NICs: a node's line rate divided among its GPUs whose group crosses nodes, counted on the fullest node.
+    nic = Link("Ethernet", 100e9, 1e-6, per="node", nics=2)
+    rng = random.Random(seed)
+    for _ in range(300):
+        g, stride = rng.randint(2, 12), rng.randint(1, 11)
+        size = rng.randint(2, 30)
+        total = size * stride * rng.randint(1, 8) * g   # whole nodes
+        if stride >= g:
+            continue
+        _, groups, nodes = _listed(total, size, stride, g, True)
+        on: dict[int, int] = {}
+        for ranks, span in zip(groups, nodes):
+            if len(span) > 1:
+                for r in ranks:
+                    on[r // g] = on.get(r // g, 0) + 1
+        if not on:
+            continue
+        fewest = min(sum(1 for r in ranks if r // g == n) for ranks, span in zip(groups, nodes) if len(span) > 1
+                     for n in span)
+        local = any(len(span) == 1 for span in nodes)
+        share, rings = _ring_share(nic, total, size, stride, g)
+        assert rings == fewest, (total, size, stride, g)
+        assert share == pytest.approx(fewest * nic.share(max(on.values()) if local else g)), (total, size, stride, g)
 
 
 LIMIT = 2**30
