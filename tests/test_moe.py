@@ -421,6 +421,10 @@ def test_search_tries_the_flex_dispatcher_and_a_pin_keeps_one():
     assert {r.plan.dispatcher for r in pinned.results} == {None}
     assert pinned.considered * 2 == free.considered
     assert free.best.estimate.step.total < pinned.best.estimate.step.total
+    # Pins that leave every expert on its own rank (TP 1, PP 16: DP 1, so EP 1) leave no plan a flex pin can take.
+    with pytest.raises(ValueError, match=r"experts over more than one rank \(dispatcher_needs_ep\)"):
+        ps.search(w, c, fixed={"tp": 1, "pp": 16, "dispatcher": "deepep"})
+    assert ps.search(w, c, top=1, fixed={"tp": 1, "pp": 16}).best is not None
 
 
 def test_deepep_leaves_its_eight_gpu_server_over_the_network_where_hybridep_spans_the_nvlink_domain():

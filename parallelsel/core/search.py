@@ -1064,6 +1064,9 @@ def _search(workload: Workload, cluster: Cluster, top: int, pins: dict, headroom
     if tally.considered == 0:  # the pins leave no plan at all: an input error, not an empty answer
         ep = (f"; ep={space.fixed['ep']} must divide cp×dp, or tp×cp×dp with whole experts (etp 1) and tp > 1"
               if "ep" in space.fixed else "")
+        if space.fixed.get("dispatcher"):   # (the pins may leave the experts on one rank, which flex cannot take)
+            one = dispatcher_violations(workload, Plan(dispatcher=space.fixed["dispatcher"]))
+            ep += f"; a flex dispatcher needs experts over more than one rank ({one[0].code})" if one else ""
         raise ParallelselError(f"fixed={space.fixed!r}: no plan of dp×tp×pp×cp = {cluster.gpus} GPUs has these values{ep} "
                                f"(tp up to the {workload.model.heads} heads, pp up to the {workload.model.layers} layers)")
     ranked = _rank(tally.done, top)
