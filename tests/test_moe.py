@@ -330,6 +330,21 @@ def test_qwen3_235b_bridge_run_needs_ep_overlap():
     assert compare_stack(dataclasses.replace(run, plan={**run.plan, "ep_overlap": None})).error < -0.20
 
 
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="Megatron-Bridge's Qwen3-30B-A3B run (16 H100, EP16 through HybridEP, 26.04.01) is priced "
+                          "fast past the row line; candidates without a sourced figure: small experts' grouped GEMMs "
+                          "at a batched GEMM's efficiency, HybridEP across nodes at NCCL's bus bandwidth, host "
+                          "launch overhead outside the CUDA graphs (docs/validation.md#fine-moe)")
+def test_qwen3_30b_bridge_run_within_20_percent():
+    from parallelsel.course.measured import compare_stack
+    from parallelsel.course.stack_runs import MEGATRON_BRIDGE_MOE_H100
+
+    run = next(r for r in MEGATRON_BRIDGE_MOE_H100 if r.model.name == "Qwen3-30B-A3B")
+    c = compare_stack(run)
+    assert c.estimate.fits and c.estimate.plan.dispatcher == "hybridep"   # (not the xfail's cause)
+    assert abs(c.error) <= 0.20, c.error
+
+
 # -- the flex dispatcher (DeepEP, HybridEP): one copy of a token a node ---------------------------------------------
 def _sampled_copies(experts, top_k, counts, etp=1, at=0, draws=40000, seed=0):
     # Independent of comm.flex_copies' closed form: draw top_k distinct experts per token (balanced routing); expert

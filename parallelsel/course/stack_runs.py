@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from ..core.model import MODELS, Transformer
 
 __all__ = ["DGXC_ASSUMED", "DGXC_H100", "MEGATRON_ASSUMED", "MEGATRON_BRIDGE_BLACKWELL", "MEGATRON_BRIDGE_H100",
-           "MEGATRON_BRIDGE_MOE_H100", "MEGATRON_H100", "QWEN3_235B", "NEMO_LONG_ASSUMED", "NEMO_LONG_H100",
+           "MEGATRON_BRIDGE_MOE_H100", "MEGATRON_H100", "QWEN3_235B", "QWEN3_30B", "QWEN3_30B_RELEASES", "QWEN3_30B_RELEASES_SOURCE", "NEMO_LONG_ASSUMED", "NEMO_LONG_H100",
            "NEMO_SUMMARY_ASSUMED", "NEMO_SUMMARY_H100", "NEMOTRON", "NEMOTRON_ASSUMED", "NEMOTRON_H100",
            "REFUSED", "STACK_RUNS",
            "StackRun", "TORCHTITAN_RUNS", "megatron_flops", "named_params", "source_flops", "stack_model"]
@@ -319,6 +319,13 @@ QWEN3_235B = Transformer(layers=94, hidden=4096, heads=64, kv_heads=4, head_dim=
                                 "1536, num_experts 128, num_experts_per_tok 8, vocab_size 151936), as Megatron-Bridge's "
                                 "Qwen3 MoE provider maps it")
 
+QWEN3_30B = Transformer(layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn_hidden=768, vocab=151936,
+                        seq_len=4096, gated_mlp=True, experts=128, top_k=8, tied_embeddings=False, position="rotary",
+                        bias=False, norm="rmsnorm", dropout=False, name="Qwen3-30B-A3B",
+                        source="Qwen/Qwen3-30B-A3B config.json (num_hidden_layers 48, hidden_size 2048, "
+                               "num_attention_heads 32, num_key_value_heads 4, head_dim 128, moe_intermediate_size 768, "
+                               "num_experts 128, num_experts_per_tok 8, vocab_size 151936, tie_word_embeddings false)")
+
 MEGATRON_BRIDGE_MOE_H100 = (
     StackRun("Megatron-Bridge Qwen3-235B-A22B (256 H100, FP8)", "megatron-core", QWEN3_235B, "h100-sxm-80gb", 256,
              dict(dp=16, tp=2, pp=8, ep=32, etp=1, zero=1, micro_batch=1, sp=True, schedule="interleaved", chunks=4,
@@ -330,10 +337,30 @@ MEGATRON_BRIDGE_MOE_H100 = (
              "overlap_moe_expert_parallel_comm on, tp_comm_overlap off, moe_router_force_load_balancing, no "
              "recomputation) over recipes/qwen/h100/qwen3_moe.py (expert_tensor_parallel_size 1, embedding and loss "
              "counted in the pipeline split)", _MB_RECIPE),
+    StackRun("Megatron-Bridge Qwen3-30B-A3B (16 H100, FP8)", "megatron-core", QWEN3_30B, "h100-sxm-80gb", 16,
+             dict(dp=16, ep=16, etp=1, zero=1, micro_batch=1, dispatcher="hybridep"), 1024, 4096, "tokens", 8960,
+             "NVIDIA-NeMo/Megatron-Bridge docs/fern/versions/0.4.2/pages/performance-summary.mdx @067f987, § 26.04.01 "
+             "NeMo Container, Qwen3_30B_a3B, DGX-H100 FP8 row (GBS 1024, MBS 1, sequence 4096, TP1 PP1 EP16): "
+             "tokens/s/GPU; recipe of src/megatron/bridge/perf_recipes/qwen/h100/qwen3_moe.py @067f987 "
+             "(qwen3_30b_a3b_pretrain_16gpu_h100_fp8cs_config: FP8 current scaling, the flex dispatcher with the "
+             "hybridep backend, moe_a2a_overlap off, moe_router_force_load_balancing, no recomputation, CUDA graphs "
+             "over attention, router and dispatch preprocessing) over recipes/qwen/h100/qwen3_moe.py "
+             "(expert_tensor_parallel_size 1, moe_permute_fusion and cross_entropy_loss_fusion on)", _MB_RECIPE),
 )
-"""Megatron-Bridge's published DGX-H100 row of a fine-routed MoE (Qwen3-235B-A22B, 128 experts, top-8) whose experts'
-all-to-alls cross four nodes and run under another micro-batch's compute (``Plan.ep_overlap``). Not among
-:data:`STACK_RUNS`: added when EP overlap was built from Megatron-Core's schedule, to check it."""
+QWEN3_30B_RELEASES = (("26.02", 5113), ("26.02.01", 9058))
+"""Megatron-Bridge's DGX-H100 tokens/s/GPU for one and the same Qwen3-30B-A3B job in two consecutive NeMo
+containers (:data:`QWEN3_30B_RELEASES_SOURCE`)."""
+QWEN3_30B_RELEASES_SOURCE = ("NVIDIA-NeMo/Megatron-Bridge docs/fern/versions/0.4.2/pages/performance-summary-archive.mdx "
+                             "@067f987, § 26.02 and § 26.02.01 NeMo Container, Qwen3_30B_a3B, DGX-H100 FP8 rows (16 "
+                             "GPUs, GBS 1024, MBS 1, sequence 4096, TP1 PP2 VP12 EP8)")
+
+"""Megatron-Bridge's published DGX-H100 rows of fine-routed MoEs (128 experts, top-8), each with the recipe its perf
+script sets: Qwen3-235B-A22B, whose experts' all-to-alls cross four nodes and run under another micro-batch's
+compute (``Plan.ep_overlap``), added when EP overlap was built from Megatron-Core's schedule, to check it; and
+Qwen3-30B-A3B over two nodes through HybridEP, added after the flex dispatcher was built, as it stood (no constant
+changed for it), the model's largest known miss on a MoE (the validation page). Not among :data:`STACK_RUNS`.
+The recipes fuse the token permutation and the loss, which the model prices as Megatron-Core's defaults leave them
+(unfused: :data:`parallelsel.core.stacks.STACKS`), so it prices them slower than they ran, not faster."""
 
 MEGATRON_BRIDGE_BLACKWELL = (
     # r0.2.0 configs/llama3/workload_base_configs.py LLAMA3_8B_{B200,GB200}_FP8_CS_BASE_CONFIG: micro-batch 2, no
