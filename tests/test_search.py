@@ -391,3 +391,15 @@ def test_the_bounds_communication_follows_the_schedule_ep_overlap_pairs_under():
 def test_a_pinned_ep_overlap_no_plan_can_take_says_why(model, fixed, code):
     with pytest.raises(ValueError, match=f"^fixed\\['ep_overlap'\\]=True: no plan can take it \\({code}"):
         search(ps.Workload(model, global_batch=64), ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=1), fixed=fixed)
+
+
+def test_torchtitans_uneven_virtual_stages_are_enumerated():
+    # torchtitan's stage builder takes virtual stages that do not divide the layers (32 layers over 2 x 12 here); the
+    # search walks them under torchtitan's own split, written per rank as (16, 16), which enumerates() used to
+    # normalise to the even split, whose knobs offer only chunks that divide.
+    w = ps.Workload("mixtral-8x7b", global_batch=384, stack="torchtitan", recipe=ps.RECIPES["bf16-compute-fp32-adam"])
+    c = ps.Cluster(ps.DEVICES["h100-sxm-80gb"], nodes=4)
+    found = ps.search(w, c, top=5, fixed={"pp": 2, "chunks": 12, "ep": 8})
+    assert found.results and {r.plan.chunks for r in found.results} == {12}
+    assert all(enumerates(w, c, r.plan, {"pp": 2, "chunks": 12, "ep": 8}) and enumerates(w, c, r.plan)
+               for r in found.results)

@@ -972,10 +972,12 @@ def enumerates(workload: Workload, cluster: Cluster, plan: Plan, fixed: dict | N
     if (plan.tp, plan.cp, plan.pp, plan.dp) not in set(_degrees(space)):
         return False
     m = workload.model
-    split = plan.stage_layers
-    if split is not None and m.layers % plan.pp == 0 and split == stage_layer_counts(m.layers, plan.pp):
-        split = None  # an explicit even split is the even split
-    if split not in _splits(space.fixed, plan.pp, m, workload.stack):
+    split, splits = plan.stage_layers, _splits(space.fixed, plan.pp, m, workload.stack)
+    if (split not in splits and split is not None and m.layers % plan.pp == 0
+            and split == stage_layer_counts(m.layers, plan.pp)):
+        split = None  # an explicit even split is the even split (unless the search walks it as a split of its own:
+        # torchtitan's stage builder, whose virtual stages need not divide the layers)
+    if split not in splits:
         return False
     zse, sps, mbs, rcs, scheds = _knobs(space, plan.tp, plan.cp, plan.pp, plan.dp, split)
     k, per = plan.recompute_layers, m.layers // (plan.pp * plan.chunks)
