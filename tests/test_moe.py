@@ -332,7 +332,7 @@ def test_qwen3_235b_bridge_run_needs_ep_overlap():
 
 @pytest.mark.xfail(strict=True, raises=AssertionError,
                    reason="Megatron-Bridge's Qwen3-30B-A3B run (16 H100, EP16 through HybridEP, 26.04.01) is priced "
-                          "fast past the row line; candidates without a sourced figure: small experts' grouped GEMMs "
+                          "fast past the row line; candidates without a sourced figure: narrow experts' grouped GEMMs "
                           "at a batched GEMM's efficiency, HybridEP across nodes at NCCL's bus bandwidth, host "
                           "launch overhead outside the CUDA graphs (docs/validation.md#fine-moe)")
 def test_qwen3_30b_bridge_run_within_20_percent():
@@ -437,9 +437,17 @@ def test_search_tries_the_flex_dispatcher_and_a_pin_keeps_one():
     assert pinned.considered * 2 == free.considered
     assert free.best.estimate.step.total < pinned.best.estimate.step.total
     # Pins that leave every expert on its own rank (TP 1, PP 16: DP 1, so EP 1) leave no plan a flex pin can take.
-    with pytest.raises(ValueError, match=r"experts over more than one rank \(dispatcher_needs_ep\)"):
+    one_rank = r"experts on one rank, which a flex dispatcher cannot take \(dispatcher_needs_ep\)"
+    with pytest.raises(ValueError, match=one_rank):
         ps.search(w, c, fixed={"tp": 1, "pp": 16, "dispatcher": "deepep"})
     assert ps.search(w, c, top=1, fixed={"tp": 1, "pp": 16}).best is not None
+    # Pins that leave no plan whatever the dispatcher (a shard group of 3 does not tile DP 8; EP 8 over DP 4) do not
+    # blame it.
+    for pins in ({"tp": 1, "pp": 2, "shard": 3}, {"tp": 1, "pp": 4, "ep": 8}):
+        for fixed in (pins, {**pins, "dispatcher": "deepep"}):
+            with pytest.raises(ValueError) as raised:
+                ps.search(w, c, fixed=fixed)
+            assert "dispatcher" not in str(raised.value).split(": no plan")[1], raised.value
 
 
 def test_deepep_leaves_its_eight_gpu_server_over_the_network_where_hybridep_spans_the_nvlink_domain():

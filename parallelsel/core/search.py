@@ -522,9 +522,7 @@ def _prepare_group(space: _Space, tally: _Tally, tp: int, cp: int, pp: int, dp: 
     """Count one (tp, cp, pp, dp, split)'s plans; drop them all under a structural rule, else return the group
     with the least step time any of its plans could reach (:func:`_group_bound`)."""
     m = space.workload.model
-    knobs = _knobs(space, tp, cp, pp, dp, split)
-    zse, sps, mbs, rcs, scheds = knobs
-    n = sum(_settings(space, ep, pp, sched, ch, sps, mbs, rcs, tp) for *_, ep in zse for sched, ch in scheds)
+    knobs, n = _group_count(space, tp, cp, pp, dp, split)
     if n == 0:  # e.g. pinned chunks and pp = 1: no schedule applies, nothing to consider here
         return None
     tally.considered += n
@@ -535,6 +533,20 @@ def _prepare_group(space: _Space, tally: _Tally, tp: int, cp: int, pp: int, dp: 
     g = _Group(tp, cp, pp, dp, split, knobs, n, 0.0)
     g.bound = _group_bound(space, g)
     return g
+
+
+def _group_count(space: _Space, tp: int, cp: int, pp: int, dp: int, split) -> tuple[tuple, int]:
+    """``(knobs, plans)``: the settings one (tp, cp, pp, dp, split) group tries (:func:`_knobs`) and how many plans
+    they make."""
+    knobs = _knobs(space, tp, cp, pp, dp, split)
+    zse, sps, mbs, rcs, scheds = knobs
+    return knobs, sum(_settings(space, ep, pp, sched, ch, sps, mbs, rcs, tp) for *_, ep in zse for sched, ch in scheds)
+
+
+def _pins_leave_plans(space: _Space) -> bool:
+    """Whether the search's pins leave any plan to consider (the counting of :func:`_prepare_group`, no bound)."""
+    m, stack = space.workload.model, space.workload.stack
+    return any(_group_count(space, *d, split)[1] for d in _degrees(space) for split in _splits(space.fixed, d[2], m, stack))
 
 
 def _group_bound(space: _Space, g: _Group) -> float:
@@ -1066,9 +1078,12 @@ def _search(workload: Workload, cluster: Cluster, top: int, pins: dict, headroom
     if tally.considered == 0:  # the pins leave no plan at all: an input error, not an empty answer
         ep = (f"; ep={space.fixed['ep']} must divide cp×dp, or tp×cp×dp with whole experts (etp 1) and tp > 1"
               if "ep" in space.fixed else "")
-        if space.fixed.get("dispatcher"):   # (the pins may leave the experts on one rank, which flex cannot take)
+        others = {k: v for k, v in space.fixed.items() if k != "dispatcher"}
+        if space.fixed.get("dispatcher") and _pins_leave_plans(replace(space, fixed=others)):
+            # The other pins leave plans, none of which the flex dispatcher can take: they keep the experts on one rank.
             one = dispatcher_violations(workload, Plan(dispatcher=space.fixed["dispatcher"]))
-            ep += f"; a flex dispatcher needs experts over more than one rank ({one[0].code})" if one else ""
+            ep += "".join(f"; the other pins leave the experts on one rank, which a flex dispatcher cannot take "
+                          f"({r.code})" for r in one[:1])
         raise ParallelselError(f"fixed={space.fixed!r}: no plan of dp×tp×pp×cp = {cluster.gpus} GPUs has these values{ep} "
                                f"(tp up to the {workload.model.heads} heads, pp up to the {workload.model.layers} layers)")
     ranked = _rank(tally.done, top)

@@ -27,8 +27,13 @@ from ..core.search import DECIDERS, TIE, search
 from .references import NARAYANAN_GPT, NARAYANAN_THROUGHPUT, NARAYANAN_ZERO3, MeasuredRun
 from .zero3_timeline import deepspeed_zero3_step
 
-__all__ = ["Compared", "PickCompared", "StackCompared", "async_tp_pairs", "compare", "compare_all", "compare_stack", "eq3_flops", "era_pins",
+__all__ = ["MEAN_LIMIT", "MEMORY_LIMIT", "ROW_LIMIT", "Compared", "PickCompared", "StackCompared", "async_tp_pairs", "compare", "compare_all", "compare_stack", "eq3_flops", "era_pins",
            "published_vs_pick", "run_estimate", "stack_estimate"]
+
+
+ROW_LIMIT, MEAN_LIMIT, MEMORY_LIMIT = 0.20, 0.08, 0.10
+"""Issue 28's acceptance lines for the step-time model against measured runs: every row's throughput error, the mean
+absolute error over rows, and the peak-memory error where a source prints it."""
 
 
 def _model(run: MeasuredRun) -> Transformer:

@@ -347,13 +347,6 @@ MEGATRON_BRIDGE_MOE_H100 = (
              "over attention, router and dispatch preprocessing) over recipes/qwen/h100/qwen3_moe.py "
              "(expert_tensor_parallel_size 1, moe_permute_fusion and cross_entropy_loss_fusion on)", _MB_RECIPE),
 )
-QWEN3_30B_RELEASES = (("26.02", 5113), ("26.02.01", 9058))
-"""Megatron-Bridge's DGX-H100 tokens/s/GPU for one and the same Qwen3-30B-A3B job in two consecutive NeMo
-containers (:data:`QWEN3_30B_RELEASES_SOURCE`)."""
-QWEN3_30B_RELEASES_SOURCE = ("NVIDIA-NeMo/Megatron-Bridge docs/fern/versions/0.4.2/pages/performance-summary-archive.mdx "
-                             "@067f987, § 26.02 and § 26.02.01 NeMo Container, Qwen3_30B_a3B, DGX-H100 FP8 rows (16 "
-                             "GPUs, GBS 1024, MBS 1, sequence 4096, TP1 PP2 VP12 EP8)")
-
 """Megatron-Bridge's published DGX-H100 rows of fine-routed MoEs (128 experts, top-8), each with the recipe its perf
 script sets: Qwen3-235B-A22B, whose experts' all-to-alls cross four nodes and run under another micro-batch's
 compute (``Plan.ep_overlap``), added when EP overlap was built from Megatron-Core's schedule, to check it; and
@@ -361,6 +354,14 @@ Qwen3-30B-A3B over two nodes through HybridEP, added after the flex dispatcher w
 changed for it), the model's largest known miss on a MoE (the validation page). Not among :data:`STACK_RUNS`.
 The recipes fuse the token permutation and the loss, which the model prices as Megatron-Core's defaults leave them
 (unfused: :data:`parallelsel.core.stacks.STACKS`), so it prices them slower than they ran, not faster."""
+
+QWEN3_30B_RELEASES = (("26.02", 5113), ("26.02.01", 9058))
+"""Megatron-Bridge's DGX-H100 tokens/s/GPU for one Qwen3-30B-A3B parallel layout in two consecutive NeMo containers
+(whether the recipes were otherwise the same the table does not say) (:data:`QWEN3_30B_RELEASES_SOURCE`)."""
+QWEN3_30B_RELEASES_SOURCE = ("NVIDIA-NeMo/Megatron-Bridge docs/fern/versions/0.4.2/pages/performance-summary-archive.mdx "
+                             "@067f987, § 26.02 and § 26.02.01 NeMo Container, Qwen3_30B_a3B, DGX-H100 FP8 rows (16 "
+                             "GPUs, GBS 1024, MBS 1, sequence 4096, TP1 PP2 VP12 EP8)")
+
 
 MEGATRON_BRIDGE_BLACKWELL = (
     # r0.2.0 configs/llama3/workload_base_configs.py LLAMA3_8B_{B200,GB200}_FP8_CS_BASE_CONFIG: micro-batch 2, no

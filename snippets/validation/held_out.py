@@ -3,13 +3,12 @@
 from dataclasses import replace
 
 from parallelsel.core.hardware import CUDNN_OVER_FA2
-from parallelsel.course.measured import compare_stack
+from parallelsel.course.measured import MEAN_LIMIT, ROW_LIMIT, compare_stack
 from parallelsel.course.stack_runs import DGXC_ASSUMED, DGXC_H100
 from parallelsel.render.reasons import plan_label
 from parallelsel.render.tables import markdown_table
 from parallelsel.render.units import fmt_pct
 
-ROW_LIMIT, MEAN_LIMIT = 0.20, 0.08     # issue 28's acceptance lines: every row, and the mean absolute error
 KERNEL = {"flash": "cuDNN", "fa2": "FlashAttention-2"}
 
 rows = [compare_stack(r) for r in DGXC_H100]
