@@ -371,3 +371,38 @@ def test_memory_refuses_a_bad_stage_split_in_one_line(value, needle, capsys):
                  "--stage-layers", value])
     err = capsys.readouterr().err
     assert code == 2 and needle in err and len(err.strip().splitlines()) == 1
+
+
+_QWEN3_30B_SHAPE = ["--layers", "48", "--hidden", "2048", "--heads", "32", "--kv-heads", "4", "--head-dim", "128",
+                    "--ffn-hidden", "768", "--vocab", "151936", "--seq-len", "4096"]
+
+
+def test_an_moe_shape_from_flags(capsys):
+    # Qwen3-30B-A3B's config.json shape: the model card says "30.5B in total"; only the llama architecture (SwiGLU
+    # experts, untied head) reaches it, and only with 128 experts.
+    args = ["memory", *_QWEN3_30B_SHAPE, "--experts", "128", "--top-k", "8", "--architecture", "llama",
+            "--global-batch", "1024", "--gpus", "16", "--device", "h100-sxm-80gb", "--dp", "16", "--ep", "16", "--json"]
+    assert main(args) == 0
+    model = json.loads(capsys.readouterr().out)["model"]
+    assert (model["experts"], model["top_k"]) == (128, 8) and abs(model["params"] / 30.5e9 - 1) < 0.005
+    assert main([a for a in args if a not in ("--architecture", "llama")]) == 0   # gpt: a 4h GeLU expert, no gate
+    assert json.loads(capsys.readouterr().out)["model"]["params"] < 0.75 * 30.5e9
+    assert main(["memory", "--model", "mixtral-8x7b", "--experts", "16", "--global-batch", "64", "--gpus", "16",
+                 "--dp", "16", "--ep", "16", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["model"]["experts"] == 16
+
+
+@pytest.mark.parametrize("extra,needle", [
+    (["--experts", "8", "--top-k", "9"], "top_k=9"),
+    (["--model", "llama3-8b", "--architecture", "llama"], "--architecture llama"),
+    (["--params", "7e9", "--architecture", "gpt"], "--architecture gpt"),
+    (["--experts", "0"], "--experts"),
+])
+def test_moe_shape_flags_refuse_bad_input_in_one_line(extra, needle, capsys):
+    shape = [] if "--model" in extra or "--params" in extra else _QWEN3_30B_SHAPE
+    with pytest.raises(SystemExit) as raised:
+        if main(["memory", *shape, *extra, "--gpus", "8", "--dp", "8"]) == 2:
+            raise SystemExit(2)
+    assert raised.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and needle in err and "Traceback" not in err

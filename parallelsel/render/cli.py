@@ -140,7 +140,7 @@ def _key(text: str) -> str:
 
 
 def _model_args(p: argparse.ArgumentParser) -> None:
-    from ..core.model import MODELS, SHAPE_LIMITS
+    from ..core.model import ARCHITECTURES, MODELS, SHAPE_LIMITS
     from ..core.plan import MAX_GLOBAL_BATCH
     from ..core.recipe import RECIPES
     from ..core.stacks import DEFAULT_STACK, STACKS
@@ -155,6 +155,9 @@ def _model_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--head-dim", type=_integer(1, lim["hidden"]), help=HELP["head_dim"])
     g.add_argument("--ffn-hidden", type=_integer(1, lim["ffn_hidden"]), help=HELP["ffn_hidden"])
     g.add_argument("--vocab", type=_integer(1, lim["vocab"]), help=HELP["vocab"])
+    g.add_argument("--experts", type=_integer(1, lim["experts"]), metavar="N", help=HELP["experts"])
+    g.add_argument("--top-k", type=_integer(1, lim["top_k"]), metavar="K", help=HELP["top_k"])
+    g.add_argument("--architecture", choices=tuple(ARCHITECTURES), default=None, help=HELP["architecture"])
     g.add_argument("--seq-len", type=_integer(1, lim["seq_len"]), metavar="N", help=HELP["seq_len"])
     g.add_argument("--recipe", type=_key, default=None, metavar="KEY",
                    help=HELP["recipe"].format(keys=keys_text(RECIPES)))
@@ -313,11 +316,14 @@ def _model(a):
     from ..core._check import preset
     from ..core.model import MODELS, Transformer
 
-    shape = {k: getattr(a, k) for k in ("layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "vocab")
-             if getattr(a, k) is not None}
+    shape = {k: getattr(a, k) for k in ("layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "vocab",
+                                        "experts", "top_k") if getattr(a, k) is not None}
     seq = a.seq_len
     if a.model is not None and a.params is not None:
         raise ParallelselError("--model and --params: give only one of them")
+    if a.architecture is not None and (a.model is not None or a.params is not None):
+        raise ParallelselError(f"--architecture {a.architecture}: applies to a shape given by --layers, --hidden and "
+                               f"--heads; --{'model' if a.model is not None else 'params'} builds its own")
     if a.model is not None:
         m = preset("--model", a.model, MODELS)
         if shape:
@@ -330,7 +336,8 @@ def _model(a):
                                    "whole shape; give one or the other")
         m = gpt_like(a.params, seq_len=seq or DEFAULT_SEQ)
     elif {"layers", "hidden", "heads"} <= shape.keys():
-        m = Transformer(seq_len=seq or DEFAULT_SEQ, **{"vocab": 51200, **shape}, name="custom")
+        m = Transformer(seq_len=seq or DEFAULT_SEQ, **{"vocab": 51200, **shape}, name="custom",
+                        architecture=a.architecture or "gpt")
     else:
         raise ParallelselError("model: give --model KEY, --params N, or at least --layers, --hidden and --heads")
     if seq is not None:

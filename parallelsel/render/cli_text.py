@@ -33,6 +33,10 @@ HELP = {
     "head_dim": "每个头的宽度（默认 hidden÷heads；Megatron 的 --kv-channels）",
     "ffn_hidden": "FFN 宽度（默认 4×hidden）",
     "vocab": "词表大小（默认 51200）",
+    "experts": "MoE 每层的专家数（默认 1，即稠密模型；与 --model 同用时改写预设）；--ffn-hidden 是每个专家的 FFN 宽度",
+    "top_k": "MoE 每个词元选的专家数（top-k，默认 1，不超过 --experts）",
+    "architecture": "自定义形状的结构：gpt（默认：GeLU MLP、LayerNorm、学习的位置编码、输入输出共用词嵌入）或 llama"
+                    "（SwiGLU、RMSNorm、旋转位置编码、不共用；Mixtral、Qwen3 等同类）；--model 与 --params 自带结构，不与它同用",
     "seq_len": "序列长度（默认：模型的 seq_len）",
     "recipe": "精度与优化器：{keys}（默认：--stack 所选框架栈自己的 bf16 混合精度配方）",
     "stack": "训练框架栈（决定集合通信的数据类型、模型状态字节、默认重叠）：{keys}（默认 {default}）",
