@@ -97,7 +97,7 @@ def test_bad_field_is_the_cli_error_line():
 
 
 def test_custom_shape_fields_are_ignored_for_a_preset_only_when_empty():
-    assert calculator.argv({"model": "llama2-7b", "layers": ""}) == ["--model", "llama2-7b"]
+    assert calculator.argv({"model": "llama2-7b", "layers": "", "architecture": ""}) == ["--model", "llama2-7b"]
     assert calculator.argv({"model": "custom", "layers": "2", "hidden": "256", "heads": "4"}) == [
         "--layers", "2", "--hidden", "256", "--heads", "4"]
 
@@ -230,7 +230,8 @@ def test_results_html_has_the_tables_python_markdown_reads_in_the_cli_text(case)
 def test_field_rules_are_the_cli_flags_rules():
     rules = calculator.field_rules()
     assert set(rules) == (set(calculator.FIELDS) | set(calculator.SHAPE_FIELDS)) - {"model", "device", "recipe", "intra",
-                                                                                    "inter", "attention", "stack"}
+                                                                                    "inter", "attention", "stack",
+                                                                                    "architecture"}
     from parallelsel.core.hardware import MAX_GPUS, MAX_GPUS_PER_NODE
 
     assert rules["nodes"] == {"kind": "integer", "min": 1, "max": MAX_GPUS, "flag": "--nodes"}
@@ -257,3 +258,18 @@ def test_the_memory_panel_prices_the_ranked_moe_plan_with_its_dispatcher():
     out = run({"model": "mixtral-8x7b", "nodes": "4", "gpus_per_node": "8", "global_batch": "256"})
     top = out["plan"]["results"][0]
     assert top["dispatcher"] == "deepep" and top["plan"] in out["memory"][0]["text"]
+
+
+def test_a_custom_moe_shape_runs_and_is_planned_with_experts():
+    # Qwen3-30B-A3B's config.json shape typed into the form: the CLI gets --experts/--top-k/--architecture and the
+    # ranked plans spread the 128 experts over ranks.
+    form = {"model": "custom", "layers": "48", "hidden": "2048", "heads": "32", "kv_heads": "4", "head_dim": "128",
+            "ffn_hidden": "768", "vocab": "151936", "experts": "128", "top_k": "8", "architecture": "llama",
+            "seq_len": "4096", "device": "h100-sxm-80gb", "nodes": "2", "global_batch": "1024"}
+    out = calculator.run(form)
+    assert out["ok"], out.get("error")
+    assert out["argv"][-6:] == ["--experts", "128", "--top-k", "8", "--architecture", "llama"]
+    assert out["plan"]["results"] and all(r["ep"] > 1 for r in out["plan"]["results"])
+    assert all(m["ok"] for m in out["memory"])
+    bad = calculator.run({**form, "top_k": "129"})
+    assert not bad["ok"] and "top_k=129" in bad["error"]

@@ -111,7 +111,7 @@
     var data = {};
     new FormData(form).forEach(function (value, name) { data[name] = String(value); });
     if (data.model !== "custom") {
-      form.querySelectorAll(".ps-calc-shape input").forEach(function (input) { delete data[input.name]; });
+      form.querySelectorAll(".ps-calc-shape input, .ps-calc-shape select").forEach(function (input) { delete data[input.name]; });
     }
     return data;
   }

@@ -41,7 +41,8 @@ SWITCHES = {"compile": "--compile"}
 """Form fields that are CLI switches: any of :data:`ON` turns the flag on, anything else leaves it off."""
 ON = ("on", "true", "1", "yes")
 SHAPE_FIELDS = {"layers": "--layers", "hidden": "--hidden", "heads": "--heads", "kv_heads": "--kv-heads",
-                "head_dim": "--head-dim", "ffn_hidden": "--ffn-hidden", "vocab": "--vocab"}
+                "head_dim": "--head-dim", "ffn_hidden": "--ffn-hidden", "vocab": "--vocab", "experts": "--experts",
+                "top_k": "--top-k", "architecture": "--architecture"}
 CUSTOM = "custom"
 """The ``model`` value that means "my own shape": the shape fields are used instead of a preset."""
 
@@ -53,8 +54,8 @@ def argv(form: Mapping[str, object]) -> list[str]:
     """The model and cluster flags for ``form`` (empty fields are left to the CLI's defaults).
 
     ``model`` is a preset key, or :data:`CUSTOM` with the shape fields (``layers``, ``hidden``, ``heads``,
-    optionally ``kv_heads``, ``head_dim``, ``ffn_hidden``, ``vocab``). Shape fields given with a preset override it, as
-    on the command line.
+    optionally ``kv_heads``, ``head_dim``, ``ffn_hidden``, ``vocab``, ``experts``, ``top_k``, ``architecture``). Shape
+    fields given with a preset override it, as on the command line.
     """
     out: list[str] = []
     for name, flag in FIELDS.items():

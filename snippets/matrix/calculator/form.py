@@ -5,7 +5,7 @@ import json
 
 import parallelsel as ps
 from parallelsel.render import calculator, cli
-from parallelsel.core.model import ATTENTION
+from parallelsel.core.model import ARCHITECTURES, ATTENTION
 from parallelsel.render.lesson_text import named_paper_cases
 
 defaults = cli.build_parser().parse_args(["plan"])  # the CLI's own defaults: the page starts where the command does
@@ -62,8 +62,11 @@ for name, workload, cluster in named_paper_cases():
 shape = "".join(field(n, label, number(n)) for n, label in [
     ("layers", "层数 layers"), ("hidden", "隐藏维度 hidden"), ("heads", "注意力头数 heads"),
     ("kv_heads", "KV 头数（GQA，可空）"), ("head_dim", "每头宽度（可空，默认 hidden÷heads）"), ("ffn_hidden", "FFN 宽度（可空）"),
-    ("vocab", "词表大小（可空）")])
-assert set(calculator.SHAPE_FIELDS) == {"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "vocab"}
+    ("vocab", "词表大小（可空）"), ("experts", "MoE 专家数（可空，默认稠密）"), ("top_k", "每个词元选的专家数 top-k（可空）")])
+shape += field("architecture", "结构", '<select name="architecture"><option value="">gpt（默认）</option>'
+               + "".join(f'<option value="{k}">{k}</option>' for k in ARCHITECTURES if k != "gpt") + "</select>")
+assert set(calculator.SHAPE_FIELDS) == {"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "vocab",
+                                        "experts", "top_k", "architecture"}
 
 attention = "".join(f'<option value="{k}"{" selected" if k == (defaults.attention or ps.Workload.attention) else ""}>{k}</option>' for k in ATTENTION)
 
