@@ -49,6 +49,8 @@ print("\n来源：" + "；".join(c.run.source for c in rows.values()) + f"；两
 # communication is the larger share of its step, so the miss does not follow the exposed exchange's share.
 assert abs(big.error) <= ROW_LIMIT / 2 and small.error > ROW_LIMIT
 assert exposed_ep["Qwen3-235B-A22B"] / big.estimate.step.total > exposed_ep["Qwen3-30B-A3B"] / small.estimate.step.total
+# ... with as many tokens per expert on both, the experts differing in width (the page's reading of the two shapes).
+assert routed(small) == routed(big)
 assert small.run.model.ffn_hidden < big.run.model.ffn_hidden and small.run.model.hidden < big.run.model.hidden
 assert big.estimate.plan.ep_overlap and not small.estimate.plan.ep_overlap
 # ... and one layout's published rate moved by more than twice the row line between two containers of one release.
